@@ -1,0 +1,97 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Error codes. They are the envelope codes of API.md; web maps each to an HTTP
+// status in one table.
+const (
+	EInvalidToken          = "auth/invalid-user-token"
+	ERequiresRecentLogin   = "auth/requires-recent-login"
+	EEmailInUse            = "auth/email-already-in-use"
+	EWrongCredentials      = "auth/wrong-credentials"
+	EWeakPassword          = "auth/weak-password"
+	ETooManyRequests       = "auth/too-many-requests"
+	EInvalidActionCode     = "auth/invalid-action-code"
+	EExpiredActionCode     = "auth/expired-action-code"
+	EProviderNotConfigured = "auth/provider-not-configured"
+	EPlanLimit             = "plan/limit-reached"
+	EFeatureNotIncluded    = "plan/feature-not-included"
+	EMessageNotFound       = "message/not-found"
+	EInvalidPostponeCode   = "message/invalid-postpone-code"
+	EUserNotFound          = "user/not-found"
+	ETokenNotFound         = "token/not-found"
+	EBillingNotConfigured  = "billing/not-configured"
+	EInvalidJSON           = "request/invalid-json"
+	ETooLarge              = "request/too-large"
+	EValidation            = "request/validation"
+	EInvalid               = "request/invalid"
+	ENotFound              = "request/not-found"
+	EConflict              = "request/conflict"
+	EUnavailable           = "service/unavailable"
+	EInternal              = "internal/error"
+)
+
+// Error is the one error type of the application. Code is machine readable,
+// Message is a sentence a user may read. Fields carries per-field validation
+// messages; RetryAfter is set on rate-limit errors.
+type Error struct {
+	Code       string
+	Message    string
+	Fields     map[string]string
+	RetryAfter time.Duration
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with the given code and formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ValidationError returns a request/validation error carrying fields, or nil
+// when fields is empty.
+func ValidationError(fields map[string]string) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	return &Error{Code: EValidation, Message: "Please check the highlighted fields.", Fields: fields}
+}
+
+// ErrorCode returns the code of an application error, or EInternal for any
+// other error and "" for nil.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EInternal
+}
+
+// ErrorMessage returns the human message of an application error, or
+// "Internal error." for any other error: internal details never reach a user.
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Internal error."
+}
+
+// AsError returns the application error inside err, if any.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}

@@ -1,0 +1,106 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// Address is an email address with an optional display name.
+type Address struct {
+	Name    string
+	Address string
+}
+
+// Email is one outgoing email. Date and MessageID may be fixed by the caller
+// (the delivery pass reuses one Message-ID on every retry); a transport fills
+// them when empty.
+type Email struct {
+	From      Address // empty: the configured sender
+	To        []Address
+	ReplyTo   *Address
+	Subject   string
+	Text      string
+	HTML      string
+	Date      time.Time
+	MessageID string            // without angle brackets, e.g. "abc@sendlater.local"
+	Headers   map[string]string // extra headers, e.g. List-Unsubscribe
+}
+
+// Mailer sends email.
+type Mailer interface {
+	Send(ctx context.Context, e *Email) error
+}
+
+// TemporaryError marks a send failure that may succeed when tried again
+// (a 4xx SMTP reply, a network error). Other failures are permanent.
+type TemporaryError struct{ Err error }
+
+func (e *TemporaryError) Error() string { return e.Err.Error() }
+func (e *TemporaryError) Unwrap() error { return e.Err }
+
+// Emails composes every kind of email the product sends, one method per kind.
+// The mailer package implements it with embedded templates; the result is
+// handed to a Mailer.
+type Emails interface {
+	VerifyEmail(d ActionEmail) (*Email, error)
+	PasswordReset(d ActionEmail) (*Email, error)
+	EmailChanged(d EmailChangedEmail) (*Email, error)
+	Reminder(d ReminderEmail) (*Email, error)
+	Delivery(d DeliveryEmail) (*Email, error)
+	DeliveryFailed(d DeliveryFailedEmail) (*Email, error)
+	Contact(d ContactEmail) (*Email, error)
+}
+
+// ActionEmail is a verification or password reset email: a link to follow.
+type ActionEmail struct {
+	To   Address
+	Link string // <base_url>/firebase-action?mode=...&oobCode=...
+}
+
+// EmailChangedEmail goes to the old address after an email change, with a
+// link that restores it.
+type EmailChangedEmail struct {
+	To          Address
+	NewEmail    string
+	RecoverLink string
+}
+
+// ReminderEmail tells the author that a message will be delivered soon.
+type ReminderEmail struct {
+	To            Address
+	Title         string
+	SendDate      time.Time // shown in Location
+	Location      *time.Location
+	PostponeLink  string // <base_url>/postpone/<id>?code=<postponeCode>
+	DashboardLink string
+}
+
+// DeliveryEmail is the message itself, sent to the recipient. It never
+// carries the message's title.
+type DeliveryEmail struct {
+	To              Address // recipient name and address
+	Author          Address // Reply-To
+	Body            string
+	WrittenAt       time.Time
+	Location        *time.Location // the author's time zone
+	MessageID       string
+	Date            time.Time
+	UnsubscribeLink string // one-click refusal of further messages
+}
+
+// DeliveryFailedEmail tells the author a message could not be delivered.
+type DeliveryFailedEmail struct {
+	To            Address
+	Title         string
+	Recipient     Address
+	Reason        string
+	DashboardLink string
+}
+
+// ContactEmail forwards a contact form submission to the operator.
+type ContactEmail struct {
+	To      Address
+	Name    string
+	Email   string
+	Message string
+}
