@@ -1,0 +1,84 @@
+package core
+
+import (
+	"context"
+	"io"
+	"strings"
+)
+
+// Backuper writes a consistent copy of the whole store to w.
+type Backuper interface {
+	Backup(ctx context.Context, w io.Writer) (int64, error)
+}
+
+// Admin is what operators do from the CLI. AdminService implements it over the
+// stores; the web package's client implements it over the admin socket.
+type Admin interface {
+	ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error)
+	// FindUser finds a user by id or email.
+	FindUser(ctx context.Context, idOrEmail string) (*User, error)
+	// SetPlan grants plan with a subscription status, without Stripe.
+	SetPlan(ctx context.Context, idOrEmail string, plan PlanID, status string) (*User, error)
+	// ListMessages lists messages, of one user (id or email) or all.
+	ListMessages(ctx context.Context, user string, f MessageFilter) ([]*Message, int, error)
+	FindMessage(ctx context.Context, id string) (*Message, error)
+	Backup(ctx context.Context, w io.Writer) (int64, error)
+}
+
+// AdminService implements Admin over the stores.
+type AdminService struct {
+	Users    UserStore
+	Messages MessageStore
+	Backuper Backuper
+	Prices   PriceMap
+	Clock    Clock
+}
+
+func (s *AdminService) ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error) {
+	return s.Users.ListUsers(ctx, f)
+}
+
+func (s *AdminService) FindUser(ctx context.Context, idOrEmail string) (*User, error) {
+	if strings.Contains(idOrEmail, "@") {
+		return s.Users.FindUserByEmail(ctx, idOrEmail)
+	}
+	return s.Users.FindUserByID(ctx, idOrEmail)
+}
+
+func (s *AdminService) SetPlan(ctx context.Context, idOrEmail string, plan PlanID, status string) (*User, error) {
+	if _, ok := FindPlan(plan); !ok {
+		return nil, ValidationError(map[string]string{"plan": "The plan must be starter, pro or business"})
+	}
+	u, err := s.FindUser(ctx, idOrEmail)
+	if err != nil {
+		return nil, err
+	}
+	return s.Users.UpdateUser(ctx, u.ID, func(u *User) error {
+		if plan == PlanStarter {
+			u.StripePriceID, u.StripeSubscriptionStatus = "", ""
+		} else {
+			u.StripePriceID, u.StripeSubscriptionStatus = s.Prices.PriceFor(plan), status
+		}
+		u.UpdatedAt = s.Clock.Now()
+		return nil
+	})
+}
+
+func (s *AdminService) ListMessages(ctx context.Context, user string, f MessageFilter) ([]*Message, int, error) {
+	if user != "" {
+		u, err := s.FindUser(ctx, user)
+		if err != nil {
+			return nil, 0, err
+		}
+		f.Owner = u.ID
+	}
+	return s.Messages.ListMessages(ctx, f)
+}
+
+func (s *AdminService) FindMessage(ctx context.Context, id string) (*Message, error) {
+	return s.Messages.FindMessageByID(ctx, id)
+}
+
+func (s *AdminService) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	return s.Backuper.Backup(ctx, w)
+}

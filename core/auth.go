@@ -1,0 +1,110 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
+
+// HashSecret returns the hex SHA-256 of a secret token. Tokens carry at least
+// 128 random bits, so a fast hash is enough; only the hash is stored.
+func HashSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// Session is one signed-in browser or client: it holds the current refresh
+// token's hash and the hashes it rotated away from, so a reused refresh token
+// is recognised and revokes the whole session.
+type Session struct {
+	ID            string
+	UserID        string
+	RefreshHash   string   // the current refresh token
+	RotatedHashes []string // refresh tokens already exchanged (bounded)
+	AuthTime      time.Time
+	CreatedAt     time.Time
+	LastUsedAt    time.Time
+	ExpiresAt     time.Time
+	UserAgent     string
+}
+
+// SessionStore persists sessions. Implementations return ENotFound.
+type SessionStore interface {
+	CreateSession(ctx context.Context, s *Session) error
+	FindSessionByID(ctx context.Context, id string) (*Session, error)
+	// FindSessionByRefreshHash finds the session whose current or rotated
+	// refresh token has the hash; rotated reports which.
+	FindSessionByRefreshHash(ctx context.Context, hash string) (s *Session, rotated bool, err error)
+	UpdateSession(ctx context.Context, id string, fn func(s *Session) error) (*Session, error)
+	DeleteSession(ctx context.Context, id string) error
+	// DeleteUserSessions deletes every session of the user but except.
+	DeleteUserSessions(ctx context.Context, userID, except string) error
+}
+
+// AccessToken is a personal access token for the TUI and scripts.
+type AccessToken struct {
+	ID         string
+	UserID     string
+	Name       string
+	Hash       string
+	CreatedAt  time.Time
+	LastUsedAt time.Time
+}
+
+// AccessTokenStore persists personal access tokens. Implementations return
+// ETokenNotFound.
+type AccessTokenStore interface {
+	CreateAccessToken(ctx context.Context, t *AccessToken) error
+	FindAccessTokenByHash(ctx context.Context, hash string) (*AccessToken, error)
+	ListAccessTokens(ctx context.Context, userID string) ([]*AccessToken, error)
+	UpdateAccessToken(ctx context.Context, id string, fn func(t *AccessToken) error) (*AccessToken, error)
+	DeleteAccessToken(ctx context.Context, id string) error
+}
+
+// Action code modes, as in the /firebase-action links.
+const (
+	ModeResetPassword = "resetPassword"
+	ModeVerifyEmail   = "verifyEmail"
+	ModeRecoverEmail  = "recoverEmail"
+)
+
+// ActionCode is a single-use emailed code, stored by its hash.
+type ActionCode struct {
+	Hash      string
+	Mode      string
+	UserID    string
+	Email     string // the address the action is about
+	OldEmail  string // recoverEmail: the address to restore
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    time.Time
+}
+
+// ActionCodeStore persists action codes. Implementations return
+// EInvalidActionCode for an unknown hash.
+type ActionCodeStore interface {
+	CreateActionCode(ctx context.Context, c *ActionCode) error
+	FindActionCode(ctx context.Context, hash string) (*ActionCode, error)
+	// UseActionCode marks the code used if it is unused and unexpired at now,
+	// in one transaction, and returns it; else EInvalidActionCode or
+	// EExpiredActionCode.
+	UseActionCode(ctx context.Context, hash string, now time.Time) (*ActionCode, error)
+	// DeleteExpiredActionCodes removes codes that expired before now.
+	DeleteExpiredActionCodes(ctx context.Context, now time.Time) (int, error)
+}
+
+// ContactSubmission is a message sent through the contact form.
+type ContactSubmission struct {
+	ID        string
+	Name      string
+	Email     string
+	Message   string
+	CreatedAt time.Time
+}
+
+// ContactStore persists contact submissions.
+type ContactStore interface {
+	CreateContact(ctx context.Context, c *ContactSubmission) error
+	ListContacts(ctx context.Context, limit int) ([]*ContactSubmission, error)
+}

@@ -1,0 +1,300 @@
+package core
+
+import (
+	"context"
+	"crypto/subtle"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits on message fields.
+const (
+	MaxTitleLen      = 200
+	MaxNameLen       = 200
+	MaxEmailLen      = 254
+	MaxBodyBytes     = 100 * 1024
+	PostponeCodeLen  = 10
+	ReminderLeadTime = 10 * 24 * time.Hour
+)
+
+// MessageStatus is where a message is in its delivery.
+type MessageStatus string
+
+const (
+	StatusScheduled MessageStatus = "scheduled" // waiting for its reminder and sendDate
+	StatusReminded  MessageStatus = "reminded"  // the author has been reminded
+	StatusSending   MessageStatus = "sending"   // claimed by a delivery pass, under a lease
+	StatusDelivered MessageStatus = "delivered"
+	StatusFailed    MessageStatus = "failed" // gave up; the author was told
+	StatusPaused    MessageStatus = "paused" // isActive is false
+)
+
+// Message is a message for the future (SPEC.md section 3) and its delivery state.
+type Message struct {
+	ID           string
+	Owner        string
+	Title        string // private label, never in the email
+	Name         string // recipient name
+	Recipient    string // recipient email address
+	Body         string
+	Interval     Interval
+	SendDate     time.Time
+	IsActive     bool
+	PostponeCode string
+	Featured     bool
+	WebhookURL   string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+
+	Status         MessageStatus
+	RemindersSent  int // reminders sent for the current SendDate
+	ReminderSentAt time.Time
+	DeliveredAt    time.Time
+	Attempts       int
+	LastError      string
+	NextAttemptAt  time.Time // a retry after a temporary failure
+	LeaseUntil     time.Time // while Status is sending
+	EmailMessageID string    // fixed at the first claim, reused on every retry
+
+	// DueAt and RemindAt are derived by Reschedule and indexed by the store:
+	// when delivery work and the next reminder are due (zero: never).
+	DueAt    time.Time
+	RemindAt time.Time
+}
+
+// MessageInput is what an author writes when creating a message.
+type MessageInput struct {
+	Title      string
+	Name       string
+	Recipient  string
+	Body       string
+	Interval   Interval // empty: DefaultInterval
+	WebhookURL string
+}
+
+// MessageUpdate is a partial edit; nil fields are left alone.
+type MessageUpdate struct {
+	Title      *string
+	Name       *string
+	Recipient  *string
+	Body       *string
+	Interval   *Interval
+	IsActive   *bool
+	WebhookURL *string
+}
+
+// Validate checks the input with the exact messages of SPEC.md section 5.
+func (in *MessageInput) Validate() error {
+	f := map[string]string{}
+	validateTitle(f, in.Title)
+	validateName(f, in.Name)
+	validateRecipient(f, in.Recipient)
+	validateBody(f, in.Body)
+	if in.Interval != "" && !in.Interval.Valid() {
+		f["interval"] = "Please choose an interval of 1M, 6M or 12M"
+	}
+	return ValidationError(f)
+}
+
+// Validate checks the fields the update sets.
+func (up *MessageUpdate) Validate() error {
+	f := map[string]string{}
+	if up.Title != nil {
+		validateTitle(f, *up.Title)
+	}
+	if up.Name != nil {
+		validateName(f, *up.Name)
+	}
+	if up.Recipient != nil {
+		validateRecipient(f, *up.Recipient)
+	}
+	if up.Body != nil {
+		validateBody(f, *up.Body)
+	}
+	if up.Interval != nil && !up.Interval.Valid() {
+		f["interval"] = "Please choose an interval of 1M, 6M or 12M"
+	}
+	return ValidationError(f)
+}
+
+func validateTitle(f map[string]string, s string) {
+	switch {
+	case strings.TrimSpace(s) == "":
+		f["title"] = "Please enter a title"
+	case utf8.RuneCountInString(s) > MaxTitleLen:
+		f["title"] = "The title must be at most 200 characters"
+	}
+}
+
+func validateName(f map[string]string, s string) {
+	switch {
+	case strings.TrimSpace(s) == "":
+		f["name"] = "Please enter a recipient name"
+	case utf8.RuneCountInString(s) > MaxNameLen:
+		f["name"] = "The recipient name must be at most 200 characters"
+	case strings.ContainsAny(s, "\r\n"):
+		f["name"] = "The recipient name must be on one line"
+	}
+}
+
+func validateRecipient(f map[string]string, s string) {
+	switch {
+	case strings.TrimSpace(s) == "":
+		f["recipient"] = "Please enter a recipient email address"
+	case !ValidEmail(strings.TrimSpace(s)):
+		f["recipient"] = "Please enter a valid email address"
+	}
+}
+
+func validateBody(f map[string]string, s string) {
+	switch {
+	case strings.TrimSpace(s) == "":
+		f["message"] = "Please enter a message"
+	case len(s) > MaxBodyBytes:
+		f["message"] = "The message must be at most 100 KB"
+	}
+}
+
+// NewMessage creates a message for owner from valid input: active, with a new
+// postpone code and sendDate = now + the interval's months in loc.
+func NewMessage(owner string, in MessageInput, now time.Time, loc *time.Location) *Message {
+	iv := in.Interval
+	if iv == "" {
+		iv = DefaultInterval
+	}
+	m := &Message{
+		ID:           NewID(),
+		Owner:        owner,
+		Title:        in.Title,
+		Name:         strings.TrimSpace(in.Name),
+		Recipient:    strings.TrimSpace(in.Recipient),
+		Body:         in.Body,
+		Interval:     iv,
+		SendDate:     AddMonths(now, iv.Months(), loc),
+		IsActive:     true,
+		PostponeCode: RandomString(PostponeCodeLen),
+		WebhookURL:   in.WebhookURL,
+		CreatedAt:    now,
+		UpdatedAt:    now,
+		Status:       StatusScheduled,
+	}
+	return m
+}
+
+// Apply applies an edit. Only picking a new interval recalculates sendDate
+// (from now); other edits never move it.
+func (m *Message) Apply(up MessageUpdate, now time.Time, loc *time.Location) {
+	if up.Title != nil {
+		m.Title = *up.Title
+	}
+	if up.Name != nil {
+		m.Name = strings.TrimSpace(*up.Name)
+	}
+	if up.Recipient != nil {
+		m.Recipient = strings.TrimSpace(*up.Recipient)
+	}
+	if up.Body != nil {
+		m.Body = *up.Body
+	}
+	if up.WebhookURL != nil {
+		m.WebhookURL = *up.WebhookURL
+	}
+	if up.Interval != nil && *up.Interval != m.Interval {
+		m.Interval = *up.Interval
+		m.setSendDate(AddMonths(now, m.Interval.Months(), loc))
+	}
+	if up.IsActive != nil {
+		m.IsActive = *up.IsActive
+	}
+	m.UpdatedAt = now
+}
+
+// Postpone moves sendDate to now + the interval. It does nothing, and
+// returns false, when sendDate already falls on that day in loc.
+func (m *Message) Postpone(now time.Time, loc *time.Location) bool {
+	target := AddMonths(now, m.Interval.Months(), loc)
+	if SameDay(m.SendDate, target, loc) {
+		return false
+	}
+	m.setSendDate(target)
+	m.UpdatedAt = now
+	return true
+}
+
+// setSendDate moves the delivery date; reminders start over for the new date.
+func (m *Message) setSendDate(t time.Time) {
+	m.SendDate = t
+	m.RemindersSent = 0
+	if m.Status == StatusReminded || m.Status == StatusFailed {
+		m.Status = StatusScheduled
+		m.Attempts = 0
+		m.LastError = ""
+		m.NextAttemptAt = time.Time{}
+	}
+}
+
+// Delivered reports whether the message has gone out.
+func (m *Message) Delivered() bool { return m.Status == StatusDelivered }
+
+// DisplayStatus is the status clients see: paused while the author has
+// switched the message off and it has not gone out or failed.
+func (m *Message) DisplayStatus() MessageStatus {
+	if !m.IsActive && m.Status != StatusDelivered && m.Status != StatusFailed {
+		return StatusPaused
+	}
+	return m.Status
+}
+
+// CheckPostponeCode compares a postpone code in constant time.
+func (m *Message) CheckPostponeCode(code string) bool {
+	return len(code) == len(m.PostponeCode) &&
+		subtle.ConstantTimeCompare([]byte(code), []byte(m.PostponeCode)) == 1
+}
+
+// Reschedule derives DueAt and RemindAt from the message's state and the
+// reminder offsets (before sendDate, largest first). Call it before every
+// write: the store indexes both.
+func (m *Message) Reschedule(reminders []time.Duration) {
+	m.DueAt, m.RemindAt = time.Time{}, time.Time{}
+	if !m.IsActive {
+		return
+	}
+	switch m.Status {
+	case StatusScheduled, StatusReminded:
+		m.DueAt = m.SendDate
+		if m.NextAttemptAt.After(m.DueAt) {
+			m.DueAt = m.NextAttemptAt
+		}
+		if m.RemindersSent < len(reminders) {
+			m.RemindAt = m.SendDate.Add(-reminders[m.RemindersSent])
+		}
+	case StatusSending:
+		m.DueAt = m.LeaseUntil
+	}
+}
+
+// MessageFilter selects messages for listing, newest first.
+type MessageFilter struct {
+	Owner  string // empty: every owner (admin)
+	Offset int
+	Limit  int // 0: all
+}
+
+// MessageStore persists messages. Implementations return EMessageNotFound.
+type MessageStore interface {
+	// CreateMessage stores m. check runs inside the write transaction with the
+	// owner and the number of messages they hold, so a limit cannot be raced.
+	CreateMessage(ctx context.Context, m *Message, check func(owner *User, count int) error) error
+	FindMessageByID(ctx context.Context, id string) (*Message, error)
+	ListMessages(ctx context.Context, f MessageFilter) ([]*Message, int, error)
+	CountMessages(ctx context.Context, owner string) (int, error)
+	// UpdateMessage reads the message, applies fn and writes it back in one
+	// transaction; fn's error aborts the update.
+	UpdateMessage(ctx context.Context, id string, fn func(m *Message) error) (*Message, error)
+	DeleteMessage(ctx context.Context, id string) error
+	// DueMessages returns up to limit active messages with DueAt at or before
+	// until, earliest first; DueReminders the same by RemindAt.
+	DueMessages(ctx context.Context, until time.Time, limit int) ([]*Message, error)
+	DueReminders(ctx context.Context, until time.Time, limit int) ([]*Message, error)
+}

@@ -1,0 +1,126 @@
+package core
+
+import (
+	"context"
+)
+
+// MessageService holds the rules of SPEC.md around an author's messages:
+// ownership, the plan limit, validation, sendDate arithmetic and postpone.
+type MessageService struct {
+	Messages MessageStore
+	Users    UserStore
+	Prices   PriceMap
+	Clock    Clock
+}
+
+// List returns the owner's messages, newest first.
+func (s *MessageService) List(ctx context.Context, owner string) ([]*Message, error) {
+	ms, _, err := s.Messages.ListMessages(ctx, MessageFilter{Owner: owner})
+	return ms, err
+}
+
+// Get returns the owner's message; another user's message is not found.
+func (s *MessageService) Get(ctx context.Context, owner, id string) (*Message, error) {
+	m, err := s.Messages.FindMessageByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if m.Owner != owner {
+		return nil, errMessageNotFound()
+	}
+	return m, nil
+}
+
+func errMessageNotFound() error { return Errorf(EMessageNotFound, "The message could not be found.") }
+
+// Create validates and stores a new message. The plan limit is checked inside
+// the store's write transaction, so concurrent requests cannot exceed it.
+func (s *MessageService) Create(ctx context.Context, owner string, in MessageInput) (*Message, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	u, err := s.Users.FindUserByID(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkFeatures(u, in.WebhookURL); err != nil {
+		return nil, err
+	}
+	m := NewMessage(owner, in, s.Clock.Now(), u.Location())
+	err = s.Messages.CreateMessage(ctx, m, func(u *User, count int) error {
+		if !MayAddMessage(s.Prices.PlanFor(u.StripePriceID), SubscriptionActive(u.StripeSubscriptionStatus), count) {
+			return Errorf(EPlanLimit, "Upgrade your plan to add more messages.")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// checkFeatures refuses what the user's plan does not include.
+func (s *MessageService) checkFeatures(u *User, webhookURL string) error {
+	if webhookURL == "" {
+		return nil
+	}
+	if s.Prices.PlanFor(u.StripePriceID) != PlanBusiness || !SubscriptionActive(u.StripeSubscriptionStatus) {
+		return Errorf(EFeatureNotIncluded, "Webhooks are part of the Business plan.")
+	}
+	return nil
+}
+
+// Update applies a partial edit to the owner's message.
+func (s *MessageService) Update(ctx context.Context, owner, id string, up MessageUpdate) (*Message, error) {
+	if err := up.Validate(); err != nil {
+		return nil, err
+	}
+	u, err := s.Users.FindUserByID(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	if up.WebhookURL != nil {
+		if err := s.checkFeatures(u, *up.WebhookURL); err != nil {
+			return nil, err
+		}
+	}
+	return s.update(ctx, owner, id, func(m *Message) error {
+		m.Apply(up, s.Clock.Now(), u.Location())
+		return nil
+	})
+}
+
+// Postpone moves the owner's message to now + its interval (a no-op on the
+// same day).
+func (s *MessageService) Postpone(ctx context.Context, owner, id string) (*Message, error) {
+	u, err := s.Users.FindUserByID(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	return s.update(ctx, owner, id, func(m *Message) error {
+		m.Postpone(s.Clock.Now(), u.Location())
+		return nil
+	})
+}
+
+// Delete deletes the owner's message.
+func (s *MessageService) Delete(ctx context.Context, owner, id string) error {
+	if _, err := s.Get(ctx, owner, id); err != nil {
+		return err
+	}
+	return s.Messages.DeleteMessage(ctx, id)
+}
+
+// update edits the owner's message in one store transaction. A delivered
+// message can no longer change.
+func (s *MessageService) update(ctx context.Context, owner, id string, fn func(m *Message) error) (*Message, error) {
+	return s.Messages.UpdateMessage(ctx, id, func(m *Message) error {
+		if m.Owner != owner {
+			return errMessageNotFound()
+		}
+		if m.Status == StatusDelivered || m.Status == StatusSending {
+			return Errorf(EConflict, "The message is being delivered or has been delivered and can no longer change.")
+		}
+		return fn(m)
+	})
+}

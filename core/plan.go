@@ -1,0 +1,91 @@
+package core
+
+import "strings"
+
+// PlanID names a plan.
+type PlanID string
+
+const (
+	PlanStarter  PlanID = "starter"
+	PlanPro      PlanID = "pro"
+	PlanBusiness PlanID = "business"
+)
+
+// Plan is one of the fixed plans of the pricing screen.
+type Plan struct {
+	ID          PlanID
+	Name        string
+	Price       string // EUR per month, "-" when there is no fixed price
+	Perks       []string
+	Purchasable bool // can be bought by card checkout
+}
+
+var freePerks = []string{"1 message", "1 recipient", "Edit or postpone"}
+var proPerks = append([]string{"Unlimited messages"}, freePerks...)
+var businessPerks = append([]string{"Custom-made features", "Trigger an HTTP endpoint"}, proPerks...)
+
+// Plans returns the plans in the order of the pricing screen.
+func Plans() []Plan {
+	return []Plan{
+		{ID: PlanStarter, Name: "Free", Price: "0", Perks: freePerks},
+		{ID: PlanPro, Name: "Pro", Price: "10", Perks: proPerks, Purchasable: true},
+		{ID: PlanBusiness, Name: "Business", Price: "-", Perks: businessPerks},
+	}
+}
+
+// FindPlan returns the plan with the given id.
+func FindPlan(id PlanID) (Plan, bool) {
+	for _, p := range Plans() {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Plan{}, false
+}
+
+// ManualPricePrefix marks a price id granted by an operator without Stripe
+// (`sendlater users set-plan`): "plan:pro" maps to the pro plan.
+const ManualPricePrefix = "plan:"
+
+// PriceMap maps Stripe price ids to plans (from config).
+type PriceMap map[string]PlanID
+
+// PlanFor returns the plan a user with the given stripePriceId is on: the
+// configured price map, then operator grants, else starter.
+func (pm PriceMap) PlanFor(priceID string) PlanID {
+	if id, ok := pm[priceID]; ok {
+		return id
+	}
+	if id, ok := strings.CutPrefix(priceID, ManualPricePrefix); ok {
+		if _, known := FindPlan(PlanID(id)); known {
+			return PlanID(id)
+		}
+	}
+	return PlanStarter
+}
+
+// PriceFor returns the configured Stripe price id of a plan, or the operator
+// grant id when none is configured.
+func (pm PriceMap) PriceFor(plan PlanID) string {
+	for price, id := range pm {
+		if id == plan {
+			return price
+		}
+	}
+	return ManualPricePrefix + string(plan)
+}
+
+// SubscriptionActive reports whether a Stripe subscription status counts as
+// an active plan: "active" or "trialing".
+func SubscriptionActive(status string) bool {
+	return status == "active" || status == "trialing"
+}
+
+// MayAddMessage is the rule of SPEC.md section 6: a user may add a message
+// when they hold none yet, or when they are on an active pro or business plan.
+func MayAddMessage(plan PlanID, planActive bool, existing int) bool {
+	if existing == 0 {
+		return true
+	}
+	return planActive && (plan == PlanPro || plan == PlanBusiness)
+}

@@ -1,0 +1,113 @@
+package core
+
+import (
+	"context"
+	"net/mail"
+	"strings"
+	"time"
+)
+
+// Sign-in providers.
+const (
+	ProviderPassword = "password"
+	ProviderGoogle   = "google"
+	ProviderFacebook = "facebook"
+	ProviderTwitter  = "twitter"
+	ProviderGitHub   = "github"
+)
+
+// User is an account and its profile.
+type User struct {
+	ID                       string
+	Email                    string
+	Name                     string
+	Picture                  string
+	Timezone                 string // IANA name, from the browser at sign-up
+	PasswordHash             string // argon2id, empty for social-only accounts
+	Providers                []string
+	EmailVerified            bool
+	StripeCustomerID         string
+	StripePriceID            string
+	StripeSubscriptionStatus string
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
+}
+
+// Location returns the user's time zone, UTC when unset or unknown.
+func (u *User) Location() *time.Location { return LoadLocation(u.Timezone) }
+
+// SessionUser is the user as clients see it (API.md).
+type SessionUser struct {
+	UID                      string   `json:"uid"`
+	Email                    string   `json:"email"`
+	EmailVerified            bool     `json:"emailVerified"`
+	Name                     string   `json:"name"`
+	Picture                  string   `json:"picture"`
+	Providers                []string `json:"providers"`
+	PlanID                   PlanID   `json:"planId"`
+	PlanIsActive             bool     `json:"planIsActive"`
+	Timezone                 string   `json:"timezone"`
+	StripeSubscriptionStatus string   `json:"stripeSubscriptionStatus"`
+}
+
+// Session derives the session user through the configured price map.
+func (u *User) Session(prices PriceMap) SessionUser {
+	providers := u.Providers
+	if providers == nil {
+		providers = []string{}
+	}
+	return SessionUser{
+		UID:                      u.ID,
+		Email:                    u.Email,
+		EmailVerified:            u.EmailVerified,
+		Name:                     u.Name,
+		Picture:                  u.Picture,
+		Providers:                providers,
+		PlanID:                   prices.PlanFor(u.StripePriceID),
+		PlanIsActive:             SubscriptionActive(u.StripeSubscriptionStatus),
+		Timezone:                 u.Timezone,
+		StripeSubscriptionStatus: u.StripeSubscriptionStatus,
+	}
+}
+
+// NormalizeEmail returns the address part of s, trimmed, with the domain in
+// lower case. Email lookups are case-insensitive; see EmailKey.
+func NormalizeEmail(s string) string { return strings.TrimSpace(s) }
+
+// EmailKey is the case-insensitive key under which an email is indexed.
+func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// ValidEmail reports whether s is one plain email address (net/mail), with no
+// display name and a dotted or local domain.
+func ValidEmail(s string) bool {
+	if len(s) > MaxEmailLen {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Name != "" || a.Address != s {
+		return false
+	}
+	at := strings.LastIndexByte(s, '@')
+	return at > 0 && at < len(s)-1
+}
+
+// UserFilter selects users for listing.
+type UserFilter struct {
+	Email  string // exact, case-insensitive
+	Offset int
+	Limit  int // 0: all
+}
+
+// UserStore persists users. Implementations return EUserNotFound and
+// EEmailInUse as *Error codes.
+type UserStore interface {
+	CreateUser(ctx context.Context, u *User) error
+	FindUserByID(ctx context.Context, id string) (*User, error)
+	FindUserByEmail(ctx context.Context, email string) (*User, error)
+	// UpdateUser reads the user, applies fn and writes it back in one
+	// transaction; fn's error aborts the update.
+	UpdateUser(ctx context.Context, id string, fn func(u *User) error) (*User, error)
+	// DeleteUser deletes the user and every message they own.
+	DeleteUser(ctx context.Context, id string) error
+	ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error)
+}
