@@ -1,0 +1,167 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// AdminServer answers the admin API (API.md "Admin socket") on a Unix socket
+// in the data directory. Only the socket's file mode guards it: it is never
+// served on TCP.
+type AdminServer struct {
+	Admin  core.Admin
+	Logger *slog.Logger
+
+	httpServer *http.Server
+	path       string
+}
+
+// Handler returns the admin API's handler.
+func (s *AdminServer) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /admin/users", s.handleListUsers)
+	mux.HandleFunc("GET /admin/users/{user}", s.handleShowUser)
+	mux.HandleFunc("POST /admin/users/{user}/plan", s.handleSetPlan)
+	mux.HandleFunc("GET /admin/messages", s.handleListMessages)
+	mux.HandleFunc("GET /admin/messages/{id}", s.handleShowMessage)
+	mux.HandleFunc("GET /admin/backup", s.handleBackup)
+	mux.HandleFunc("/", handleAPINotFound)
+	l := s.Logger
+	if l == nil {
+		l = slog.Default()
+	}
+	return withRequest(l.With("listener", "admin"), mux)
+}
+
+// Open listens on the socket at path (mode 0600). A stale socket left by a
+// crash is replaced; a live one means another server runs, an error.
+func (s *AdminServer) Open(path string) error {
+	if conn, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		conn.Close()
+		return fmt.Errorf("another server answers on %s", path)
+	}
+	os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return err
+	}
+	s.path = path
+	s.httpServer = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.httpServer.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.Logger.Error("admin socket", "err", err)
+		}
+	}()
+	return nil
+}
+
+// Close stops the admin server, waiting for in-flight requests, and removes
+// the socket.
+func (s *AdminServer) Close(ctx context.Context) error {
+	if s.httpServer == nil {
+		return nil
+	}
+	err := s.httpServer.Shutdown(ctx)
+	os.Remove(s.path)
+	return err
+}
+
+type listJSON[T any] struct {
+	Items []T `json:"items"`
+	Total int `json:"total"`
+}
+
+func pageParams(r *http.Request) (offset, limit int) {
+	offset, _ = strconv.Atoi(r.URL.Query().Get("offset"))
+	limit, _ = strconv.Atoi(r.URL.Query().Get("limit"))
+	return max(offset, 0), max(limit, 0)
+}
+
+func (s *AdminServer) handleListUsers(w http.ResponseWriter, r *http.Request) {
+	offset, limit := pageParams(r)
+	users, total, err := s.Admin.ListUsers(r.Context(), core.UserFilter{Email: r.URL.Query().Get("email"), Offset: offset, Limit: limit})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := listJSON[*userJSON]{Items: []*userJSON{}, Total: total}
+	for _, u := range users {
+		out.Items = append(out.Items, newUserJSON(u))
+	}
+	writeData(w, http.StatusOK, out)
+}
+
+func (s *AdminServer) handleShowUser(w http.ResponseWriter, r *http.Request) {
+	u, err := s.Admin.FindUser(r.Context(), r.PathValue("user"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, newUserJSON(u))
+}
+
+type setPlanRequest struct {
+	Plan   core.PlanID `json:"plan"`
+	Status string      `json:"status"`
+}
+
+func (s *AdminServer) handleSetPlan(w http.ResponseWriter, r *http.Request) {
+	var req setPlanRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	u, err := s.Admin.SetPlan(r.Context(), r.PathValue("user"), req.Plan, req.Status)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, newUserJSON(u))
+}
+
+func (s *AdminServer) handleListMessages(w http.ResponseWriter, r *http.Request) {
+	offset, limit := pageParams(r)
+	ms, total, err := s.Admin.ListMessages(r.Context(), r.URL.Query().Get("user"), core.MessageFilter{Offset: offset, Limit: limit})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := listJSON[*messageJSON]{Items: []*messageJSON{}, Total: total}
+	for _, m := range ms {
+		out.Items = append(out.Items, newAdminMessageJSON(m))
+	}
+	writeData(w, http.StatusOK, out)
+}
+
+func (s *AdminServer) handleShowMessage(w http.ResponseWriter, r *http.Request) {
+	m, err := s.Admin.FindMessage(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, newAdminMessageJSON(m))
+}
+
+// handleBackup streams a consistent copy of the store.
+func (s *AdminServer) handleBackup(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if _, err := s.Admin.Backup(r.Context(), w); err != nil {
+		// Headers are gone once the copy started; the client sees a short
+		// body and reports it.
+		logger(r).Error("backup", "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}

@@ -1,0 +1,144 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// MaxBodyBytes caps every request body.
+const MaxBodyBytes = 1 << 20
+
+// statusByCode maps error codes to HTTP statuses: the one table of DESIGN.md
+// rule 2. A code that is not here is a 400 when it is a request error, else 500.
+var statusByCode = map[string]int{
+	core.EInvalidToken:          http.StatusUnauthorized,
+	core.ERequiresRecentLogin:   http.StatusUnauthorized,
+	core.EWrongCredentials:      http.StatusUnauthorized,
+	core.EEmailInUse:            http.StatusConflict,
+	core.EWeakPassword:          http.StatusUnprocessableEntity,
+	core.ETooManyRequests:       http.StatusTooManyRequests,
+	core.EInvalidActionCode:     http.StatusBadRequest,
+	core.EExpiredActionCode:     http.StatusBadRequest,
+	core.EProviderNotConfigured: http.StatusNotFound,
+	core.EPlanLimit:             http.StatusForbidden,
+	core.EFeatureNotIncluded:    http.StatusForbidden,
+	core.EMessageNotFound:       http.StatusNotFound,
+	core.EInvalidPostponeCode:   http.StatusForbidden,
+	core.EUserNotFound:          http.StatusNotFound,
+	core.ETokenNotFound:         http.StatusNotFound,
+	core.EBillingNotConfigured:  http.StatusNotImplemented,
+	core.EInvalidJSON:           http.StatusBadRequest,
+	core.ETooLarge:              http.StatusRequestEntityTooLarge,
+	core.EValidation:            http.StatusUnprocessableEntity,
+	core.EInvalid:               http.StatusBadRequest,
+	core.ENotFound:              http.StatusNotFound,
+	core.EConflict:              http.StatusConflict,
+	core.EUnavailable:           http.StatusServiceUnavailable,
+	core.EInternal:              http.StatusInternalServerError,
+}
+
+// HTTPStatus returns the HTTP status of an error code.
+func HTTPStatus(code string) int {
+	if s, ok := statusByCode[code]; ok {
+		return s
+	}
+	if strings.HasPrefix(code, "request/") {
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}
+
+type successEnvelope struct {
+	Status string `json:"status"`
+	Data   any    `json:"data"`
+}
+
+type errorEnvelope struct {
+	Status  string            `json:"status"`
+	Code    string            `json:"code"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+// writeJSON writes v as JSON with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// writeData writes a success envelope.
+func writeData(w http.ResponseWriter, status int, data any) {
+	writeJSON(w, status, successEnvelope{Status: "success", Data: data})
+}
+
+// writeError writes an error envelope. Internal errors are logged with the
+// request id and shown as "Internal error."
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := core.ErrorCode(err)
+	if code == core.EInternal {
+		logger(r).Error("internal error", "err", err)
+	}
+	env := errorEnvelope{Status: "error", Code: code, Message: core.ErrorMessage(err)}
+	if e, ok := core.AsError(err); ok {
+		env.Fields = e.Fields
+		if e.RetryAfter > 0 {
+			secs := int(e.RetryAfter.Seconds() + 0.999)
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+		}
+	}
+	writeJSON(w, HTTPStatus(code), env)
+}
+
+// decodeJSON reads a JSON body into v: JSON only, at most MaxBodyBytes, no
+// unknown fields, exactly one value.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return core.Errorf(core.EInvalidJSON, "The request body must be JSON (Content-Type: application/json).")
+	}
+	body := http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return core.Errorf(core.EInvalidJSON, "The request body must hold one JSON value.")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var tooLarge *http.MaxBytesError
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return core.Errorf(core.ETooLarge, "The request body must be at most 1 MiB.")
+	case errors.Is(err, io.EOF):
+		return core.Errorf(core.EInvalidJSON, "The request body is empty; it must be a JSON object.")
+	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
+		return core.Errorf(core.EInvalidJSON, "The request body is not valid JSON.")
+	case errors.As(err, &typ):
+		return core.Errorf(core.EInvalidJSON, "The field %q must be of type %s.", typ.Field, typ.Type)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return core.Errorf(core.EInvalidJSON, "The field %s is not allowed.", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return core.Errorf(core.EInvalidJSON, "The request body is not valid JSON.")
+}
+
+// logger returns the request's logger (with its request id).
+func logger(r *http.Request) *slog.Logger {
+	if l, ok := r.Context().Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}

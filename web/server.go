@@ -1,0 +1,84 @@
+// Package web is the HTTP side of Sendlater: the JSON API of API.md, the
+// embedded SPA, the admin socket and the Go client of the admin API.
+package web
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// Server serves the API and the SPA. Dependencies are fields, wired in cmd.
+type Server struct {
+	Logger   *slog.Logger
+	BaseURL  string
+	UI       fs.FS // the SPA build; nil or without index.html: a notice page
+	Clock    core.Clock
+	Prices   core.PriceMap
+	Users    core.UserStore
+	Messages *core.MessageService
+	// Health reports whether the store answers.
+	Health func(ctx context.Context) error
+
+	httpServer *http.Server
+	ln         net.Listener
+}
+
+// Handler returns the server's complete handler.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	s.routes(mux)
+	return withRequest(s.logger(), mux)
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
+
+// Open starts listening on addr (":0" picks a free port) and serves in the
+// background.
+func (s *Server) Open(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	s.httpServer = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.logger().Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := s.httpServer.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.logger().Error("http server", "err", err)
+		}
+	}()
+	return nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// URL is the server's http://host:port.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+
+// Close stops accepting connections and waits for in-flight requests to
+// finish, up to ctx's deadline.
+func (s *Server) Close(ctx context.Context) error {
+	if s.httpServer == nil {
+		return nil
+	}
+	return s.httpServer.Shutdown(ctx)
+}

@@ -1,0 +1,20 @@
+import type { RouteObject } from "react-router";
+import { paths } from "../config/paths";
+import { RootHydrateFallback, RootLayout } from "./layouts/root-layout";
+import { Component as Home } from "./routes/home";
+
+// The home page is in the entry bundle; every other page is its own chunk.
+export const routes: RouteObject[] = [
+  {
+    Component: RootLayout,
+    HydrateFallback: RootHydrateFallback,
+    children: [
+      { path: paths.home.path, Component: Home },
+      { path: paths.about.path, lazy: () => import("./routes/about") },
+      { path: paths.faq.path, lazy: () => import("./routes/faq") },
+      { path: paths.pricing.path, lazy: () => import("./routes/pricing") },
+      { path: paths.legal.path, lazy: () => import("./routes/legal") },
+      { path: "*", lazy: () => import("./routes/not-found") },
+    ],
+  },
+];

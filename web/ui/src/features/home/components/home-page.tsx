@@ -1,0 +1,80 @@
+import { Link } from "react-router";
+import { CtaBanner } from "../../../components/cta-banner";
+import { StatsStrip } from "../../../components/stats-strip";
+import { paths } from "../../../config/paths";
+
+const steps = [
+  {
+    title: "Create",
+    text: "Write a letter or important information, and choose who receives it and when: in 1, 6 or 12 months.",
+  },
+  {
+    title: "Secure",
+    text: "Your message is stored encrypted and stays private until the day it is delivered.",
+  },
+  {
+    title: "Postpone",
+    text: "We email you a reminder 10 days before delivery. One click, or a change in your dashboard, postpones it.",
+  },
+  {
+    title: "Deliver",
+    text: "If you can no longer postpone it, your message is emailed to the recipient automatically.",
+  },
+];
+
+// Template placeholders, not real customers.
+const testimonials = [
+  { quote: "I finally wrote down everything my family needs to know. It feels good knowing it will reach them.", name: "Sarah Kline", role: "Teacher" },
+  { quote: "Postponing takes one click from the reminder email. I barely notice it, and that is the point.", name: "Marco Bellini", role: "Engineer" },
+  { quote: "A simple idea done well. I keep the access details for our business in a message for my partner.", name: "Amira Haddad", role: "Founder" },
+];
+
+export function HomePage() {
+  return (
+    <>
+      <section className="hero">
+        <h1>Send important messages when the time is right!</h1>
+        <p>Write a message for the future. We keep it safe and deliver it unless you postpone it.</p>
+        <Link to={paths.pricing.href()} role="button">
+          Get Started
+        </Link>
+      </section>
+
+      <section>
+        <h2 className="section-title">All the steps you need to secure your message</h2>
+        <div className="cards">
+          {steps.map((step, index) => (
+            <article key={step.title}>
+              <header>
+                <span className="step-number">{index + 1}</span> {step.title}
+              </header>
+              <p>{step.text}</p>
+            </article>
+          ))}
+        </div>
+      </section>
+
+      <StatsStrip />
+
+      <section>
+        <h2 className="section-title">Here's what people are saying</h2>
+        <div className="cards">
+          {testimonials.map((testimonial) => (
+            <article key={testimonial.name}>
+              <blockquote>
+                {testimonial.quote}
+                <footer>
+                  <cite>
+                    {testimonial.name}, {testimonial.role}
+                  </cite>
+                </footer>
+              </blockquote>
+            </article>
+          ))}
+        </div>
+      </section>
+
+      <CtaBanner />
+    </>
+  );
+}

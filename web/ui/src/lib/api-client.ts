@@ -1,0 +1,51 @@
+import { endSession, idToken } from "./auth";
+
+export class ApiError extends Error {
+  readonly code: string;
+  readonly fields: Record<string, string>;
+
+  constructor(code: string, message: string, fields: Record<string, string> = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.fields = fields;
+  }
+}
+
+type Envelope<T> =
+  | { status: "success"; data: T }
+  | { status: "error"; code: string; message: string; fields?: Record<string, string> };
+
+export type RequestOptions = {
+  method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  body?: unknown;
+};
+
+export async function api<T>(path: string, { method = "GET", body }: RequestOptions = {}): Promise<T> {
+  const token = idToken.peek();
+  const response = await fetch(`/api/${path}`, {
+    method,
+    credentials: "same-origin",
+    headers: {
+      "Content-Type": "application/json",
+      ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+  let envelope: Envelope<T>;
+  try {
+    envelope = (await response.json()) as Envelope<T>;
+  } catch {
+    // A proxy or a crashed server can answer without the envelope.
+    throw new ApiError("internal/error", `Unexpected reply from the server (HTTP ${response.status}).`);
+  }
+
+  if (envelope.status === "error") {
+    if (envelope.code === "auth/invalid-user-token") {
+      endSession();
+    }
+    throw new ApiError(envelope.code, envelope.message, envelope.fields);
+  }
+  return envelope.data;
+}

@@ -1,0 +1,16 @@
+import "@picocss/pico/css/pico.min.css";
+import "./styles.css";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { App } from "./app/app";
+import { loadSession } from "./lib/auth";
+import { applyTheme } from "./lib/theme";
+
+applyTheme();
+void loadSession();
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);
