@@ -5,11 +5,21 @@ import { Header } from "../../components/header";
 import { Loading } from "../../components/loading";
 import { Toaster } from "../../components/toaster";
 
-/** Points the canonical and share URLs at the page on show, not at the entry page. */
+function headTag(selector: string, tag: "link" | "meta", attributes: Record<string, string>) {
+  let element = document.head.querySelector(selector);
+  if (!element) {
+    element = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+    document.head.append(element);
+  }
+  return element;
+}
+
+/** The canonical and share URLs name the page on show; the build cannot know the origin. */
 function setPageUrl(pathname: string) {
   const url = new URL(pathname, window.location.origin).href;
-  document.querySelector('link[rel="canonical"]')?.setAttribute("href", url);
-  document.querySelector('meta[property="og:url"]')?.setAttribute("content", url);
+  headTag('link[rel="canonical"]', "link", { rel: "canonical" }).setAttribute("href", url);
+  headTag('meta[property="og:url"]', "meta", { property: "og:url" }).setAttribute("content", url);
 }
 
 export function RootLayout() {
