@@ -1,0 +1,50 @@
+# Sendlater: `make run` builds everything and serves on :8080; `make test` runs every test.
+GO      ?= go
+NPM     ?= npm
+UI      := web/ui
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+
+.PHONY: run build ui ui-deps test test-go test-ui vet bench tools clean
+
+## run: build the SPA and the binary, then serve on the zero-config defaults
+run: build
+	./bin/sendlater serve
+
+## build: the SPA, embedded into bin/sendlater
+build: ui
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/sendlater ./cmd/sendlater
+
+ui-deps: $(UI)/node_modules/.package-lock.json
+
+$(UI)/node_modules/.package-lock.json: $(UI)/package-lock.json $(UI)/package.json
+	cd $(UI) && $(NPM) ci --no-audit --no-fund
+	@touch $@
+
+ui: ui-deps
+	cd $(UI) && $(NPM) run build
+
+## test: vet, the Go tests with -race, the SPA's type check, unit tests and build
+test: tools ui test-ui vet test-go
+
+test-ui: ui-deps
+	cd $(UI) && $(NPM) run typecheck && $(NPM) test
+
+vet:
+	$(GO) vet ./...
+
+test-go:
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+## tools: what the tests need that a fresh machine lacks (chromium)
+tools:
+	@scripts/ensure-tools.sh
+
+## bench: the benchmarks of docs/benchmarks.md
+bench:
+	$(GO) test ./store/bolt -run '^$$' -bench . -benchtime 2s
+
+clean:
+	rm -rf bin $(UI)/node_modules

@@ -1,0 +1,91 @@
+package core_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+func TestPlans(t *testing.T) {
+	var got []string
+	for _, p := range core.Plans() {
+		got = append(got, string(p.ID)+":"+p.Name+":"+p.Price)
+	}
+	if strings.Join(got, " ") != "starter:Free:0 pro:Pro:10 business:Business:-" {
+		t.Fatal(got)
+	}
+}
+
+func TestMayAddMessage(t *testing.T) {
+	tests := []struct {
+		plan   core.PlanID
+		active bool
+		count  int
+		want   bool
+	}{
+		{core.PlanStarter, false, 0, true},
+		{core.PlanStarter, false, 1, false},
+		{core.PlanStarter, true, 1, false},
+		{core.PlanPro, true, 5, true},
+		{core.PlanPro, false, 1, false},
+		{core.PlanBusiness, true, 100, true},
+		{core.PlanBusiness, false, 0, true},
+	}
+	for _, tt := range tests {
+		if got := core.MayAddMessage(tt.plan, tt.active, tt.count); got != tt.want {
+			t.Errorf("MayAddMessage(%s, %v, %d) = %v", tt.plan, tt.active, tt.count, got)
+		}
+	}
+}
+
+func TestSessionUserDerivesThePlan(t *testing.T) {
+	prices := core.PriceMap{"price_pro": core.PlanPro}
+	u := &core.User{ID: "u1", Email: "a@example.com", StripePriceID: "price_pro", StripeSubscriptionStatus: "trialing"}
+	s := u.Session(prices)
+	if s.PlanID != core.PlanPro || !s.PlanIsActive || s.Providers == nil {
+		t.Fatalf("%+v", s)
+	}
+	u.StripeSubscriptionStatus = "past_due"
+	if u.Session(prices).PlanIsActive {
+		t.Fatal("past_due is not active")
+	}
+	u.StripePriceID = prices.PriceFor(core.PlanBusiness)
+	if u.Session(prices).PlanID != core.PlanBusiness {
+		t.Fatal("operator grants map to their plan")
+	}
+	u.StripePriceID = "price_unknown"
+	if u.Session(prices).PlanID != core.PlanStarter {
+		t.Fatal("unknown prices are starter")
+	}
+}
+
+// TestCoreImportsNothingOfOurs keeps the arrows pointing inward (DESIGN.md):
+// core imports only the standard library and golang.org/x.
+func TestCoreImportsNothingOfOurs(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/sendlater/sendlater/core").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		first := strings.Split(dep, "/")[0]
+		stdlib := !strings.Contains(first, ".")
+		if dep == "github.com/sendlater/sendlater/core" || stdlib || strings.HasPrefix(dep, "golang.org/x/") {
+			continue
+		}
+		t.Errorf("core depends on %s", dep)
+	}
+}
+
+func TestRandomString(t *testing.T) {
+	seen := map[byte]bool{}
+	for range 200 {
+		for _, c := range []byte(core.RandomString(10)) {
+			seen[c] = true
+		}
+	}
+	if len(seen) < 55 {
+		t.Fatalf("only %d distinct characters drawn", len(seen))
+	}
+}
