@@ -1,0 +1,49 @@
+package bolt
+
+import (
+	"fmt"
+)
+
+// Sealed message fields. The field name and the message id are the
+// additional data of the seal, so a ciphertext moved to another field or
+// another message fails to open instead of showing the wrong text.
+const (
+	fieldTitle     = "title"
+	fieldName      = "name"
+	fieldRecipient = "recipient"
+	fieldBody      = "body"
+	fieldLastError = "lastError"
+)
+
+// sealFormat is the first byte of a sealed field: AES-256-GCM with a random
+// 12-byte nonce prepended, under the store key. A later key rotation would
+// add a format.
+const sealFormat = 1
+
+func additionalData(id, field string) []byte {
+	ad := make([]byte, 0, len("message/")+len(id)+1+len(field))
+	ad = append(ad, "message/"...)
+	ad = append(ad, id...)
+	ad = append(ad, '/')
+	return append(ad, field...)
+}
+
+// sealField encrypts one field of message id with a fresh random nonce.
+func (s *DB) sealField(id, field, plaintext string) []byte {
+	dst := make([]byte, 1, 1+len(plaintext)+s.aead.Overhead())
+	dst[0] = sealFormat
+	return s.aead.Seal(dst, nil, []byte(plaintext), additionalData(id, field))
+}
+
+// openField decrypts one field. It fails, never returning garbage, when the
+// key is wrong or the bytes or their place have changed.
+func (s *DB) openField(id, field string, sealed []byte) (string, error) {
+	if len(sealed) == 0 || sealed[0] != sealFormat {
+		return "", fmt.Errorf("message %s: %s: unknown seal format", id, field)
+	}
+	pt, err := s.aead.Open(nil, nil, sealed[1:], additionalData(id, field))
+	if err != nil {
+		return "", fmt.Errorf("message %s: %s does not authenticate (wrong key or damaged data): %w", id, field, err)
+	}
+	return string(pt), nil
+}

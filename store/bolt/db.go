@@ -1,0 +1,181 @@
+// Package bolt is the embedded store: every core store interface over one
+// bbolt file, with message contents encrypted at rest (AES-256-GCM).
+package bolt
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// Options configure Open.
+type Options struct {
+	// Key is the 32-byte AES-256 key that encrypts message contents. See
+	// LoadOrCreateKey and ParseKey.
+	Key []byte
+	// Reminders are the reminder offsets before sendDate, largest first,
+	// handed to Message.Reschedule. Default: one reminder core.ReminderLeadTime
+	// ahead.
+	Reminders []time.Duration
+	// Timeout bounds the wait for the file lock. Default: 1s.
+	Timeout time.Duration
+	// ReadOnly opens the file with a shared lock; writes fail.
+	ReadOnly bool
+	// NoSync skips fsync on commit. A crash may lose or corrupt data: for
+	// benchmarks and fixtures only.
+	NoSync bool
+}
+
+// DB is the bbolt store. It implements core.UserStore, core.MessageStore,
+// core.SessionStore, core.AccessTokenStore, core.ActionCodeStore,
+// core.ContactStore and core.Backuper. Safe for concurrent use.
+type DB struct {
+	db        *bbolt.DB
+	aead      cipher.AEAD
+	reminders []time.Duration
+}
+
+var (
+	_ core.UserStore        = (*DB)(nil)
+	_ core.MessageStore     = (*DB)(nil)
+	_ core.SessionStore     = (*DB)(nil)
+	_ core.AccessTokenStore = (*DB)(nil)
+	_ core.ActionCodeStore  = (*DB)(nil)
+	_ core.ContactStore     = (*DB)(nil)
+	_ core.Backuper         = (*DB)(nil)
+)
+
+// Open opens (creating it when absent) the store at path, migrates its schema
+// and verifies that opts.Key is the key the store was created with. It waits
+// at most opts.Timeout for the file lock and then fails with EUnavailable.
+func Open(path string, opts Options) (*DB, error) {
+	if len(opts.Key) != KeySize {
+		return nil, core.Errorf(core.EInvalid, "The encryption key must be %d bytes, got %d.", KeySize, len(opts.Key))
+	}
+	block, err := aes.NewCipher(opts.Key)
+	if err != nil {
+		return nil, fmt.Errorf("bolt: %w", err)
+	}
+	aead, err := cipher.NewGCMWithRandomNonce(block)
+	if err != nil {
+		return nil, fmt.Errorf("bolt: %w", err)
+	}
+	if opts.Reminders == nil {
+		opts.Reminders = []time.Duration{core.ReminderLeadTime}
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = time.Second
+	}
+	if !opts.ReadOnly {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, core.Errorf(core.EUnavailable, "Cannot create the directory of the store %s: %v", path, err)
+		}
+	}
+	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{
+		Timeout:      opts.Timeout,
+		ReadOnly:     opts.ReadOnly,
+		NoSync:       opts.NoSync,
+		FreelistType: bbolt.FreelistMapType,
+	})
+	switch {
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return nil, core.Errorf(core.EUnavailable,
+			"Another process (probably `sendlater serve`) holds %s: the store stayed locked for %s.", path, opts.Timeout)
+	case errors.Is(err, os.ErrNotExist):
+		return nil, core.Errorf(core.ENotFound, "There is no store at %s.", path)
+	case err != nil:
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	s := &DB{db: bdb, aead: aead, reminders: opts.Reminders}
+	if opts.ReadOnly {
+		err = bdb.View(s.checkSchema)
+	} else {
+		err = bdb.Update(s.migrate)
+	}
+	if err != nil {
+		bdb.Close()
+		return nil, wrapErr(err)
+	}
+	return s, nil
+}
+
+// Close releases the file. Pending Batch calls finish first.
+func (s *DB) Close() error { return wrapErr(s.db.Close()) }
+
+// Path is the file the store lives in.
+func (s *DB) Path() string { return s.db.Path() }
+
+// Check verifies the consistency of the bbolt file: every page reachable
+// once, keys in order, the freelist sound.
+func (s *DB) Check() error {
+	return s.db.View(func(tx *bbolt.Tx) error {
+		var errs []error
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// Backup writes a consistent copy of the whole file to w while readers and
+// writers go on. The copy opens with the same key.
+func (s *DB) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	return n, wrapErr(err)
+}
+
+// view and update run fn in one read or write transaction after checking ctx.
+func (s *DB) view(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return wrapErr(s.db.View(fn))
+}
+
+func (s *DB) update(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return wrapErr(s.db.Update(fn))
+}
+
+// wrapErr turns driver errors into core codes (DESIGN rule 3). Application
+// errors, including those of callbacks, pass through unchanged; anything else
+// stays an internal error with its detail for the log.
+func wrapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := core.AsError(err); ok {
+		return err
+	}
+	switch {
+	case errors.Is(err, bolterrors.ErrDatabaseNotOpen):
+		return core.Errorf(core.EUnavailable, "The store is closed.")
+	case errors.Is(err, bolterrors.ErrDatabaseReadOnly), errors.Is(err, bolterrors.ErrTxNotWritable):
+		return core.Errorf(core.EUnavailable, "The store is open read-only.")
+	case errors.Is(err, bolterrors.ErrValueTooLarge), errors.Is(err, bolterrors.ErrKeyTooLarge):
+		return core.Errorf(core.ETooLarge, "The record is too large to store.")
+	case errors.Is(err, bolterrors.ErrMaxSizeReached):
+		return core.Errorf(core.EUnavailable, "The store has reached its maximum size.")
+	}
+	return fmt.Errorf("bolt: %w", err)
+}

@@ -1,0 +1,262 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"go.etcd.io/bbolt"
+)
+
+func errMessageNotFound() error {
+	return core.Errorf(core.EMessageNotFound, "The message could not be found.")
+}
+
+// CreateMessage stores m after check approved it with the owner and the
+// number of messages they hold, in the same transaction. Concurrent creates
+// are committed together (bbolt's Batch), so the function below may run more
+// than once: it only reads the store and writes m's derived fields.
+func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owner *core.User, count int) error) error {
+	if err := validID("message", m.ID); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return wrapErr(s.db.Batch(func(tx *bbolt.Tx) error {
+		owner, err := findUser(tx, m.Owner)
+		if err != nil {
+			return err
+		}
+		if tx.Bucket(bucketMessages).Get([]byte(m.ID)) != nil {
+			return core.Errorf(core.EConflict, "A message with this id already exists.")
+		}
+		if check != nil {
+			count := countPrefix(tx.Bucket(bucketMessagesByOwner), ownerPrefix(m.Owner))
+			if err := check(owner, count); err != nil {
+				return err
+			}
+		}
+		return s.putMessage(tx, nil, m)
+	}))
+}
+
+func (s *DB) FindMessageByID(ctx context.Context, id string) (*core.Message, error) {
+	var m *core.Message
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		m, err = s.findMessage(tx, id)
+		return err
+	})
+	return m, err
+}
+
+// ListMessages lists one owner's messages, or everyone's when f.Owner is
+// empty, newest first, with the total before paging. An owner's page reads
+// only that owner's index entries and the page's records.
+func (s *DB) ListMessages(ctx context.Context, f core.MessageFilter) ([]*core.Message, int, error) {
+	msgs := []*core.Message{}
+	total := 0
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		index, prefix := tx.Bucket(bucketMessagesByCreated), []byte(nil)
+		if f.Owner != "" {
+			index, prefix = tx.Bucket(bucketMessagesByOwner), ownerPrefix(f.Owner)
+		}
+		idAt := len(prefix) + timeKeyLen
+		c := index.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			if inPage(total, f.Offset, f.Limit) {
+				m, err := s.findIndexedMessage(tx, idAfter(k, idAt))
+				if err != nil {
+					return err
+				}
+				msgs = append(msgs, m)
+			}
+			total++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return msgs, total, nil
+}
+
+// CountMessages counts the owner's index entries; no record is read.
+func (s *DB) CountMessages(ctx context.Context, owner string) (int, error) {
+	n := 0
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		n = countPrefix(tx.Bucket(bucketMessagesByOwner), ownerPrefix(owner))
+		return nil
+	})
+	return n, err
+}
+
+// UpdateMessage applies fn in one transaction, then reschedules the message
+// and moves its index entries. The id cannot change.
+func (s *DB) UpdateMessage(ctx context.Context, id string, fn func(m *core.Message) error) (*core.Message, error) {
+	var m *core.Message
+	err := s.update(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		if m, err = s.findMessage(tx, id); err != nil {
+			return err
+		}
+		old := indexOf(m)
+		if err := fn(m); err != nil {
+			return err
+		}
+		if m.ID != id {
+			return core.Errorf(core.EInvalid, "A message's id cannot change.")
+		}
+		return s.putMessage(tx, &old, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (s *DB) DeleteMessage(ctx context.Context, id string) error {
+	return s.update(ctx, func(tx *bbolt.Tx) error { return deleteMessage(tx, id) })
+}
+
+// DueMessages reads the due index from its start up to until: the cost is
+// what is due, not what is stored. limit <= 0 means no limit.
+func (s *DB) DueMessages(ctx context.Context, until time.Time, limit int) ([]*core.Message, error) {
+	return s.due(ctx, bucketDue, until, limit)
+}
+
+// DueReminders is DueMessages over the reminder index.
+func (s *DB) DueReminders(ctx context.Context, until time.Time, limit int) ([]*core.Message, error) {
+	return s.due(ctx, bucketRemind, until, limit)
+}
+
+func (s *DB) due(ctx context.Context, bucket []byte, until time.Time, limit int) ([]*core.Message, error) {
+	var msgs []*core.Message
+	end := appendTime(nil, until)
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucket).Cursor()
+		for k, _ := c.First(); k != nil && beforeOrAt(k, end) && (limit <= 0 || len(msgs) < limit); k, _ = c.Next() {
+			m, err := s.findIndexedMessage(tx, idAfter(k, timeKeyLen))
+			if err != nil {
+				return err
+			}
+			msgs = append(msgs, m)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return msgs, nil
+}
+
+func (s *DB) findMessage(tx *bbolt.Tx, id string) (*core.Message, error) {
+	v := tx.Bucket(bucketMessages).Get([]byte(id))
+	if v == nil {
+		return nil, errMessageNotFound()
+	}
+	return s.decodeMessage(v)
+}
+
+// findIndexedMessage reads a message an index points at; a missing record
+// means the index is damaged, which is an internal error, not a not-found.
+func (s *DB) findIndexedMessage(tx *bbolt.Tx, id string) (*core.Message, error) {
+	v := tx.Bucket(bucketMessages).Get([]byte(id))
+	if v == nil {
+		return nil, fmt.Errorf("index entry for missing message %q", id)
+	}
+	return s.decodeMessage(v)
+}
+
+// putMessage reschedules m, writes it and moves its index entries from old
+// (nil for a new message) to where m now belongs.
+func (s *DB) putMessage(tx *bbolt.Tx, old *messageIndex, m *core.Message) error {
+	m.Reschedule(s.reminders)
+	v, err := s.encodeMessage(m)
+	if err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketMessages).Put([]byte(m.ID), v); err != nil {
+		return err
+	}
+	next := indexOf(m).entries()
+	if old != nil {
+		for i, e := range old.entries() {
+			if e.key != nil && !bytes.Equal(e.key, next[i].key) {
+				if err := tx.Bucket(e.bucket).Delete(e.key); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, e := range next {
+		if e.key != nil {
+			if err := tx.Bucket(e.bucket).Put(e.key, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// deleteMessage removes the record and its index entries. It reads the
+// record's plain fields only: no decryption.
+func deleteMessage(tx *bbolt.Tx, id string) error {
+	b := tx.Bucket(bucketMessages)
+	v := b.Get([]byte(id))
+	if v == nil {
+		return errMessageNotFound()
+	}
+	var r messageRecord
+	if err := decode("message", v, &r); err != nil {
+		return err
+	}
+	for _, e := range r.index().entries() {
+		if e.key != nil {
+			if err := tx.Bucket(e.bucket).Delete(e.key); err != nil {
+				return err
+			}
+		}
+	}
+	return b.Delete([]byte(id))
+}
+
+// messageIndex is what a message's index entries are made of.
+type messageIndex struct {
+	id, owner                  string
+	createdAt, dueAt, remindAt time.Time
+}
+
+func indexOf(m *core.Message) messageIndex {
+	return messageIndex{m.ID, m.Owner, m.CreatedAt, m.DueAt, m.RemindAt}
+}
+
+func (r *messageRecord) index() messageIndex {
+	return messageIndex{r.ID, r.Owner, fromUnixNano(r.CreatedAt), fromUnixNano(r.DueAt), fromUnixNano(r.RemindAt)}
+}
+
+type indexEntry struct {
+	bucket []byte
+	key    []byte // nil: not indexed
+}
+
+// entries lists the message's keys in every index, always in the same order;
+// a zero DueAt or RemindAt keeps the message out of that index.
+func (x messageIndex) entries() [4]indexEntry {
+	e := [4]indexEntry{
+		{bucketMessagesByOwner, ownerNewestFirstID(x.owner, x.createdAt, x.id)},
+		{bucketMessagesByCreated, newestFirstID(x.createdAt, x.id)},
+		{bucket: bucketDue},
+		{bucket: bucketRemind},
+	}
+	if !x.dueAt.IsZero() {
+		e[2].key = timeID(x.dueAt, x.id)
+	}
+	if !x.remindAt.IsZero() {
+		e[3].key = timeID(x.remindAt, x.id)
+	}
+	return e
+}

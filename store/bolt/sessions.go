@@ -1,0 +1,182 @@
+package bolt
+
+import (
+	"context"
+	"slices"
+
+	"github.com/sendlater/sendlater/core"
+	"go.etcd.io/bbolt"
+)
+
+func errSessionNotFound() error {
+	return core.Errorf(core.ENotFound, "The session could not be found.")
+}
+
+// CreateSession stores x, giving it a new id when it has none. Its user must
+// exist, so a session never outlives DeleteUser.
+func (s *DB) CreateSession(ctx context.Context, x *core.Session) error {
+	if x.ID == "" {
+		x.ID = core.NewID()
+	}
+	if err := validID("session", x.ID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bbolt.Tx) error {
+		if tx.Bucket(bucketSessions).Get([]byte(x.ID)) != nil {
+			return core.Errorf(core.EConflict, "A session with this id already exists.")
+		}
+		if _, err := findUser(tx, x.UserID); err != nil {
+			return err
+		}
+		return putSession(tx, nil, x)
+	})
+}
+
+func (s *DB) FindSessionByID(ctx context.Context, id string) (*core.Session, error) {
+	var x *core.Session
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		x, err = findSession(tx, id)
+		return err
+	})
+	return x, err
+}
+
+// FindSessionByRefreshHash finds the session by its current refresh hash, or
+// by one it rotated away from (rotated is then true).
+func (s *DB) FindSessionByRefreshHash(ctx context.Context, hash string) (*core.Session, bool, error) {
+	var x *core.Session
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		if hash == "" {
+			return errSessionNotFound()
+		}
+		id := tx.Bucket(bucketSessionsByRefresh).Get([]byte(hash))
+		if id == nil {
+			return errSessionNotFound()
+		}
+		var err error
+		x, err = findSession(tx, string(id))
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return x, x.RefreshHash != hash, nil
+}
+
+// UpdateSession applies fn in one transaction and re-indexes the refresh
+// hashes it added or dropped. The id cannot change.
+func (s *DB) UpdateSession(ctx context.Context, id string, fn func(x *core.Session) error) (*core.Session, error) {
+	var x *core.Session
+	err := s.update(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		if x, err = findSession(tx, id); err != nil {
+			return err
+		}
+		old := *x
+		old.RotatedHashes = slices.Clone(x.RotatedHashes)
+		if err := fn(x); err != nil {
+			return err
+		}
+		if x.ID != id {
+			return core.Errorf(core.EInvalid, "A session's id cannot change.")
+		}
+		return putSession(tx, &old, x)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+func (s *DB) DeleteSession(ctx context.Context, id string) error {
+	return s.update(ctx, func(tx *bbolt.Tx) error { return deleteSession(tx, id) })
+}
+
+// DeleteUserSessions deletes every session of the user except the one with
+// id except (which may be empty).
+func (s *DB) DeleteUserSessions(ctx context.Context, userID, except string) error {
+	return s.update(ctx, func(tx *bbolt.Tx) error {
+		prefix := ownerPrefix(userID)
+		for _, k := range prefixKeys(tx.Bucket(bucketSessionsByUser), prefix) {
+			if id := idAfter(k, len(prefix)); id != except {
+				if err := deleteSession(tx, id); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func findSession(tx *bbolt.Tx, id string) (*core.Session, error) {
+	v := tx.Bucket(bucketSessions).Get([]byte(id))
+	if v == nil {
+		return nil, errSessionNotFound()
+	}
+	return decodeSession(v)
+}
+
+// refreshHashes are the hashes under which a session is found.
+func refreshHashes(x *core.Session) []string {
+	hs := make([]string, 0, 1+len(x.RotatedHashes))
+	if x.RefreshHash != "" {
+		hs = append(hs, x.RefreshHash)
+	}
+	for _, h := range x.RotatedHashes {
+		if h != "" {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// putSession writes x and moves its index entries from old (nil when new).
+func putSession(tx *bbolt.Tx, old, x *core.Session) error {
+	v, err := encodeSession(x)
+	if err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketSessions).Put([]byte(x.ID), v); err != nil {
+		return err
+	}
+	byRefresh, byUser := tx.Bucket(bucketSessionsByRefresh), tx.Bucket(bucketSessionsByUser)
+	next := refreshHashes(x)
+	if old != nil {
+		for _, h := range refreshHashes(old) {
+			if !slices.Contains(next, h) {
+				if err := deleteRef(byRefresh, []byte(h), x.ID); err != nil {
+					return err
+				}
+			}
+		}
+		if old.UserID != x.UserID {
+			if err := byUser.Delete(ownerID(old.UserID, x.ID)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, h := range next {
+		if err := byRefresh.Put([]byte(h), []byte(x.ID)); err != nil {
+			return err
+		}
+	}
+	return byUser.Put(ownerID(x.UserID, x.ID), nil)
+}
+
+func deleteSession(tx *bbolt.Tx, id string) error {
+	x, err := findSession(tx, id)
+	if err != nil {
+		return err
+	}
+	byRefresh := tx.Bucket(bucketSessionsByRefresh)
+	for _, h := range refreshHashes(x) {
+		if err := deleteRef(byRefresh, []byte(h), id); err != nil {
+			return err
+		}
+	}
+	if err := tx.Bucket(bucketSessionsByUser).Delete(ownerID(x.UserID, id)); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketSessions).Delete([]byte(id))
+}
