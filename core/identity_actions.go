@@ -1,0 +1,270 @@
+package core
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// ActionInfo is what an action code is about, as the /firebase-action page
+// shows it: for recoverEmail, the address that is (or was) restored.
+type ActionInfo struct {
+	Mode  string `json:"mode"`
+	Email string `json:"email"`
+}
+
+// actionLink is the SPA's email action page for a code.
+func (a *Auth) actionLink(mode, code string) string {
+	q := url.Values{"mode": {mode}, "oobCode": {code}}
+	return strings.TrimRight(a.BaseURL, "/") + "/firebase-action?" + q.Encode()
+}
+
+// newActionCode stores a single-use code for u and returns its link. Only the
+// code's hash is stored; the code itself travels in the email alone.
+func (a *Auth) newActionCode(ctx context.Context, mode string, u *User, email, oldEmail string) (string, error) {
+	ttl := EmailCodeTTL
+	if mode == ModeResetPassword {
+		ttl = ResetCodeTTL
+	}
+	now := a.Clock.Now()
+	code := NewSecret()
+	err := a.ActionCodes.CreateActionCode(ctx, &ActionCode{
+		Hash:      HashSecret(code),
+		Mode:      mode,
+		UserID:    u.ID,
+		Email:     email,
+		OldEmail:  oldEmail,
+		CreatedAt: now,
+		ExpiresAt: now.Add(ttl),
+	})
+	if err != nil {
+		return "", err
+	}
+	return a.actionLink(mode, code), nil
+}
+
+// sendActionEmail makes a code for u and sends its email to email.
+func (a *Auth) sendActionEmail(ctx context.Context, mode string, u *User, email string) error {
+	link, err := a.newActionCode(ctx, mode, u, email, "")
+	if err != nil {
+		return err
+	}
+	d := ActionEmail{To: Address{Name: u.Name, Address: email}, Link: link}
+	var e *Email
+	if mode == ModeResetPassword {
+		e, err = a.Emails.PasswordReset(d)
+	} else {
+		e, err = a.Emails.VerifyEmail(d)
+	}
+	if err != nil {
+		return err
+	}
+	return a.Mailer.Send(ctx, e)
+}
+
+// sendVerification sends the verification email after a sign-up. The
+// account exists either way, so a failure is logged, not returned.
+func (a *Auth) sendVerification(ctx context.Context, u *User) {
+	if err := a.sendActionEmail(ctx, ModeVerifyEmail, u, u.Email); err != nil {
+		a.log().Error("sending the verification email", "uid", u.ID, "err", err)
+	}
+}
+
+// SendEmailVerification sends the identity's user a new verification email.
+func (a *Auth) SendEmailVerification(ctx context.Context, id *Identity) error {
+	u, err := a.User(ctx, id)
+	if err != nil {
+		return err
+	}
+	if u.EmailVerified {
+		return nil
+	}
+	return a.sendActionEmail(ctx, ModeVerifyEmail, u, u.Email)
+}
+
+// RequestPasswordReset emails a password reset link (valid one hour) when an
+// account has the address. The answer is the same whether or not it has.
+func (a *Auth) RequestPasswordReset(ctx context.Context, email string, c Client) error {
+	a.init()
+	email = NormalizeEmail(email)
+	f := map[string]string{}
+	validateEmail(f, "email", email)
+	if err := ValidationError(f); err != nil {
+		return err
+	}
+	now := a.Clock.Now()
+	if err := a.checkAddress(c.Address, now); err != nil {
+		return err
+	}
+	a.addAddressEvent(c.Address, now)
+	key := EmailKey(email)
+	if a.resets.Blocked(key, now) > 0 {
+		return nil
+	}
+	a.resets.Add(key, now)
+	u, err := a.Users.FindUserByEmail(ctx, email)
+	if ErrorCode(err) == EUserNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return a.sendActionEmail(ctx, ModeResetPassword, u, u.Email)
+}
+
+// ConfirmPasswordReset sets a new password with a reset code. The code is
+// used up; every session and personal access token of the account ends.
+func (a *Auth) ConfirmPasswordReset(ctx context.Context, code, password string) error {
+	a.init()
+	if err := CheckPassword("password", password); err != nil {
+		return err
+	}
+	hash := HashSecret(code)
+	if _, err := a.findActionCode(ctx, hash, ModeResetPassword); err != nil {
+		return err
+	}
+	pwHash, err := a.hashPassword(ctx, password)
+	if err != nil {
+		return err
+	}
+	ac, err := a.ActionCodes.UseActionCode(ctx, hash, a.Clock.Now())
+	if err != nil {
+		return err
+	}
+	_, err = a.Users.UpdateUser(ctx, ac.UserID, func(u *User) error {
+		if EmailKey(u.Email) != EmailKey(ac.Email) {
+			return errInvalidActionCode()
+		}
+		setPassword(u, pwHash)
+		// Following the link proved the address.
+		u.EmailVerified = true
+		u.UpdatedAt = a.Clock.Now()
+		return nil
+	})
+	if err != nil {
+		return actionError(err)
+	}
+	return a.endEverySession(ctx, ac.UserID, "")
+}
+
+// setPassword sets the hash and lists the password provider.
+func setPassword(u *User, hash string) {
+	u.PasswordHash = hash
+	if !slices.Contains(u.Providers, ProviderPassword) {
+		u.Providers = append(u.Providers, ProviderPassword)
+	}
+}
+
+// CheckActionCode tells what a code is about without using it.
+func (a *Auth) CheckActionCode(ctx context.Context, code string) (*ActionInfo, error) {
+	ac, err := a.findActionCode(ctx, HashSecret(code), "")
+	if err != nil {
+		return nil, err
+	}
+	return actionInfo(ac), nil
+}
+
+// ApplyActionCode uses a verifyEmail or recoverEmail code. verifyEmail marks
+// the address verified. recoverEmail puts the old address back, ends every
+// session and personal access token (someone else may have changed it) and
+// sends a password reset email to the restored address.
+func (a *Auth) ApplyActionCode(ctx context.Context, code string) (*ActionInfo, error) {
+	a.init()
+	hash := HashSecret(code)
+	ac, err := a.findActionCode(ctx, hash, "")
+	if err != nil {
+		return nil, err
+	}
+	if ac.Mode != ModeVerifyEmail && ac.Mode != ModeRecoverEmail {
+		return nil, errInvalidActionCode()
+	}
+	if ac, err = a.ActionCodes.UseActionCode(ctx, hash, a.Clock.Now()); err != nil {
+		return nil, err
+	}
+	if ac.Mode == ModeVerifyEmail {
+		_, err = a.Users.UpdateUser(ctx, ac.UserID, func(u *User) error {
+			if EmailKey(u.Email) != EmailKey(ac.Email) {
+				return errInvalidActionCode()
+			}
+			u.EmailVerified = true
+			u.UpdatedAt = a.Clock.Now()
+			return nil
+		})
+		if err != nil {
+			return nil, actionError(err)
+		}
+		return actionInfo(ac), nil
+	}
+	u, err := a.Users.UpdateUser(ctx, ac.UserID, func(u *User) error {
+		u.Email = ac.OldEmail
+		u.EmailVerified = true
+		u.UpdatedAt = a.Clock.Now()
+		return nil
+	})
+	if err != nil {
+		return nil, actionError(err)
+	}
+	if err := a.endEverySession(ctx, u.ID, ""); err != nil {
+		return nil, err
+	}
+	if err := a.sendActionEmail(ctx, ModeResetPassword, u, u.Email); err != nil {
+		return nil, err
+	}
+	return actionInfo(ac), nil
+}
+
+// findActionCode finds an unused, unexpired code of mode (any mode when
+// empty).
+func (a *Auth) findActionCode(ctx context.Context, hash, mode string) (*ActionCode, error) {
+	ac, err := a.ActionCodes.FindActionCode(ctx, hash)
+	if err != nil {
+		return nil, actionError(err)
+	}
+	switch {
+	case !ac.UsedAt.IsZero(), mode != "" && ac.Mode != mode:
+		return nil, errInvalidActionCode()
+	case !a.Clock.Now().Before(ac.ExpiresAt):
+		return nil, Errorf(EExpiredActionCode, "This link has expired. Please ask for a new one.")
+	}
+	return ac, nil
+}
+
+func actionInfo(ac *ActionCode) *ActionInfo {
+	if ac.Mode == ModeRecoverEmail {
+		return &ActionInfo{Mode: ac.Mode, Email: ac.OldEmail}
+	}
+	return &ActionInfo{Mode: ac.Mode, Email: ac.Email}
+}
+
+// actionError turns a missing code or user into auth/invalid-action-code.
+func actionError(err error) error {
+	switch ErrorCode(err) {
+	case ENotFound, EUserNotFound:
+		return errInvalidActionCode()
+	}
+	return err
+}
+
+func errInvalidActionCode() error {
+	return Errorf(EInvalidActionCode, "This link is invalid or has already been used.")
+}
+
+// endEverySession ends the user's sessions but except, and revokes every
+// personal access token: after a password change, reset or email recovery,
+// nothing that may have been handed to someone else still works.
+func (a *Auth) endEverySession(ctx context.Context, userID, except string) error {
+	if err := a.Sessions.DeleteUserSessions(ctx, userID, except); err != nil {
+		return err
+	}
+	ts, err := a.AccessTokens.ListAccessTokens(ctx, userID)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if err := a.deleteAccessToken(ctx, t.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
