@@ -1,0 +1,451 @@
+package mailer_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/mailer/smtptest"
+)
+
+var sender = core.Address{Name: "Sendlater", Address: "noreply@sendlater.example"}
+
+// MustSMTP returns a transport to srv in plain text; edit changes the config.
+func MustSMTP(tb testing.TB, srv *smtptest.Server, edit ...func(*mailer.SMTPConfig)) *mailer.SMTP {
+	tb.Helper()
+	cfg := mailer.SMTPConfig{
+		Host: srv.Host(), Port: srv.Port(), TLS: mailer.TLSNone, From: sender,
+		Timeout: 5 * time.Second, Helo: "test.local",
+	}
+	for _, e := range edit {
+		e(&cfg)
+	}
+	m, err := mailer.NewSMTP(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = m.Close() })
+	return m
+}
+
+func sampleEmail() *core.Email {
+	return &core.Email{
+		To:      []core.Address{{Name: "Ann Reader", Address: "ann@example.com"}},
+		ReplyTo: &core.Address{Name: "Bob Author", Address: "bob@example.com"},
+		Subject: "A message from Bob Author",
+		Text:    "Dear Ann,\n\nline one\nline two\n",
+		HTML:    "<p>Dear Ann,</p><p>line one<br>line two</p>",
+		Headers: map[string]string{
+			"List-Unsubscribe":      "<https://sendlater.example/refuse/abc>",
+			"List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+		},
+	}
+}
+
+// MustParse takes the only message srv received apart.
+func MustReceiveOne(tb testing.TB, srv *smtptest.Server) (smtptest.Message, *smtptest.Parsed) {
+	tb.Helper()
+	msgs, err := srv.WaitFor(1, 5*time.Second)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(msgs) != 1 {
+		tb.Fatalf("received %d messages, want 1", len(msgs))
+	}
+	p, err := msgs[0].Parse()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return msgs[0], p
+}
+
+func TestSMTPSend(t *testing.T) {
+	srv := smtptest.Start(t)
+	m := MustSMTP(t, srv)
+	e := sampleEmail()
+	if err := m.Send(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(e.MessageID, "@sendlater.example") || strings.ContainsAny(e.MessageID, "<>") {
+		t.Errorf("generated MessageID = %q, want random@sendlater.example", e.MessageID)
+	}
+	if e.Date.IsZero() {
+		t.Error("Date was not filled in")
+	}
+
+	got, p := MustReceiveOne(t, srv)
+	if got.From != sender.Address || len(got.To) != 1 || got.To[0] != "ann@example.com" {
+		t.Errorf("envelope = %q -> %q", got.From, got.To)
+	}
+	want := map[string]string{
+		"Message-Id":            "<" + e.MessageID + ">",
+		"From":                  `"Sendlater" <noreply@sendlater.example>`,
+		"To":                    `"Ann Reader" <ann@example.com>`,
+		"Reply-To":              `"Bob Author" <bob@example.com>`,
+		"List-Unsubscribe":      "<https://sendlater.example/refuse/abc>",
+		"List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+	}
+	for k, v := range want {
+		if g := p.Header.Get(k); g != v {
+			t.Errorf("%s = %q, want %q", k, g, v)
+		}
+	}
+	if p.Subject != e.Subject {
+		t.Errorf("Subject = %q, want %q", p.Subject, e.Subject)
+	}
+	if d, err := p.Header.Date(); err != nil || !d.Equal(e.Date.Truncate(time.Second)) {
+		t.Errorf("Date = %v (%v), want %v", d, err, e.Date)
+	}
+	if !strings.HasPrefix(p.Header.Get("Content-Type"), "multipart/alternative") {
+		t.Errorf("Content-Type = %q", p.Header.Get("Content-Type"))
+	}
+	if normalize(p.Text) != e.Text || normalize(p.HTML) != e.HTML {
+		t.Errorf("bodies = %q / %q", p.Text, p.HTML)
+	}
+}
+
+// normalize undoes the CRLF line ends of the wire.
+func normalize(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+func TestSMTPSendKeepsCallerMessageIDAndDate(t *testing.T) {
+	srv := smtptest.Start(t)
+	m := MustSMTP(t, srv)
+	date := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
+	for _, id := range []string{"delivery-42@sendlater.example", "<delivery-42@sendlater.example>"} {
+		srv.Reset()
+		e := sampleEmail()
+		e.MessageID, e.Date = id, date
+		if err := m.Send(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+		_, p := MustReceiveOne(t, srv)
+		if g := p.Header.Get("Message-Id"); g != "<delivery-42@sendlater.example>" {
+			t.Errorf("Message-ID for %q = %q", id, g)
+		}
+		if e.MessageID != "delivery-42@sendlater.example" {
+			t.Errorf("Email.MessageID = %q", e.MessageID)
+		}
+		if d, _ := p.Header.Date(); !d.Equal(date) {
+			t.Errorf("Date = %v, want %v", d, date)
+		}
+	}
+}
+
+func TestSMTPHeaderInjection(t *testing.T) {
+	srv := smtptest.Start(t)
+	m := MustSMTP(t, srv)
+	e := sampleEmail()
+	e.Subject = "Hello\r\nBcc: evil@example.net"
+	e.To[0].Name = "Ann\nBcc: evil@example.net"
+	e.Headers["List-Unsubscribe"] = "<https://x.example/r>\r\nBcc: evil@example.net"
+	if err := m.Send(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	got, p := MustReceiveOne(t, srv)
+	if len(got.To) != 1 || p.Header.Get("Bcc") != "" || strings.Contains(string(got.Data), "\r\nBcc:") {
+		t.Fatalf("injected header arrived: rcpts %q\n%s", got.To, got.Data)
+	}
+
+	e = sampleEmail()
+	e.Headers["Bcc"] = "evil@example.net"
+	err := m.Send(context.Background(), e)
+	var temp *core.TemporaryError
+	if err == nil || errors.As(err, &temp) {
+		t.Fatalf("reserved header: err = %v, want a permanent error", err)
+	}
+}
+
+func TestSMTPTLSAndAuth(t *testing.T) {
+	serverTLS, clientTLS := selfSignedTLS(t)
+	for _, tc := range []struct {
+		mode string
+		opt  smtptest.Option
+	}{
+		{mailer.TLSStartTLS, smtptest.WithStartTLS(serverTLS)},
+		{mailer.TLSImplicit, smtptest.WithImplicitTLS(serverTLS)},
+		{mailer.TLSNone, nil},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			opts := []smtptest.Option{smtptest.WithAuth("mailer", "s3cret-pw")}
+			if tc.opt != nil {
+				opts = append(opts, tc.opt)
+			}
+			srv := smtptest.Start(t, opts...)
+			m := MustSMTP(t, srv, func(c *mailer.SMTPConfig) {
+				c.TLS, c.Username, c.Password = tc.mode, "mailer", "s3cret-pw"
+				if tc.mode != mailer.TLSNone {
+					c.TLSConfig = clientTLS
+				}
+			})
+			if err := m.Send(context.Background(), sampleEmail()); err != nil {
+				t.Fatal(err)
+			}
+			MustReceiveOne(t, srv)
+
+			bad := MustSMTP(t, srv, func(c *mailer.SMTPConfig) {
+				c.TLS, c.Username, c.Password = tc.mode, "mailer", "wrong-pw-value"
+				c.TLSConfig = clientTLS
+			})
+			err := bad.Send(context.Background(), sampleEmail())
+			if err == nil {
+				t.Fatal("send with a wrong password succeeded")
+			}
+			if strings.Contains(err.Error(), "wrong-pw-value") {
+				t.Errorf("error leaks the password: %v", err)
+			}
+			var temp *core.TemporaryError
+			if !errors.As(err, &temp) {
+				t.Errorf("failed AUTH = %v, want temporary (transport problem, not the email's)", err)
+			}
+		})
+	}
+}
+
+func TestSMTPStartTLSRequiresTrustedCert(t *testing.T) {
+	serverTLS, _ := selfSignedTLS(t)
+	srv := smtptest.Start(t, smtptest.WithStartTLS(serverTLS))
+	m := MustSMTP(t, srv, func(c *mailer.SMTPConfig) { c.TLS = mailer.TLSStartTLS })
+	if err := m.Send(context.Background(), sampleEmail()); err == nil {
+		t.Fatal("send to an untrusted certificate succeeded")
+	}
+	if n := len(srv.Messages()); n != 0 {
+		t.Fatalf("server received %d messages", n)
+	}
+}
+
+func TestSMTPConcurrentSends(t *testing.T) {
+	srv := smtptest.Start(t)
+	m := MustSMTP(t, srv, func(c *mailer.SMTPConfig) { c.PoolSize = 3 })
+	const n = 150
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			e := sampleEmail()
+			e.To = []core.Address{{Address: fmt.Sprintf("r%d@example.com", i)}}
+			e.Text = fmt.Sprintf("body %d\n%s", i, strings.Repeat("x", 5000))
+			e.MessageID = fmt.Sprintf("m%d@sendlater.example", i)
+			errs <- m.Send(context.Background(), e)
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, err := srv.WaitFor(n, 5*time.Second)
+	if err != nil || len(msgs) != n {
+		t.Fatalf("received %d messages (%v), want %d", len(msgs), err, n)
+	}
+	seen := map[string]bool{}
+	for _, msg := range msgs {
+		p, err := msg.Parse()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var i int
+		if _, err := fmt.Sscanf(p.Header.Get("Message-Id"), "<m%d@sendlater.example>", &i); err != nil {
+			t.Fatalf("Message-ID %q: %v", p.Header.Get("Message-Id"), err)
+		}
+		if msg.To[0] != fmt.Sprintf("r%d@example.com", i) || normalize(p.Text) != fmt.Sprintf("body %d\n%s", i, strings.Repeat("x", 5000)) {
+			t.Fatalf("message %d arrived mixed up or incomplete: to %q", i, msg.To)
+		}
+		seen[msg.To[0]] = true
+	}
+	if len(seen) != n {
+		t.Fatalf("%d distinct recipients, want %d", len(seen), n)
+	}
+}
+
+func TestSMTPFailures(t *testing.T) {
+	srv := smtptest.Start(t)
+	m := MustSMTP(t, srv)
+	for _, tc := range []struct {
+		name      string
+		fail      func()
+		temporary bool
+	}{
+		{"451 at RCPT", func() { srv.FailNext(1, 451, "try again later") }, true},
+		{"550 at RCPT", func() { srv.FailNext(1, 550, "no such user") }, false},
+		{"452 at DATA", func() { srv.FailNextData(1, 452, "mailbox full") }, true},
+		{"554 at DATA", func() { srv.FailNextData(1, 554, "content rejected") }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv.Reset()
+			tc.fail()
+			err := m.Send(context.Background(), sampleEmail())
+			if err == nil {
+				t.Fatal("send succeeded")
+			}
+			var temp *core.TemporaryError
+			if errors.As(err, &temp) != tc.temporary {
+				t.Fatalf("err = %v (%T), temporary = %v", err, err, !tc.temporary)
+			}
+			// The pool recovers: the next send goes through.
+			if err := m.Send(context.Background(), sampleEmail()); err != nil {
+				t.Fatalf("send after the failure: %v", err)
+			}
+			MustReceiveOne(t, srv)
+		})
+	}
+}
+
+func TestSMTPServerDownIsTemporary(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	_ = ln.Close()
+	m, err := mailer.NewSMTP(mailer.SMTPConfig{Host: "127.0.0.1", Port: port, TLS: mailer.TLSNone, From: sender, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = m.Send(context.Background(), sampleEmail())
+	var temp *core.TemporaryError
+	if !errors.As(err, &temp) {
+		t.Fatalf("err = %v, want temporary", err)
+	}
+}
+
+func TestSMTPServerGoneAfterUse(t *testing.T) {
+	srv := smtptest.Start(t)
+	m := MustSMTP(t, srv)
+	if err := m.Send(context.Background(), sampleEmail()); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close() // the pooled connection dies with it
+	err := m.Send(context.Background(), sampleEmail())
+	var temp *core.TemporaryError
+	if !errors.As(err, &temp) {
+		t.Fatalf("err = %v, want temporary", err)
+	}
+}
+
+func TestSMTPTimeoutIsTemporary(t *testing.T) {
+	srv := smtptest.Start(t)
+	srv.SetDelay(2 * time.Second)
+	m := MustSMTP(t, srv, func(c *mailer.SMTPConfig) { c.Timeout = 200 * time.Millisecond })
+	start := time.Now()
+	err := m.Send(context.Background(), sampleEmail())
+	var temp *core.TemporaryError
+	if !errors.As(err, &temp) {
+		t.Fatalf("err = %v, want temporary", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("send took %v with a 200ms timeout", d)
+	}
+}
+
+func TestSMTPClosed(t *testing.T) {
+	srv := smtptest.Start(t)
+	m := MustSMTP(t, srv)
+	if err := m.Send(context.Background(), sampleEmail()); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := m.Send(context.Background(), sampleEmail())
+	var temp *core.TemporaryError
+	if !errors.As(err, &temp) {
+		t.Fatalf("send after Close: err = %v, want temporary", err)
+	}
+}
+
+func TestNewSMTPRejectsBadConfig(t *testing.T) {
+	for name, cfg := range map[string]mailer.SMTPConfig{
+		"no host": {Port: 25, From: sender},
+		"no port": {Host: "localhost", From: sender},
+		"no from": {Host: "localhost", Port: 25},
+		"bad tls": {Host: "localhost", Port: 25, From: sender, TLS: "ssl3"},
+	} {
+		if _, err := mailer.NewSMTP(cfg); err == nil {
+			t.Errorf("%s: NewSMTP succeeded", name)
+		}
+	}
+}
+
+// BenchmarkSMTPSend measures throughput through the pool into the local
+// test server. Run: go test -run '^$' -bench SMTPSend ./mailer/
+func BenchmarkSMTPSend(b *testing.B) {
+	srv := smtptest.Start(b)
+	m := MustSMTP(b, srv, func(c *mailer.SMTPConfig) { c.PoolSize = 8 })
+	var sent atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := m.Send(context.Background(), sampleEmail()); err != nil {
+				b.Error(err)
+				return
+			}
+			sent.Add(1)
+		}
+	})
+	b.ReportMetric(float64(sent.Load())/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// selfSignedTLS returns a server config with a fresh certificate for
+// 127.0.0.1 and a client config that trusts exactly that certificate.
+func selfSignedTLS(tb testing.TB) (server, client *tls.Config) {
+	tb.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "smtptest"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		DNSNames:     []string{"localhost"},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}}, MinVersion: tls.VersionTLS12}
+	client = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return server, client
+}
+
+func TestSMTPReconnectsWhenPooledConnectionDropped(t *testing.T) {
+	srv := smtptest.Start(t)
+	m := MustSMTP(t, srv)
+	if err := m.Send(context.Background(), sampleEmail()); err != nil {
+		t.Fatal(err)
+	}
+	srv.DropConnections()
+	if err := m.Send(context.Background(), sampleEmail()); err != nil {
+		t.Fatalf("send after the server dropped the pooled connection: %v", err)
+	}
+	if _, err := srv.WaitFor(2, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,218 @@
+package mailer
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"strings"
+	texttemplate "text/template"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+//go:embed templates
+var templateFiles embed.FS
+
+// The email kinds; each has templates/<kind>.html (defining "content", maybe
+// "footer") and templates/<kind>.txt (defining "subject", "content", maybe
+// "footer"), rendered inside the shared layouts.
+const (
+	kindVerifyEmail    = "verify_email"
+	kindPasswordReset  = "password_reset"
+	kindEmailChanged   = "email_changed"
+	kindReminder       = "reminder"
+	kindDelivery       = "delivery"
+	kindDeliveryFailed = "delivery_failed"
+	kindContact        = "contact"
+)
+
+var kinds = []string{
+	kindVerifyEmail, kindPasswordReset, kindEmailChanged, kindReminder,
+	kindDelivery, kindDeliveryFailed, kindContact,
+}
+
+// dateLayout shows a time the way an author reads it, in their zone:
+// "Monday, 2 March 2026 at 14:00 CET".
+const dateLayout = "Monday, 2 January 2006 at 15:04 MST"
+
+// Templates composes every email of the product from the embedded templates.
+// It implements core.Emails and is safe for concurrent use.
+type Templates struct {
+	app     string
+	baseURL string
+	html    map[string]*htmltemplate.Template
+	text    map[string]*texttemplate.Template
+}
+
+var _ core.Emails = (*Templates)(nil)
+
+// templateData is what every template sees: the app name, its base URL and
+// the kind's data as D.
+type templateData struct {
+	App     string
+	BaseURL string
+	D       any
+}
+
+type button struct{ URL, Label string }
+
+// NewTemplates parses the embedded templates once. appName is shown in
+// headers, subjects and footers; baseURL links the footer to the site.
+func NewTemplates(appName, baseURL string) (*Templates, error) {
+	funcs := map[string]any{
+		"when": formatWhen,
+		"name": displayName,
+		"addr": formatAddress,
+	}
+	htmlFuncs := htmltemplate.FuncMap{
+		"lines":  htmlLines,
+		"button": func(url, label string) button { return button{url, label} },
+	}
+	for k, f := range funcs {
+		htmlFuncs[k] = f
+	}
+	htmlLayout, err := htmltemplate.New("").Funcs(htmlFuncs).ParseFS(templateFiles, "templates/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("mailer: parse HTML layout: %w", err)
+	}
+	textLayout, err := texttemplate.New("").Funcs(funcs).ParseFS(templateFiles, "templates/layout.txt")
+	if err != nil {
+		return nil, fmt.Errorf("mailer: parse text layout: %w", err)
+	}
+	t := &Templates{
+		app:     appName,
+		baseURL: strings.TrimRight(baseURL, "/"),
+		html:    make(map[string]*htmltemplate.Template, len(kinds)),
+		text:    make(map[string]*texttemplate.Template, len(kinds)),
+	}
+	for _, kind := range kinds {
+		h, err := htmltemplate.Must(htmlLayout.Clone()).ParseFS(templateFiles, "templates/"+kind+".html")
+		if err != nil {
+			return nil, fmt.Errorf("mailer: parse %s.html: %w", kind, err)
+		}
+		x, err := texttemplate.Must(textLayout.Clone()).ParseFS(templateFiles, "templates/"+kind+".txt")
+		if err != nil {
+			return nil, fmt.Errorf("mailer: parse %s.txt: %w", kind, err)
+		}
+		if h.Lookup("content") == nil || x.Lookup("content") == nil || x.Lookup("subject") == nil {
+			return nil, fmt.Errorf("mailer: templates of %s must define content and subject", kind)
+		}
+		t.html[kind], t.text[kind] = h, x
+	}
+	return t, nil
+}
+
+// render executes the subject, text and HTML templates of kind into a new
+// Email to one recipient.
+func (t *Templates) render(kind string, to core.Address, d any) (*core.Email, error) {
+	data := templateData{App: t.app, BaseURL: t.baseURL, D: d}
+	var subject, text, html bytes.Buffer
+	if err := t.text[kind].ExecuteTemplate(&subject, "subject", data); err != nil {
+		return nil, fmt.Errorf("mailer: render %s subject: %w", kind, err)
+	}
+	if err := t.text[kind].ExecuteTemplate(&text, "layout", data); err != nil {
+		return nil, fmt.Errorf("mailer: render %s text: %w", kind, err)
+	}
+	if err := t.html[kind].ExecuteTemplate(&html, "layout", data); err != nil {
+		return nil, fmt.Errorf("mailer: render %s HTML: %w", kind, err)
+	}
+	return &core.Email{
+		To:      []core.Address{to},
+		Subject: oneLine(strings.TrimSpace(subject.String())),
+		Text:    text.String(),
+		HTML:    html.String(),
+	}, nil
+}
+
+// VerifyEmail asks a new user to confirm their address.
+func (t *Templates) VerifyEmail(d core.ActionEmail) (*core.Email, error) {
+	return t.render(kindVerifyEmail, d.To, d)
+}
+
+// PasswordReset sends a link to choose a new password, valid for one hour.
+func (t *Templates) PasswordReset(d core.ActionEmail) (*core.Email, error) {
+	return t.render(kindPasswordReset, d.To, d)
+}
+
+// EmailChanged tells the old address about an email change, with a link
+// that undoes it.
+func (t *Templates) EmailChanged(d core.EmailChangedEmail) (*core.Email, error) {
+	return t.render(kindEmailChanged, d.To, d)
+}
+
+// Reminder tells the author when a message will be delivered and how to
+// postpone it.
+func (t *Templates) Reminder(d core.ReminderEmail) (*core.Email, error) {
+	return t.render(kindReminder, d.To, d)
+}
+
+// Delivery is the message itself, to its recipient. Replies go to the author;
+// the Message-ID and Date of d pass through so every retry sends the same
+// email; the headers offer RFC 8058 one-click refusal.
+func (t *Templates) Delivery(d core.DeliveryEmail) (*core.Email, error) {
+	e, err := t.render(kindDelivery, d.To, d)
+	if err != nil {
+		return nil, err
+	}
+	author := d.Author
+	e.ReplyTo = &author
+	e.MessageID = d.MessageID
+	e.Date = d.Date
+	if d.UnsubscribeLink != "" {
+		e.Headers = map[string]string{
+			"List-Unsubscribe":      "<" + d.UnsubscribeLink + ">",
+			"List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+		}
+	}
+	return e, nil
+}
+
+// DeliveryFailed tells the author that a message could not be delivered.
+func (t *Templates) DeliveryFailed(d core.DeliveryFailedEmail) (*core.Email, error) {
+	return t.render(kindDeliveryFailed, d.To, d)
+}
+
+// Contact forwards a contact form submission to the operator; replies go to
+// the submitter.
+func (t *Templates) Contact(d core.ContactEmail) (*core.Email, error) {
+	e, err := t.render(kindContact, d.To, d)
+	if err != nil {
+		return nil, err
+	}
+	e.ReplyTo = &core.Address{Name: d.Name, Address: d.Email}
+	return e, nil
+}
+
+func formatWhen(t time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format(dateLayout)
+}
+
+func displayName(a core.Address) string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.Address
+}
+
+func formatAddress(a core.Address) string {
+	if a.Name == "" {
+		return a.Address
+	}
+	return a.Name + " <" + a.Address + ">"
+}
+
+// htmlLines escapes s and keeps its line breaks as <br>, which every mail
+// client honours (white-space:pre-wrap is not).
+func htmlLines(s string) htmltemplate.HTML {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = htmltemplate.HTMLEscapeString(l)
+	}
+	return htmltemplate.HTML(strings.Join(lines, "<br>"))
+}
