@@ -57,7 +57,7 @@ func sampleEmail() *core.Email {
 	}
 }
 
-// MustParse takes the only message srv received apart.
+// MustReceiveOne waits for the only message srv receives and takes it apart.
 func MustReceiveOne(tb testing.TB, srv *smtptest.Server) (smtptest.Message, *smtptest.Parsed) {
 	tb.Helper()
 	msgs, err := srv.WaitFor(1, 5*time.Second)
