@@ -16,7 +16,7 @@ type Envelope<T> =
   | { status: "success"; data: T }
   | { status: "error"; code: string; message: string; fields?: Record<string, string> };
 
-export type RequestOptions = {
+type RequestOptions = {
   method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   body?: unknown;
 };
