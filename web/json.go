@@ -56,10 +56,11 @@ type messageJSON struct {
 	ReminderSentAt *int64             `json:"reminderSentAt,omitempty"`
 	DeliveredAt    *int64             `json:"deliveredAt,omitempty"`
 
-	*messageAdminJSON
+	*AdminMessageFields
 }
 
-type messageAdminJSON struct {
+// AdminMessageFields are the delivery details only the admin socket shows.
+type AdminMessageFields struct {
 	UpdatedAt     int64              `json:"updatedAt"`
 	State         core.MessageStatus `json:"state"` // the stored status, paused or not
 	Attempts      int                `json:"attempts"`
@@ -82,7 +83,7 @@ func newMessageJSON(m *core.Message) *messageJSON {
 
 func newAdminMessageJSON(m *core.Message) *messageJSON {
 	j := newMessageJSON(m)
-	j.messageAdminJSON = &messageAdminJSON{
+	j.AdminMessageFields = &AdminMessageFields{
 		UpdatedAt: millis(m.UpdatedAt), State: m.Status, Attempts: m.Attempts, LastError: m.LastError,
 		NextAttemptAt: optMillis(m.NextAttemptAt), LeaseUntil: optMillis(m.LeaseUntil),
 		DueAt: optMillis(m.DueAt), RemindAt: optMillis(m.RemindAt),
@@ -97,7 +98,7 @@ func (j *messageJSON) message() *core.Message {
 		WebhookURL: j.WebhookURL, CreatedAt: fromMillis(j.CreatedAt), Status: j.Status,
 		ReminderSentAt: fromOptMillis(j.ReminderSentAt), DeliveredAt: fromOptMillis(j.DeliveredAt),
 	}
-	if a := j.messageAdminJSON; a != nil {
+	if a := j.AdminMessageFields; a != nil {
 		m.UpdatedAt, m.Status, m.Attempts, m.LastError = fromMillis(a.UpdatedAt), a.State, a.Attempts, a.LastError
 		m.NextAttemptAt, m.LeaseUntil = fromOptMillis(a.NextAttemptAt), fromOptMillis(a.LeaseUntil)
 		m.DueAt, m.RemindAt = fromOptMillis(a.DueAt), fromOptMillis(a.RemindAt)

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/mail"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/viper"
+)
+
+// Config is the effective configuration: defaults, then the config file, then
+// SENDLATER_* environment variables, then flags.
+type Config struct {
+	Addr              string `mapstructure:"addr"`
+	DataDir           string `mapstructure:"data_dir"`
+	BaseURL           string `mapstructure:"base_url"`
+	AppName           string `mapstructure:"app_name"`
+	EncryptionKey     string `mapstructure:"encryption_key" secret:"true"`
+	EncryptionKeyFile string `mapstructure:"encryption_key_file"`
+	Log               struct {
+		Level  string `mapstructure:"level"`
+		Format string `mapstructure:"format"`
+	} `mapstructure:"log"`
+	Mail struct {
+		From string `mapstructure:"from"`
+		SMTP struct {
+			Host         string        `mapstructure:"host"`
+			Port         int           `mapstructure:"port"`
+			Username     string        `mapstructure:"username"`
+			Password     string        `mapstructure:"password" secret:"true"`
+			PasswordFile string        `mapstructure:"password_file"`
+			TLS          string        `mapstructure:"tls"`
+			Timeout      time.Duration `mapstructure:"timeout"`
+			PoolSize     int           `mapstructure:"pool_size"`
+		} `mapstructure:"smtp"`
+	} `mapstructure:"mail"`
+	Contact struct {
+		To string `mapstructure:"to"`
+	} `mapstructure:"contact"`
+}
+
+// defaults lists every key with its default value; keys must be known to
+// viper for SENDLATER_* variables to reach them.
+var defaults = map[string]any{
+	"addr":                    ":8080",
+	"data_dir":                "./data",
+	"base_url":                "http://localhost:8080",
+	"app_name":                "Sendlater",
+	"encryption_key":          "",
+	"encryption_key_file":     "",
+	"log.level":               "info",
+	"log.format":              "text",
+	"mail.from":               "Sendlater <no-reply@localhost>",
+	"mail.smtp.host":          "",
+	"mail.smtp.port":          587,
+	"mail.smtp.username":      "",
+	"mail.smtp.password":      "",
+	"mail.smtp.password_file": "",
+	"mail.smtp.tls":           "starttls",
+	"mail.smtp.timeout":       "30s",
+	"mail.smtp.pool_size":     4,
+	"contact.to":              "",
+}
+
+// newViper returns a viper with the defaults and the environment bound.
+func newViper() *viper.Viper {
+	v := viper.New()
+	for k, val := range defaults {
+		v.SetDefault(k, val)
+	}
+	v.SetEnvPrefix("SENDLATER")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	return v
+}
+
+// loadConfig reads the config file (the --config path, else ./config.yaml when
+// present), resolves *_file secrets and validates the result.
+func loadConfig(v *viper.Viper, file string) (*Config, error) {
+	if file == "" {
+		if _, err := os.Stat("config.yaml"); err == nil {
+			file = "config.yaml"
+		}
+	}
+	if file != "" {
+		v.SetConfigFile(file)
+		if err := v.ReadInConfig(); err != nil {
+			return nil, fmt.Errorf("config file %s: %w", file, err)
+		}
+	}
+	var c Config
+	if err := v.Unmarshal(&c); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := readSecretFile(&c.Mail.SMTP.Password, c.Mail.SMTP.PasswordFile, "mail.smtp.password_file"); err != nil {
+		return nil, err
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// readSecretFile sets *dst from file when file is given.
+func readSecretFile(dst *string, file, key string) error {
+	if file == "" {
+		return nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("config: %s: %w", key, err)
+	}
+	*dst = strings.TrimSpace(string(b))
+	return nil
+}
+
+func (c *Config) validate() error {
+	bad := func(key, rule string, got any) error {
+		return fmt.Errorf("config: %s %s (got %q)", key, rule, fmt.Sprint(got))
+	}
+	if _, port, err := net.SplitHostPort(c.Addr); err != nil || !validPort(port, true) {
+		return bad("addr", "must be host:port, e.g. :8080 or 127.0.0.1:8080", c.Addr)
+	}
+	if c.DataDir == "" {
+		return bad("data_dir", "must not be empty", c.DataDir)
+	}
+	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		return bad("base_url", "must be an absolute http(s) URL without a path, e.g. https://sendlater.example", c.BaseURL)
+	}
+	c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+	if c.AppName == "" {
+		return bad("app_name", "must not be empty", c.AppName)
+	}
+	if _, err := mail.ParseAddress(c.Mail.From); err != nil {
+		return bad("mail.from", "must be an email address, e.g. Sendlater <no-reply@example.com>", c.Mail.From)
+	}
+	if c.Contact.To != "" {
+		if _, err := mail.ParseAddress(c.Contact.To); err != nil {
+			return bad("contact.to", "must be an email address", c.Contact.To)
+		}
+	}
+	if !slices.Contains([]string{"none", "starttls", "tls"}, c.Mail.SMTP.TLS) {
+		return bad("mail.smtp.tls", "must be one of none, starttls, tls", c.Mail.SMTP.TLS)
+	}
+	if c.Mail.SMTP.Port < 1 || c.Mail.SMTP.Port > 65535 {
+		return bad("mail.smtp.port", "must be between 1 and 65535", c.Mail.SMTP.Port)
+	}
+	if c.Mail.SMTP.Timeout <= 0 {
+		return bad("mail.smtp.timeout", "must be a positive duration, e.g. 30s", c.Mail.SMTP.Timeout)
+	}
+	if c.Mail.SMTP.PoolSize < 1 || c.Mail.SMTP.PoolSize > 64 {
+		return bad("mail.smtp.pool_size", "must be between 1 and 64", c.Mail.SMTP.PoolSize)
+	}
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
+		return bad("log.level", "must be one of debug, info, warn, error", c.Log.Level)
+	}
+	if !slices.Contains([]string{"text", "json"}, c.Log.Format) {
+		return bad("log.format", "must be text or json", c.Log.Format)
+	}
+	return nil
+}
+
+func validPort(s string, zeroOK bool) bool {
+	p, err := strconv.Atoi(s)
+	return err == nil && p <= 65535 && (p > 0 || (zeroOK && p == 0))
+}
+
+// storePath, socketPath, keyPath and outboxDir are the files in the data dir.
+func (c *Config) storePath() string  { return filepath.Join(c.DataDir, "sendlater.db") }
+func (c *Config) socketPath() string { return filepath.Join(c.DataDir, "sendlater.sock") }
+func (c *Config) keyPath() string    { return filepath.Join(c.DataDir, "sendlater.key") }
+func (c *Config) outboxDir() string  { return filepath.Join(c.DataDir, "outbox") }
+
+// masked returns the config as key -> value with secrets masked, for
+// `sendlater config`.
+func (c *Config) masked() [][2]string {
+	var out [][2]string
+	var walk func(prefix string, v reflect.Value)
+	walk = func(prefix string, v reflect.Value) {
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			key := prefix + f.Tag.Get("mapstructure")
+			if f.Type.Kind() == reflect.Struct {
+				walk(key+".", v.Field(i))
+				continue
+			}
+			val := fmt.Sprint(v.Field(i).Interface())
+			if f.Tag.Get("secret") == "true" && val != "" {
+				val = "********"
+			}
+			out = append(out, [2]string{key, val})
+		}
+	}
+	walk("", reflect.ValueOf(*c))
+	return out
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+)
+
+// app is what every subcommand shares: the flags, the config and the logger.
+type app struct {
+	v          *viper.Viper
+	configFile string
+	verbose    bool
+	cfg        *Config
+	log        *slog.Logger
+	stdout     io.Writer
+	stderr     io.Writer
+}
+
+func newRootCmd() *cobra.Command {
+	a := &app{v: newViper(), stdout: os.Stdout, stderr: os.Stderr}
+	root := &cobra.Command{
+		Use:           "sendlater",
+		Short:         "Send important messages when the time is right.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return a.load()
+		},
+	}
+	root.PersistentFlags().StringVar(&a.configFile, "config", "", "config file (default ./config.yaml when present)")
+	root.PersistentFlags().String("data-dir", "", "data directory (config data_dir, default ./data)")
+	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "say more about what the command does")
+	a.v.BindPFlag("data_dir", root.PersistentFlags().Lookup("data-dir"))
+
+	root.AddCommand(
+		newVersionCmd(a),
+		newConfigCmd(a),
+		newServeCmd(a),
+		newUsersCmd(a),
+		newMessagesCmd(a),
+		newBackupCmd(a),
+	)
+	return root
+}
+
+// load reads and validates the config and sets up logging.
+func (a *app) load() error {
+	cfg, err := loadConfig(a.v, a.configFile)
+	if err != nil {
+		return err
+	}
+	a.cfg = cfg
+	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[cfg.Log.Level]
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Log.Format == "json" {
+		a.log = slog.New(slog.NewJSONHandler(a.stderr, opts))
+	} else {
+		a.log = slog.New(slog.NewTextHandler(a.stderr, opts))
+	}
+	slog.SetDefault(a.log)
+	return nil
+}
+
+// sayf prints to stderr when --verbose is given.
+func (a *app) sayf(format string, args ...any) {
+	if a.verbose {
+		fmt.Fprintf(a.stderr, format+"\n", args...)
+	}
+}

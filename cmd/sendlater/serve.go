@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/web"
+	"github.com/sendlater/sendlater/web/ui"
+)
+
+func newServeCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the web app, the JSON API and the admin socket",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return a.serve(ctx)
+		},
+	}
+	cmd.Flags().String("addr", "", "address to listen on (config addr, default :8080)")
+	a.v.BindPFlag("addr", cmd.Flags().Lookup("addr"))
+	return cmd
+}
+
+// serve runs until ctx ends, then lets in-flight requests finish and closes
+// the store cleanly.
+func (a *app) serve(ctx context.Context) error {
+	db, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	clock := core.SystemClock{}
+	prices := core.PriceMap{}
+	srv := &web.Server{
+		Logger:  a.log,
+		BaseURL: a.cfg.BaseURL,
+		UI:      ui.FS(),
+		Clock:   clock,
+		Prices:  prices,
+		Users:   db,
+		Messages: &core.MessageService{
+			Messages: db, Users: db, Prices: prices, Clock: clock,
+		},
+		Health: func(ctx context.Context) error { return db.Check() },
+	}
+	admin := &web.AdminServer{
+		Admin:  &core.AdminService{Users: db, Messages: db, Backuper: db, Prices: prices, Clock: clock},
+		Logger: a.log,
+	}
+	if err := admin.Open(a.cfg.socketPath()); err != nil {
+		return fmt.Errorf("admin socket: %w", err)
+	}
+	if err := srv.Open(a.cfg.Addr); err != nil {
+		admin.Close(context.Background())
+		return fmt.Errorf("addr %s: %w", a.cfg.Addr, err)
+	}
+	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.storePath(), "admin_socket", a.cfg.socketPath())
+
+	<-ctx.Done()
+	a.log.Info("shutting down: finishing in-flight requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = srv.Close(shutdownCtx)
+	if aerr := admin.Close(shutdownCtx); err == nil {
+		err = aerr
+	}
+	return err
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"net/mail"
+	"os"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/web"
+)
+
+// encryptionKey returns the key from config, else from the key file (created
+// on first start with mode 0600).
+func (a *app) encryptionKey() ([]byte, error) {
+	if a.cfg.EncryptionKey != "" {
+		key, err := bolt.ParseKey(a.cfg.EncryptionKey)
+		if err != nil {
+			return nil, fmt.Errorf("config: encryption_key: %s", describe(err))
+		}
+		return key, nil
+	}
+	file := a.cfg.EncryptionKeyFile
+	if file == "" {
+		file = a.cfg.keyPath()
+	}
+	key, err := bolt.LoadOrCreateKey(file)
+	if err != nil {
+		return nil, fmt.Errorf("config: encryption_key_file: %s", describe(err))
+	}
+	return key, nil
+}
+
+// openStore opens the bbolt file in the data directory.
+func (a *app) openStore() (*bolt.DB, error) {
+	if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data_dir: %w", err)
+	}
+	key, err := a.encryptionKey()
+	if err != nil {
+		return nil, err
+	}
+	return bolt.Open(a.cfg.storePath(), bolt.Options{Key: key})
+}
+
+// adminService returns the operator's view of the store: through the running
+// server's admin socket when one answers, else over the store opened
+// directly. The returned func releases what was opened.
+func (a *app) adminService() (core.Admin, func() error, error) {
+	if c, err := web.DialAdmin(a.cfg.socketPath()); err == nil {
+		a.sayf("using the running server through its admin socket %s", a.cfg.socketPath())
+		return c, func() error { return nil }, nil
+	}
+	db, err := a.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	a.sayf("no server answers on %s: opened the store %s directly", a.cfg.socketPath(), a.cfg.storePath())
+	return &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: core.SystemClock{}}, db.Close, nil
+}
+
+// newMailer returns the SMTP transport when a host is configured, else the
+// file outbox in the data directory.
+func (a *app) newMailer() (core.Mailer, error) {
+	from, err := mail.ParseAddress(a.cfg.Mail.From)
+	if err != nil {
+		return nil, fmt.Errorf("config: mail.from: %w", err)
+	}
+	sender := core.Address{Name: from.Name, Address: from.Address}
+	s := a.cfg.Mail.SMTP
+	if s.Host == "" {
+		a.log.Info("no mail.smtp.host configured: emails are written to the outbox", "dir", a.cfg.outboxDir())
+		return mailer.NewOutbox(a.cfg.outboxDir(), sender, a.log)
+	}
+	return mailer.NewSMTP(mailer.SMTPConfig{
+		Host: s.Host, Port: s.Port, Username: s.Username, Password: s.Password, TLS: s.TLS,
+		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize,
+	})
+}
+
+// describe is an error as a sentence: an application error's message, any
+// other error's text.
+func describe(err error) string {
+	if e, ok := core.AsError(err); ok {
+		return e.Message
+	}
+	return err.Error()
+}
