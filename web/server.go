@@ -22,6 +22,7 @@ type Server struct {
 	Clock    core.Clock
 	Prices   core.PriceMap
 	Users    core.UserStore
+	Auth     *core.Auth
 	Messages *core.MessageService
 	// Health reports whether the store answers.
 	Health func(ctx context.Context) error

@@ -1,0 +1,40 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// bearerToken returns the token of an "Authorization: Bearer" header.
+func bearerToken(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+// authed wraps a handler that needs a signed-in identity: it checks the
+// bearer token (an ID token or a personal access token) and puts the
+// identity in the request's context (core.IdentityFrom). Anything else
+// answers auth/invalid-user-token.
+func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		token := bearerToken(r)
+		if token == "" {
+			writeError(w, r, core.Errorf(core.EInvalidToken, "Please sign in."))
+			return
+		}
+		id, err := s.Auth.Authenticate(r.Context(), token)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		h(w, r.WithContext(core.WithIdentity(r.Context(), id)))
+	}
+}
+
+// identity returns the identity authed put in the request's context.
+func identity(r *http.Request) *core.Identity { return core.IdentityFrom(r.Context()) }
