@@ -1,0 +1,353 @@
+package storetest
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+func testMessages(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	m := MustCreateMessage(t, s, u.ID, core.Interval6M)
+	if !m.DueAt.Equal(m.SendDate) || !m.RemindAt.Equal(m.SendDate.Add(-s.Reminders[0])) {
+		t.Fatalf("CreateMessage did not reschedule: due %v remind %v, sendDate %v", m.DueAt, m.RemindAt, m.SendDate)
+	}
+	got, err := s.Messages.FindMessageByID(ctx, m.ID)
+	must(t, err)
+	wantMessage(t, got, m)
+
+	s.Clock.Add(time.Hour)
+	up, err := s.Messages.UpdateMessage(ctx, m.ID, func(x *core.Message) error {
+		body, title := "A new body, with ünïcödé and\nnew lines.", "New title"
+		x.Apply(core.MessageUpdate{Body: &body, Title: &title}, s.Clock.Now(), time.UTC)
+		x.LastError = "550 grace@example.com: no such user"
+		x.Featured = true
+		return nil
+	})
+	must(t, err)
+	got, err = s.Messages.FindMessageByID(ctx, m.ID)
+	must(t, err)
+	wantMessage(t, got, up)
+	if got.Body != "A new body, with ünïcödé and\nnew lines." || got.Title != "New title" || !got.UpdatedAt.Equal(s.Clock.Now()) {
+		t.Fatalf("after UpdateMessage: %+v", got)
+	}
+
+	_, err = s.Messages.FindMessageByID(ctx, "nope")
+	wantCode(t, err, core.EMessageNotFound)
+	_, err = s.Messages.UpdateMessage(ctx, "nope", func(*core.Message) error { return nil })
+	wantCode(t, err, core.EMessageNotFound)
+	wantCode(t, s.Messages.DeleteMessage(ctx, "nope"), core.EMessageNotFound)
+
+	must(t, s.Messages.DeleteMessage(ctx, m.ID))
+	_, err = s.Messages.FindMessageByID(ctx, m.ID)
+	wantCode(t, err, core.EMessageNotFound)
+	wantCode(t, s.Messages.DeleteMessage(ctx, m.ID), core.EMessageNotFound)
+	n, err := s.Messages.CountMessages(ctx, u.ID)
+	must(t, err)
+	if n != 0 {
+		t.Fatalf("CountMessages after delete = %d", n)
+	}
+
+	// A second create with the same id does not overwrite the first.
+	m2 := MustCreateMessage(t, s, u.ID, core.Interval1M)
+	dup := NewMessage(s, u.ID, core.Interval1M)
+	dup.ID = m2.ID
+	if err := s.Messages.CreateMessage(ctx, dup, allow); err == nil {
+		t.Fatal("CreateMessage with an existing id succeeded")
+	}
+	got, err = s.Messages.FindMessageByID(ctx, m2.ID)
+	must(t, err)
+	wantMessage(t, got, m2)
+}
+
+func testMessageOwnerMissing(t *testing.T, s Stores) {
+	m := NewMessage(s, "ghost", core.Interval1M)
+	called := false
+	err := s.Messages.CreateMessage(ctx, m, func(*core.User, int) error { called = true; return nil })
+	wantCode(t, err, core.EUserNotFound)
+	if called {
+		t.Fatal("check ran for a missing owner")
+	}
+	_, err = s.Messages.FindMessageByID(ctx, m.ID)
+	wantCode(t, err, core.EMessageNotFound)
+}
+
+func testMessageUpdateAborts(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	m := MustCreateMessage(t, s, u.ID, core.Interval1M)
+	_, err := s.Messages.UpdateMessage(ctx, m.ID, func(x *core.Message) error {
+		x.Body, x.IsActive, x.SendDate = "changed", false, x.SendDate.Add(48*time.Hour)
+		return errAbort
+	})
+	if !errors.Is(err, errAbort) {
+		t.Fatalf("UpdateMessage error = %v, want the callback's", err)
+	}
+	got, err := s.Messages.FindMessageByID(ctx, m.ID)
+	must(t, err)
+	wantMessage(t, got, m)
+	due, err := s.Messages.DueMessages(ctx, m.SendDate, 0)
+	must(t, err)
+	wantIDs(t, "due after an aborted update", due, m.ID)
+}
+
+func testListMessages(t *testing.T, s Stores) {
+	a := MustCreateUser(t, s, "ada@example.com")
+	b := MustCreateUser(t, s, "bob@example.com")
+	var as, all []string // newest first
+	for i := range 10 {
+		s.Clock.Add(time.Minute)
+		owner := a.ID
+		if i%3 == 2 {
+			owner = b.ID
+		}
+		m := MustCreateMessage(t, s, owner, core.Interval1M)
+		if owner == a.ID {
+			as = append([]string{m.ID}, as...)
+		}
+		all = append([]string{m.ID}, all...)
+	}
+	got, total, err := s.Messages.ListMessages(ctx, core.MessageFilter{Owner: a.ID})
+	must(t, err)
+	wantIDs(t, "owner's messages", got, as...)
+	if total != len(as) {
+		t.Fatalf("total = %d, want %d", total, len(as))
+	}
+	got, total, err = s.Messages.ListMessages(ctx, core.MessageFilter{Owner: a.ID, Offset: 2, Limit: 3})
+	must(t, err)
+	wantIDs(t, "page 2+3", got, as[2:5]...)
+	if total != len(as) {
+		t.Fatalf("paged total = %d, want %d", total, len(as))
+	}
+	got, total, err = s.Messages.ListMessages(ctx, core.MessageFilter{Owner: a.ID, Offset: 50, Limit: 3})
+	must(t, err)
+	if len(got) != 0 || total != len(as) {
+		t.Fatalf("page past the end = %v, total %d", ids(got), total)
+	}
+	got, total, err = s.Messages.ListMessages(ctx, core.MessageFilter{Owner: "nobody"})
+	must(t, err)
+	if len(got) != 0 || total != 0 {
+		t.Fatalf("unknown owner = %v, total %d", ids(got), total)
+	}
+	got, total, err = s.Messages.ListMessages(ctx, core.MessageFilter{})
+	must(t, err)
+	wantIDs(t, "all messages", got, all...)
+	if total != len(all) {
+		t.Fatalf("total of all = %d, want %d", total, len(all))
+	}
+	got, _, err = s.Messages.ListMessages(ctx, core.MessageFilter{Offset: 1, Limit: 2})
+	must(t, err)
+	wantIDs(t, "all, paged", got, all[1:3]...)
+
+	for owner, want := range map[string]int{a.ID: len(as), b.ID: len(all) - len(as), "nobody": 0} {
+		n, err := s.Messages.CountMessages(ctx, owner)
+		must(t, err)
+		if n != want {
+			t.Fatalf("CountMessages(%s) = %d, want %d", owner, n, want)
+		}
+	}
+}
+
+// testPlanLimitAtomic races creates for a user whose check allows a message
+// only while they hold none: exactly one may win.
+func testPlanLimitAtomic(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	limited := func(owner *core.User, count int) error {
+		if owner.ID != u.ID {
+			return errors.New("check got the wrong owner")
+		}
+		if !core.MayAddMessage(core.PlanStarter, false, count) {
+			return core.Errorf(core.EPlanLimit, "Upgrade your plan to add more messages.")
+		}
+		return nil
+	}
+	const n = 20
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			m := NewMessage(s, u.ID, core.Interval1M)
+			<-start
+			errs[i] = s.Messages.CreateMessage(ctx, m, limited)
+		})
+	}
+	close(start)
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch core.ErrorCode(err) {
+		case "":
+			won++
+		case core.EPlanLimit:
+		default:
+			t.Fatalf("CreateMessage: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d creates succeeded, want exactly 1", won)
+	}
+	count, err := s.Messages.CountMessages(ctx, u.ID)
+	must(t, err)
+	if count != 1 {
+		t.Fatalf("CountMessages = %d, want 1", count)
+	}
+}
+
+func testCreateCheckAborts(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	m := NewMessage(s, u.ID, core.Interval1M)
+	err := s.Messages.CreateMessage(ctx, m, func(owner *core.User, count int) error {
+		if count != 0 || owner.Email != u.Email {
+			t.Errorf("check got owner %q count %d", owner.Email, count)
+		}
+		return errAbort
+	})
+	if !errors.Is(err, errAbort) {
+		t.Fatalf("CreateMessage error = %v, want the check's", err)
+	}
+	_, err = s.Messages.FindMessageByID(ctx, m.ID)
+	wantCode(t, err, core.EMessageNotFound)
+	due, err := s.Messages.DueMessages(ctx, m.SendDate.AddDate(1, 0, 0), 0)
+	must(t, err)
+	if len(due) != 0 {
+		t.Fatalf("a refused message is due: %v", ids(due))
+	}
+}
+
+// wantDue checks which messages DueMessages returns up to until.
+func wantDue(tb testing.TB, s Stores, until time.Time, want ...string) {
+	tb.Helper()
+	got, err := s.Messages.DueMessages(ctx, until, 0)
+	must(tb, err)
+	wantIDs(tb, "DueMessages("+until.Format(time.DateTime)+")", got, want...)
+}
+
+// wantReminders checks which messages DueReminders returns up to until.
+func wantReminders(tb testing.TB, s Stores, until time.Time, want ...string) {
+	tb.Helper()
+	got, err := s.Messages.DueReminders(ctx, until, 0)
+	must(tb, err)
+	wantIDs(tb, "DueReminders("+until.Format(time.DateTime)+")", got, want...)
+}
+
+func update(tb testing.TB, s Stores, id string, fn func(m *core.Message)) *core.Message {
+	tb.Helper()
+	m, err := s.Messages.UpdateMessage(ctx, id, func(m *core.Message) error { fn(m); return nil })
+	must(tb, err)
+	return m
+}
+
+func testDueIndex(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	m := MustCreateMessage(t, s, u.ID, core.Interval1M)
+	send := m.SendDate
+	wantDue(t, s, s.Clock.Now())
+	wantDue(t, s, send.Add(-time.Second))
+	wantDue(t, s, send, m.ID)
+
+	// Paused: in no index. Resumed: back, once.
+	off, on := false, true
+	update(t, s, m.ID, func(m *core.Message) { m.Apply(core.MessageUpdate{IsActive: &off}, s.Clock.Now(), time.UTC) })
+	wantDue(t, s, send.AddDate(1, 0, 0))
+	wantReminders(t, s, send.AddDate(1, 0, 0))
+	got, err := s.Messages.FindMessageByID(ctx, m.ID)
+	must(t, err)
+	if !got.DueAt.IsZero() || !got.RemindAt.IsZero() || got.DisplayStatus() != core.StatusPaused {
+		t.Fatalf("paused message: due %v remind %v status %s", got.DueAt, got.RemindAt, got.DisplayStatus())
+	}
+	update(t, s, m.ID, func(m *core.Message) { m.Apply(core.MessageUpdate{IsActive: &on}, s.Clock.Now(), time.UTC) })
+	wantDue(t, s, send, m.ID)
+
+	// A new interval moves sendDate: the old index entry goes.
+	s.Clock.Add(24 * time.Hour)
+	iv := core.Interval6M
+	m = update(t, s, m.ID, func(m *core.Message) { m.Apply(core.MessageUpdate{Interval: &iv}, s.Clock.Now(), time.UTC) })
+	if !m.SendDate.After(send) {
+		t.Fatalf("sendDate did not move: %v", m.SendDate)
+	}
+	wantDue(t, s, send)
+	wantDue(t, s, m.SendDate, m.ID)
+
+	// Claimed for sending: due again when the lease runs out, no reminder.
+	lease := s.Clock.Now().Add(5 * time.Minute)
+	update(t, s, m.ID, func(m *core.Message) { m.Status, m.LeaseUntil = core.StatusSending, lease })
+	wantDue(t, s, lease.Add(-time.Second))
+	wantDue(t, s, lease, m.ID)
+	wantReminders(t, s, m.SendDate.AddDate(1, 0, 0))
+
+	// A temporary failure: due at the retry, not before.
+	retry := m.SendDate.Add(time.Hour)
+	update(t, s, m.ID, func(m *core.Message) {
+		m.Status, m.LeaseUntil, m.NextAttemptAt, m.Attempts = core.StatusScheduled, time.Time{}, retry, 1
+	})
+	wantDue(t, s, m.SendDate)
+	wantDue(t, s, retry, m.ID)
+
+	// Delivered and failed messages are in no index.
+	for _, st := range []core.MessageStatus{core.StatusDelivered, core.StatusFailed} {
+		update(t, s, m.ID, func(m *core.Message) { m.Status = st })
+		wantDue(t, s, m.SendDate.AddDate(2, 0, 0))
+		wantReminders(t, s, m.SendDate.AddDate(2, 0, 0))
+	}
+
+	// Deleted: gone from the index.
+	m2 := MustCreateMessage(t, s, u.ID, core.Interval1M)
+	wantDue(t, s, m2.SendDate, m2.ID)
+	must(t, s.Messages.DeleteMessage(ctx, m2.ID))
+	wantDue(t, s, m2.SendDate.AddDate(2, 0, 0))
+	wantReminders(t, s, m2.SendDate.AddDate(2, 0, 0))
+}
+
+func testDueOrderAndLimit(t *testing.T, s Stores) {
+	a := MustCreateUser(t, s, "ada@example.com")
+	b := MustCreateUser(t, s, "bob@example.com")
+	m12 := MustCreateMessage(t, s, a.ID, core.Interval12M)
+	m1 := MustCreateMessage(t, s, b.ID, core.Interval1M)
+	s.Clock.Add(time.Hour)
+	m1b := MustCreateMessage(t, s, a.ID, core.Interval1M)
+	m6 := MustCreateMessage(t, s, b.ID, core.Interval6M)
+	far := m12.SendDate.AddDate(1, 0, 0)
+	wantDue(t, s, far, m1.ID, m1b.ID, m6.ID, m12.ID)
+	wantDue(t, s, m6.SendDate, m1.ID, m1b.ID, m6.ID)
+	got, err := s.Messages.DueMessages(ctx, far, 2)
+	must(t, err)
+	wantIDs(t, "DueMessages limit 2", got, m1.ID, m1b.ID)
+	got, err = s.Messages.DueReminders(ctx, far, 3)
+	must(t, err)
+	wantIDs(t, "DueReminders limit 3", got, m1.ID, m1b.ID, m6.ID)
+	// What comes back is the whole, readable message.
+	wantMessage(t, got[0], m1)
+}
+
+func testReminderIndex(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	m := MustCreateMessage(t, s, u.ID, core.Interval6M)
+	remind := m.SendDate.Add(-s.Reminders[0])
+	wantReminders(t, s, remind.Add(-time.Second))
+	wantReminders(t, s, remind, m.ID)
+
+	// Once every reminder is sent, the message leaves the reminder index but
+	// stays due.
+	m = update(t, s, m.ID, func(m *core.Message) {
+		m.Status, m.RemindersSent, m.ReminderSentAt = core.StatusReminded, len(s.Reminders), s.Clock.Now()
+	})
+	if !m.RemindAt.IsZero() {
+		t.Fatalf("RemindAt = %v after the last reminder", m.RemindAt)
+	}
+	wantReminders(t, s, m.SendDate.AddDate(1, 0, 0))
+	wantDue(t, s, m.SendDate, m.ID)
+
+	// A postpone starts reminders over for the new date.
+	s.Clock.Add(48 * time.Hour)
+	m = update(t, s, m.ID, func(m *core.Message) { m.Postpone(s.Clock.Now(), time.UTC) })
+	if m.RemindersSent != 0 {
+		t.Fatalf("RemindersSent = %d after postpone", m.RemindersSent)
+	}
+	wantReminders(t, s, remind)
+	wantReminders(t, s, m.SendDate.Add(-s.Reminders[0]), m.ID)
+	wantDue(t, s, m.SendDate.Add(-time.Second))
+	wantDue(t, s, m.SendDate, m.ID)
+}
