@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"os/signal"
 	"syscall"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/web"
 	"github.com/sendlater/sendlater/web/ui"
 )
@@ -39,8 +43,28 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	defer db.Close()
 
+	key, err := a.encryptionKey()
+	if err != nil {
+		return err
+	}
+	mail, err := a.newMailer()
+	if err != nil {
+		return err
+	}
+	if c, ok := mail.(io.Closer); ok {
+		defer c.Close()
+	}
+	emails, err := mailer.NewTemplates(a.cfg.AppName, a.cfg.BaseURL)
+	if err != nil {
+		return err
+	}
 	clock := core.SystemClock{}
 	prices := core.PriceMap{}
+	auth := &core.Auth{
+		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
+		Mailer: mail, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
+		SigningKey: deriveKey(key, "sendlater id tokens"), Logger: a.log,
+	}
 	srv := &web.Server{
 		Logger:  a.log,
 		BaseURL: a.cfg.BaseURL,
@@ -48,6 +72,7 @@ func (a *app) serve(ctx context.Context) error {
 		Clock:   clock,
 		Prices:  prices,
 		Users:   db,
+		Auth:    auth,
 		Messages: &core.MessageService{
 			Messages: db, Users: db, Prices: prices, Clock: clock,
 		},
@@ -75,4 +100,12 @@ func (a *app) serve(ctx context.Context) error {
 		err = aerr
 	}
 	return err
+}
+
+// deriveKey derives a purpose-bound key from the store's encryption key, so
+// one secret in config covers both without reusing it.
+func deriveKey(key []byte, purpose string) []byte {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(purpose))
+	return mac.Sum(nil)
 }
