@@ -76,7 +76,7 @@ func (a *app) serve(ctx context.Context) error {
 		Messages: &core.MessageService{
 			Messages: db, Users: db, Prices: prices, Clock: clock,
 		},
-		Health: func(ctx context.Context) error { return db.Check() },
+		Health: db.Ping,
 	}
 	admin := &web.AdminServer{
 		Admin:  &core.AdminService{Users: db, Messages: db, Backuper: db, Prices: prices, Clock: clock},
