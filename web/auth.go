@@ -1,0 +1,234 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// The refresh cookie. Over https it carries the __Host- prefix, which the
+// browser only accepts with Secure, no Domain and Path=/; over plain http
+// (development) it is scoped to /api/auth.
+const (
+	refreshCookieSecure = "__Host-sl_refresh"
+	refreshCookiePlain  = "sl_refresh"
+)
+
+func (s *Server) secure() bool { return strings.HasPrefix(s.BaseURL, "https://") }
+
+// refreshCookieName is the name of the refresh cookie for the server's base URL.
+func (s *Server) refreshCookieName() string {
+	if s.secure() {
+		return refreshCookieSecure
+	}
+	return refreshCookiePlain
+}
+
+// refreshCookie is the refresh cookie holding value until expires; an empty
+// value deletes it.
+func (s *Server) refreshCookie(value string, expires time.Time) *http.Cookie {
+	c := &http.Cookie{
+		Name:     s.refreshCookieName(),
+		Value:    value,
+		Path:     "/api/auth",
+		HttpOnly: true,
+		Secure:   s.secure(),
+		SameSite: http.SameSiteStrictMode,
+	}
+	if s.secure() {
+		c.Path = "/"
+	}
+	if value == "" {
+		c.MaxAge = -1
+	} else {
+		c.Expires = expires
+		c.MaxAge = int(expires.Sub(s.Clock.Now()).Seconds())
+	}
+	return c
+}
+
+func (s *Server) clearRefreshCookie(w http.ResponseWriter) {
+	http.SetCookie(w, s.refreshCookie("", time.Time{}))
+}
+
+// tokensJSON is a sign-in's reply; the refresh token travels in the cookie.
+type tokensJSON struct {
+	IDToken   string            `json:"idToken"`
+	ExpiresAt int64             `json:"expiresAt"`
+	User      *core.SessionUser `json:"user,omitempty"`
+}
+
+// writeTokens sets the refresh cookie (when the tokens carry a new refresh
+// token) and writes the ID token and the session user.
+func (s *Server) writeTokens(w http.ResponseWriter, status int, t *core.Tokens, withUser bool) {
+	if t.RefreshToken != "" {
+		http.SetCookie(w, s.refreshCookie(t.RefreshToken, t.RefreshExpiresAt))
+	}
+	out := tokensJSON{IDToken: t.IDToken, ExpiresAt: millis(t.ExpiresAt)}
+	if withUser {
+		su := t.User.Session(s.Prices)
+		out.User = &su
+	}
+	writeData(w, status, out)
+}
+
+func authClient(r *http.Request) core.Client {
+	return core.Client{Address: clientIP(r), UserAgent: r.UserAgent()}
+}
+
+type signUpRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+	Name     string `json:"name"`
+	Timezone string `json:"timezone"`
+}
+
+func (s *Server) handleSignUp(w http.ResponseWriter, r *http.Request) {
+	var req signUpRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	t, err := s.Auth.SignUp(r.Context(), core.SignUpInput{
+		Email: req.Email, Password: req.Password, Name: req.Name, Timezone: req.Timezone,
+	}, authClient(r))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s.writeTokens(w, http.StatusCreated, t, true)
+}
+
+type signInRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
+	var req signInRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	t, err := s.Auth.SignIn(r.Context(), req.Email, req.Password, authClient(r))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s.writeTokens(w, http.StatusOK, t, true)
+}
+
+// handleToken exchanges the refresh cookie for a new ID token and a new
+// refresh cookie. A failed exchange deletes the cookie.
+func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
+	c, err := r.Cookie(s.refreshCookieName())
+	if err != nil || c.Value == "" {
+		writeError(w, r, core.Errorf(core.EInvalidToken, "Please sign in."))
+		return
+	}
+	t, err := s.Auth.Refresh(r.Context(), c.Value)
+	if err != nil {
+		if core.ErrorCode(err) == core.EInvalidToken {
+			s.clearRefreshCookie(w)
+		}
+		writeError(w, r, err)
+		return
+	}
+	s.writeTokens(w, http.StatusOK, t, true)
+}
+
+func (s *Server) handleSignOut(w http.ResponseWriter, r *http.Request) {
+	if err := s.Auth.SignOut(r.Context(), identity(r)); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s.clearRefreshCookie(w)
+	writeData(w, http.StatusOK, nil)
+}
+
+type passwordRequest struct {
+	Password string `json:"password"`
+}
+
+func (s *Server) handleReauth(w http.ResponseWriter, r *http.Request) {
+	var req passwordRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	t, err := s.Auth.Reauth(r.Context(), identity(r), req.Password, authClient(r))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s.writeTokens(w, http.StatusOK, t, false)
+}
+
+type emailRequest struct {
+	Email string `json:"email"`
+}
+
+func (s *Server) handlePasswordReset(w http.ResponseWriter, r *http.Request) {
+	var req emailRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := s.Auth.RequestPasswordReset(r.Context(), req.Email, authClient(r)); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, nil)
+}
+
+type resetConfirmRequest struct {
+	OOBCode  string `json:"oobCode"`
+	Password string `json:"password"`
+}
+
+func (s *Server) handlePasswordResetConfirm(w http.ResponseWriter, r *http.Request) {
+	var req resetConfirmRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := s.Auth.ConfirmPasswordReset(r.Context(), req.OOBCode, req.Password); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, nil)
+}
+
+type actionRequest struct {
+	OOBCode string `json:"oobCode"`
+}
+
+func (s *Server) handleActionCheck(w http.ResponseWriter, r *http.Request) {
+	var req actionRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	info, err := s.Auth.CheckActionCode(r.Context(), req.OOBCode)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, info)
+}
+
+func (s *Server) handleActionApply(w http.ResponseWriter, r *http.Request) {
+	var req actionRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	info, err := s.Auth.ApplyActionCode(r.Context(), req.OOBCode)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, info)
+}
