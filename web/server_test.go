@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -75,9 +76,10 @@ func TestUnbuiltUIIsExplained(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
-	healthy := true
+	var healthy atomic.Bool
+	healthy.Store(true)
 	url := startBare(t, &web.Server{Health: func(context.Context) error {
-		if healthy {
+		if healthy.Load() {
 			return nil
 		}
 		return io.ErrUnexpectedEOF
@@ -85,7 +87,7 @@ func TestHealth(t *testing.T) {
 	if resp, body := get(t, url+"/healthz"); resp.StatusCode != 200 || !strings.Contains(body, `"ok"`) {
 		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
-	healthy = false
+	healthy.Store(false)
 	resp, body := get(t, url+"/healthz")
 	if resp.StatusCode != 503 || strings.Contains(body, "EOF") {
 		t.Fatalf("a failing store is a 503 without detail: %d %s", resp.StatusCode, body)
