@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/spf13/viper"
+
+	"github.com/sendlater/sendlater/core"
 )
 
 // Config is the effective configuration: defaults, then the config file, then
@@ -45,6 +47,12 @@ type Config struct {
 	Contact struct {
 		To string `mapstructure:"to"`
 	} `mapstructure:"contact"`
+	Stripe struct {
+		Prices struct {
+			Pro      string `mapstructure:"pro"`
+			Business string `mapstructure:"business"`
+		} `mapstructure:"prices"`
+	} `mapstructure:"stripe"`
 }
 
 // defaults lists every key with its default value; keys must be known to
@@ -68,6 +76,8 @@ var defaults = map[string]any{
 	"mail.smtp.timeout":       "30s",
 	"mail.smtp.pool_size":     4,
 	"contact.to":              "",
+	"stripe.prices.pro":       "",
+	"stripe.prices.business":  "",
 }
 
 // newViper returns a viper with the defaults and the environment bound.
@@ -171,6 +181,18 @@ func (c *Config) validate() error {
 func validPort(s string, zeroOK bool) bool {
 	p, err := strconv.Atoi(s)
 	return err == nil && p <= 65535 && (p > 0 || (zeroOK && p == 0))
+}
+
+// prices maps the configured Stripe price ids to their plans.
+func (c *Config) prices() core.PriceMap {
+	pm := core.PriceMap{}
+	if c.Stripe.Prices.Pro != "" {
+		pm[c.Stripe.Prices.Pro] = core.PlanPro
+	}
+	if c.Stripe.Prices.Business != "" {
+		pm[c.Stripe.Prices.Business] = core.PlanBusiness
+	}
+	return pm
 }
 
 // storePath, socketPath, keyPath and outboxDir are the files in the data dir.

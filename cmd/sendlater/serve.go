@@ -59,7 +59,7 @@ func (a *app) serve(ctx context.Context) error {
 		return err
 	}
 	clock := core.SystemClock{}
-	prices := core.PriceMap{}
+	prices := a.cfg.prices()
 	auth := &core.Auth{
 		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
 		Mailer: mail, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,

@@ -31,8 +31,8 @@ type userView struct {
 	CreatedAt                string   `json:"createdAt"`
 }
 
-func newUserView(u *core.User) userView {
-	s := u.Session(core.PriceMap{})
+func newUserView(u *core.User, prices core.PriceMap) userView {
+	s := u.Session(prices)
 	return userView{
 		ID: u.ID, Email: u.Email, Name: u.Name, Picture: u.Picture, Timezone: u.Timezone,
 		Providers: s.Providers, EmailVerified: u.EmailVerified, Plan: string(s.PlanID), PlanIsActive: s.PlanIsActive,
@@ -60,7 +60,7 @@ func newUsersListCmd(a *app) *cobra.Command {
 			}
 			views := make([]userView, len(users))
 			for i, u := range users {
-				views[i] = newUserView(u)
+				views[i] = newUserView(u, a.cfg.prices())
 			}
 			if asJSON {
 				return printJSON(a.stdout, views)
@@ -110,7 +110,7 @@ func newUsersShowCmd(a *app) *cobra.Command {
 }
 
 func (a *app) printUser(u *core.User, asJSON bool) error {
-	v := newUserView(u)
+	v := newUserView(u, a.cfg.prices())
 	if asJSON {
 		return printJSON(a.stdout, v)
 	}

@@ -57,7 +57,7 @@ func (a *app) adminService() (core.Admin, func() error, error) {
 		return nil, nil, err
 	}
 	a.sayf("no server answers on %s: opened the store %s directly", a.cfg.socketPath(), a.cfg.storePath())
-	return &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: core.SystemClock{}}, db.Close, nil
+	return &core.AdminService{Users: db, Messages: db, Backuper: db, Prices: a.cfg.prices(), Clock: core.SystemClock{}}, db.Close, nil
 }
 
 // newMailer returns the SMTP transport when a host is configured, else the
