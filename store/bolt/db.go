@@ -43,6 +43,7 @@ type DB struct {
 	db        *bbolt.DB
 	aead      cipher.AEAD
 	reminders []time.Duration
+	watchers  watchers
 }
 
 var (

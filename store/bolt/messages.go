@@ -119,7 +119,7 @@ func (s *DB) UpdateMessage(ctx context.Context, id string, fn func(m *core.Messa
 }
 
 func (s *DB) DeleteMessage(ctx context.Context, id string) error {
-	return s.update(ctx, func(tx *bbolt.Tx) error { return deleteMessage(tx, id) })
+	return s.update(ctx, func(tx *bbolt.Tx) error { return s.deleteMessage(tx, id) })
 }
 
 // DueMessages reads the due index from its start up to until: the cost is
@@ -172,8 +172,10 @@ func (s *DB) findIndexedMessage(tx *bbolt.Tx, id string) (*core.Message, error) 
 }
 
 // putMessage reschedules m, writes it and moves its index entries from old
-// (nil for a new message) to where m now belongs.
+// (nil for a new message) to where m now belongs. Every message write goes
+// through here, which tells the owner's watchers after the commit.
 func (s *DB) putMessage(tx *bbolt.Tx, old *messageIndex, m *core.Message) error {
+	s.changed(tx, m.Owner)
 	m.Reschedule(s.reminders)
 	v, err := s.encodeMessage(m)
 	if err != nil {
@@ -202,9 +204,10 @@ func (s *DB) putMessage(tx *bbolt.Tx, old *messageIndex, m *core.Message) error 
 	return nil
 }
 
-// deleteMessage removes the record and its index entries. It reads the
-// record's plain fields only: no decryption.
-func deleteMessage(tx *bbolt.Tx, id string) error {
+// deleteMessage removes the record and its index entries, and tells the
+// owner's watchers after the commit. It reads the record's plain fields
+// only: no decryption.
+func (s *DB) deleteMessage(tx *bbolt.Tx, id string) error {
 	b := tx.Bucket(bucketMessages)
 	v := b.Get([]byte(id))
 	if v == nil {
@@ -214,6 +217,7 @@ func deleteMessage(tx *bbolt.Tx, id string) error {
 	if err := decode("message", v, &r); err != nil {
 		return err
 	}
+	s.changed(tx, r.Owner)
 	for _, e := range r.index().entries() {
 		if e.key != nil {
 			if err := tx.Bucket(e.bucket).Delete(e.key); err != nil {

@@ -96,7 +96,7 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 		}
 		prefix := ownerPrefix(id)
 		for _, k := range prefixKeys(tx.Bucket(bucketMessagesByOwner), prefix) {
-			if err := deleteMessage(tx, idAfter(k, len(prefix)+timeKeyLen)); err != nil {
+			if err := s.deleteMessage(tx, idAfter(k, len(prefix)+timeKeyLen)); err != nil {
 				return err
 			}
 		}
