@@ -48,7 +48,7 @@ type Auth struct {
 
 	// Optional.
 	PasswordParams PasswordParams // zero: DefaultPasswordParams
-	MaxHashes      int            // argon2id computations at once; zero: 2*GOMAXPROCS
+	MaxHashes      int            // argon2id computations at once; zero: GOMAXPROCS
 
 	once       sync.Once
 	hashes     hashLimiter
@@ -62,9 +62,11 @@ type Auth struct {
 
 func (a *Auth) init() {
 	a.once.Do(func() {
+		// One hash per core: argon2id with p=1 keeps one core busy, so more
+		// at once would not sign in faster, only hold 19 MiB more each.
 		n := a.MaxHashes
 		if n <= 0 {
-			n = 2 * runtime.GOMAXPROCS(0)
+			n = runtime.GOMAXPROCS(0)
 		}
 		a.hashes = make(hashLimiter, n)
 		a.passParams = a.PasswordParams
