@@ -54,7 +54,9 @@ type Message struct {
 	Attempts       int
 	LastError      string
 	NextAttemptAt  time.Time // a retry after a temporary failure
-	LeaseUntil     time.Time // while Status is sending
+	// LeaseUntil is when a delivery pass's claim expires: of the delivery
+	// while Status is sending, else of a reminder being sent.
+	LeaseUntil time.Time
 	EmailMessageID string    // fixed at the first claim, reused on every retry
 
 	// DueAt and RemindAt are derived by Reschedule and indexed by the store:
@@ -222,15 +224,16 @@ func (m *Message) Postpone(now time.Time, loc *time.Location) bool {
 	return true
 }
 
-// setSendDate moves the delivery date; reminders start over for the new date.
+// setSendDate moves the delivery date; reminders and delivery attempts start
+// over for the new date.
 func (m *Message) setSendDate(t time.Time) {
 	m.SendDate = t
 	m.RemindersSent = 0
+	m.Attempts = 0
+	m.LastError = ""
+	m.NextAttemptAt = time.Time{}
 	if m.Status == StatusReminded || m.Status == StatusFailed {
 		m.Status = StatusScheduled
-		m.Attempts = 0
-		m.LastError = ""
-		m.NextAttemptAt = time.Time{}
 	}
 }
 
@@ -268,6 +271,9 @@ func (m *Message) Reschedule(reminders []time.Duration) {
 		}
 		if m.RemindersSent < len(reminders) {
 			m.RemindAt = m.SendDate.Add(-reminders[m.RemindersSent])
+			if m.LeaseUntil.After(m.RemindAt) { // a reminder is being sent
+				m.RemindAt = m.LeaseUntil
+			}
 		}
 	case StatusSending:
 		m.DueAt = m.LeaseUntil

@@ -6,6 +6,8 @@ import (
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +46,7 @@ type DB struct {
 	aead      cipher.AEAD
 	reminders []time.Duration
 	watchers  watchers
+	hashKey   []byte // keys the hashes of refused addresses
 }
 
 var (
@@ -97,7 +100,7 @@ func Open(path string, opts Options) (*DB, error) {
 	case err != nil:
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
-	s := &DB{db: bdb, aead: aead, reminders: opts.Reminders}
+	s := &DB{db: bdb, aead: aead, reminders: opts.Reminders, hashKey: deriveHashKey(opts.Key)}
 	if opts.ReadOnly {
 		err = bdb.View(s.checkSchema)
 	} else {
@@ -108,6 +111,14 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, wrapErr(err)
 	}
 	return s, nil
+}
+
+// deriveHashKey derives the key of stored hashes from the store key, so an
+// address's hash cannot be computed without it.
+func deriveHashKey(key []byte) []byte {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("sendlater store hashes"))
+	return mac.Sum(nil)
 }
 
 // Close releases the file. Pending Batch calls finish first.

@@ -47,6 +47,7 @@ type migration func(tx *bbolt.Tx) error
 
 var migrations = []migration{
 	createBuckets,
+	createDeliveryBuckets, // delivery.go
 }
 
 // createBuckets is version 1.

@@ -113,6 +113,9 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 		if err := indexEmail(tx, id, u.Email, ""); err != nil {
 			return err
 		}
+		if err := tx.Bucket(bucketWebhookSecrets).Delete([]byte(id)); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketUsers).Delete([]byte(id))
 	})
 }

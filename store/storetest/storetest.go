@@ -22,6 +22,8 @@ type Stores struct {
 	Tokens      core.AccessTokenStore
 	ActionCodes core.ActionCodeStore
 	Contacts    core.ContactStore
+	// Delivery is the delivery pass's store; nil skips its tests.
+	Delivery core.DeliveryStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -62,6 +64,11 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"ActionCodeExpiry", testActionCodeExpiry},
 		{"Contacts", testContacts},
 		{"DeleteUserCascades", testDeleteUserCascades},
+		{"ClaimDeliveries", needsDelivery(testClaimDeliveries)},
+		{"ClaimReminders", needsDelivery(testClaimReminders)},
+		{"SettleMessage", needsDelivery(testSettleMessage)},
+		{"Refusals", needsDelivery(testRefusals)},
+		{"WebhookSecrets", needsDelivery(testWebhookSecrets)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
