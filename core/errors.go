@@ -27,6 +27,7 @@ const (
 	EBillingNotConfigured  = "billing/not-configured"
 	EInvalidJSON           = "request/invalid-json"
 	ETooLarge              = "request/too-large"
+	ECrossOrigin           = "request/cross-origin"
 	EValidation            = "request/validation"
 	EInvalid               = "request/invalid"
 	ENotFound              = "request/not-found"

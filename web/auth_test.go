@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -35,6 +36,7 @@ type identityAPI struct {
 	smtp  *smtptest.Server
 	clock *core.ManualClock
 	seen  int
+	logs  *lockedBuffer // the server's log, as JSON lines
 }
 
 func mustIdentityAPI(t *testing.T) *identityAPI {
@@ -60,12 +62,19 @@ func mustIdentityAPI(t *testing.T) *identityAPI {
 		t.Fatal(err)
 	}
 	clock := core.NewManualClock(time.Now())
+	logs := &lockedBuffer{}
 	s := &web.Server{
+		Logger:  slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		BaseURL: identityBaseURL,
 		Clock:   clock,
 		Users:   db,
 		Messages: &core.MessageService{
 			Messages: db, Users: db, Clock: clock,
+		},
+		Watcher:         db,
+		StreamHeartbeat: testHeartbeat,
+		Contact: &core.ContactService{
+			Contacts: db, Mailer: m, Emails: emails, To: core.Address{Address: operatorEmail}, Clock: clock,
 		},
 		Auth: &core.Auth{
 			Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
@@ -78,7 +87,7 @@ func mustIdentityAPI(t *testing.T) *identityAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close(context.Background()) })
-	return &identityAPI{t: t, srv: s, db: db, smtp: srv, clock: clock}
+	return &identityAPI{t: t, srv: s, db: db, smtp: srv, clock: clock, logs: logs}
 }
 
 // envelope is any reply of the API.

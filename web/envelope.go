@@ -36,6 +36,7 @@ var statusByCode = map[string]int{
 	core.EBillingNotConfigured:  http.StatusNotImplemented,
 	core.EInvalidJSON:           http.StatusBadRequest,
 	core.ETooLarge:              http.StatusRequestEntityTooLarge,
+	core.ECrossOrigin:           http.StatusForbidden,
 	core.EValidation:            http.StatusUnprocessableEntity,
 	core.EInvalid:               http.StatusBadRequest,
 	core.ENotFound:              http.StatusNotFound,

@@ -26,6 +26,15 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/me/tokens", s.authed(s.handleCreateToken))
 	mux.HandleFunc("DELETE /api/me/tokens/{id}", s.authed(s.handleRevokeToken))
 
+	mux.HandleFunc("GET /api/messages", s.authed(s.handleListMessages))
+	mux.HandleFunc("POST /api/messages", s.authed(s.handleCreateMessage))
+	mux.HandleFunc("GET /api/messages/stream", s.handleMessagesStream) // bearer or ?token=
+	mux.HandleFunc("GET /api/messages/{id}", s.authed(s.handleGetMessage))
+	mux.HandleFunc("PATCH /api/messages/{id}", s.authed(s.handleUpdateMessage))
+	mux.HandleFunc("DELETE /api/messages/{id}", s.authed(s.handleDeleteMessage))
+	mux.HandleFunc("POST /api/messages/{id}/postpone", s.authed(s.handlePostponeMessage))
+	mux.HandleFunc("POST /api/contact", s.handleContact)
+
 	mux.HandleFunc("/api/", handleAPINotFound)
 	mux.Handle("/", s.spaHandler())
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -24,18 +25,34 @@ type Server struct {
 	Users    core.UserStore
 	Auth     *core.Auth
 	Messages *core.MessageService
+	// Watcher tells the message streams about changes; nil: no streams.
+	Watcher core.MessageWatcher
+	Contact *core.ContactService
 	// Health reports whether the store answers.
 	Health func(ctx context.Context) error
+	// StreamHeartbeat is how often message streams send a keep-alive and
+	// check their token; zero: DefaultStreamHeartbeat.
+	StreamHeartbeat time.Duration
 
 	httpServer *http.Server
 	ln         net.Listener
+	stopOnce   sync.Once
+	closeOnce  sync.Once
+	stop       chan struct{} // closed when the server shuts down
 }
 
 // Handler returns the server's complete handler.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return withRequest(s.logger(), mux)
+	return withRequest(s.logger(), s.crossOriginProtection().Handler(mux))
+}
+
+// stopping is closed when the server shuts down, to end long-lived replies
+// (message streams) that Shutdown would otherwise wait for.
+func (s *Server) stopping() <-chan struct{} {
+	s.stopOnce.Do(func() { s.stop = make(chan struct{}) })
+	return s.stop
 }
 
 func (s *Server) logger() *slog.Logger {
@@ -78,6 +95,8 @@ func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 // Close stops accepting connections and waits for in-flight requests to
 // finish, up to ctx's deadline.
 func (s *Server) Close(ctx context.Context) error {
+	s.stopping()
+	s.closeOnce.Do(func() { close(s.stop) })
 	if s.httpServer == nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"net/mail"
 	"os/signal"
 	"syscall"
 	"time"
@@ -76,6 +77,10 @@ func (a *app) serve(ctx context.Context) error {
 		Messages: &core.MessageService{
 			Messages: db, Users: db, Prices: prices, Clock: clock,
 		},
+		Watcher: db,
+		Contact: &core.ContactService{
+			Contacts: db, Mailer: mail, Emails: emails, To: contactAddress(a.cfg.Contact.To), Clock: clock, Logger: a.log,
+		},
 		Health: db.Ping,
 	}
 	admin := &web.AdminServer{
@@ -108,4 +113,14 @@ func deriveKey(key []byte, purpose string) []byte {
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(purpose))
 	return mac.Sum(nil)
+}
+
+// contactAddress is where contact form submissions go (config contact.to,
+// validated with the config); empty: they are only stored.
+func contactAddress(to string) core.Address {
+	a, err := mail.ParseAddress(to)
+	if err != nil {
+		return core.Address{}
+	}
+	return core.Address{Name: a.Name, Address: a.Address}
 }

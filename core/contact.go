@@ -1,0 +1,132 @@
+package core
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Contact form limits.
+const (
+	MaxContactMessageBytes = 10 * 1024
+	// MaxContactsPerAddress submissions per client address per ContactWindow.
+	MaxContactsPerAddress = 5
+	ContactWindow         = 10 * time.Minute
+)
+
+// ContactInput is what the contact form sends. Trap is the hidden honeypot
+// field: people never see it, form-filling bots fill it in.
+type ContactInput struct {
+	Name    string
+	Email   string
+	Message string
+	Trap    string
+}
+
+// Validate checks the input with the messages of SPEC.md section 5. The name
+// is optional; when given it must fit on one line, as it becomes a header.
+func (in *ContactInput) Validate() error {
+	f := map[string]string{}
+	switch {
+	case utf8.RuneCountInString(in.Name) > MaxNameLen:
+		f["name"] = "The name must be at most 200 characters"
+	case strings.ContainsAny(in.Name, "\r\n"):
+		f["name"] = "The name must be on one line"
+	case in.Name != "" && strings.TrimSpace(in.Name) == "":
+		f["name"] = "Please enter your name"
+	}
+	switch email := strings.TrimSpace(in.Email); {
+	case email == "":
+		f["email"] = "Please enter your email"
+	case !ValidEmail(email):
+		f["email"] = "Please enter a valid email address"
+	}
+	switch {
+	case strings.TrimSpace(in.Message) == "":
+		f["message"] = "Please enter a message"
+	case len(in.Message) > MaxContactMessageBytes:
+		f["message"] = "The message must be at most 10 KB"
+	}
+	return ValidationError(f)
+}
+
+// ContactService takes contact form submissions: it stores each one and
+// emails it to the operator when To is set. Dependencies are fields, wired
+// in cmd.
+type ContactService struct {
+	Contacts ContactStore
+	Mailer   Mailer
+	Emails   Emails
+	To       Address // empty Address: stored only
+	Clock    Clock
+	Logger   *slog.Logger
+
+	limiterOnce sync.Once
+	limiter     *FailureLimiter
+}
+
+// Submit validates, stores and forwards a submission from the client address
+// (empty: unknown, not limited). Each address may submit
+// MaxContactsPerAddress times per ContactWindow. A submission with the
+// honeypot filled in looks accepted and is dropped.
+func (s *ContactService) Submit(ctx context.Context, in ContactInput, address string) error {
+	s.limiterOnce.Do(func() { s.limiter = NewFailureLimiter(MaxContactsPerAddress, ContactWindow, 20_000) })
+	limiter := s.limiter
+	now := s.Clock.Now()
+	if address != "" {
+		if wait := limiter.Blocked(address, now); wait > 0 {
+			return &Error{
+				Code:       ETooManyRequests,
+				Message:    "You have sent several messages already. Please wait a while and try again.",
+				RetryAfter: wait,
+			}
+		}
+	}
+	if err := in.Validate(); err != nil {
+		return err
+	}
+	if address != "" {
+		limiter.Add(address, now)
+	}
+	if in.Trap != "" {
+		s.log().Info("contact form: honeypot filled, dropped", "address", address)
+		return nil
+	}
+	c := &ContactSubmission{
+		ID:        NewID(),
+		Name:      strings.TrimSpace(in.Name),
+		Email:     strings.TrimSpace(in.Email),
+		Message:   in.Message,
+		CreatedAt: now,
+	}
+	if err := s.Contacts.CreateContact(ctx, c); err != nil {
+		return err
+	}
+	if s.To.Address == "" {
+		return nil
+	}
+	name := c.Name
+	if name == "" {
+		name = c.Email
+	}
+	e, err := s.Emails.Contact(ContactEmail{To: s.To, Name: name, Email: c.Email, Message: c.Message})
+	if err == nil {
+		err = s.Mailer.Send(ctx, e)
+	}
+	if err != nil {
+		// The submission is stored: the sender has been heard, and
+		// answering an error would only make them send it again.
+		s.log().Error("contact form: forwarding the stored submission failed", "contact_id", c.ID, "err", err)
+	}
+	return nil
+}
+
+func (s *ContactService) log() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}

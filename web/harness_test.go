@@ -1,0 +1,155 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// Helpers shared by the message, stream, contact and hardening tests, over
+// the server of mustIdentityAPI.
+
+// testHeartbeat is the message streams' heartbeat in tests.
+const testHeartbeat = 200 * time.Millisecond
+
+// operatorEmail is contact.to in tests.
+const operatorEmail = "operator@sendlater.test"
+
+// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// author is a signed-up user of the API.
+type author struct {
+	uid, email, token string
+}
+
+// author signs a new account up through the API.
+func (a *identityAPI) author(email string) author {
+	a.t.Helper()
+	tok := a.signUp(browserClient(a.t), email)
+	return author{uid: tok.User.UID, email: email, token: tok.IDToken}
+}
+
+// signInAgain gives who a fresh ID token, after the clock moved past the
+// last one's hour.
+func (a *identityAPI) signInAgain(who author) author {
+	a.t.Helper()
+	who.token = a.signIn(browserClient(a.t), who.email, pw).IDToken
+	return who
+}
+
+// grantPlan puts the user on an active plan, as `sendlater users set-plan`.
+func (a *identityAPI) grantPlan(uid string, plan core.PlanID) {
+	a.t.Helper()
+	_, err := a.db.UpdateUser(context.Background(), uid, func(u *core.User) error {
+		u.StripePriceID = core.PriceMap{}.PriceFor(plan)
+		u.StripeSubscriptionStatus = "active"
+		return nil
+	})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+}
+
+// messageReply is a message as API.md sends it.
+type messageReply struct {
+	ID             string `json:"id"`
+	Owner          string `json:"owner"`
+	Title          string `json:"title"`
+	Name           string `json:"name"`
+	Recipient      string `json:"recipient"`
+	Message        string `json:"message"`
+	Interval       string `json:"interval"`
+	SendDate       int64  `json:"sendDate"`
+	IsActive       bool   `json:"isActive"`
+	Featured       bool   `json:"featured"`
+	CreatedAt      int64  `json:"createdAt"`
+	Status         string `json:"status"`
+	ReminderSentAt *int64 `json:"reminderSentAt"`
+	DeliveredAt    *int64 `json:"deliveredAt"`
+}
+
+// newMessage is a valid create body; change overrides fields (nil deletes).
+func newMessage(change map[string]any) map[string]any {
+	m := map[string]any{
+		"title": "For my sister", "name": "Ann", "recipient": "ann@example.com",
+		"message": "The key is under the blue pot.",
+	}
+	for k, v := range change {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// createMessage creates a message through the API.
+func (a *identityAPI) createMessage(who author, change map[string]any) messageReply {
+	a.t.Helper()
+	var m messageReply
+	a.ok(nil, http.StatusCreated, "POST", "/api/messages", who.token, newMessage(change), &m)
+	return m
+}
+
+// listMessages lists who's messages through the API.
+func (a *identityAPI) listMessages(who author) []messageReply {
+	a.t.Helper()
+	var ms []messageReply
+	a.ok(nil, http.StatusOK, "GET", "/api/messages", who.token, nil, &ms)
+	return ms
+}
+
+// raw sends a request with the given headers and body and returns the reply
+// and its body, whatever they are.
+func (a *identityAPI) raw(method, path string, header map[string]string, body string) (*http.Response, string) {
+	a.t.Helper()
+	req, err := http.NewRequest(method, a.srv.URL()+path, strings.NewReader(body))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(resp.Body)
+	return resp, b.String()
+}
+
+// decodeEnvelope decodes a reply body that must be an envelope.
+func decodeEnvelope(t *testing.T, body string) envelope {
+	t.Helper()
+	var env envelope
+	if err := json.Unmarshal([]byte(body), &env); err != nil {
+		t.Fatalf("reply is no envelope: %v: %q", err, body)
+	}
+	return env
+}
