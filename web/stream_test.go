@@ -1,0 +1,299 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// sseEvent is one Server-Sent Event; a comment line is an event named ":".
+type sseEvent struct {
+	name, data string
+}
+
+// stream is an open GET /api/messages/stream.
+type stream struct {
+	t      *testing.T
+	resp   *http.Response
+	events chan sseEvent // closed when the stream ends
+}
+
+// openStream opens the message stream of token, in the query or the header.
+func openStream(t *testing.T, base, token string, inQuery bool) *stream {
+	t.Helper()
+	u := base + "/api/messages/stream"
+	if inQuery {
+		u += "?token=" + url.QueryEscape(token)
+	}
+	req, err := http.NewRequest("GET", u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !inQuery {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("stream: %d", resp.StatusCode)
+	}
+	s := &stream{t: t, resp: resp, events: make(chan sseEvent, 64)}
+	go func() {
+		defer close(s.events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var ev sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.name != "" || ev.data != "" {
+					s.events <- ev
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, ":"):
+				ev.name = ":"
+			case strings.HasPrefix(line, "event: "):
+				ev.name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				ev.data += strings.TrimPrefix(line, "data: ")
+			}
+		}
+	}()
+	return s
+}
+
+// next returns the next event other than a heartbeat, failing after within.
+func (s *stream) next(within time.Duration) sseEvent {
+	s.t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok {
+				s.t.Fatal("the stream ended")
+			}
+			if ev.name != ":" {
+				return ev
+			}
+		case <-deadline:
+			s.t.Fatalf("no event within %s", within)
+		}
+	}
+}
+
+// list returns the next event, which must be a list of messages.
+func (s *stream) list(within time.Duration) []messageReply {
+	s.t.Helper()
+	ev := s.next(within)
+	if ev.name != "messages" {
+		s.t.Fatalf("event %q %s, want messages", ev.name, ev.data)
+	}
+	var ms []messageReply
+	if err := json.Unmarshal([]byte(ev.data), &ms); err != nil {
+		s.t.Fatalf("messages event: %v: %s", err, ev.data)
+	}
+	return ms
+}
+
+// quiet fails if an event other than a heartbeat comes within d.
+func (s *stream) quiet(d time.Duration) {
+	s.t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if ok && ev.name != ":" {
+				s.t.Fatalf("unexpected event %q %s", ev.name, ev.data)
+			}
+		case <-deadline:
+			return
+		}
+	}
+}
+
+// ended waits for the stream to end.
+func (s *stream) ended(within time.Duration) {
+	s.t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case _, ok := <-s.events:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			s.t.Fatalf("the stream is still open after %s", within)
+		}
+	}
+}
+
+// The stream sends the list at once and again within a second of every
+// change, whoever made it, and nothing about other users' messages.
+func TestMessageStreamFollowsEveryChange(t *testing.T) {
+	a := mustIdentityAPI(t)
+	ann, bob := a.author("ann@example.com"), a.author("bob@example.com")
+	a.grantPlan(ann.uid, core.PlanPro)
+	first := a.createMessage(ann, nil)
+
+	s := openStream(t, a.srv.URL(), ann.token, true)
+	for h, want := range map[string]string{
+		"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no",
+	} {
+		if got := s.resp.Header.Get(h); got != want {
+			t.Errorf("%s: %q, want %q", h, got, want)
+		}
+	}
+	if ms := s.list(time.Second); len(ms) != 1 || ms[0] != first {
+		t.Fatalf("first list %+v", ms)
+	}
+	// The same list as GET /api/messages.
+	get := func() string {
+		_, env := a.call(nil, "GET", "/api/messages", ann.token, nil)
+		return string(env.Data)
+	}
+
+	// Through the API.
+	a.clock.Set(a.clock.Now().Add(time.Second))
+	second := a.createMessage(ann, map[string]any{"title": "second"})
+	ev := s.next(time.Second)
+	if ev.name != "messages" || ev.data != get() {
+		t.Fatalf("after create: %q %s, want the list %s", ev.name, ev.data, get())
+	}
+	a.ok(nil, http.StatusOK, "PATCH", "/api/messages/"+first.ID, ann.token, map[string]any{"isActive": false}, nil)
+	if ms := s.list(time.Second); len(ms) != 2 || ms[1].Status != "paused" {
+		t.Fatalf("after toggle: %+v", ms)
+	}
+
+	// Through the store, as the admin socket and the delivery pass write.
+	ctx := context.Background()
+	if _, err := a.db.UpdateMessage(ctx, second.ID, func(m *core.Message) error {
+		m.Status, m.DeliveredAt = core.StatusDelivered, a.clock.Now()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ms := s.list(time.Second); ms[0].Status != "delivered" || ms[0].DeliveredAt == nil {
+		t.Fatalf("after delivery: %+v", ms)
+	}
+
+	// A burst is one list, or a few, never one per write.
+	for i := range 20 {
+		if _, err := a.db.UpdateMessage(ctx, first.ID, func(m *core.Message) error {
+			m.Title = strings.Repeat("x", i+1)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lists := 0
+	for deadline := time.After(time.Second); ; {
+		done := false
+		select {
+		case ev := <-s.events:
+			if ev.name == "messages" {
+				lists++
+				var ms []messageReply
+				json.Unmarshal([]byte(ev.data), &ms)
+				done = ms[1].Title == strings.Repeat("x", 20)
+			}
+		case <-deadline:
+			t.Fatalf("the burst's last write was not sent within a second (%d lists)", lists)
+		}
+		if done {
+			break
+		}
+	}
+	if lists > 3 {
+		t.Errorf("a burst of 20 writes sent %d lists", lists)
+	}
+
+	// Other users' changes are not this stream's business.
+	a.createMessage(bob, nil)
+	s.quiet(400 * time.Millisecond)
+
+	a.ok(nil, http.StatusOK, "DELETE", "/api/messages/"+first.ID, ann.token, nil, nil)
+	if ms := s.list(time.Second); len(ms) != 1 || ms[0].ID != second.ID {
+		t.Fatalf("after delete: %+v", ms)
+	}
+}
+
+// Heartbeats keep the stream open through proxies, and each one checks the
+// token: signing out ends the stream with the event "error".
+func TestMessageStreamEndsWhenTheTokenIsRevoked(t *testing.T) {
+	a := mustIdentityAPI(t)
+	a.author("ann@example.com")
+	c := browserClient(t)
+	tok := a.signIn(c, "ann@example.com", pw)
+
+	s := openStream(t, a.srv.URL(), tok.IDToken, false)
+	if ms := s.list(time.Second); len(ms) != 0 {
+		t.Fatalf("first list %+v", ms)
+	}
+	beats := 0
+	for deadline := time.After(3 * testHeartbeat); beats < 2; {
+		select {
+		case ev := <-s.events:
+			if ev.name == ":" {
+				beats++
+			}
+		case <-deadline:
+			t.Fatalf("%d heartbeats in %s", beats, 3*testHeartbeat)
+		}
+	}
+
+	a.ok(c, http.StatusOK, "POST", "/api/auth/signout", tok.IDToken, nil, nil)
+	ev := s.next(3 * testHeartbeat)
+	var env envelope
+	json.Unmarshal([]byte(ev.data), &env)
+	if ev.name != "error" || env.Status != "error" || env.Code != core.EInvalidToken || env.Message == "" {
+		t.Fatalf("after sign-out: %q %s", ev.name, ev.data)
+	}
+	s.ended(time.Second)
+}
+
+// A stream outlives the server's read and write timeouts, and graceful
+// shutdown does not wait for it.
+func TestMessageStreamTimeoutsAndShutdown(t *testing.T) {
+	a := mustIdentityAPI(t)
+	ann := a.author("ann@example.com")
+
+	hs := httptest.NewUnstartedServer(a.srv.Handler())
+	hs.Config.ReadTimeout = 300 * time.Millisecond
+	hs.Config.WriteTimeout = 300 * time.Millisecond
+	hs.Start()
+	defer hs.Close()
+	s := openStream(t, hs.URL, ann.token, true)
+	s.list(time.Second)
+	time.Sleep(time.Second)
+	a.createMessage(ann, nil)
+	if ms := s.list(time.Second); len(ms) != 1 {
+		t.Fatalf("after the timeouts: %+v", ms)
+	}
+
+	// The real server: Close ends its streams and returns at once.
+	s2 := openStream(t, a.srv.URL(), ann.token, true)
+	s2.list(time.Second)
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.srv.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Close took %s with a stream open", d)
+	}
+	s2.ended(time.Second)
+}
