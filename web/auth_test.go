@@ -63,8 +63,9 @@ func mustIdentityAPI(t *testing.T) *identityAPI {
 	}
 	clock := core.NewManualClock(time.Now())
 	logs := &lockedBuffer{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s := &web.Server{
-		Logger:  slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Logger:  log,
 		BaseURL: identityBaseURL,
 		Clock:   clock,
 		Users:   db,
@@ -74,7 +75,7 @@ func mustIdentityAPI(t *testing.T) *identityAPI {
 		Watcher:         db,
 		StreamHeartbeat: testHeartbeat,
 		Contact: &core.ContactService{
-			Contacts: db, Mailer: m, Emails: emails, To: core.Address{Address: operatorEmail}, Clock: clock,
+			Contacts: db, Mailer: m, Emails: emails, To: core.Address{Address: operatorEmail}, Clock: clock, Logger: log,
 		},
 		Auth: &core.Auth{
 			Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
