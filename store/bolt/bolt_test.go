@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -144,17 +143,11 @@ func TestCiphertextBoundToItsMessage(t *testing.T) {
 	// Copy a's sealed body into b's record, and a's sealed title into a's body.
 	rawUpdate(t, path, func(tx *bbolt.Tx) error {
 		msgs := tx.Bucket([]byte("messages"))
-		var ra, rb map[string]any
-		must(t, json.Unmarshal(msgs.Get([]byte(a.ID)), &ra))
-		must(t, json.Unmarshal(msgs.Get([]byte(b.ID)), &rb))
-		rb["body"] = ra["body"]
-		ra["body"] = ra["title"]
-		for id, r := range map[string]map[string]any{a.ID: ra, b.ID: rb} {
-			v, err := json.Marshal(r)
-			must(t, err)
-			must(t, msgs.Put([]byte(id), v))
-		}
-		return nil
+		ra, rb := msgs.Get([]byte(a.ID)), msgs.Get([]byte(b.ID))
+		newB := bolt.WithSealedField(rb, "body", bolt.SealedField(ra, "body"))
+		newA := bolt.WithSealedField(ra, "body", bolt.SealedField(ra, "title"))
+		must(t, msgs.Put([]byte(b.ID), newB))
+		return msgs.Put([]byte(a.ID), newA)
 	})
 	db = MustOpen(t, path)
 	for _, id := range []string{a.ID, b.ID} {
@@ -165,6 +158,28 @@ func TestCiphertextBoundToItsMessage(t *testing.T) {
 		if core.ErrorCode(err) != core.EInternal || !strings.Contains(err.Error(), "does not authenticate") {
 			t.Fatalf("error = %v, want an internal authentication failure", err)
 		}
+	}
+}
+
+func TestRecordBoundToItsKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sendlater.db")
+	db := MustOpen(t, path)
+	u, a := seed(t, db)
+	b := storetest.NewMessage(storetest.Stores{Clock: core.NewManualClock(storetest.Epoch)}, u.ID, core.Interval1M)
+	must(t, db.CreateMessage(ctx, b, nil))
+	must(t, db.Close())
+
+	// b's key now holds a's whole record.
+	rawUpdate(t, path, func(tx *bbolt.Tx) error {
+		msgs := tx.Bucket([]byte("messages"))
+		return msgs.Put([]byte(b.ID), bytes.Clone(msgs.Get([]byte(a.ID))))
+	})
+	db = MustOpen(t, path)
+	if m, err := db.FindMessageByID(ctx, b.ID); err == nil {
+		t.Fatalf("message %s came back as %s", b.ID, m.ID)
+	}
+	if _, err := db.FindMessageByID(ctx, a.ID); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -454,5 +469,32 @@ func must(tb testing.TB, err error) {
 	tb.Helper()
 	if err != nil {
 		tb.Fatal(err)
+	}
+}
+
+func TestDamagedRecordIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sendlater.db")
+	db := MustOpen(t, path)
+	_, m := seed(t, db)
+	m.LastError = "421 try later"
+	_, err := db.UpdateMessage(ctx, m.ID, func(x *core.Message) error { x.LastError = m.LastError; return nil })
+	must(t, err)
+	must(t, db.Close())
+	var record []byte
+	raw, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
+	must(t, err)
+	must(t, raw.View(func(tx *bbolt.Tx) error {
+		record = bytes.Clone(tx.Bucket([]byte("messages")).Get([]byte(m.ID)))
+		return nil
+	}))
+	must(t, raw.Close())
+	must(t, bolt.CheckMessageRecord(record))
+	for n := range len(record) {
+		if err := bolt.CheckMessageRecord(record[:n]); err == nil {
+			t.Fatalf("a record cut to %d of %d bytes decoded", n, len(record))
+		}
+	}
+	if err := bolt.CheckMessageRecord(append(bytes.Clone(record), 0)); err == nil {
+		t.Fatal("a record with a trailing byte decoded")
 	}
 }

@@ -158,7 +158,7 @@ func (s *DB) findMessage(tx *bbolt.Tx, id string) (*core.Message, error) {
 	if v == nil {
 		return nil, errMessageNotFound()
 	}
-	return s.decodeMessage(v)
+	return s.decodeMessage(id, v)
 }
 
 // findIndexedMessage reads a message an index points at; a missing record
@@ -168,7 +168,7 @@ func (s *DB) findIndexedMessage(tx *bbolt.Tx, id string) (*core.Message, error) 
 	if v == nil {
 		return nil, fmt.Errorf("index entry for missing message %q", id)
 	}
-	return s.decodeMessage(v)
+	return s.decodeMessage(id, v)
 }
 
 // putMessage reschedules m, writes it and moves its index entries from old
@@ -177,11 +177,7 @@ func (s *DB) findIndexedMessage(tx *bbolt.Tx, id string) (*core.Message, error) 
 func (s *DB) putMessage(tx *bbolt.Tx, old *messageIndex, m *core.Message) error {
 	s.changed(tx, m.Owner)
 	m.Reschedule(s.reminders)
-	v, err := s.encodeMessage(m)
-	if err != nil {
-		return err
-	}
-	if err := tx.Bucket(bucketMessages).Put([]byte(m.ID), v); err != nil {
+	if err := tx.Bucket(bucketMessages).Put([]byte(m.ID), s.encodeMessage(m)); err != nil {
 		return err
 	}
 	next := indexOf(m).entries()
@@ -214,7 +210,7 @@ func (s *DB) deleteMessage(tx *bbolt.Tx, id string) error {
 		return errMessageNotFound()
 	}
 	var r messageRecord
-	if err := decode("message", v, &r); err != nil {
+	if err := r.unmarshal(v); err != nil {
 		return err
 	}
 	s.changed(tx, r.Owner)

@@ -8,9 +8,10 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-// Records are the stored form of the core types: JSON of private structs, so
-// a change to a core struct never silently changes the file format. Each
-// carries V, the record version; a reader refuses a version it does not know.
+// Records are the stored form of the core types: JSON of private structs
+// (messages: the binary codec of codec.go), so a change to a core struct
+// never silently changes the file format. Each carries its record version; a
+// reader refuses a version it does not know.
 // Times are unix nanoseconds, 0 for the zero time, read back in UTC.
 
 const recordVersion = 1
@@ -101,39 +102,89 @@ func decodeUser(b []byte) (*core.User, error) {
 }
 
 // messageRecord holds Title, Name, Recipient, Body and LastError (which may
-// quote the recipient's address) sealed with AES-256-GCM; see sealField.
+// quote the recipient's address) sealed with AES-256-GCM; see sealField. It
+// is stored with the binary codec of codec.go, not JSON: see there.
 type messageRecord struct {
-	header
-	ID             string `json:"id"`
-	Owner          string `json:"owner"`
-	Title          []byte `json:"title"`
-	Name           []byte `json:"name"`
-	Recipient      []byte `json:"recipient"`
-	Body           []byte `json:"body"`
-	Interval       string `json:"interval"`
-	SendDate       int64  `json:"sendDate"`
-	IsActive       bool   `json:"isActive,omitempty"`
-	PostponeCode   string `json:"postponeCode"`
-	Featured       bool   `json:"featured,omitempty"`
-	WebhookURL     string `json:"webhookUrl,omitempty"`
-	CreatedAt      int64  `json:"createdAt"`
-	UpdatedAt      int64  `json:"updatedAt"`
-	Status         string `json:"status"`
-	RemindersSent  int    `json:"remindersSent,omitempty"`
-	ReminderSentAt int64  `json:"reminderSentAt,omitempty"`
-	DeliveredAt    int64  `json:"deliveredAt,omitempty"`
-	Attempts       int    `json:"attempts,omitempty"`
-	LastError      []byte `json:"lastError,omitempty"`
-	NextAttemptAt  int64  `json:"nextAttemptAt,omitempty"`
-	LeaseUntil     int64  `json:"leaseUntil,omitempty"`
-	EmailMessageID string `json:"emailMessageId,omitempty"`
-	DueAt          int64  `json:"dueAt,omitempty"`
-	RemindAt       int64  `json:"remindAt,omitempty"`
+	ID, Owner                    string
+	Title, Name, Recipient, Body []byte
+	Interval                     string
+	SendDate                     int64
+	IsActive                     bool
+	PostponeCode                 string
+	Featured                     bool
+	WebhookURL                   string
+	CreatedAt, UpdatedAt         int64
+	Status                       string
+	RemindersSent                int64
+	ReminderSentAt, DeliveredAt  int64
+	Attempts                     int64
+	LastError                    []byte
+	NextAttemptAt, LeaseUntil    int64
+	EmailMessageID               string
+	DueAt, RemindAt              int64
 }
 
-func (s *DB) encodeMessage(m *core.Message) ([]byte, error) {
+// messageRecordVersion is the first byte of a stored message.
+const messageRecordVersion = 1
+
+func (r *messageRecord) marshal() []byte {
+	w := recordWriter{b: make([]byte, 0, 256+len(r.Title)+len(r.Name)+len(r.Recipient)+len(r.Body)+len(r.LastError))}
+	w.b = append(w.b, messageRecordVersion)
+	w.str(r.ID)
+	w.str(r.Owner)
+	w.bytes(r.Title)
+	w.bytes(r.Name)
+	w.bytes(r.Recipient)
+	w.bytes(r.Body)
+	w.str(r.Interval)
+	w.int(r.SendDate)
+	w.bool(r.IsActive)
+	w.str(r.PostponeCode)
+	w.bool(r.Featured)
+	w.str(r.WebhookURL)
+	w.int(r.CreatedAt)
+	w.int(r.UpdatedAt)
+	w.str(r.Status)
+	w.int(r.RemindersSent)
+	w.int(r.ReminderSentAt)
+	w.int(r.DeliveredAt)
+	w.int(r.Attempts)
+	w.bytes(r.LastError)
+	w.int(r.NextAttemptAt)
+	w.int(r.LeaseUntil)
+	w.str(r.EmailMessageID)
+	w.int(r.DueAt)
+	w.int(r.RemindAt)
+	return w.b
+}
+
+// unmarshal reads a stored message. Its byte fields point into b.
+func (r *messageRecord) unmarshal(b []byte) error {
+	if len(b) == 0 || b[0] != messageRecordVersion {
+		return fmt.Errorf("decode message record: version unknown to this binary")
+	}
+	rd := recordReader{b: b[1:]}
+	*r = messageRecord{
+		ID: rd.str(), Owner: rd.str(),
+		Title: rd.bytes(), Name: rd.bytes(), Recipient: rd.bytes(), Body: rd.bytes(),
+		Interval: rd.str(), SendDate: rd.int(), IsActive: rd.bool(), PostponeCode: rd.str(),
+		Featured: rd.bool(), WebhookURL: rd.str(), CreatedAt: rd.int(), UpdatedAt: rd.int(),
+		Status: rd.str(), RemindersSent: rd.int(), ReminderSentAt: rd.int(), DeliveredAt: rd.int(),
+		Attempts: rd.int(), LastError: rd.bytes(), NextAttemptAt: rd.int(), LeaseUntil: rd.int(),
+		EmailMessageID: rd.str(), DueAt: rd.int(), RemindAt: rd.int(),
+	}
+	if rd.err == nil && len(rd.b) != 0 {
+		rd.err = fmt.Errorf("%d bytes left over", len(rd.b))
+	}
+	if rd.err != nil {
+		return fmt.Errorf("decode message record: %w", rd.err)
+	}
+	return nil
+}
+
+func (s *DB) encodeMessage(m *core.Message) []byte {
 	r := messageRecord{
-		header: current, ID: m.ID, Owner: m.Owner,
+		ID: m.ID, Owner: m.Owner,
 		Title:     s.sealField(m.ID, fieldTitle, m.Title),
 		Name:      s.sealField(m.ID, fieldName, m.Name),
 		Recipient: s.sealField(m.ID, fieldRecipient, m.Recipient),
@@ -141,31 +192,36 @@ func (s *DB) encodeMessage(m *core.Message) ([]byte, error) {
 		Interval:  string(m.Interval), SendDate: unixNano(m.SendDate), IsActive: m.IsActive,
 		PostponeCode: m.PostponeCode, Featured: m.Featured, WebhookURL: m.WebhookURL,
 		CreatedAt: unixNano(m.CreatedAt), UpdatedAt: unixNano(m.UpdatedAt),
-		Status: string(m.Status), RemindersSent: m.RemindersSent,
+		Status: string(m.Status), RemindersSent: int64(m.RemindersSent),
 		ReminderSentAt: unixNano(m.ReminderSentAt), DeliveredAt: unixNano(m.DeliveredAt),
-		Attempts: m.Attempts, NextAttemptAt: unixNano(m.NextAttemptAt),
+		Attempts: int64(m.Attempts), NextAttemptAt: unixNano(m.NextAttemptAt),
 		LeaseUntil: unixNano(m.LeaseUntil), EmailMessageID: m.EmailMessageID,
 		DueAt: unixNano(m.DueAt), RemindAt: unixNano(m.RemindAt),
 	}
 	if m.LastError != "" {
 		r.LastError = s.sealField(m.ID, fieldLastError, m.LastError)
 	}
-	return encode(r)
+	return r.marshal()
 }
 
-func (s *DB) decodeMessage(b []byte) (*core.Message, error) {
+// decodeMessage reads and decrypts the message stored under id; a record
+// under another id's key is refused.
+func (s *DB) decodeMessage(id string, b []byte) (*core.Message, error) {
 	var r messageRecord
-	if err := decode("message", b, &r); err != nil {
+	if err := r.unmarshal(b); err != nil {
 		return nil, err
+	}
+	if r.ID != id {
+		return nil, fmt.Errorf("message %s: the record holds message %s", id, r.ID)
 	}
 	m := &core.Message{
 		ID: r.ID, Owner: r.Owner,
 		Interval: core.Interval(r.Interval), SendDate: fromUnixNano(r.SendDate), IsActive: r.IsActive,
 		PostponeCode: r.PostponeCode, Featured: r.Featured, WebhookURL: r.WebhookURL,
 		CreatedAt: fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
-		Status: core.MessageStatus(r.Status), RemindersSent: r.RemindersSent,
+		Status: core.MessageStatus(r.Status), RemindersSent: int(r.RemindersSent),
 		ReminderSentAt: fromUnixNano(r.ReminderSentAt), DeliveredAt: fromUnixNano(r.DeliveredAt),
-		Attempts: r.Attempts, NextAttemptAt: fromUnixNano(r.NextAttemptAt),
+		Attempts: int(r.Attempts), NextAttemptAt: fromUnixNano(r.NextAttemptAt),
 		LeaseUntil: fromUnixNano(r.LeaseUntil), EmailMessageID: r.EmailMessageID,
 		DueAt: fromUnixNano(r.DueAt), RemindAt: fromUnixNano(r.RemindAt),
 	}
