@@ -250,6 +250,10 @@ func ownsClaim(cur, claimed *Message) bool {
 // deliver sends one claimed message and records the outcome.
 func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) {
 	log := d.logger().With("message", m.ID, "kind", "delivery")
+	if ctx.Err() != nil { // stopping: give the claim back unsent
+		d.release(m, log)
+		return
+	}
 	// Re-read just before sending: the author may have paused, deleted or
 	// postponed the message since the claim.
 	cur, err := d.Messages.FindMessageByID(ctx, m.ID)
@@ -258,6 +262,7 @@ func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) 
 		return
 	}
 	if err != nil {
+		d.release(m, log)
 		d.passError(counts, log, err)
 		return
 	}
@@ -492,12 +497,17 @@ func ownsReminder(cur, claimed *Message) bool {
 // remind sends one claimed reminder to the author and records it.
 func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 	log := d.logger().With("message", m.ID, "kind", "reminder")
+	if ctx.Err() != nil {
+		d.releaseReminder(m, log)
+		return
+	}
 	cur, err := d.Messages.FindMessageByID(ctx, m.ID)
 	if ErrorCode(err) == EMessageNotFound {
 		counts.add(func(r *PassResult) { r.Skipped++ })
 		return
 	}
 	if err != nil {
+		d.releaseReminder(m, log)
 		d.passError(counts, log, err)
 		return
 	}

@@ -56,8 +56,8 @@ type Message struct {
 	NextAttemptAt  time.Time // a retry after a temporary failure
 	// LeaseUntil is when a delivery pass's claim expires: of the delivery
 	// while Status is sending, else of a reminder being sent.
-	LeaseUntil time.Time
-	EmailMessageID string    // fixed at the first claim, reused on every retry
+	LeaseUntil     time.Time
+	EmailMessageID string // fixed at the first claim, reused on every retry
 
 	// DueAt and RemindAt are derived by Reschedule and indexed by the store:
 	// when delivery work and the next reminder are due (zero: never).
