@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"time"
 )
 
 // Backuper writes a consistent copy of the whole store to w.
@@ -23,6 +24,19 @@ type Admin interface {
 	ListMessages(ctx context.Context, user string, f MessageFilter) ([]*Message, int, error)
 	FindMessage(ctx context.Context, id string) (*Message, error)
 	Backup(ctx context.Context, w io.Writer) (int64, error)
+
+	// SendDue runs one delivery pass; PlanDue lists what a pass at the
+	// given time would send, sending nothing.
+	SendDue(ctx context.Context) (PassResult, error)
+	PlanDue(ctx context.Context, at time.Time) ([]PlannedSend, error)
+	// RescheduleMessage moves a message's sendDate to at; DeliverNow makes
+	// it due now and runs a pass; SetMessageActive pauses or resumes it.
+	RescheduleMessage(ctx context.Context, id string, at time.Time) (*Message, error)
+	DeliverNow(ctx context.Context, id string) (*Message, PassResult, error)
+	SetMessageActive(ctx context.Context, id string, active bool) (*Message, error)
+	// Passes are the last delivery passes of the running server's scheduler
+	// (none when the store is opened directly).
+	Passes(ctx context.Context) ([]PassResult, error)
 }
 
 // AdminService implements Admin over the stores.
@@ -32,6 +46,8 @@ type AdminService struct {
 	Backuper Backuper
 	Prices   PriceMap
 	Clock    Clock
+	// Delivery runs passes for SendDue and DeliverNow; nil refuses them.
+	Delivery *Delivery
 }
 
 func (s *AdminService) ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error) {

@@ -35,6 +35,12 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/messages/{id}/postpone", s.authed(s.handlePostponeMessage))
 	mux.HandleFunc("POST /api/contact", s.handleContact)
 
+	mux.HandleFunc("GET /api/postpone/{id}", s.handleShowPostpone)
+	mux.HandleFunc("POST /api/postpone/{id}", s.handlePostponeByCode)
+	mux.HandleFunc("POST /api/me/webhook-secret", s.authed(s.handleRotateWebhookSecret))
+	mux.HandleFunc("GET /unsubscribe/{token}", s.handleRefusalPage)
+	mux.HandleFunc("POST /unsubscribe/{token}", s.handleRefuse)
+
 	mux.HandleFunc("/api/", handleAPINotFound)
 	mux.Handle("/", s.spaHandler())
 }

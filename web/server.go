@@ -30,6 +30,16 @@ type Server struct {
 	Contact *core.ContactService
 	// Health reports whether the store answers.
 	Health func(ctx context.Context) error
+	// AppName is shown on the pages the server renders itself.
+	AppName string
+	// Delivery (issue 4): the postpone link, the recipients' refusal links,
+	// webhook secrets, and the in-process scheduler for /healthz (nil: none
+	// runs).
+	Postpone       *core.PostponeLinks
+	Refusals       *core.RefusalTokens
+	Deliveries     core.DeliveryStore
+	WebhookSecrets *core.WebhookSecrets
+	Scheduler      *core.Scheduler
 	// StreamHeartbeat is how often message streams send a keep-alive and
 	// check their token; zero: DefaultStreamHeartbeat.
 	StreamHeartbeat time.Duration

@@ -53,6 +53,15 @@ type Config struct {
 			Business string `mapstructure:"business"`
 		} `mapstructure:"prices"`
 	} `mapstructure:"stripe"`
+	Scheduler struct {
+		Interval     time.Duration   `mapstructure:"interval"`
+		Reminders    []time.Duration `mapstructure:"reminders"`
+		Concurrency  int             `mapstructure:"concurrency"`
+		HeartbeatURL string          `mapstructure:"heartbeat_url"`
+	} `mapstructure:"scheduler"`
+	Webhooks struct {
+		AllowPrivate bool `mapstructure:"allow_private"`
+	} `mapstructure:"webhooks"`
 }
 
 // defaults lists every key with its default value; keys must be known to
@@ -78,6 +87,11 @@ var defaults = map[string]any{
 	"contact.to":              "",
 	"stripe.prices.pro":       "",
 	"stripe.prices.business":  "",
+	"scheduler.interval":      "5s",
+	"scheduler.reminders":     []string{"240h"},
+	"scheduler.concurrency":   8,
+	"scheduler.heartbeat_url": "",
+	"webhooks.allow_private":  false,
 }
 
 // newViper returns a viper with the defaults and the environment bound.
@@ -169,11 +183,43 @@ func (c *Config) validate() error {
 	if c.Mail.SMTP.PoolSize < 1 || c.Mail.SMTP.PoolSize > 64 {
 		return bad("mail.smtp.pool_size", "must be between 1 and 64", c.Mail.SMTP.PoolSize)
 	}
+	if err := c.validateScheduler(bad); err != nil {
+		return err
+	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
 		return bad("log.level", "must be one of debug, info, warn, error", c.Log.Level)
 	}
 	if !slices.Contains([]string{"text", "json"}, c.Log.Format) {
 		return bad("log.format", "must be text or json", c.Log.Format)
+	}
+	return nil
+}
+
+// validateScheduler checks the scheduler keys and sorts the reminder
+// offsets largest first, as the store and the pass use them.
+func (c *Config) validateScheduler(bad func(key, rule string, got any) error) error {
+	sc := &c.Scheduler
+	if sc.Interval < time.Second || sc.Interval > time.Hour {
+		return bad("scheduler.interval", "must be between 1s and 1h, e.g. 5s", sc.Interval)
+	}
+	if len(sc.Reminders) > 5 {
+		return bad("scheduler.reminders", "must hold at most 5 offsets", sc.Reminders)
+	}
+	for _, r := range sc.Reminders {
+		// The shortest interval is a month of at least 28 days.
+		if r <= 0 || r >= 28*24*time.Hour {
+			return bad("scheduler.reminders", "must be durations between 1s and 672h (28 days) before sendDate, e.g. [240h]", sc.Reminders)
+		}
+	}
+	slices.SortFunc(sc.Reminders, func(a, b time.Duration) int { return int((b - a) / time.Second) })
+	sc.Reminders = slices.Compact(sc.Reminders)
+	if sc.Concurrency < 1 || sc.Concurrency > 256 {
+		return bad("scheduler.concurrency", "must be between 1 and 256", sc.Concurrency)
+	}
+	if sc.HeartbeatURL != "" {
+		if u, err := url.Parse(sc.HeartbeatURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return bad("scheduler.heartbeat_url", "must be an absolute http(s) URL", sc.HeartbeatURL)
+		}
 	}
 	return nil
 }

@@ -11,7 +11,9 @@ import (
 
 func newMessagesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "messages", Short: "List, show and steer messages"}
-	cmd.AddCommand(newMessagesListCmd(a), newMessagesShowCmd(a))
+	cmd.AddCommand(newMessagesListCmd(a), newMessagesShowCmd(a),
+		newMessagesRescheduleCmd(a), newMessagesDeliverNowCmd(a),
+		newMessagesSetActiveCmd(a, false), newMessagesSetActiveCmd(a, true))
 	return cmd
 }
 

@@ -15,10 +15,12 @@ type app struct {
 	v          *viper.Viper
 	configFile string
 	verbose    bool
-	cfg        *Config
-	log        *slog.Logger
-	stdout     io.Writer
-	stderr     io.Writer
+	// noScheduler is serve --no-scheduler.
+	noScheduler bool
+	cfg         *Config
+	log         *slog.Logger
+	stdout      io.Writer
+	stderr      io.Writer
 }
 
 func newRootCmd() *cobra.Command {
@@ -43,6 +45,7 @@ func newRootCmd() *cobra.Command {
 		newServeCmd(a),
 		newUsersCmd(a),
 		newMessagesCmd(a),
+		newSendDueCmd(a),
 		newBackupCmd(a),
 	)
 	return root

@@ -31,6 +31,7 @@ func newServeCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().String("addr", "", "address to listen on (config addr, default :8080)")
+	cmd.Flags().BoolVar(&a.noScheduler, "no-scheduler", false, "do not deliver from this process (run `sendlater send-due` from cron instead)")
 	a.v.BindPFlag("addr", cmd.Flags().Lookup("addr"))
 	return cmd
 }
@@ -83,8 +84,19 @@ func (a *app) serve(ctx context.Context) error {
 		},
 		Health: db.Ping,
 	}
+	delivery := a.delivery(db, mail, emails, key, clock)
+	srv.AppName = a.cfg.AppName
+	srv.Postpone = core.NewPostponeLinks(db, db, clock)
+	srv.Refusals = delivery.Refusals
+	srv.Deliveries = db
+	srv.WebhookSecrets = &core.WebhookSecrets{Users: db, Store: db, Prices: prices}
+	var scheduler *core.Scheduler
+	if !a.noScheduler {
+		scheduler = &core.Scheduler{Delivery: delivery, Interval: a.cfg.Scheduler.Interval, Heartbeat: a.heartbeat(), Logger: a.log}
+		srv.Scheduler = scheduler
+	}
 	admin := &web.AdminServer{
-		Admin:  &core.AdminService{Users: db, Messages: db, Backuper: db, Prices: prices, Clock: clock},
+		Admin:  &core.AdminService{Users: db, Messages: db, Backuper: db, Prices: prices, Clock: clock, Delivery: delivery},
 		Logger: a.log,
 	}
 	if err := admin.Open(a.cfg.socketPath()); err != nil {
@@ -96,11 +108,27 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.storePath(), "admin_socket", a.cfg.socketPath())
 
+	schedulerDone := make(chan struct{})
+	if scheduler != nil {
+		a.log.Info("scheduler running", "interval", a.cfg.Scheduler.Interval, "reminders", a.cfg.Scheduler.Reminders)
+		go func() {
+			defer close(schedulerDone)
+			scheduler.Run(ctx)
+		}()
+	} else {
+		a.log.Info("scheduler off (--no-scheduler): run `sendlater send-due` from cron")
+		close(schedulerDone)
+	}
+
 	<-ctx.Done()
-	a.log.Info("shutting down: finishing in-flight requests")
+	a.log.Info("shutting down: finishing in-flight requests and the delivery pass")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err = srv.Close(shutdownCtx)
+	select { // the pass stops between sends and records what it sent
+	case <-schedulerDone:
+	case <-shutdownCtx.Done():
+	}
 	if aerr := admin.Close(shutdownCtx); err == nil {
 		err = aerr
 	}

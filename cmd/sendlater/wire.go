@@ -41,7 +41,7 @@ func (a *app) openStore() (*bolt.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bolt.Open(a.cfg.storePath(), bolt.Options{Key: key})
+	return bolt.Open(a.cfg.storePath(), bolt.Options{Key: key, Reminders: a.cfg.Scheduler.Reminders})
 }
 
 // adminService returns the operator's view of the store: through the running
@@ -57,7 +57,16 @@ func (a *app) adminService() (core.Admin, func() error, error) {
 		return nil, nil, err
 	}
 	a.sayf("no server answers on %s: opened the store %s directly", a.cfg.socketPath(), a.cfg.storePath())
-	return &core.AdminService{Users: db, Messages: db, Backuper: db, Prices: a.cfg.prices(), Clock: core.SystemClock{}}, db.Close, nil
+	d, closeDelivery, err := a.newDelivery(db, core.SystemClock{})
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	done := func() error {
+		closeDelivery()
+		return db.Close()
+	}
+	return &core.AdminService{Users: db, Messages: db, Backuper: db, Prices: a.cfg.prices(), Clock: core.SystemClock{}, Delivery: d}, done, nil
 }
 
 // newMailer returns the SMTP transport when a host is configured, else the

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// The operator's delivery controls on one message.
+
+func newMessagesRescheduleCmd(a *app) *cobra.Command {
+	var at string
+	cmd := &cobra.Command{
+		Use:   "reschedule ID --at TIME",
+		Short: "Move a message's delivery date (reminders start over; a failed message is retried)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if at == "" {
+				return fmt.Errorf("--at is required, e.g. --at 2026-04-01T09:30:00Z or --at +48h")
+			}
+			t, err := parseWhen(at, time.Now())
+			if err != nil {
+				return err
+			}
+			admin, done, err := a.adminService()
+			if err != nil {
+				return err
+			}
+			defer done()
+			m, err := admin.RescheduleMessage(cmd.Context(), args[0], t)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s will be delivered at %s (%s)\n", m.ID, when(m.SendDate), m.DisplayStatus())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&at, "at", "", "the new delivery time (RFC 3339, \"2026-04-01 09:30\" UTC, 2026-04-01, +48h)")
+	return cmd
+}
+
+func newMessagesDeliverNowCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "deliver-now ID",
+		Short: "Make a message due now and run a delivery pass",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			admin, done, err := a.adminService()
+			if err != nil {
+				return err
+			}
+			defer done()
+			m, res, err := admin.DeliverNow(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s is %s (pass: %s)\n", m.ID, m.DisplayStatus(), res)
+			if m.Status != core.StatusDelivered {
+				if m.LastError != "" {
+					return fmt.Errorf("not delivered: %s", m.LastError)
+				}
+				return fmt.Errorf("not delivered yet")
+			}
+			return nil
+		},
+	}
+}
+
+func newMessagesSetActiveCmd(a *app, active bool) *cobra.Command {
+	use, short := "pause ID", "Pause a message: it is not delivered until resumed"
+	if active {
+		use, short = "resume ID", "Resume a paused message"
+	}
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			admin, done, err := a.adminService()
+			if err != nil {
+				return err
+			}
+			defer done()
+			m, err := admin.SetMessageActive(cmd.Context(), args[0], active)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s is %s, delivery date %s\n", m.ID, m.DisplayStatus(), when(m.SendDate))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func newSendDueCmd(a *app) *cobra.Command {
+	var dryRun, asJSON bool
+	var at string
+	cmd := &cobra.Command{
+		Use:   "send-due",
+		Short: "Run one delivery pass: due messages, reminders and webhooks (for cron)",
+		Long: "Runs the same pass as the server's scheduler, through the running server's admin socket when one\n" +
+			"answers, else over the store opened directly. It prints what it did and exits non-zero when the store\n" +
+			"or the mail server cannot be reached. --dry-run lists what a pass would send (by --at) and sends nothing.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if at != "" && !dryRun {
+				return errors.New("--at only goes with --dry-run: a real pass always runs at the current time")
+			}
+			admin, done, err := a.adminService()
+			if err != nil {
+				return err
+			}
+			defer done()
+			if dryRun {
+				by := time.Now()
+				if at != "" {
+					if by, err = parseWhen(at, by); err != nil {
+						return err
+					}
+				}
+				plan, err := admin.PlanDue(cmd.Context(), by)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return printJSON(a.stdout, plan)
+				}
+				rows := make([][]string, len(plan))
+				for i, p := range plan {
+					rows[i] = []string{p.Kind, p.MessageID, p.To, when(p.DueAt)}
+				}
+				if err := printTable(a.stdout, []string{"KIND", "MESSAGE", "TO", "DUE"}, rows); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stderr, "dry run: %d emails would be sent by %s; nothing was sent\n", len(plan), by.UTC().Format(time.RFC3339))
+				return nil
+			}
+			res, err := admin.SendDue(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				err = printJSON(a.stdout, res)
+			} else {
+				_, err = fmt.Fprintln(a.stdout, res.String())
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case len(res.Errors) > 0:
+				return fmt.Errorf("the pass met errors: %s", res.Errors[0])
+			case res.Unreachable():
+				return errors.New("the mail server could not be reached: every send failed and will be retried")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be sent, send nothing")
+	cmd.Flags().StringVar(&at, "at", "", "with --dry-run: list what is due by this time (RFC 3339, \"2026-04-01 09:30\", +36h)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

@@ -1,0 +1,98 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// The operator's delivery controls (`sendlater send-due`, `sendlater
+// messages reschedule|deliver-now|pause|resume`).
+
+func (s *AdminService) delivery() (*Delivery, error) {
+	if s.Delivery == nil {
+		return nil, Errorf(EUnavailable, "Delivery is not configured in this process.")
+	}
+	return s.Delivery, nil
+}
+
+func (s *AdminService) SendDue(ctx context.Context) (PassResult, error) {
+	d, err := s.delivery()
+	if err != nil {
+		return PassResult{}, err
+	}
+	return d.Run(ctx)
+}
+
+func (s *AdminService) PlanDue(ctx context.Context, at time.Time) ([]PlannedSend, error) {
+	d, err := s.delivery()
+	if err != nil {
+		return nil, err
+	}
+	return d.Plan(ctx, at)
+}
+
+// steer edits a message that has not gone out and is not being sent.
+func (s *AdminService) steer(ctx context.Context, id string, fn func(m *Message) error) (*Message, error) {
+	return s.Messages.UpdateMessage(ctx, id, func(m *Message) error {
+		switch m.Status {
+		case StatusDelivered:
+			return Errorf(EConflict, "The message has been delivered.")
+		case StatusSending:
+			return Errorf(EConflict, "The message is being sent right now; try again in a moment.")
+		}
+		if err := fn(m); err != nil {
+			return err
+		}
+		m.UpdatedAt = s.Clock.Now()
+		return nil
+	})
+}
+
+// RescheduleMessage moves sendDate to at: reminders and attempts start over
+// for the new date, and a failed message is scheduled again.
+func (s *AdminService) RescheduleMessage(ctx context.Context, id string, at time.Time) (*Message, error) {
+	if at.IsZero() {
+		return nil, ValidationError(map[string]string{"at": "Please give the new delivery time"})
+	}
+	return s.steer(ctx, id, func(m *Message) error {
+		m.setSendDate(at)
+		return nil
+	})
+}
+
+// DeliverNow makes an active message due now and runs a pass.
+func (s *AdminService) DeliverNow(ctx context.Context, id string) (*Message, PassResult, error) {
+	d, err := s.delivery()
+	if err != nil {
+		return nil, PassResult{}, err
+	}
+	if _, err := s.steer(ctx, id, func(m *Message) error {
+		if !m.IsActive {
+			return Errorf(EConflict, "The message is paused; resume it first.")
+		}
+		m.setSendDate(s.Clock.Now())
+		return nil
+	}); err != nil {
+		return nil, PassResult{}, err
+	}
+	res, err := d.Run(ctx)
+	if err != nil {
+		return nil, res, err
+	}
+	m, err := s.Messages.FindMessageByID(ctx, id)
+	return m, res, err
+}
+
+func (s *AdminService) SetMessageActive(ctx context.Context, id string, active bool) (*Message, error) {
+	return s.steer(ctx, id, func(m *Message) error {
+		m.IsActive = active
+		return nil
+	})
+}
+
+func (s *AdminService) Passes(ctx context.Context) ([]PassResult, error) {
+	if s.Delivery == nil || s.Delivery.Log == nil {
+		return []PassResult{}, nil
+	}
+	return s.Delivery.Log.Last(), nil
+}

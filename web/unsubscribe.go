@@ -1,0 +1,60 @@
+package web
+
+import (
+	"html/template"
+	"net/http"
+)
+
+// The delivery email's one-click refusal (RFC 8058). Its link,
+// <base_url>/unsubscribe/<token>, is both the List-Unsubscribe target, which
+// mail clients POST to, and the footer link a person opens: GET shows a page
+// with a confirm button (scanners open links too), POST records the refusal.
+
+var refusalPage = template.Must(template.New("refusal").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.App}}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}
+button{font:inherit;padding:.6rem 1.2rem;cursor:pointer}</style></head>
+<body><h1>{{.App}}</h1>
+{{if .Done}}<p>Done. No further messages will be sent to you through {{.App}}.</p>
+{{else if .Invalid}}<p>This link is not valid. Please use the link of the email you received.</p>
+{{else}}<p>Someone used {{.App}} to send you a message written for the future. Do you want to refuse every further message sent to you through {{.App}}?</p>
+<form method="post"><button type="submit">Refuse further messages</button></form>{{end}}
+</body></html>`))
+
+type refusalPageData struct {
+	App           string
+	Done, Invalid bool
+}
+
+func (s *Server) writeRefusalPage(w http.ResponseWriter, status int, d refusalPageData) {
+	d.App = s.AppName
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	refusalPage.Execute(w, d)
+}
+
+func (s *Server) handleRefusalPage(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.Refusals.Address(r.PathValue("token")); err != nil {
+		s.writeRefusalPage(w, http.StatusBadRequest, refusalPageData{Invalid: true})
+		return
+	}
+	s.writeRefusalPage(w, http.StatusOK, refusalPageData{})
+}
+
+func (s *Server) handleRefuse(w http.ResponseWriter, r *http.Request) {
+	addr, err := s.Refusals.Address(r.PathValue("token"))
+	if err != nil {
+		s.writeRefusalPage(w, http.StatusBadRequest, refusalPageData{Invalid: true})
+		return
+	}
+	if err := s.Deliveries.RefuseAddress(r.Context(), addr, s.Clock.Now()); err != nil {
+		logger(r).Error("recording a refusal", "err", err)
+		http.Error(w, "Internal error. Please try again later.", http.StatusInternalServerError)
+		return
+	}
+	logger(r).Info("a recipient refused further messages")
+	s.writeRefusalPage(w, http.StatusOK, refusalPageData{Done: true})
+}
