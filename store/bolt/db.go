@@ -90,6 +90,10 @@ func Open(path string, opts Options) (*DB, error) {
 		ReadOnly:     opts.ReadOnly,
 		NoSync:       opts.NoSync,
 		FreelistType: bbolt.FreelistMapType,
+		// Growing the mapping waits for every open read transaction, so a
+		// long backup would stall writers; mapping 1 GiB of address space
+		// up front (not memory) spares stores below that size.
+		InitialMmapSize: 1 << 30,
 	})
 	switch {
 	case errors.Is(err, bolterrors.ErrTimeout):
