@@ -372,9 +372,6 @@ func TestFileModes(t *testing.T) {
 	MustOpen(t, path)
 	wantMode(t, dir, os.ModeDir|0o700)
 	wantMode(t, path, 0o600)
-	if fi, err := os.Stat(path); err != nil || fi.Size() > 1<<20 {
-		t.Fatalf("a new store takes %d bytes on disk (%v): the mapping is address space, not file", fi.Size(), err)
-	}
 
 	keyDir := filepath.Join(t.TempDir(), "secrets")
 	keyFile := filepath.Join(keyDir, "store.key")

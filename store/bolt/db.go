@@ -92,7 +92,8 @@ func Open(path string, opts Options) (*DB, error) {
 		FreelistType: bbolt.FreelistMapType,
 		// Growing the mapping waits for every open read transaction, so a
 		// long backup would stall writers; mapping 1 GiB of address space
-		// up front (not memory) spares stores below that size.
+		// up front (not memory) spares stores below that size. The file then
+		// grows in sparse 16 MiB steps.
 		InitialMmapSize: 1 << 30,
 	})
 	switch {
