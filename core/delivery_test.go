@@ -2,11 +2,16 @@ package core_test
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +19,7 @@ import (
 	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/web"
 )
 
 // These tests run the delivery pass over a real bbolt store, the real email
@@ -573,5 +579,73 @@ func TestStoppedPassLosesNothing(t *testing.T) {
 	}
 	if got := len(e.smtp.Messages()); got < n || got > n+e.d.Concurrency {
 		t.Fatalf("received %d emails for %d messages", got, n)
+	}
+}
+
+func TestBusinessWebhookIsSignedAndRetried(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	e.d.Reminders = nil
+	e.d.Webhooks = web.NewWebhookClient(true, 2*time.Second) // the test server is on loopback
+	type hit struct {
+		body []byte
+		sig  string
+	}
+	hits := make(chan hit, 10)
+	fail := atomic.Int32{}
+	fail.Store(1)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		hits <- hit{b, r.Header.Get(core.WebhookSignatureHeader)}
+		if fail.Add(-1) >= 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(hook.Close)
+
+	u := e.mustUser(t, "ada@example.com", "")
+	// Only the business plan may set a webhook or make its secret.
+	secrets := &core.WebhookSecrets{Users: e.db, Store: e.db}
+	_, err := secrets.Rotate(e.ctx, u.ID)
+	wantCode(t, err, core.EFeatureNotIncluded)
+	_, err = e.messages.Create(e.ctx, u.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "charles@example.com", Body: "b", WebhookURL: hook.URL})
+	wantCode(t, err, core.EFeatureNotIncluded)
+	if _, err := e.db.UpdateUser(e.ctx, u.ID, func(u *core.User) error {
+		u.StripePriceID, u.StripeSubscriptionStatus = "plan:business", "active"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	secret, err := secrets.Rotate(e.ctx, u.ID)
+	if err != nil || len(secret) < 40 {
+		t.Fatalf("secret %q %v", secret, err)
+	}
+	m, err := e.messages.Create(e.ctx, u.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "charles@example.com", Body: "b", WebhookURL: hook.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	e.clock.Set(m.SendDate)
+	res := e.pass(t, core.PassResult{Delivered: 1})
+	if res.Webhooks != 0 {
+		t.Fatalf("webhook succeeded against a failing endpoint: %v", res)
+	}
+	first := <-hits // 503: retried after a minute
+	e.clock.Add(time.Minute)
+	res = e.pass(t, core.PassResult{})
+	if res.Webhooks != 1 {
+		t.Fatalf("retry: %v", res)
+	}
+	second := <-hits
+	var p core.WebhookPayload
+	if err := json.Unmarshal(second.body, &p); err != nil || p.MessageID != m.ID || p.Recipient != "charles@example.com" ||
+		p.DeliveredAt != m.SendDate.UnixMilli() || p.Attempt != 2 || p.Event != "message.delivered" {
+		t.Fatalf("payload %s (%v)", second.body, err)
+	}
+	if second.sig != core.SignWebhook(secret, second.body) || first.sig != core.SignWebhook(secret, first.body) {
+		t.Fatalf("signature %q", second.sig)
+	}
+	e.clock.Add(time.Hour)
+	if res = e.pass(t, core.PassResult{}); res.Webhooks != 0 {
+		t.Fatal("a webhook was called again after success")
 	}
 }

@@ -1,0 +1,192 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/web"
+)
+
+// deliveryAPI is the public server with the delivery routes over a real store.
+type deliveryAPI struct {
+	t        *testing.T
+	url      string
+	db       *bolt.DB
+	refusals *core.RefusalTokens
+	clock    *core.ManualClock
+}
+
+func mustDeliveryAPI(t *testing.T) *deliveryAPI {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "sendlater.db"), bolt.Options{
+		Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	clock := core.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	refusals := core.NewRefusalTokens([]byte("a refusal token secret, 32 bytes"))
+	s := &web.Server{
+		Clock: clock, Users: db, AppName: "Sendlater",
+		Postpone: core.NewPostponeLinks(db, db, clock), Refusals: refusals, Deliveries: db,
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	return &deliveryAPI{t: t, url: hs.URL, db: db, refusals: refusals, clock: clock}
+}
+
+func (a *deliveryAPI) message() *core.Message {
+	a.t.Helper()
+	ctx := context.Background()
+	u := &core.User{Email: "ada@example.com", Timezone: "Europe/Berlin"}
+	if err := a.db.CreateUser(ctx, u); err != nil {
+		a.t.Fatal(err)
+	}
+	m := core.NewMessage(u.ID, core.MessageInput{Title: "For Charles", Name: "Charles", Recipient: "charles@example.com",
+		Body: "Hello", Interval: core.Interval6M}, a.clock.Now(), u.Location())
+	if err := a.db.CreateMessage(ctx, m, nil); err != nil {
+		a.t.Fatal(err)
+	}
+	return m
+}
+
+func (a *deliveryAPI) do(method, path, body string) (*http.Response, string) {
+	a.t.Helper()
+	req, err := http.NewRequest(method, a.url+path, strings.NewReader(body))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestPostponeByLink(t *testing.T) {
+	a := mustDeliveryAPI(t)
+	m := a.message()
+
+	resp, body := a.do("GET", "/api/postpone/"+m.ID+"?code="+m.PostponeCode, "")
+	var shown struct {
+		Status string
+		Data   struct {
+			Title    string `json:"title"`
+			SendDate int64  `json:"sendDate"`
+			Interval string `json:"interval"`
+		}
+	}
+	json.Unmarshal([]byte(body), &shown)
+	if resp.StatusCode != 200 || shown.Data.Title != "For Charles" || shown.Data.SendDate != m.SendDate.UnixMilli() || shown.Data.Interval != "6M" {
+		t.Fatalf("GET: %d %s", resp.StatusCode, body)
+	}
+	if strings.Contains(body, m.PostponeCode) || strings.Contains(body, "charles@example.com") {
+		t.Fatalf("GET shows more than the page needs: %s", body)
+	}
+
+	resp, body = a.do("GET", "/api/postpone/"+m.ID+"?code=WRONGCODE1", "")
+	if resp.StatusCode != 403 || !strings.Contains(body, `"code":"message/invalid-postpone-code"`) {
+		t.Fatalf("wrong code: %d %s", resp.StatusCode, body)
+	}
+
+	a.clock.Add(48 * time.Hour)
+	resp, body = a.do("POST", "/api/postpone/"+m.ID, `{"code":"`+m.PostponeCode+`"}`)
+	var moved struct{ Data struct{ SendDate int64 } }
+	json.Unmarshal([]byte(body), &moved)
+	want := core.AddMonths(a.clock.Now(), 6, core.LoadLocation("Europe/Berlin"))
+	if resp.StatusCode != 200 || moved.Data.SendDate != want.UnixMilli() {
+		t.Fatalf("POST: %d %s, want sendDate %d", resp.StatusCode, body, want.UnixMilli())
+	}
+
+	// Guessing locks the message, with Retry-After.
+	for range core.PostponeFailuresPerMessage {
+		a.do("POST", "/api/postpone/"+m.ID, `{"code":"guess"}`)
+	}
+	resp, body = a.do("POST", "/api/postpone/"+m.ID, `{"code":"`+m.PostponeCode+`"}`)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "auth/too-many-requests") {
+		t.Fatalf("after guessing: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+}
+
+func TestRefusalLink(t *testing.T) {
+	a := mustDeliveryAPI(t)
+	token := a.refusals.Token("Charles@Example.com")
+
+	resp, body := a.do("GET", "/unsubscribe/"+token, "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `<form method="post">`) {
+		t.Fatalf("GET: %d %s", resp.StatusCode, body)
+	}
+	if refused, _ := a.db.AddressRefused(context.Background(), "charles@example.com"); refused {
+		t.Fatal("opening the link refused")
+	}
+	resp, _ = a.do("GET", "/unsubscribe/not-a-token", "")
+	if resp.StatusCode != 400 {
+		t.Fatalf("bad token: %d", resp.StatusCode)
+	}
+
+	// RFC 8058 one-click: a POST with List-Unsubscribe=One-Click.
+	req, _ := http.NewRequest("POST", a.url+"/unsubscribe/"+token, strings.NewReader("List-Unsubscribe=One-Click"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("one-click POST: %d", resp.StatusCode)
+	}
+	if refused, _ := a.db.AddressRefused(context.Background(), "charles@example.com"); !refused {
+		t.Fatal("not refused after the POST")
+	}
+}
+
+func TestWebhookClientRefusesPrivateDestinations(t *testing.T) {
+	var got http.Header
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(hook.Close)
+	headers := map[string]string{core.WebhookSignatureHeader: "sha256=00"}
+	ctx := context.Background()
+
+	strict := web.NewWebhookClient(false, 2*time.Second)
+	port := hook.URL[strings.LastIndex(hook.URL, ":"):]
+	for _, target := range []string{hook.URL, "http://localhost" + port, "http://[::1]" + port, "http://169.254.169.254/latest/meta-data"} {
+		err := strict.Post(ctx, target, []byte(`{}`), headers)
+		var tmp *core.TemporaryError
+		if err == nil || !strings.Contains(err.Error(), "refused") || errors.As(err, &tmp) {
+			t.Fatalf("%s: %v, want a permanent refusal", target, err)
+		}
+	}
+	if got != nil {
+		t.Fatal("a refused destination was reached")
+	}
+
+	open := web.NewWebhookClient(true, 2*time.Second)
+	if err := open.Post(ctx, hook.URL, []byte(`{}`), headers); err != nil {
+		t.Fatal(err)
+	}
+	if got.Get(core.WebhookSignatureHeader) != "sha256=00" {
+		t.Fatalf("headers %v", got)
+	}
+	if err := open.Post(ctx, "ftp://example.com/x", nil, nil); err == nil {
+		t.Fatal("a non-http URL was accepted")
+	}
+}
