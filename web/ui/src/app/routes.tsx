@@ -14,6 +14,7 @@ export const routes: RouteObject[] = [
       { path: paths.faq.path, lazy: () => import("./routes/faq") },
       { path: paths.pricing.path, lazy: () => import("./routes/pricing") },
       { path: paths.legal.path, lazy: () => import("./routes/legal") },
+      { path: paths.postpone.path, lazy: () => import("./routes/postpone") },
       { path: "*", lazy: () => import("./routes/not-found") },
     ],
   },

@@ -1,0 +1,81 @@
+import { act, fireEvent, screen } from "@testing-library/react";
+import { afterEach, beforeEach, expect, test, vi } from "vitest";
+import { toasts } from "../../../lib/toasts";
+import { renderRoute } from "../../../testing/render-route";
+
+const sendDate = Date.UTC(2026, 3, 1, 9, 0);
+const later = Date.UTC(2026, 9, 1, 9, 0);
+
+type Call = { url: string; method: string; body?: string };
+let calls: Call[] = [];
+
+function envelope(data: unknown, status = 200) {
+  return new Response(JSON.stringify({ status: "success", data }), { status });
+}
+
+beforeEach(() => {
+  calls = [];
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input);
+      const method = init?.method ?? "GET";
+      calls.push({ url, method, body: init?.body as string | undefined });
+      if (url.startsWith("/api/postpone/m1?code=") && method === "GET") {
+        if (!url.endsWith("code=ABCDEFGHIJ")) {
+          return new Response(
+            JSON.stringify({ status: "error", code: "message/invalid-postpone-code", message: "This postpone link is not valid." }),
+            { status: 403 },
+          );
+        }
+        return envelope({ title: "For Charles", sendDate, interval: "6M", status: "reminded" });
+      }
+      if (url === "/api/postpone/m1" && method === "POST") {
+        return envelope({ sendDate: later });
+      }
+      return new Response(JSON.stringify({ status: "error", code: "auth/invalid-user-token", message: "Please sign in." }), { status: 401 });
+    }),
+  );
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+  toasts.value = [];
+});
+
+test("the link shows the title and delivery date and postpones only on the button", async () => {
+  renderRoute("/postpone/m1?code=ABCDEFGHIJ");
+
+  expect(await screen.findByText("For Charles")).toBeTruthy();
+  const shown = screen.getByText((_, el) => el?.tagName === "TIME");
+  expect(shown.getAttribute("datetime")).toBe(new Date(sendDate).toISOString());
+  expect(document.title).toBe("Postpone - Sendlater");
+  expect(calls.some((c) => c.method === "POST" && c.url.startsWith("/api/postpone"))).toBe(false);
+
+  fireEvent.click(screen.getByRole("button", { name: "Postpone" }));
+
+  expect(await screen.findByText("The message is postponed!")).toBeTruthy();
+  const post = calls.find((c) => c.method === "POST" && c.url === "/api/postpone/m1");
+  expect(post?.body).toBe(JSON.stringify({ code: "ABCDEFGHIJ" }));
+  expect(screen.getByText((_, el) => el?.tagName === "TIME").getAttribute("datetime")).toBe(new Date(later).toISOString());
+});
+
+test("the postponed toast goes after 6 seconds", async () => {
+  vi.useFakeTimers({ shouldAdvanceTime: true });
+  renderRoute("/postpone/m1?code=ABCDEFGHIJ");
+  fireEvent.click(await screen.findByRole("button", { name: "Postpone" }));
+  await screen.findByText("The message is postponed!");
+
+  act(() => vi.advanceTimersByTime(5900));
+  expect(screen.queryByText("The message is postponed!")).toBeTruthy();
+  act(() => vi.advanceTimersByTime(200));
+  expect(screen.queryByText("The message is postponed!")).toBeNull();
+});
+
+test("a wrong code shows the server's message", async () => {
+  renderRoute("/postpone/m1?code=WRONG");
+
+  expect((await screen.findByRole("alert")).textContent).toBe("This postpone link is not valid.");
+  expect(screen.queryByRole("button", { name: "Postpone" })).toBeNull();
+});

@@ -1,0 +1,85 @@
+import { useEffect, useState } from "react";
+import { ApiError } from "../../../lib/api-client";
+import { showToast } from "../../../lib/toasts";
+import { getPostponeView, postponeMessage, type PostponeView } from "../api/postpone";
+
+// SPEC.md section 9: the postponed toast stays 6 seconds.
+const postponedToastMs = 6000;
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "short" });
+
+const settled = new Set(["delivered", "sending", "failed"]);
+
+type State =
+  | { kind: "loading" }
+  | { kind: "error"; message: string }
+  | { kind: "ready"; view: PostponeView; busy: boolean; error?: string };
+
+function message(error: unknown) {
+  return error instanceof ApiError ? error.message : "Something went wrong. Please try again.";
+}
+
+/**
+ * The reminder email's link. Opening it only shows the message (mail scanners
+ * open links too); the button postpones it.
+ */
+export function PostponePage({ id, code }: { id: string; code: string }) {
+  const [state, setState] = useState<State>({ kind: "loading" });
+
+  useEffect(() => {
+    let live = true;
+    getPostponeView(id, code).then(
+      (view) => live && setState({ kind: "ready", view, busy: false }),
+      (error: unknown) => live && setState({ kind: "error", message: message(error) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [id, code]);
+
+  if (state.kind === "loading") {
+    return <section aria-busy="true" aria-label="Loading" />;
+  }
+  if (state.kind === "error") {
+    return (
+      <section>
+        <h1>Postpone a message</h1>
+        <p role="alert">{state.message}</p>
+      </section>
+    );
+  }
+
+  const { view, busy } = state;
+  const postpone = async () => {
+    setState({ kind: "ready", view, busy: true });
+    try {
+      const { sendDate } = await postponeMessage(id, code);
+      setState({ kind: "ready", view: { ...view, sendDate }, busy: false });
+      showToast("The message is postponed!", { kind: "success", duration: postponedToastMs });
+    } catch (error) {
+      setState({ kind: "ready", view, busy: false, error: message(error) });
+    }
+  };
+
+  return (
+    <section>
+      <h1>Postpone a message</h1>
+      <article>
+        <header>
+          <strong>{view.title}</strong>
+        </header>
+        <p>
+          The message will be delivered on <time dateTime={new Date(view.sendDate).toISOString()}>{dateFormat.format(view.sendDate)}</time>.
+        </p>
+        {settled.has(view.status) ? (
+          <p>This message can no longer be postponed.</p>
+        ) : (
+          <button type="button" onClick={postpone} disabled={busy} aria-busy={busy}>
+            {busy ? "" : "Postpone"}
+          </button>
+        )}
+        {state.error !== undefined && <p role="alert">{state.error}</p>}
+      </article>
+    </section>
+  );
+}
