@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,8 +48,9 @@ func TestContactIsStoredAndForwarded(t *testing.T) {
 	// arrived and the operator's log says so.
 	a.smtp.FailNextData(1, 554, "mailbox unavailable")
 	a.ok(nil, http.StatusOK, "POST", "/api/contact", "", map[string]string{"email": "cy@example.com", "message": "Hello?"}, nil)
-	if cs, _ := a.db.ListContacts(context.Background(), 0); len(cs) != 3 || cs[0].Email != "cy@example.com" {
-		t.Fatalf("after a failed forward: %+v", cs)
+	cs, _ = a.db.ListContacts(context.Background(), 0)
+	if len(cs) != 3 || !slices.ContainsFunc(cs, func(c *core.ContactSubmission) bool { return c.Email == "cy@example.com" }) {
+		t.Fatalf("after a failed forward: %d stored", len(cs))
 	}
 	if !strings.Contains(a.logs.String(), "forwarding the stored submission failed") {
 		t.Fatal("the failed forward is not logged")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -153,3 +155,6 @@ func decodeEnvelope(t *testing.T, body string) envelope {
 	}
 	return env
 }
+
+// slogDiscard is a production-like logger writing nowhere.
+func slogDiscard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

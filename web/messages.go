@@ -6,22 +6,13 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-// messagesJSON is a list of messages on the wire: never null.
-func messagesJSON(ms []*core.Message) []*messageJSON {
-	out := make([]*messageJSON, len(ms))
-	for i, m := range ms {
-		out[i] = newMessageJSON(m)
-	}
-	return out
-}
-
 func (s *Server) handleListMessages(w http.ResponseWriter, r *http.Request) {
 	ms, err := s.Messages.List(r.Context(), identity(r).UserID)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, messagesJSON(ms))
+	writeMessages(w, http.StatusOK, ms)
 }
 
 type createMessageRequest struct {
@@ -47,7 +38,7 @@ func (s *Server) handleCreateMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusCreated, newMessageJSON(m))
+	writeMessage(w, http.StatusCreated, m)
 }
 
 func (s *Server) handleGetMessage(w http.ResponseWriter, r *http.Request) {
@@ -56,7 +47,7 @@ func (s *Server) handleGetMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newMessageJSON(m))
+	writeMessage(w, http.StatusOK, m)
 }
 
 // updateMessageRequest is a partial edit: an absent or null field is left
@@ -85,7 +76,7 @@ func (s *Server) handleUpdateMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newMessageJSON(m))
+	writeMessage(w, http.StatusOK, m)
 }
 
 func (s *Server) handlePostponeMessage(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +85,7 @@ func (s *Server) handlePostponeMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newMessageJSON(m))
+	writeMessage(w, http.StatusOK, m)
 }
 
 func (s *Server) handleDeleteMessage(w http.ResponseWriter, r *http.Request) {

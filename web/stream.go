@@ -85,11 +85,8 @@ func (s *Server) handleMessagesStream(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return fail(err)
 		}
-		data, err := json.Marshal(messagesJSON(ms))
-		if err != nil {
-			return fail(err)
-		}
-		if _, err := fmt.Fprintf(w, "event: messages\ndata: %s\n\n", data); err != nil {
+		event := append([]byte("event: messages\ndata: "), appendMessagesJSON(nil, ms)...)
+		if _, err := w.Write(append(event, "\n\n"...)); err != nil {
 			return false
 		}
 		return rc.Flush() == nil

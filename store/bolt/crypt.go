@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"fmt"
+	"sync"
 )
 
 // Sealed message fields. The field name and the message id are the
@@ -21,7 +22,10 @@ const (
 const sealFormat = 1
 
 func additionalData(id, field string) []byte {
-	ad := make([]byte, 0, len("message/")+len(id)+1+len(field))
+	return appendAdditionalData(make([]byte, 0, len("message/")+len(id)+1+len(field)), id, field)
+}
+
+func appendAdditionalData(ad []byte, id, field string) []byte {
 	ad = append(ad, "message/"...)
 	ad = append(ad, id...)
 	ad = append(ad, '/')
@@ -41,9 +45,27 @@ func (s *DB) openField(id, field string, sealed []byte) (string, error) {
 	if len(sealed) == 0 || sealed[0] != sealFormat {
 		return "", fmt.Errorf("message %s: %s: unknown seal format", id, field)
 	}
-	pt, err := s.aead.Open(nil, nil, sealed[1:], additionalData(id, field))
+	buf := openBuffers.Get().(*openBuffer)
+	defer buf.release()
+	buf.ad = appendAdditionalData(buf.ad[:0], id, field)
+	pt, err := s.aead.Open(buf.pt[:0], nil, sealed[1:], buf.ad)
 	if err != nil {
 		return "", fmt.Errorf("message %s: %s does not authenticate (wrong key or damaged data): %w", id, field, err)
 	}
+	buf.pt = pt
 	return string(pt), nil
+}
+
+// openBuffer holds a field's additional data and plaintext while it is
+// opened, so that the returned string is the only allocation: listing
+// opens four fields of every message.
+type openBuffer struct{ ad, pt []byte }
+
+var openBuffers = sync.Pool{New: func() any { return &openBuffer{ad: make([]byte, 0, 64), pt: make([]byte, 0, 1024)} }}
+
+func (b *openBuffer) release() {
+	clear(b.pt) // no plaintext lingers in the pool
+	if cap(b.pt) <= 256<<10 {
+		openBuffers.Put(b)
+	}
 }

@@ -65,10 +65,11 @@ func (s *DB) ListMessages(ctx context.Context, f core.MessageFilter) ([]*core.Me
 			index, prefix = tx.Bucket(bucketMessagesByOwner), ownerPrefix(f.Owner)
 		}
 		idAt := len(prefix) + timeKeyLen
+		records := tx.Bucket(bucketMessages).Cursor()
 		c := index.Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			if inPage(total, f.Offset, f.Limit) {
-				m, err := s.findIndexedMessage(tx, idAfter(k, idAt))
+				m, err := s.indexedMessage(records, idAfter(k, idAt))
 				if err != nil {
 					return err
 				}
@@ -164,8 +165,14 @@ func (s *DB) findMessage(tx *bbolt.Tx, id string) (*core.Message, error) {
 // findIndexedMessage reads a message an index points at; a missing record
 // means the index is damaged, which is an internal error, not a not-found.
 func (s *DB) findIndexedMessage(tx *bbolt.Tx, id string) (*core.Message, error) {
-	v := tx.Bucket(bucketMessages).Get([]byte(id))
-	if v == nil {
+	return s.indexedMessage(tx.Bucket(bucketMessages).Cursor(), id)
+}
+
+// indexedMessage is findIndexedMessage with a cursor over the messages
+// bucket, which a loop reuses.
+func (s *DB) indexedMessage(records *bbolt.Cursor, id string) (*core.Message, error) {
+	k, v := records.Seek([]byte(id))
+	if k == nil || string(k) != id {
 		return nil, fmt.Errorf("index entry for missing message %q", id)
 	}
 	return s.decodeMessage(id, v)

@@ -1,0 +1,162 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// Messages are the API's hottest replies (the dashboard list and its
+// stream): they are written with append functions that produce exactly what
+// encoding/json produces for messageJSON (json_append_test.go checks it),
+// without reflection.
+
+// appendMessageJSON appends the JSON of m as newMessageJSON(m) marshals.
+func appendMessageJSON(b []byte, m *core.Message) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, m.ID)
+	b = append(b, `,"owner":`...)
+	b = appendJSONString(b, m.Owner)
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, m.Title)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, m.Name)
+	b = append(b, `,"recipient":`...)
+	b = appendJSONString(b, m.Recipient)
+	b = append(b, `,"message":`...)
+	b = appendJSONString(b, m.Body)
+	b = append(b, `,"interval":`...)
+	b = appendJSONString(b, string(m.Interval))
+	b = append(b, `,"sendDate":`...)
+	b = strconv.AppendInt(b, millis(m.SendDate), 10)
+	b = append(b, `,"isActive":`...)
+	b = strconv.AppendBool(b, m.IsActive)
+	b = append(b, `,"featured":`...)
+	b = strconv.AppendBool(b, m.Featured)
+	if m.WebhookURL != "" {
+		b = append(b, `,"webhookUrl":`...)
+		b = appendJSONString(b, m.WebhookURL)
+	}
+	b = append(b, `,"createdAt":`...)
+	b = strconv.AppendInt(b, millis(m.CreatedAt), 10)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, string(m.DisplayStatus()))
+	if !m.ReminderSentAt.IsZero() {
+		b = append(b, `,"reminderSentAt":`...)
+		b = strconv.AppendInt(b, m.ReminderSentAt.UnixMilli(), 10)
+	}
+	if !m.DeliveredAt.IsZero() {
+		b = append(b, `,"deliveredAt":`...)
+		b = strconv.AppendInt(b, m.DeliveredAt.UnixMilli(), 10)
+	}
+	return append(b, '}')
+}
+
+// appendMessagesJSON appends the JSON array of ms, as messagesJSON(ms)
+// marshals.
+func appendMessagesJSON(b []byte, ms []*core.Message) []byte {
+	b = append(b, '[')
+	for i, m := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendMessageJSON(b, m)
+	}
+	return append(b, ']')
+}
+
+var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// writeMessages writes a success envelope holding the list ms.
+func writeMessages(w http.ResponseWriter, status int, ms []*core.Message) {
+	writeAppended(w, status, func(b []byte) []byte { return appendMessagesJSON(b, ms) })
+}
+
+// writeMessage writes a success envelope holding m.
+func writeMessage(w http.ResponseWriter, status int, m *core.Message) {
+	writeAppended(w, status, func(b []byte) []byte { return appendMessageJSON(b, m) })
+}
+
+// writeAppended writes a success envelope whose data data appends, as
+// writeData would.
+func writeAppended(w http.ResponseWriter, status int, data func(b []byte) []byte) {
+	bp := replyBuffers.Get().(*[]byte)
+	b := append((*bp)[:0], `{"status":"success","data":`...)
+	b = data(b)
+	b = append(b, "}\n"...)
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b)
+	if cap(b) <= 1<<20 {
+		*bp = b
+		replyBuffers.Put(bp)
+	}
+}
+
+// jsonSafe marks the ASCII bytes encoding/json copies as they are.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s quoted as encoding/json does: HTML characters
+// and control characters escaped, invalid UTF-8 as U+FFFD, U+2028 and
+// U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,48 @@
+package web
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// The append functions write exactly what encoding/json writes.
+func FuzzAppendMessageJSON(f *testing.F) {
+	for _, s := range []string{
+		"", "plain", `"quoted" \ back\slash`, "<b>&amp;</b>", "\x00\x01\x08\x0c\n\r\t\x1f\x7f",
+		"\xff\xfe broken \xc3\x28", "é ü 中文 🎉", "\u2028\u2029", "\ufffd", "\xed\xa0\x80",
+	} {
+		f.Add(s, int64(1795301624918), true)
+	}
+	f.Fuzz(func(t *testing.T, s string, ms int64, flag bool) {
+		at := time.UnixMilli(ms)
+		m := &core.Message{
+			ID: s, Owner: s + "o", Title: s, Name: s, Recipient: s, Body: s + s,
+			Interval: core.Interval(s), SendDate: at, IsActive: flag, Featured: !flag, CreatedAt: at,
+			Status: core.MessageStatus(s), PostponeCode: "SECRET",
+		}
+		if flag {
+			m.WebhookURL, m.ReminderSentAt, m.DeliveredAt = s, at, at.Add(time.Hour)
+		}
+		for _, ms := range [][]*core.Message{{}, {m}, {m, m}} {
+			want, err := json.Marshal(messagesJSON(ms))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := appendMessagesJSON(nil, ms); string(got) != string(want) {
+				t.Fatalf("appended\n%s\nencoding/json\n%s", got, want)
+			}
+		}
+	})
+}
+
+// messagesJSON is the list as encoding/json marshals it: the reference.
+func messagesJSON(ms []*core.Message) []*messageJSON {
+	out := make([]*messageJSON, len(ms))
+	for i, m := range ms {
+		out[i] = newMessageJSON(m)
+	}
+	return out
+}
