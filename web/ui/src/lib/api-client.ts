@@ -1,4 +1,4 @@
-import { endSession, idToken } from "./auth";
+import { currentIdToken, endSession } from "./auth";
 
 export class ApiError extends Error {
   readonly code: string;
@@ -19,10 +19,12 @@ type Envelope<T> =
 type RequestOptions = {
   method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   body?: unknown;
+  /** false for the calls that make a session, which must not wait for one. */
+  bearer?: boolean;
 };
 
-export async function api<T>(path: string, { method = "GET", body }: RequestOptions = {}): Promise<T> {
-  const token = idToken.peek();
+export async function api<T>(path: string, { method = "GET", body, bearer = true }: RequestOptions = {}): Promise<T> {
+  const token = bearer ? await currentIdToken() : undefined;
   const response = await fetch(`/api/${path}`, {
     method,
     credentials: "same-origin",

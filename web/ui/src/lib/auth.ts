@@ -31,36 +31,106 @@ export const idToken = signal<string | undefined>(undefined);
 // Renew this long before the ID token expires, so requests never carry an expired one.
 const refreshMargin = 60_000;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+let tokenExpiresAt = 0;
 
-export function startSession(grant: SessionGrant) {
-  clearTimeout(refreshTimer);
-  idToken.value = grant.idToken;
-  user.value = grant.user;
-  if (Number.isFinite(grant.expiresAt)) {
-    refreshTimer = setTimeout(loadSession, Math.max(grant.expiresAt - Date.now() - refreshMargin, 0));
+// Tabs share the refresh cookie, and the server ends the whole session when a refresh
+// token is presented twice: refreshes are serialised across tabs by a Web Lock, and
+// every tab hears of the others' grants and sign-outs on this channel.
+const refreshLock = "sendlater-auth-refresh";
+type TabMessage = { kind: "grant"; grant: SessionGrant } | { kind: "signout" };
+const channel = typeof BroadcastChannel === "undefined" ? undefined : new BroadcastChannel("sendlater-auth");
+channel?.addEventListener("message", (event: MessageEvent<TabMessage>) => {
+  if (event.data.kind === "grant") {
+    applyGrant(event.data.grant);
+  } else {
+    endSession();
   }
+});
+
+function applyGrant({ idToken: token, expiresAt, user: sessionUser }: Pick<SessionGrant, "idToken" | "expiresAt"> & { user?: SessionUser }) {
+  clearTimeout(refreshTimer);
+  idToken.value = token;
+  tokenExpiresAt = expiresAt;
+  if (sessionUser) user.value = sessionUser;
+  if (Number.isFinite(expiresAt)) {
+    refreshTimer = setTimeout(() => void refreshSession(), Math.max(expiresAt - Date.now() - refreshMargin, 0));
+  }
+}
+
+/** Starts the session of a grant in this tab and in the others. */
+export function startSession(grant: SessionGrant) {
+  applyGrant(grant);
+  channel?.postMessage({ kind: "grant", grant } satisfies TabMessage);
 }
 
 export function endSession() {
   clearTimeout(refreshTimer);
+  tokenExpiresAt = 0;
   idToken.value = undefined;
   user.value = null;
 }
 
-/** Trades the refresh cookie for an ID token and the session user; signed out if that fails. */
-export async function loadSession() {
-  try {
-    startSession(await api<SessionGrant>("auth/token", { method: "POST" }));
-  } catch {
-    endSession();
-  }
+const tokenIsFresh = () => idToken.peek() !== undefined && tokenExpiresAt - Date.now() > refreshMargin;
+
+let refreshing: Promise<void> | undefined;
+
+/**
+ * Trades the refresh cookie for an ID token and the session user; signed out if that fails.
+ * One refresh runs at a time in this tab, and, where the browser has Web Locks, in all tabs;
+ * a tab that waited for another's refresh takes its grant from the channel instead.
+ */
+export function refreshSession(): Promise<void> {
+  const tokenBefore = idToken.peek();
+  const exchange = async () => {
+    if (idToken.peek() !== tokenBefore && tokenIsFresh()) return;
+    try {
+      startSession(await api<SessionGrant>("auth/token", { method: "POST", bearer: false }));
+    } catch {
+      endSession();
+    }
+  };
+  refreshing ??= (navigator.locks ? navigator.locks.request(refreshLock, exchange) : exchange()).finally(() => {
+    refreshing = undefined;
+  }) as Promise<void>;
+  return refreshing;
 }
 
-/** Revokes the session on the server; the local session ends even if that call fails. */
+/** Called once on load: whoever holds a refresh cookie is signed in. */
+export const loadSession = refreshSession;
+
+/** The ID token for a request, renewed first when it is about to expire (a sleeping tab misses its timer). */
+export async function currentIdToken(): Promise<string | undefined> {
+  if (idToken.peek() !== undefined && !tokenIsFresh()) await refreshSession();
+  return idToken.peek();
+}
+
+export async function signUp(email: string, password: string) {
+  const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  startSession(await api<SessionGrant>("auth/signup", { method: "POST", body: { email, password, timezone }, bearer: false }));
+}
+
+export async function signIn(email: string, password: string) {
+  startSession(await api<SessionGrant>("auth/signin", { method: "POST", body: { email, password }, bearer: false }));
+}
+
+/** Proves a recent sign-in for a sensitive action; the new ID token carries it. */
+export async function reauthenticate(password: string) {
+  const grant = await api<Omit<SessionGrant, "user">>("auth/reauth", { method: "POST", body: { password } });
+  applyGrant(grant);
+  channel?.postMessage({ kind: "grant", grant: { ...grant, user: user.peek()! } } satisfies TabMessage);
+}
+
+/** Replaces the session user after a profile change. */
+export function updateUser(next: SessionUser) {
+  user.value = next;
+}
+
+/** Revokes the session on the server; the local session ends, in every tab, even if that call fails. */
 export async function signOut() {
   try {
     await api<null>("auth/signout", { method: "POST" });
   } finally {
     endSession();
+    channel?.postMessage({ kind: "signout" } satisfies TabMessage);
   }
 }

@@ -8,9 +8,3 @@ test("an unknown path shows the 404 page with that path", async () => {
   expect(await screen.findByRole("heading", { name: "The page /no/such-page could not be found" })).toBeTruthy();
   expect(document.title).toBe("Page not found - Sendlater");
 });
-
-test("pages not built yet are unknown paths", async () => {
-  renderRoute("/dashboard");
-
-  expect(await screen.findByRole("heading", { name: "The page /dashboard could not be found" })).toBeTruthy();
-});

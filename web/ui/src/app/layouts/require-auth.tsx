@@ -1,0 +1,20 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { Navigate, Outlet, useLocation } from "react-router";
+import { paths } from "../../config/paths";
+import { user } from "../../lib/auth";
+
+/** Guards the signed-in pages: a spinner while the user is unknown, sign-in when signed out. */
+export function RequireAuth() {
+  useSignals();
+  const { pathname, search } = useLocation();
+
+  if (user.value === undefined) {
+    return <div className="loading" aria-busy="true" aria-label="Loading" />;
+  }
+  if (user.value === null) {
+    const here = pathname + search;
+    const next = here === paths.dashboard.href() ? undefined : here;
+    return <Navigate to={paths.auth.href("signin", next)} replace />;
+  }
+  return <Outlet />;
+}

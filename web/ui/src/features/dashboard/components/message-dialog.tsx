@@ -1,0 +1,124 @@
+import { useState } from "react";
+import {
+  Alert,
+  errorMessage,
+  requireFields,
+  SelectField,
+  SubmitButton,
+  TextAreaField,
+  TextField,
+  useForm,
+} from "../../../components/form";
+import { createMessage, deleteMessage, updateMessage, type Interval, type Message, type MessageFields } from "../api/messages";
+import { addMonths, formatDate, intervalMonths } from "./dates";
+
+type Field = keyof MessageFields;
+
+const requiredMessages = {
+  title: "Please enter a title",
+  name: "Please enter a recipient name",
+  recipient: "Please enter a recipient email address",
+  message: "Please enter a message",
+};
+
+const intervalLabels: Record<Interval, string> = { "1M": "1 month", "6M": "6 months", "12M": "12 months" };
+
+/**
+ * Creates a message, or edits or deletes one. The delivery date shown is the message's own
+ * until a new interval is picked, then now plus that interval, as the server will set it.
+ */
+export function MessageDialog({
+  message,
+  onSaved,
+  onDeleted,
+  onClose,
+}: {
+  message?: Message;
+  onSaved: (saved: Message) => void;
+  onDeleted: (id: string) => void;
+  onClose: () => void;
+}) {
+  const form = useForm<Field>(
+    {
+      title: message?.title ?? "",
+      name: message?.name ?? "",
+      recipient: message?.recipient ?? "",
+      message: message?.message ?? "",
+      interval: message?.interval ?? "1M",
+    },
+    (values) => requireFields(values, requiredMessages),
+  );
+  const [deleting, setDeleting] = useState(false);
+  const busy = form.busy || deleting;
+
+  const interval = form.values.interval as Interval;
+  const sendDate =
+    message && interval === message.interval ? message.sendDate : addMonths(Date.now(), intervalMonths[interval]);
+
+  const save = form.handleSubmit(async (values) => {
+    const text = { title: values.title, name: values.name, recipient: values.recipient, message: values.message };
+    if (message) {
+      // The server reschedules whenever it is sent an interval other than the message's.
+      onSaved(await updateMessage(message.id, interval === message.interval ? text : { ...text, interval }));
+    } else {
+      onSaved(await createMessage({ ...text, interval }));
+    }
+    onClose();
+  });
+
+  const remove = async () => {
+    if (!message) return;
+    setDeleting(true);
+    form.setAlert(undefined);
+    try {
+      await deleteMessage(message.id);
+      onDeleted(message.id);
+      onClose();
+    } catch (error) {
+      form.setAlert(errorMessage(error));
+      setDeleting(false);
+    }
+  };
+
+  const title = message ? "Update Message" : "Create Message";
+  return (
+    <dialog open aria-labelledby="message-dialog-title" onKeyDown={(event) => event.key === "Escape" && !busy && onClose()}>
+      <article>
+        <form onSubmit={save} noValidate>
+          <header>
+            <button type="button" aria-label="Close" rel="prev" onClick={onClose} disabled={busy} />
+            <h2 id="message-dialog-title">{title}</h2>
+          </header>
+          {form.alert && <Alert>{form.alert}</Alert>}
+          <TextField label="Title" autoFocus {...form.bind("title")} />
+          <TextField label="Recipient name" autoComplete="off" {...form.bind("name")} />
+          <TextField label="Recipient email" type="email" autoComplete="off" {...form.bind("recipient")} />
+          <TextAreaField label="Message" rows={6} {...form.bind("message")} />
+          <SelectField label="Deliver after" {...form.bind("interval")}>
+            {Object.entries(intervalLabels).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </SelectField>
+          <p>The message will be delivered on {formatDate(sendDate)}.</p>
+          <footer>
+            {message && (
+              <button
+                type="button"
+                className="secondary outline"
+                onClick={remove}
+                disabled={busy}
+                aria-busy={deleting}
+                aria-label={deleting ? "Delete" : undefined}
+              >
+                {deleting ? "" : "Delete"}
+              </button>
+            )}
+            <SubmitButton busy={form.busy}>{message ? "Update" : "Create"}</SubmitButton>
+          </footer>
+        </form>
+      </article>
+    </dialog>
+  );
+}

@@ -1,0 +1,84 @@
+import { useState } from "react";
+import { errorMessage } from "../../../components/form";
+import { showToast } from "../../../lib/toasts";
+import { postponeMessage, updateMessage, type Message } from "../api/messages";
+import { formatDate } from "./dates";
+
+// SPEC.md section 9: the postponed toast stays 6 seconds.
+const postponedToastMs = 6000;
+
+const statusLabels: Record<Message["status"], string> = {
+  scheduled: "Scheduled",
+  reminded: "Reminded",
+  sending: "Sending",
+  delivered: "Delivered",
+  failed: "Failed",
+  paused: "Paused",
+};
+
+export function MessageRow({
+  message,
+  onChanged,
+  onEdit,
+}: {
+  message: Message;
+  onChanged: (changed: Message) => void;
+  onEdit: () => void;
+}) {
+  const [busy, setBusy] = useState<"toggle" | "postpone">();
+  // A message on its way or delivered can no longer change.
+  const settled = message.status === "delivered" || message.status === "sending";
+
+  const run = async (action: "toggle" | "postpone", call: () => Promise<Message>, success?: string) => {
+    setBusy(action);
+    try {
+      onChanged(await call());
+      if (success) showToast(success, { kind: "success", duration: postponedToastMs });
+    } catch (error) {
+      showToast(errorMessage(error), { kind: "error" });
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  return (
+    <tr>
+      <td>{message.title}</td>
+      <td>
+        {message.name}
+        <br />
+        <small>{message.recipient}</small>
+      </td>
+      <td>
+        <time dateTime={new Date(message.sendDate).toISOString()}>{formatDate(message.sendDate)}</time>
+      </td>
+      <td>{statusLabels[message.status] ?? message.status}</td>
+      <td>
+        <span data-tooltip={message.isActive ? "On" : "Off"}>
+          <input
+            type="checkbox"
+            role="switch"
+            aria-label={`Active: ${message.title}`}
+            checked={message.isActive}
+            disabled={settled || busy !== undefined}
+            onChange={() => run("toggle", () => updateMessage(message.id, { isActive: !message.isActive }))}
+          />
+        </span>
+      </td>
+      <td className="row-actions">
+        <button
+          type="button"
+          className="outline"
+          disabled={settled || busy !== undefined}
+          aria-busy={busy === "postpone"}
+          onClick={() => run("postpone", () => postponeMessage(message.id), "The message is postponed!")}
+        >
+          Postpone
+        </button>
+        <button type="button" className="outline secondary" disabled={settled} onClick={onEdit}>
+          Edit
+        </button>
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,67 @@
+import { useEffect, useState } from "react";
+import { Navigate } from "react-router";
+import { Alert, errorMessage } from "../../../components/form";
+import { paths } from "../../../config/paths";
+import { applyActionCode, type ActionInfo } from "../api/action";
+
+// Codes are single use: a second application (a remount) must share the first one's answer.
+const applied = new Map<string, Promise<ActionInfo>>();
+
+function apply(oobCode: string) {
+  let result = applied.get(oobCode);
+  if (!result) {
+    result = applyActionCode(oobCode);
+    applied.set(oobCode, result);
+  }
+  return result;
+}
+
+const successText = {
+  verifyEmail: () => "Your email has been verified. You may now close this window.",
+  recoverEmail: (email: string) =>
+    `Your email has been set back to ${email}. We've also sent you a password reset email so that you can change your password if you think someone may have access to your account.`,
+};
+
+type State = { kind: "busy" } | { kind: "done"; text: string } | { kind: "error"; message: string };
+
+function ApplyCode({ mode, oobCode }: { mode: keyof typeof successText; oobCode: string }) {
+  const [state, setState] = useState<State>({ kind: "busy" });
+
+  useEffect(() => {
+    let live = true;
+    apply(oobCode).then(
+      (info) => live && setState({ kind: "done", text: successText[mode](info.email) }),
+      (error: unknown) => live && setState({ kind: "error", message: errorMessage(error) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [mode, oobCode]);
+
+  switch (state.kind) {
+    case "busy":
+      return <div className="loading" aria-busy="true" aria-label="Loading" />;
+    case "done":
+      return <Alert kind="success">{state.text}</Alert>;
+    case "error":
+      return <Alert>{state.message}</Alert>;
+  }
+}
+
+/** The email links' landing page, by mode (SPEC.md section 4). */
+export function EmailActionPage({ mode, oobCode }: { mode: string; oobCode: string }) {
+  if (mode === "resetPassword") {
+    return <Navigate to={`${paths.auth.href("changepass")}?oobCode=${encodeURIComponent(oobCode)}`} replace />;
+  }
+  return (
+    <section className="auth">
+      <article>
+        {mode === "verifyEmail" || mode === "recoverEmail" ? (
+          <ApplyCode mode={mode} oobCode={oobCode} />
+        ) : (
+          <Alert>Invalid mode parameter</Alert>
+        )}
+      </article>
+    </section>
+  );
+}

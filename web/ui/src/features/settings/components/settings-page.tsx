@@ -1,0 +1,125 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { useEffect, useState } from "react";
+import { NavLink, useNavigate } from "react-router";
+import { Alert, errorMessage, requireFields, SubmitButton, TextField, useForm, type FieldErrors } from "../../../components/form";
+import { paths, type SettingsSection } from "../../../config/paths";
+import { updateUser, user, type SessionUser } from "../../../lib/auth";
+import { changePassword, createBillingSession, updateProfile } from "../api/account";
+import { useRecentLogin } from "./reauth";
+
+export const sectionTitles: Record<SettingsSection, string> = {
+  general: "General",
+  password: "Password",
+  billing: "Billing",
+};
+
+function GeneralForm({ account }: { account: SessionUser }) {
+  const [saved, setSaved] = useState(false);
+  const { guard, dialog } = useRecentLogin();
+  const form = useForm({ name: account.name, email: account.email }, (values) =>
+    requireFields(values, { name: "Please enter your name", email: "Please enter your email" }),
+  );
+
+  const submit = form.handleSubmit(async ({ name, email }) => {
+    setSaved(false);
+    await guard(async () => updateUser(await updateProfile({ name, email })));
+    setSaved(true);
+  });
+
+  return (
+    <>
+    <form onSubmit={submit} noValidate>
+      {form.alert && <Alert>{form.alert}</Alert>}
+      {saved && <Alert kind="success">Your profile has been updated</Alert>}
+      <TextField label="Name" autoComplete="name" {...form.bind("name")} />
+      <TextField label="Email" type="email" autoComplete="email" {...form.bind("email")} />
+      <SubmitButton busy={form.busy}>Save</SubmitButton>
+    </form>
+    {dialog}
+    </>
+  );
+}
+
+type PasswordField = "password" | "confirm";
+
+function PasswordForm() {
+  const [saved, setSaved] = useState(false);
+  const { guard, dialog } = useRecentLogin();
+  const form = useForm<PasswordField>({ password: "", confirm: "" }, (values) => {
+    const errors: FieldErrors<PasswordField> = requireFields(values, {
+      password: "Please enter a password",
+      confirm: "Please enter your new password again",
+    });
+    if (!errors.confirm && values.confirm !== values.password) errors.confirm = "This doesn't match your password";
+    return errors;
+  });
+
+  const submit = form.handleSubmit(async ({ password }) => {
+    setSaved(false);
+    await guard(() => changePassword(password).then(() => undefined));
+    form.setValues({ password: "", confirm: "" });
+    setSaved(true);
+  });
+
+  return (
+    <>
+    <form onSubmit={submit} noValidate>
+      {form.alert && <Alert>{form.alert}</Alert>}
+      {saved && <Alert kind="success">Your password has been updated</Alert>}
+      <TextField label="New password" type="password" autoComplete="new-password" {...form.bind("password")} />
+      <TextField label="Confirm new password" type="password" autoComplete="new-password" {...form.bind("confirm")} />
+      <SubmitButton busy={form.busy}>Change password</SubmitButton>
+    </form>
+    {dialog}
+    </>
+  );
+}
+
+/** An active plan goes to the card provider's billing portal; any other plan is chosen on the pricing page. */
+function Billing({ account }: { account: SessionUser }) {
+  const navigate = useNavigate();
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    if (!account.planIsActive) {
+      void navigate(paths.pricing.href(), { replace: true });
+      return;
+    }
+    let live = true;
+    createBillingSession(new URL(paths.settings.href("general"), window.location.origin).href).then(
+      ({ url }) => live && window.location.assign(url),
+      (caught: unknown) => live && setError(errorMessage(caught)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [account.planIsActive, navigate]);
+
+  return error ? <Alert>{error}</Alert> : <div className="loading" aria-busy="true" aria-label="Loading" />;
+}
+
+export function SettingsPage({ section }: { section: SettingsSection }) {
+  useSignals();
+  const account = user.value;
+  if (!account) return null;
+
+  return (
+    <section>
+      <h1>Settings</h1>
+      <nav aria-label="Settings" className="tabs">
+        <ul>
+          {(Object.keys(sectionTitles) as SettingsSection[]).map((tab) => (
+            <li key={tab}>
+              <NavLink to={paths.settings.href(tab)}>{sectionTitles[tab]}</NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <article>
+        {section === "general" && <GeneralForm account={account} />}
+        {section === "password" && <PasswordForm />}
+        {section === "billing" && <Billing account={account} />}
+      </article>
+    </section>
+  );
+}
