@@ -45,6 +45,9 @@ tools:
 ## bench: the benchmarks of docs/benchmarks.md
 bench:
 	$(GO) test ./store/bolt -run '^$$' -bench . -benchtime 2s
+	$(GO) test ./web -run '^$$' -bench . -benchtime 2s
+	$(GO) build -o bin/sendlater ./cmd/sendlater
+	$(GO) run ./cmd/loadgen -bin bin/sendlater
 
 clean:
 	rm -rf bin $(UI)/node_modules
