@@ -22,6 +22,9 @@ const (
 	// reminderRetryDelay is how long a reminder waits after a temporary
 	// failure; reminders are retried until their message is due.
 	reminderRetryDelay = 5 * time.Minute
+	// claimBatch is how many messages per worker one claim transaction takes:
+	// enough to spread its fsync, few enough that the leases stay fresh.
+	claimBatch = 16
 )
 
 // RetryDelays are the waits after each temporary failure of a delivery
@@ -162,14 +165,15 @@ func ErrorMessageOrText(err error) string {
 }
 
 // drain claims batches until none is left and works each with bounded
-// concurrency. A batch is a few sends per worker, so leases stay short.
+// concurrency. A batch is claimBatch sends per worker, so leases stay far
+// shorter than their duration.
 func (d *Delivery) drain(ctx context.Context, counts *passCounts, claim func(ctx context.Context, now time.Time, limit int) ([]*Message, error), work func(ctx context.Context, m *Message, counts *passCounts)) error {
 	n := d.concurrency()
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil
 		}
-		batch, err := claim(ctx, d.Clock.Now(), 4*n)
+		batch, err := claim(ctx, d.Clock.Now(), claimBatch*n)
 		if err != nil {
 			return err
 		}

@@ -47,6 +47,7 @@ type DB struct {
 	reminders []time.Duration
 	watchers  watchers
 	hashKey   []byte // keys the hashes of refused addresses
+	settles   commitGroup
 }
 
 var (

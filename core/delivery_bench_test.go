@@ -1,0 +1,160 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/mailer/smtptest"
+	"github.com/sendlater/sendlater/store/bolt"
+)
+
+// benchDelivery is a store (fsync on) with one pro author, the real SMTP
+// transport and the test SMTP server on loopback.
+func benchDelivery(b *testing.B, clock core.Clock) (*core.Delivery, *bolt.DB, *core.User, *smtptest.Server) {
+	b.Helper()
+	db, err := bolt.Open(filepath.Join(b.TempDir(), "sendlater.db"), bolt.Options{Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	srv := smtptest.Start(b)
+	m, err := mailer.NewSMTP(mailer.SMTPConfig{Host: srv.Host(), Port: srv.Port(), TLS: mailer.TLSNone,
+		From: core.Address{Address: "noreply@sendlater.test"}, PoolSize: 8})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Close() })
+	emails, err := mailer.NewTemplates("Sendlater", baseURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := &core.User{Email: "ada@example.com", Name: "Ada", StripePriceID: "plan:pro", StripeSubscriptionStatus: "active"}
+	if err := db.CreateUser(context.Background(), u); err != nil {
+		b.Fatal(err)
+	}
+	d := &core.Delivery{Messages: db, Users: db, Store: db, Mailer: m, Emails: emails, Clock: clock, BaseURL: baseURL,
+		Reminders: []time.Duration{core.ReminderLeadTime}, Concurrency: 16,
+		Refusals: core.NewRefusalTokens(refusalSecret), Logger: slog.New(slog.DiscardHandler)}
+	return d, db, u, srv
+}
+
+// seedAt stores n messages of u due at the times sendAt gives.
+func seedAt(b *testing.B, db *bolt.DB, u *core.User, n int, sendAt func(i int) time.Time) {
+	b.Helper()
+	var wg sync.WaitGroup
+	for w := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 32 {
+				m := core.NewMessage(u.ID, core.MessageInput{Title: "t", Name: "Charles", Recipient: fmt.Sprintf("c%d@example.com", i),
+					Body: "A letter of a few lines, as most are.\nWith a second line."}, time.Now(), time.UTC)
+				m.SendDate = sendAt(i)
+				if err := db.CreateMessage(context.Background(), m, nil); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// BenchmarkDeliveryThroughput delivers 2,000 due messages in one pass into the
+// test SMTP server and reports messages per second.
+func BenchmarkDeliveryThroughput(b *testing.B) {
+	const n = 2000
+	d, db, u, srv := benchDelivery(b, core.SystemClock{})
+	var total time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		srv.Reset()
+		seedAt(b, db, u, n, func(int) time.Time { return time.Now().Add(-time.Minute) })
+		b.StartTimer()
+		start := time.Now()
+		res, err := d.Run(context.Background())
+		total += time.Since(start)
+		if err != nil || res.Delivered != n {
+			b.Fatalf("pass: %v %v", res, err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/total.Seconds(), "msgs/s")
+}
+
+// BenchmarkSchedulerLateness runs the in-process scheduler (1 s tick) over
+// messages due at spread times and reports the p99 of send time minus
+// sendDate.
+func BenchmarkSchedulerLateness(b *testing.B) {
+	const n, spread, tick = 1000, 10 * time.Second, time.Second
+	d, db, u, _ := benchDelivery(b, core.SystemClock{})
+	sends := &timedMailer{Mailer: d.Mailer, at: map[string]time.Time{}}
+	d.Mailer = sends
+	var lateness []time.Duration
+	for b.Loop() {
+		start := time.Now().Add(2 * time.Second)
+		due := map[string]time.Time{}
+		seedAt(b, db, u, n, func(i int) time.Time { return start.Add(spread * time.Duration(i) / n) })
+		ms, _, err := db.ListMessages(context.Background(), core.MessageFilter{Owner: u.ID})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range ms {
+			if m.Status == core.StatusScheduled {
+				due[m.ID] = m.SendDate
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		s := &core.Scheduler{Delivery: d, Interval: tick, Logger: slog.New(slog.DiscardHandler)}
+		go s.Run(ctx)
+		time.Sleep(time.Until(start.Add(spread + tick + 2*time.Second)))
+		cancel()
+		for id, sendDate := range due {
+			m, err := db.FindMessageByID(context.Background(), id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			at, ok := sends.sentAt(m.EmailMessageID)
+			if !ok {
+				b.Fatalf("message %s was not sent", id)
+			}
+			lateness = append(lateness, at.Sub(sendDate))
+		}
+	}
+	slices.Sort(lateness)
+	p := func(q float64) float64 { return lateness[int(q*float64(len(lateness)-1))].Seconds() * 1000 }
+	b.ReportMetric(p(0.5), "p50-ms")
+	b.ReportMetric(p(0.99), "p99-ms")
+	b.ReportMetric(p(1), "max-ms")
+}
+
+// timedMailer remembers when each delivery email was accepted, by message.
+type timedMailer struct {
+	core.Mailer
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (t *timedMailer) Send(ctx context.Context, e *core.Email) error {
+	err := t.Mailer.Send(ctx, e)
+	if err == nil {
+		t.mu.Lock()
+		t.at[e.MessageID] = time.Now()
+		t.mu.Unlock()
+	}
+	return err
+}
+
+func (t *timedMailer) sentAt(emailMessageID string) (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	at, ok := t.at[emailMessageID]
+	return at, ok
+}
