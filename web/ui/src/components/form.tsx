@@ -77,11 +77,14 @@ export function useForm<K extends string>(initial: Record<K, string>, validate: 
 
 type FieldProps = { label: string; error?: string };
 
-function useHelp(error: string | undefined) {
+/** A field's ids; the helper text sits under the field, outside its label's name. */
+function useField(error: string | undefined) {
   const id = useId();
+  const helpId = `${id}-help`;
   return {
-    helpId: id,
-    invalid: error === undefined ? {} : { "aria-invalid": true as const, "aria-describedby": id },
+    id,
+    helpId,
+    invalid: error === undefined ? {} : { "aria-invalid": true as const, "aria-describedby": helpId },
   };
 }
 
@@ -90,24 +93,24 @@ function Help({ id, error }: { id: string; error?: string }) {
 }
 
 export function TextField({ label, error, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
-  const { helpId, invalid } = useHelp(error);
+  const { id, helpId, invalid } = useField(error);
   return (
-    <label>
-      {label}
-      <input {...input} {...invalid} />
+    <>
+      <label htmlFor={id}>{label}</label>
+      <input id={id} {...input} {...invalid} />
       <Help id={helpId} error={error} />
-    </label>
+    </>
   );
 }
 
 export function TextAreaField({ label, error, ...textarea }: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  const { helpId, invalid } = useHelp(error);
+  const { id, helpId, invalid } = useField(error);
   return (
-    <label>
-      {label}
-      <textarea {...textarea} {...invalid} />
+    <>
+      <label htmlFor={id}>{label}</label>
+      <textarea id={id} {...textarea} {...invalid} />
       <Help id={helpId} error={error} />
-    </label>
+    </>
   );
 }
 
@@ -117,15 +120,15 @@ export function SelectField({
   children,
   ...select
 }: FieldProps & SelectHTMLAttributes<HTMLSelectElement> & { children: ReactNode }) {
-  const { helpId, invalid } = useHelp(error);
+  const { id, helpId, invalid } = useField(error);
   return (
-    <label>
-      {label}
-      <select {...select} {...invalid}>
+    <>
+      <label htmlFor={id}>{label}</label>
+      <select id={id} {...select} {...invalid}>
         {children}
       </select>
       <Help id={helpId} error={error} />
-    </label>
+    </>
   );
 }
 

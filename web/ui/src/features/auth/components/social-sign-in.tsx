@@ -56,7 +56,7 @@ export function SocialSignIn({ onSignedIn }: { onSignedIn: () => void }) {
             onClick={() => start(provider.id)}
           >
             {provider.name}
-            {lastUsed === provider.id && <mark>Last used</mark>}
+            {lastUsed === provider.id && <> <mark>Last used</mark></>}
           </button>
         ))}
       </div>

@@ -93,7 +93,7 @@ export function MessageDialog({
           <TextField label="Title" autoFocus {...form.bind("title")} />
           <TextField label="Recipient name" autoComplete="off" {...form.bind("name")} />
           <TextField label="Recipient email" type="email" autoComplete="off" {...form.bind("recipient")} />
-          <TextAreaField label="Message" rows={6} {...form.bind("message")} />
+          <TextAreaField label="Message" rows={5} {...form.bind("message")} />
           <SelectField label="Deliver after" {...form.bind("interval")}>
             {Object.entries(intervalLabels).map(([value, label]) => (
               <option key={value} value={value}>

@@ -1,0 +1,194 @@
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { afterEach, expect, test, vi } from "vitest";
+import { endSession, user } from "../../../lib/auth";
+import { deferred, fail, mockApi, ok } from "../../../testing/api-mock";
+import { renderRoute } from "../../../testing/render-route";
+import { testUser } from "../../../testing/session";
+
+afterEach(() => {
+  endSession();
+  user.value = undefined;
+  vi.unstubAllGlobals();
+});
+
+const grant = () => ok({ idToken: "t1", expiresAt: Date.now() + 3_600_000, user: testUser() });
+
+const fill = (label: string | RegExp, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
+
+test.each([
+  ["signup", "Get yourself an account"],
+  ["signin", "Welcome back"],
+  ["forgotpass", "Get a new password"],
+  ["changepass", "Choose a new password"],
+  ["no-such-type", "Get yourself an account"],
+])("/auth/%s is titled %s", async (type, title) => {
+  mockApi({});
+  renderRoute(`/auth/${type}`);
+  expect(await screen.findByRole("heading", { level: 1, name: title })).toBeTruthy();
+  expect(document.title).toBe(`${title} - Sendlater`);
+});
+
+test("sign up asks for every field, then for a matching password", async () => {
+  const calls = mockApi({});
+  renderRoute("/auth/signup");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Sign up" }));
+  expect(screen.getByText("Please enter your email")).toBeTruthy();
+  expect(screen.getByText("Please enter a password")).toBeTruthy();
+  expect(screen.getByText("Please enter your password again")).toBeTruthy();
+  expect(screen.getByLabelText("Email").getAttribute("aria-invalid")).toBe("true");
+
+  fill("Email", "ada@example.com");
+  fill("Password", "plum-kettle-orbit-47");
+  fill("Confirm password", "plum-kettle-orbit-48");
+  fireEvent.click(screen.getByRole("button", { name: "Sign up" }));
+  expect(screen.getByText("This doesn't match your password")).toBeTruthy();
+  expect(calls.filter((call) => call.path === "auth/signup")).toEqual([]);
+});
+
+test("sign up sends the browser's time zone, waits with a spinner, then goes to next", async () => {
+  const reply = deferred<ReturnType<typeof grant>>();
+  const calls = mockApi({ "POST auth/signup": () => reply.promise });
+  const { router } = renderRoute("/auth/signup?next=/settings/password");
+
+  fill(await screen.findByLabelText("Email").then(() => "Email"), "ada@example.com");
+  fill("Password", "plum-kettle-orbit-47");
+  fill("Confirm password", "plum-kettle-orbit-47");
+  fireEvent.click(screen.getByRole("button", { name: "Sign up" }));
+
+  const busy = await screen.findByRole("button", { name: "Sign up" });
+  await waitFor(() => expect(busy.getAttribute("aria-busy")).toBe("true"));
+  expect((busy as HTMLButtonElement).disabled).toBe(true);
+  expect(calls.find((call) => call.path === "auth/signup")?.body).toEqual({
+    email: "ada@example.com",
+    password: "plum-kettle-orbit-47",
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  });
+
+  reply.resolve(grant());
+  await waitFor(() => expect(router.state.location.pathname).toBe("/settings/password"));
+  expect(user.value).toMatchObject({ uid: "u1" });
+});
+
+test.each([
+  ["no next", "/auth/signin", "/dashboard"],
+  ["another site", "/auth/signin?next=//evil.example/x", "/dashboard"],
+  ["a URL", "/auth/signin?next=https://evil.example/", "/dashboard"],
+  ["a path here", "/auth/signin?next=/purchase/pro", "/purchase/pro"],
+])("sign in with %s (%s) lands on %s", async (_, start, landing) => {
+  mockApi({ "POST auth/signin": grant });
+  const { router } = renderRoute(start);
+
+  fill(await screen.findByLabelText("Email").then(() => "Email"), "ada@example.com");
+  fill("Password", "plum-kettle-orbit-47");
+  fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+
+  await waitFor(() => expect(router.state.location.pathname).toBe(landing));
+});
+
+test("a refused sign in shows the server's message in an alert", async () => {
+  mockApi({
+    "POST auth/signin": () => fail(401, "auth/wrong-credentials", "The email or password is incorrect."),
+  });
+  renderRoute("/auth/signin");
+
+  fill(await screen.findByLabelText("Email").then(() => "Email"), "ada@example.com");
+  fill("Password", "wrong-password-1");
+  fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+
+  expect((await screen.findByRole("alert")).textContent).toBe("The email or password is incorrect.");
+  expect(user.value).toBeUndefined();
+});
+
+test("the footers link the forms, keeping next", async () => {
+  mockApi({});
+  renderRoute("/auth/signin?next=/purchase/pro");
+  expect((await screen.findByRole("link", { name: "Create an account" })).getAttribute("href")).toBe(
+    "/auth/signup?next=/purchase/pro",
+  );
+  fireEvent.click(screen.getByRole("link", { name: "Forgot Password?" }));
+
+  expect(await screen.findByRole("heading", { name: "Get a new password" })).toBeTruthy();
+  const footer = screen.getByText(/Remember it after all\?/);
+  fireEvent.click(within(footer).getByRole("link", { name: "Sign in" }));
+
+  expect(await screen.findByRole("heading", { name: "Welcome back" })).toBeTruthy();
+});
+
+test("the sign up footer links the terms, the privacy policy and sign in", async () => {
+  mockApi({});
+  renderRoute("/auth/signup");
+  const footer = (await screen.findByText(/By signing up/)).closest("footer")!;
+  expect(within(footer).getByRole("link", { name: "Terms of Service" }).getAttribute("href")).toBe("/legal/terms-of-service");
+  expect(within(footer).getByRole("link", { name: "Privacy Policy" }).getAttribute("href")).toBe("/legal/privacy-policy");
+  expect(within(footer).getByRole("link", { name: "Sign in" }).getAttribute("href")).toBe("/auth/signin");
+});
+
+test("forgot password sends the reset email", async () => {
+  const calls = mockApi({ "POST auth/password-reset": () => ok(null) });
+  renderRoute("/auth/forgotpass");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Send reset email" }));
+  expect(screen.getByText("Please enter your email")).toBeTruthy();
+  fill("Email", "ada@example.com");
+  fireEvent.click(screen.getByRole("button", { name: "Send reset email" }));
+
+  expect(await screen.findByText("Password reset email sent")).toBeTruthy();
+  expect(calls.find((call) => call.path === "auth/password-reset")?.body).toEqual({ email: "ada@example.com" });
+});
+
+test("change password uses the oobCode and confirms the change", async () => {
+  const calls = mockApi({ "POST auth/password-reset/confirm": () => ok(null) });
+  renderRoute("/auth/changepass?oobCode=code-1");
+
+  fill(await screen.findByLabelText("New password").then(() => "New password"), "plum-kettle-orbit-47");
+  fireEvent.click(screen.getByRole("button", { name: "Change password" }));
+  expect(screen.getByText("Please enter your password again")).toBeTruthy();
+  fill("Confirm password", "plum-kettle-orbit-47");
+  fireEvent.click(screen.getByRole("button", { name: "Change password" }));
+
+  expect(await screen.findByText("Your password has been changed")).toBeTruthy();
+  expect(calls.find((call) => call.path === "auth/password-reset/confirm")?.body).toEqual({
+    oobCode: "code-1",
+    password: "plum-kettle-orbit-47",
+  });
+});
+
+test("a weak new password shows the server's reason under the field", async () => {
+  mockApi({
+    "POST auth/password-reset/confirm": () =>
+      fail(422, "request/validation", "Some fields are invalid.", { password: "Please choose a less common password" }),
+  });
+  renderRoute("/auth/changepass?oobCode=code-1");
+
+  fill(await screen.findByLabelText("New password").then(() => "New password"), "password1");
+  fill("Confirm password", "password1");
+  fireEvent.click(screen.getByRole("button", { name: "Change password" }));
+
+  expect(await screen.findByText("Please choose a less common password")).toBeTruthy();
+});
+
+test("social sign-in shows only the providers the server has configured", async () => {
+  mockApi({});
+  renderRoute("/auth/signin");
+  await screen.findByRole("heading", { name: "Welcome back" });
+  await waitFor(() => expect(vi.mocked(fetch)).toHaveBeenCalled());
+  expect(screen.queryByText("OR")).toBeNull();
+  expect(screen.queryByRole("button", { name: /Google/ })).toBeNull();
+});
+
+test("configured providers show, above OR, the last used one marked", async () => {
+  localStorage.setItem("lastAuthProvider", "github");
+  mockApi({
+    "GET auth/providers": () =>
+      ok([
+        { id: "google", name: "Google" },
+        { id: "github", name: "GitHub" },
+      ]),
+  });
+  renderRoute("/auth/signup");
+
+  expect(await screen.findByRole("button", { name: "Google" })).toBeTruthy();
+  expect(screen.getByRole("button", { name: "GitHub Last used" })).toBeTruthy();
+  expect(screen.getByText("OR")).toBeTruthy();
+});

@@ -1,0 +1,50 @@
+import { vi } from "vitest";
+
+export type ApiCall = { method: string; path: string; body: unknown; authorization?: string };
+
+type Reply = { status: number; body: unknown };
+type Handler = (call: ApiCall) => Reply | Promise<Reply>;
+
+export const ok = (data: unknown, status = 200): Reply => ({ status, body: { status: "success", data } });
+
+export const fail = (status: number, code: string, message: string, fields?: Record<string, string>): Reply => ({
+  status,
+  body: { status: "error", code, message, ...(fields ? { fields } : {}) },
+});
+
+/**
+ * Stubs fetch with the API's replies, by "METHOD path" (the path after /api/, query
+ * included). Anything else answers as the server does for an unknown endpoint. Returns
+ * the calls made, in order. Undo with vi.unstubAllGlobals().
+ */
+export function mockApi(handlers: Record<string, Handler>) {
+  const calls: ApiCall[] = [];
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const path = String(input).replace(/^\/api\//, "");
+      const method = init?.method ?? "GET";
+      const headers = (init?.headers ?? {}) as Record<string, string>;
+      const call = {
+        method,
+        path,
+        body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined,
+        authorization: headers.Authorization,
+      };
+      calls.push(call);
+      const handler = handlers[`${method} ${path}`];
+      const reply = handler ? await handler(call) : fail(404, "request/not-found", `There is no API endpoint ${method} /api/${path}.`);
+      return new Response(JSON.stringify(reply.body), { status: reply.status });
+    }),
+  );
+  return calls;
+}
+
+/** A promise to settle from the test, for watching a request in flight. */
+export function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((res) => {
+    resolve = res;
+  });
+  return { promise, resolve };
+}
