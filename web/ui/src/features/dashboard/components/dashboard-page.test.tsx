@@ -1,0 +1,342 @@
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { afterEach, expect, test, vi } from "vitest";
+import { endSession, idToken, user } from "../../../lib/auth";
+import { toasts } from "../../../lib/toasts";
+import { fail, mockApi, ok, type ApiCall } from "../../../testing/api-mock";
+import { renderRoute } from "../../../testing/render-route";
+import { signInAs } from "../../../testing/session";
+import type { Message } from "../api/messages";
+import { addMonths, formatDate } from "./dates";
+
+afterEach(() => {
+  endSession();
+  user.value = undefined;
+  toasts.value = [];
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+const sendDate = Date.UTC(2027, 0, 15, 9, 0);
+
+const stored = (overrides: Partial<Message> = {}): Message => ({
+  id: "m1",
+  owner: "u1",
+  title: "For Charles",
+  name: "Charles",
+  recipient: "charles@example.com",
+  message: "The key is under the mat.",
+  interval: "6M",
+  sendDate,
+  isActive: true,
+  featured: false,
+  createdAt: Date.UTC(2026, 6, 15),
+  status: "scheduled",
+  ...overrides,
+});
+
+const body = (calls: ApiCall[], method: string, path: string) =>
+  calls.find((call) => call.method === method && call.path === path)?.body;
+
+test("an empty list on the free plan: one message left, Add Message enabled", async () => {
+  signInAs();
+  mockApi({ "GET messages": () => ok([]) });
+  renderRoute("/dashboard");
+
+  expect(await screen.findByText("Remaining messages: 1")).toBeTruthy();
+  expect((screen.getByRole("button", { name: "Add Message" }) as HTMLButtonElement).disabled).toBe(false);
+  expect(document.title).toBe("Dashboard - Sendlater");
+});
+
+test("one message on the free plan: Add Message disabled, with Upgrade your plan", async () => {
+  signInAs();
+  mockApi({ "GET messages": () => ok([stored()]) });
+  renderRoute("/dashboard");
+
+  const row = (await screen.findByRole("cell", { name: "For Charles" })).closest("tr")!;
+  expect(within(row).getByText("Charles")).toBeTruthy();
+  expect(within(row).getByText("charles@example.com")).toBeTruthy();
+  expect(within(row).getByText(formatDate(sendDate))).toBeTruthy();
+  expect(within(row).getByText("Scheduled")).toBeTruthy();
+  const add = screen.getByRole("button", { name: "Add Message" }) as HTMLButtonElement;
+  expect(add.disabled).toBe(true);
+  expect(add.parentElement?.getAttribute("data-tooltip")).toBe("Upgrade your plan");
+  expect(screen.getByText("Remaining messages: 0")).toBeTruthy();
+});
+
+test.each(["pro", "business"] as const)("an active %s plan may add more messages", async (planId) => {
+  signInAs({ planId, planIsActive: true });
+  mockApi({ "GET messages": () => ok([stored(), stored({ id: "m2", title: "For Dora" })]) });
+  renderRoute("/dashboard");
+
+  await screen.findByRole("cell", { name: "For Dora" });
+  expect((screen.getByRole("button", { name: "Add Message" }) as HTMLButtonElement).disabled).toBe(false);
+  expect(screen.queryByText(/Remaining messages/)).toBeNull();
+});
+
+test("an inactive pro plan keeps the free limit", async () => {
+  signInAs({ planId: "pro", planIsActive: false });
+  mockApi({ "GET messages": () => ok([stored()]) });
+  renderRoute("/dashboard");
+
+  await screen.findByRole("cell", { name: "For Charles" });
+  expect((screen.getByRole("button", { name: "Add Message" }) as HTMLButtonElement).disabled).toBe(true);
+});
+
+test("back from checkout with an active plan, a banner names it", async () => {
+  signInAs({ planId: "pro", planIsActive: true });
+  mockApi({ "GET messages": () => ok([]) });
+  renderRoute("/dashboard?paid=true");
+
+  expect(await screen.findByText("You are now subscribed to the Pro plan")).toBeTruthy();
+});
+
+test("no banner while the plan is not active yet", async () => {
+  signInAs({ planId: "pro", planIsActive: false });
+  mockApi({ "GET messages": () => ok([]) });
+  renderRoute("/dashboard?paid=true");
+
+  await screen.findByText("Remaining messages: 1");
+  expect(screen.queryByText(/You are now subscribed/)).toBeNull();
+});
+
+test("without a name, the dashboard points to the settings", async () => {
+  signInAs({ name: "" });
+  mockApi({ "GET messages": () => ok([]) });
+  renderRoute("/dashboard");
+
+  const link = await screen.findByRole("link", { name: "add your name in the settings" });
+  expect(link.getAttribute("href")).toBe("/settings/general");
+});
+
+test("with a name, no nudge", async () => {
+  signInAs({ name: "Ada" });
+  mockApi({ "GET messages": () => ok([]) });
+  renderRoute("/dashboard");
+
+  await screen.findByText("Remaining messages: 1");
+  expect(screen.queryByRole("link", { name: "add your name in the settings" })).toBeNull();
+});
+
+test("creating a message: required fields, the computed date, then the new row", async () => {
+  signInAs();
+  const calls = mockApi({
+    "GET messages": () => ok([]),
+    "POST messages": (call) => ok(stored({ ...(call.body as Partial<Message>), id: "m9" }), 201),
+  });
+  renderRoute("/dashboard");
+
+  await screen.findByText("Remaining messages: 1");
+  fireEvent.click(screen.getByRole("button", { name: "Add Message" }));
+  const dialog = screen.getByRole("dialog", { name: "Create Message" });
+  expect((within(dialog).getByLabelText("Deliver after") as HTMLSelectElement).value).toBe("1M");
+  expect(within(dialog).getByLabelText("Recipient email").getAttribute("type")).toBe("email");
+  expect(Number(within(dialog).getByLabelText("Message").getAttribute("rows"))).toBeGreaterThanOrEqual(4);
+  expect(within(dialog).getByText(`The message will be delivered on ${formatDate(addMonths(Date.now(), 1))}.`)).toBeTruthy();
+
+  fireEvent.click(within(dialog).getByRole("button", { name: "Create" }));
+  for (const text of [
+    "Please enter a title",
+    "Please enter a recipient name",
+    "Please enter a recipient email address",
+    "Please enter a message",
+  ]) {
+    expect(within(dialog).getByText(text)).toBeTruthy();
+  }
+
+  fireEvent.change(within(dialog).getByLabelText("Title"), { target: { value: "For Dora" } });
+  fireEvent.change(within(dialog).getByLabelText("Recipient name"), { target: { value: "Dora" } });
+  fireEvent.change(within(dialog).getByLabelText("Recipient email"), { target: { value: "dora@example.com" } });
+  fireEvent.change(within(dialog).getByLabelText("Message"), { target: { value: "Hello" } });
+  fireEvent.change(within(dialog).getByLabelText("Deliver after"), { target: { value: "12M" } });
+  expect(within(dialog).getByText(`The message will be delivered on ${formatDate(addMonths(Date.now(), 12))}.`)).toBeTruthy();
+  fireEvent.click(within(dialog).getByRole("button", { name: "Create" }));
+
+  expect(await screen.findByRole("cell", { name: "For Dora" })).toBeTruthy();
+  expect(screen.queryByRole("dialog")).toBeNull();
+  expect(body(calls, "POST", "messages")).toEqual({
+    title: "For Dora",
+    name: "Dora",
+    recipient: "dora@example.com",
+    message: "Hello",
+    interval: "12M",
+  });
+});
+
+test("the server's field messages show under the fields; other errors in the alert", async () => {
+  signInAs();
+  let reply = fail(422, "request/validation", "Some fields are invalid.", {
+    recipient: "Please enter a valid email address",
+  });
+  mockApi({ "GET messages": () => ok([]), "POST messages": () => reply });
+  renderRoute("/dashboard");
+
+  await screen.findByText("Remaining messages: 1");
+  fireEvent.click(screen.getByRole("button", { name: "Add Message" }));
+  const dialog = screen.getByRole("dialog", { name: "Create Message" });
+  for (const [label, value] of [
+    ["Title", "T"],
+    ["Recipient name", "Dora"],
+    ["Recipient email", "dora@"],
+    ["Message", "Hi"],
+  ]) {
+    fireEvent.change(within(dialog).getByLabelText(label!), { target: { value } });
+  }
+  fireEvent.click(within(dialog).getByRole("button", { name: "Create" }));
+  expect(await within(dialog).findByText("Please enter a valid email address")).toBeTruthy();
+  expect(within(dialog).queryByRole("alert")).toBeNull();
+
+  reply = fail(403, "plan/limit-reached", "Upgrade your plan to add more messages.");
+  fireEvent.click(within(dialog).getByRole("button", { name: "Create" }));
+  expect((await within(dialog).findByRole("alert")).textContent).toBe("Upgrade your plan to add more messages.");
+});
+
+test("editing keeps the delivery date until a new interval is picked, and sends the interval only then", async () => {
+  signInAs();
+  const calls = mockApi({
+    "GET messages": () => ok([stored()]),
+    "PATCH messages/m1": (call) => ok(stored(call.body as Partial<Message>)),
+  });
+  renderRoute("/dashboard");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Edit" }));
+  const dialog = screen.getByRole("dialog", { name: "Update Message" });
+  expect((within(dialog).getByLabelText("Title") as HTMLInputElement).value).toBe("For Charles");
+  expect((within(dialog).getByLabelText("Deliver after") as HTMLSelectElement).value).toBe("6M");
+  expect(within(dialog).getByText(`The message will be delivered on ${formatDate(sendDate)}.`)).toBeTruthy();
+
+  fireEvent.change(within(dialog).getByLabelText("Title"), { target: { value: "For Charles, later" } });
+  fireEvent.click(within(dialog).getByRole("button", { name: "Update" }));
+  expect(await screen.findByRole("cell", { name: "For Charles, later" })).toBeTruthy();
+  expect(body(calls, "PATCH", "messages/m1")).toEqual({
+    title: "For Charles, later",
+    name: "Charles",
+    recipient: "charles@example.com",
+    message: "The key is under the mat.",
+  });
+
+  fireEvent.click(screen.getByRole("button", { name: "Edit" }));
+  const again = screen.getByRole("dialog", { name: "Update Message" });
+  fireEvent.change(within(again).getByLabelText("Deliver after"), { target: { value: "1M" } });
+  expect(within(again).getByText(`The message will be delivered on ${formatDate(addMonths(Date.now(), 1))}.`)).toBeTruthy();
+  fireEvent.click(within(again).getByRole("button", { name: "Update" }));
+  await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+  expect(calls.filter((call) => call.method === "PATCH").at(-1)?.body).toMatchObject({ interval: "1M" });
+});
+
+test("Delete is offered when editing and closes the dialog", async () => {
+  signInAs();
+  const calls = mockApi({ "GET messages": () => ok([stored()]), "DELETE messages/m1": () => ok(null) });
+  renderRoute("/dashboard");
+
+  await screen.findByRole("cell", { name: "For Charles" });
+  fireEvent.click(screen.getByRole("button", { name: "Edit" }));
+  fireEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Delete" }));
+
+  await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+  expect(screen.queryByRole("cell", { name: "For Charles" })).toBeNull();
+  expect(screen.getByText("Remaining messages: 1")).toBeTruthy();
+  expect(calls.some((call) => call.method === "DELETE" && call.path === "messages/m1")).toBe(true);
+});
+
+test("creating offers no Delete", async () => {
+  signInAs();
+  mockApi({ "GET messages": () => ok([]) });
+  renderRoute("/dashboard");
+
+  await screen.findByText("Remaining messages: 1");
+  fireEvent.click(screen.getByRole("button", { name: "Add Message" }));
+  expect(within(screen.getByRole("dialog")).queryByRole("button", { name: "Delete" })).toBeNull();
+});
+
+test("the toggle switches isActive, with On and Off tooltips", async () => {
+  signInAs();
+  const calls = mockApi({
+    "GET messages": () => ok([stored()]),
+    "PATCH messages/m1": (call) => ok(stored(call.body as Partial<Message>)),
+  });
+  renderRoute("/dashboard");
+
+  const toggle = (await screen.findByRole("switch")) as HTMLInputElement;
+  expect(toggle.checked).toBe(true);
+  expect(toggle.parentElement?.getAttribute("data-tooltip")).toBe("On");
+  fireEvent.click(toggle);
+
+  await waitFor(() => expect((screen.getByRole("switch") as HTMLInputElement).checked).toBe(false));
+  expect(screen.getByRole("switch").parentElement?.getAttribute("data-tooltip")).toBe("Off");
+  expect(body(calls, "PATCH", "messages/m1")).toEqual({ isActive: false });
+});
+
+test("postpone shows the toast for 6 seconds", async () => {
+  vi.useFakeTimers({ shouldAdvanceTime: true });
+  signInAs();
+  const later = Date.UTC(2027, 6, 15, 9, 0);
+  const calls = mockApi({
+    "GET messages": () => ok([stored()]),
+    "POST messages/m1/postpone": () => ok(stored({ sendDate: later })),
+  });
+  renderRoute("/dashboard");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Postpone" }));
+  expect(await screen.findByText("The message is postponed!")).toBeTruthy();
+  expect(screen.getByText(formatDate(later))).toBeTruthy();
+  expect(calls.some((call) => call.method === "POST" && call.path === "messages/m1/postpone")).toBe(true);
+
+  act(() => vi.advanceTimersByTime(5900));
+  expect(screen.queryByText("The message is postponed!")).toBeTruthy();
+  act(() => vi.advanceTimersByTime(200));
+  expect(screen.queryByText("The message is postponed!")).toBeNull();
+});
+
+/** A stand-in for the browser's EventSource, which jsdom lacks. */
+class FakeEventSource extends EventTarget {
+  static readonly CLOSED = 2;
+  static opened: FakeEventSource[] = [];
+  readyState = 1;
+  constructor(readonly url: string) {
+    super();
+    FakeEventSource.opened.push(this);
+  }
+  close() {
+    this.readyState = FakeEventSource.CLOSED;
+  }
+  send(event: string, data: unknown) {
+    this.dispatchEvent(new MessageEvent(event, { data: JSON.stringify(data) }));
+  }
+}
+
+test("the list is live from the stream, reopened with each new token", async () => {
+  FakeEventSource.opened = [];
+  vi.stubGlobal("EventSource", FakeEventSource);
+  signInAs({}, "token-1");
+  const calls = mockApi({});
+  renderRoute("/dashboard");
+
+  await waitFor(() => expect(FakeEventSource.opened).toHaveLength(1));
+  const first = FakeEventSource.opened[0]!;
+  expect(first.url).toBe("/api/messages/stream?token=token-1");
+  act(() => first.send("messages", [stored()]));
+  expect(await screen.findByRole("cell", { name: "For Charles" })).toBeTruthy();
+  act(() => first.send("messages", [stored({ id: "m2", title: "From elsewhere" }), stored()]));
+  expect(await screen.findByRole("cell", { name: "From elsewhere" })).toBeTruthy();
+
+  act(() => {
+    idToken.value = "token-2";
+  });
+  await waitFor(() => expect(FakeEventSource.opened).toHaveLength(2));
+  expect(first.readyState).toBe(FakeEventSource.CLOSED);
+  expect(FakeEventSource.opened[1]!.url).toBe("/api/messages/stream?token=token-2");
+  expect(calls.filter((call) => call.path === "messages")).toEqual([]);
+});
+
+test("when the stream ends, the list is read once instead", async () => {
+  FakeEventSource.opened = [];
+  vi.stubGlobal("EventSource", FakeEventSource);
+  signInAs();
+  mockApi({ "GET messages": () => ok([stored({ title: "Read by hand" })]) });
+  renderRoute("/dashboard");
+
+  await waitFor(() => expect(FakeEventSource.opened).toHaveLength(1));
+  act(() => FakeEventSource.opened[0]!.send("error", { status: "error", code: "internal/error", message: "Internal error." }));
+
+  expect(await screen.findByRole("cell", { name: "Read by hand" })).toBeTruthy();
+});
