@@ -1,5 +1,17 @@
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
-import { endSession, idToken, loadSession, signOut, user } from "./auth";
+import { api } from "./api-client";
+import {
+  currentIdToken,
+  endSession,
+  idToken,
+  loadSession,
+  refreshSession,
+  signOut,
+  signUp,
+  startSession,
+  user,
+  type SessionUser,
+} from "./auth";
 
 const fetchMock = vi.fn<typeof fetch>();
 
@@ -59,4 +71,101 @@ test("signOut ends the local session even when the server call fails", async () 
   expect(fetchMock.mock.calls[1]![1]?.headers).toMatchObject({ Authorization: "Bearer t1" });
   expect(user.value).toBeNull();
   expect(idToken.value).toBeUndefined();
+});
+
+const grantReply = (token: string) =>
+  Response.json({ status: "success", data: { idToken: token, expiresAt: Date.now() + 3_600_000, user: { uid: "u1" } } });
+
+test("refreshes asked for at once share one exchange of the cookie", async () => {
+  fetchMock.mockImplementation(async () => grantReply("t1"));
+
+  await Promise.all([refreshSession(), refreshSession(), currentIdToken()]);
+
+  expect(fetchMock).toHaveBeenCalledTimes(1);
+  expect(idToken.value).toBe("t1");
+});
+
+test("the exchange runs under a Web Lock shared by every tab", async () => {
+  const held: string[] = [];
+  vi.stubGlobal("navigator", {
+    locks: { request: async (name: string, run: () => Promise<void>) => (held.push(name), run()) },
+  });
+  fetchMock.mockImplementation(async () => grantReply("t1"));
+
+  await refreshSession();
+
+  expect(held).toEqual(["sendlater-auth-refresh"]);
+  expect(fetchMock).toHaveBeenCalledTimes(1);
+});
+
+test("a tab that waited for the lock takes the other tab's grant instead of refreshing again", async () => {
+  const otherTab = new BroadcastChannel("sendlater-auth");
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  vi.stubGlobal("navigator", {
+    locks: { request: async (_: string, run: () => Promise<void>) => (await released, run()) },
+  });
+  fetchMock.mockImplementation(async () => grantReply("mine"));
+
+  const refreshing = refreshSession();
+  otherTab.postMessage({
+    kind: "grant",
+    grant: { idToken: "theirs", expiresAt: Date.now() + 3_600_000, user: { uid: "u1" } },
+  });
+  await vi.waitFor(() => expect(idToken.value).toBe("theirs"));
+  release();
+  await refreshing;
+
+  expect(fetchMock).not.toHaveBeenCalled();
+  expect(user.value).toEqual({ uid: "u1" });
+  otherTab.close();
+});
+
+test("an expired token is renewed before a request goes out", async () => {
+  startSession({ idToken: "stale", expiresAt: Date.now() + 1000, user: { uid: "u1" } as SessionUser });
+  fetchMock.mockImplementationOnce(async () => grantReply("fresh"));
+  fetchMock.mockImplementationOnce(async () => Response.json({ status: "success", data: [] }));
+
+  await api("messages");
+
+  expect(fetchMock.mock.calls[0]![0]).toBe("/api/auth/token");
+  expect(fetchMock.mock.calls[0]![1]?.headers).toEqual({ "Content-Type": "application/json" });
+  expect(fetchMock.mock.calls[1]![1]?.headers).toMatchObject({ Authorization: "Bearer fresh" });
+});
+
+test("signing out tells the other tabs", async () => {
+  const otherTab = new BroadcastChannel("sendlater-auth");
+  const heard: unknown[] = [];
+  otherTab.addEventListener("message", (event) => heard.push(event.data));
+  startSession({ idToken: "t1", expiresAt: Date.now() + 3_600_000, user: { uid: "u1" } as SessionUser });
+  fetchMock.mockImplementationOnce(async () => Response.json({ status: "success", data: null }));
+
+  await signOut();
+
+  await vi.waitFor(() => expect(heard).toContainEqual({ kind: "signout" }));
+  otherTab.close();
+});
+
+test("another tab's sign-out ends the session here", async () => {
+  const otherTab = new BroadcastChannel("sendlater-auth");
+  startSession({ idToken: "t1", expiresAt: Date.now() + 3_600_000, user: { uid: "u1" } as SessionUser });
+
+  otherTab.postMessage({ kind: "signout" });
+
+  await vi.waitFor(() => expect(user.value).toBeNull());
+  expect(idToken.value).toBeUndefined();
+  otherTab.close();
+});
+
+test("sign up sends the browser's time zone", async () => {
+  fetchMock.mockImplementationOnce(async () => grantReply("t1"));
+
+  await signUp("ada@example.com", "plum-kettle-orbit-47");
+
+  expect(JSON.parse(fetchMock.mock.calls[0]![1]!.body as string)).toEqual({
+    email: "ada@example.com",
+    password: "plum-kettle-orbit-47",
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  });
+  expect(user.value).toEqual({ uid: "u1" });
 });
