@@ -630,6 +630,11 @@ func (d *Delivery) callWebhooks(ctx context.Context, counts *passCounts) error {
 
 func (d *Delivery) callWebhook(ctx context.Context, c *WebhookCall, counts *passCounts) {
 	log := d.logger().With("message", c.MessageID, "kind", "webhook")
+	if _, err := d.Users.FindUserByID(ctx, c.Owner); ErrorCode(err) == EUserNotFound {
+		// The account is gone, and with it the consent to call its endpoint.
+		d.settleWebhook(ctx, c, true, counts, log)
+		return
+	}
 	secret, err := d.Store.WebhookSecret(ctx, c.Owner)
 	if err != nil {
 		d.passError(counts, log, err)
@@ -658,6 +663,10 @@ func (d *Delivery) callWebhook(ctx context.Context, c *WebhookCall, counts *pass
 		done = true
 		log.Error("webhook failed for good", "err", err)
 	}
+	d.settleWebhook(ctx, c, done, counts, log)
+}
+
+func (d *Delivery) settleWebhook(ctx context.Context, c *WebhookCall, done bool, counts *passCounts, log *slog.Logger) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	if err := d.Store.SettleWebhook(sctx, c, done); err != nil {
