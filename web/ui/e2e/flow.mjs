@@ -83,7 +83,7 @@ try {
   await shot("message-dialog");
   await dialog.getByRole("button", { name: "Create" }).click();
   await dialog.waitFor({ state: "detached" });
-  await expectVisible(page.getByRole("cell", { name: title }));
+  await expectVisible(page.getByRole("cell", { name: title, exact: true }));
   await expectVisible(page.getByText("Remaining messages: 0"));
   if (!(await page.getByRole("button", { name: "Add Message" }).isDisabled())) {
     throw new Error("Add Message stays enabled on the free plan with one message");
@@ -108,11 +108,11 @@ try {
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(`${base}/dashboard`);
-  await expectVisible(page.getByRole("cell", { name: title }));
+  await expectVisible(page.getByRole("cell", { name: title, exact: true }));
 
   step = "reload";
   await page.reload();
-  await expectVisible(page.getByRole("cell", { name: title }));
+  await expectVisible(page.getByRole("cell", { name: title, exact: true }));
 } catch (error) {
   problems.unshift(`${step}: ${error instanceof Error ? error.message : String(error)}`);
 } finally {

@@ -33,7 +33,7 @@ function MessagesCard({ account }: { account: SessionUser }) {
     <article>
       <header className="card-header">
         <h2>Messages</h2>
-        <span data-tooltip={mayAdd || messages === undefined ? undefined : "Upgrade your plan"} data-placement="left">
+        <span className="control-tooltip" data-tooltip={mayAdd || messages === undefined ? undefined : "Upgrade your plan"} data-placement="left">
           <button type="button" disabled={!mayAdd} onClick={() => setEditing({ kind: "create" })}>
             Add Message
           </button>
@@ -46,7 +46,7 @@ function MessagesCard({ account }: { account: SessionUser }) {
         <p>You have no messages yet. Write your first one with Add Message.</p>
       ) : (
         <div className="overflow-auto">
-          <table className="striped">
+          <table className="striped messages">
             <thead>
               <tr>
                 <th scope="col">Title</th>

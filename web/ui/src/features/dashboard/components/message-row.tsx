@@ -49,12 +49,12 @@ export function MessageRow({
         <br />
         <small>{message.recipient}</small>
       </td>
-      <td>
+      <td data-label="Delivery date">
         <time dateTime={new Date(message.sendDate).toISOString()}>{formatDate(message.sendDate)}</time>
       </td>
-      <td>{statusLabels[message.status] ?? message.status}</td>
-      <td>
-        <span data-tooltip={message.isActive ? "On" : "Off"}>
+      <td data-label="Status">{statusLabels[message.status] ?? message.status}</td>
+      <td data-label="Active">
+        <span className="control-tooltip" data-tooltip={message.isActive ? "On" : "Off"}>
           <input
             type="checkbox"
             role="switch"
