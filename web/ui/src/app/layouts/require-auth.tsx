@@ -1,5 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Navigate, Outlet, useLocation } from "react-router";
+import { Spinner } from "../../components/loading";
 import { paths } from "../../config/paths";
 import { user } from "../../lib/auth";
 
@@ -9,7 +10,7 @@ export function RequireAuth() {
   const { pathname, search } = useLocation();
 
   if (user.value === undefined) {
-    return <div className="loading" aria-busy="true" aria-label="Loading" />;
+    return <Spinner />;
   }
   if (user.value === null) {
     const here = pathname + search;

@@ -2,6 +2,7 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
 import { Link } from "react-router";
 import { Alert } from "../../../components/form";
+import { Spinner } from "../../../components/loading";
 import { paths } from "../../../config/paths";
 import { plans } from "../../../config/plans";
 import { user, type SessionUser } from "../../../lib/auth";
@@ -41,7 +42,7 @@ function MessagesCard({ account }: { account: SessionUser }) {
       </header>
       {error && <Alert>{error}</Alert>}
       {messages === undefined ? (
-        !error && <div className="loading" aria-busy="true" aria-label="Loading messages" />
+        !error && <Spinner label="Loading messages" />
       ) : messages.length === 0 ? (
         <p>You have no messages yet. Write your first one with Add Message.</p>
       ) : (

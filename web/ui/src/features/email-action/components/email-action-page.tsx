@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { Navigate } from "react-router";
 import { Alert, errorMessage } from "../../../components/form";
+import { Spinner } from "../../../components/loading";
 import { paths } from "../../../config/paths";
 import { applyActionCode, type ActionInfo } from "../api/action";
 
@@ -40,7 +41,7 @@ function ApplyCode({ mode, oobCode }: { mode: keyof typeof successText; oobCode:
 
   switch (state.kind) {
     case "busy":
-      return <div className="loading" aria-busy="true" aria-label="Loading" />;
+      return <Spinner />;
     case "done":
       return <Alert kind="success">{state.text}</Alert>;
     case "error":

@@ -2,6 +2,7 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useState } from "react";
 import { NavLink, useNavigate } from "react-router";
 import { Alert, errorMessage, requireFields, SubmitButton, TextField, useForm, type FieldErrors } from "../../../components/form";
+import { Spinner } from "../../../components/loading";
 import { paths, type SettingsSection } from "../../../config/paths";
 import { updateUser, user, type SessionUser } from "../../../lib/auth";
 import { changePassword, createBillingSession, updateProfile } from "../api/account";
@@ -95,7 +96,7 @@ function Billing({ account }: { account: SessionUser }) {
     };
   }, [account.planIsActive, navigate]);
 
-  return error ? <Alert>{error}</Alert> : <div className="loading" aria-busy="true" aria-label="Loading" />;
+  return error ? <Alert>{error}</Alert> : <Spinner />;
 }
 
 export function SettingsPage({ section }: { section: SettingsSection }) {
