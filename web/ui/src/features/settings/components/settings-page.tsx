@@ -29,14 +29,14 @@ function GeneralForm({ account }: { account: SessionUser }) {
 
   return (
     <>
-    <form onSubmit={submit} noValidate>
-      {form.alert && <Alert>{form.alert}</Alert>}
-      {saved && <Alert kind="success">Your profile has been updated</Alert>}
-      <TextField label="Name" autoComplete="name" {...form.bind("name")} />
-      <TextField label="Email" type="email" autoComplete="email" {...form.bind("email")} />
-      <SubmitButton busy={form.busy}>Save</SubmitButton>
-    </form>
-    {dialog}
+      <form onSubmit={submit} noValidate>
+        {form.alert && <Alert>{form.alert}</Alert>}
+        {saved && <Alert kind="success">Your profile has been updated</Alert>}
+        <TextField label="Name" autoComplete="name" {...form.bind("name")} />
+        <TextField label="Email" type="email" autoComplete="email" {...form.bind("email")} />
+        <SubmitButton busy={form.busy}>Save</SubmitButton>
+      </form>
+      {dialog}
     </>
   );
 }
@@ -64,14 +64,14 @@ function PasswordForm() {
 
   return (
     <>
-    <form onSubmit={submit} noValidate>
-      {form.alert && <Alert>{form.alert}</Alert>}
-      {saved && <Alert kind="success">Your password has been updated</Alert>}
-      <TextField label="New password" type="password" autoComplete="new-password" {...form.bind("password")} />
-      <TextField label="Confirm new password" type="password" autoComplete="new-password" {...form.bind("confirm")} />
-      <SubmitButton busy={form.busy}>Change password</SubmitButton>
-    </form>
-    {dialog}
+      <form onSubmit={submit} noValidate>
+        {form.alert && <Alert>{form.alert}</Alert>}
+        {saved && <Alert kind="success">Your password has been updated</Alert>}
+        <TextField label="New password" type="password" autoComplete="new-password" {...form.bind("password")} />
+        <TextField label="Confirm new password" type="password" autoComplete="new-password" {...form.bind("confirm")} />
+        <SubmitButton busy={form.busy}>Change password</SubmitButton>
+      </form>
+      {dialog}
     </>
   );
 }
