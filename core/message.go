@@ -290,8 +290,8 @@ type MessageFilter struct {
 // MessageStore persists messages. Implementations return EMessageNotFound.
 type MessageStore interface {
 	// CreateMessage stores m. check runs inside the write transaction with the
-	// owner and the number of messages they hold, so a limit cannot be raced.
-	CreateMessage(ctx context.Context, m *Message, check func(owner *User, count int) error) error
+	// owner and whether they hold any message yet, so a limit cannot be raced.
+	CreateMessage(ctx context.Context, m *Message, check func(owner *User, hasMessages bool) error) error
 	FindMessageByID(ctx context.Context, id string) (*Message, error)
 	ListMessages(ctx context.Context, f MessageFilter) ([]*Message, int, error)
 	CountMessages(ctx context.Context, owner string) (int, error)

@@ -47,8 +47,8 @@ func (s *MessageService) Create(ctx context.Context, owner string, in MessageInp
 		return nil, err
 	}
 	m := NewMessage(owner, in, s.Clock.Now(), u.Location())
-	err = s.Messages.CreateMessage(ctx, m, func(u *User, count int) error {
-		if !MayAddMessage(s.Prices.PlanFor(u.StripePriceID), SubscriptionActive(u.StripeSubscriptionStatus), count) {
+	err = s.Messages.CreateMessage(ctx, m, func(u *User, hasMessages bool) error {
+		if !MayAddMessage(s.Prices.PlanFor(u.StripePriceID), SubscriptionActive(u.StripeSubscriptionStatus), hasMessages) {
 			return Errorf(EPlanLimit, "Upgrade your plan to add more messages.")
 		}
 		return nil

@@ -83,8 +83,8 @@ func SubscriptionActive(status string) bool {
 
 // MayAddMessage is the rule of SPEC.md section 6: a user may add a message
 // when they hold none yet, or when they are on an active pro or business plan.
-func MayAddMessage(plan PlanID, planActive bool, existing int) bool {
-	if existing == 0 {
+func MayAddMessage(plan PlanID, planActive bool, hasMessages bool) bool {
+	if !hasMessages {
 		return true
 	}
 	return planActive && (plan == PlanPro || plan == PlanBusiness)

@@ -20,22 +20,22 @@ func TestPlans(t *testing.T) {
 
 func TestMayAddMessage(t *testing.T) {
 	tests := []struct {
-		plan   core.PlanID
-		active bool
-		count  int
-		want   bool
+		plan        core.PlanID
+		active      bool
+		hasMessages bool
+		want        bool
 	}{
-		{core.PlanStarter, false, 0, true},
-		{core.PlanStarter, false, 1, false},
-		{core.PlanStarter, true, 1, false},
-		{core.PlanPro, true, 5, true},
-		{core.PlanPro, false, 1, false},
-		{core.PlanBusiness, true, 100, true},
-		{core.PlanBusiness, false, 0, true},
+		{core.PlanStarter, false, false, true},
+		{core.PlanStarter, false, true, false},
+		{core.PlanStarter, true, true, false},
+		{core.PlanPro, true, true, true},
+		{core.PlanPro, false, true, false},
+		{core.PlanBusiness, true, true, true},
+		{core.PlanBusiness, false, false, true},
 	}
 	for _, tt := range tests {
-		if got := core.MayAddMessage(tt.plan, tt.active, tt.count); got != tt.want {
-			t.Errorf("MayAddMessage(%s, %v, %d) = %v", tt.plan, tt.active, tt.count, got)
+		if got := core.MayAddMessage(tt.plan, tt.active, tt.hasMessages); got != tt.want {
+			t.Errorf("MayAddMessage(%s, %v, %v) = %v", tt.plan, tt.active, tt.hasMessages, got)
 		}
 	}
 }

@@ -199,7 +199,7 @@ func seed(t *testing.T, dir string) (*core.User, []*core.Message) {
 	for i, body := range []string{"The key is under the blue pot.", "Second letter body"} {
 		m := core.NewMessage(u.ID, core.MessageInput{Title: fmt.Sprintf("Letter %d", i+1), Name: "Charles",
 			Recipient: "charles@example.com", Body: body}, now.Add(time.Duration(i)*time.Second), time.UTC)
-		if err := db.CreateMessage(ctx, m, func(*core.User, int) error { return nil }); err != nil {
+		if err := db.CreateMessage(ctx, m, func(*core.User, bool) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		ms = append(ms, m)

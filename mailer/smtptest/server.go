@@ -112,7 +112,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		_ = s.srv.Serve(ln)
 	}()
 	tb.Cleanup(func() {
-		_ = s.srv.Close()
+		s.Close()
 		<-done
 		logger.stop()
 	})
@@ -130,7 +130,12 @@ func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
 
 // Close stops the server before the test ends, e.g. to test a server that
 // is down.
-func (s *Server) Close() { _ = s.srv.Close() }
+// The listener is closed here too: go-smtp's Close only closes listeners its
+// Serve has registered, and Serve may not have started yet.
+func (s *Server) Close() {
+	_ = s.srv.Close()
+	_ = s.ln.Close()
+}
 
 // DropConnections closes every client connection and keeps listening, as a
 // server does that times out idle clients.

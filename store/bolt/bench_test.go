@@ -134,8 +134,8 @@ func BenchmarkCreateMessageParallel(b *testing.B) {
 		owners[i] = storetest.MustCreateUser(b, s, fmt.Sprintf("author%d@example.com", i)).ID
 	}
 	body := strings.Repeat("A message for the future, about a kilobyte long. ", 20)
-	check := func(u *core.User, count int) error {
-		if !core.MayAddMessage(core.PlanPro, true, count) {
+	check := func(u *core.User, hasMessages bool) error {
+		if !core.MayAddMessage(core.PlanPro, true, hasMessages) {
 			return core.Errorf(core.EPlanLimit, "limit")
 		}
 		return nil

@@ -56,7 +56,7 @@ func TestWatchMessages(t *testing.T) {
 	wantSignal("update")
 
 	refused := core.NewMessage(alice.ID, in, storetest.Epoch, time.UTC)
-	err = db.CreateMessage(ctx, refused, func(*core.User, int) error { return core.Errorf(core.EPlanLimit, "no") })
+	err = db.CreateMessage(ctx, refused, func(*core.User, bool) error { return core.Errorf(core.EPlanLimit, "no") })
 	wantCode(t, err, core.EPlanLimit)
 	if signalled(changes) {
 		t.Fatal("a refused create signalled")

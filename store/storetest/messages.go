@@ -66,7 +66,7 @@ func testMessages(t *testing.T, s Stores) {
 func testMessageOwnerMissing(t *testing.T, s Stores) {
 	m := NewMessage(s, "ghost", core.Interval1M)
 	called := false
-	err := s.Messages.CreateMessage(ctx, m, func(*core.User, int) error { called = true; return nil })
+	err := s.Messages.CreateMessage(ctx, m, func(*core.User, bool) error { called = true; return nil })
 	wantCode(t, err, core.EUserNotFound)
 	if called {
 		t.Fatal("check ran for a missing owner")
@@ -154,11 +154,11 @@ func testListMessages(t *testing.T, s Stores) {
 // only while they hold none: exactly one may win.
 func testPlanLimitAtomic(t *testing.T, s Stores) {
 	u := MustCreateUser(t, s, "ada@example.com")
-	limited := func(owner *core.User, count int) error {
+	limited := func(owner *core.User, hasMessages bool) error {
 		if owner.ID != u.ID {
 			return errors.New("check got the wrong owner")
 		}
-		if !core.MayAddMessage(core.PlanStarter, false, count) {
+		if !core.MayAddMessage(core.PlanStarter, false, hasMessages) {
 			return core.Errorf(core.EPlanLimit, "Upgrade your plan to add more messages.")
 		}
 		return nil
@@ -199,9 +199,9 @@ func testPlanLimitAtomic(t *testing.T, s Stores) {
 func testCreateCheckAborts(t *testing.T, s Stores) {
 	u := MustCreateUser(t, s, "ada@example.com")
 	m := NewMessage(s, u.ID, core.Interval1M)
-	err := s.Messages.CreateMessage(ctx, m, func(owner *core.User, count int) error {
-		if count != 0 || owner.Email != u.Email {
-			t.Errorf("check got owner %q count %d", owner.Email, count)
+	err := s.Messages.CreateMessage(ctx, m, func(owner *core.User, hasMessages bool) error {
+		if hasMessages || owner.Email != u.Email {
+			t.Errorf("check got owner %q hasMessages %v", owner.Email, hasMessages)
 		}
 		return errAbort
 	})

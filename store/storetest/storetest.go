@@ -87,7 +87,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 var ctx = context.Background()
 
 // allow is a plan check that lets every create through.
-func allow(*core.User, int) error { return nil }
+func allow(*core.User, bool) error { return nil }
 
 // MustCreateUser creates a user with email, stamped with the clock.
 func MustCreateUser(tb testing.TB, s Stores, email string) *core.User {
