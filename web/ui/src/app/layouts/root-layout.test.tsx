@@ -1,4 +1,4 @@
-import { act, screen } from "@testing-library/react";
+import { act, screen, waitFor } from "@testing-library/react";
 import { expect, test, vi } from "vitest";
 import { renderRoute } from "../../testing/render-route";
 
@@ -19,5 +19,5 @@ test("an unknown legal section shows the terms", async () => {
 
   expect(await screen.findByRole("heading", { name: "Terms of Service" })).toBeTruthy();
   expect(screen.getByText("Last updated October 5th, 2021")).toBeTruthy();
-  expect(document.title).toBe("Terms of Service - Sendlater");
+  await waitFor(() => expect(document.title).toBe("Terms of Service - Sendlater"));
 });

@@ -25,7 +25,7 @@ test.each([
   mockApi({});
   renderRoute(`/auth/${type}`);
   expect(await screen.findByRole("heading", { level: 1, name: title })).toBeTruthy();
-  expect(document.title).toBe(`${title} - Sendlater`);
+  await waitFor(() => expect(document.title).toBe(`${title} - Sendlater`));
 });
 
 test("sign up asks for every field, then for a matching password", async () => {

@@ -18,7 +18,7 @@ test("the contact page: its fields and the required-field messages", async () =>
   renderRoute("/contact");
 
   expect(await screen.findByRole("heading", { name: "Contact Us" })).toBeTruthy();
-  expect(document.title).toBe("Contact - Sendlater");
+  await waitFor(() => expect(document.title).toBe("Contact - Sendlater"));
   expect(screen.getByLabelText("Email").getAttribute("type")).toBe("email");
   expect(screen.getByLabelText("Message").getAttribute("rows")).toBe("5");
 

@@ -44,7 +44,7 @@ test("an empty list on the free plan: one message left, Add Message enabled", as
 
   expect(await screen.findByText("Remaining messages: 1")).toBeTruthy();
   expect((screen.getByRole("button", { name: "Add Message" }) as HTMLButtonElement).disabled).toBe(false);
-  expect(document.title).toBe("Dashboard - Sendlater");
+  await waitFor(() => expect(document.title).toBe("Dashboard - Sendlater"));
 });
 
 test("one message on the free plan: Add Message disabled, with Upgrade your plan", async () => {

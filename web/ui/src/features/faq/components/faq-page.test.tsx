@@ -1,4 +1,4 @@
-import { fireEvent, screen } from "@testing-library/react";
+import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { expect, test } from "vitest";
 import { renderRoute } from "../../../testing/render-route";
 
@@ -21,5 +21,5 @@ test("each FAQ item expands and collapses on its own", async () => {
   fireEvent.click(first.querySelector("summary")!);
   expect(first.open).toBe(false);
   expect(second.open).toBe(true);
-  expect(document.title).toBe("Faq - Sendlater");
+  await waitFor(() => expect(document.title).toBe("Faq - Sendlater"));
 });

@@ -1,4 +1,4 @@
-import { screen } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
 import { expect, test } from "vitest";
 import { renderRoute } from "../../../testing/render-route";
 
@@ -22,7 +22,7 @@ test("home page shows the hero, steps, statistics, testimonials and closing bann
   for (const link of getStarted) {
     expect(link.getAttribute("href")).toBe("/pricing");
   }
-  expect(document.title).toBe("Sendlater");
+  await waitFor(() => expect(document.title).toBe("Sendlater"));
 });
 
 test("every page has the footer with the current year", async () => {

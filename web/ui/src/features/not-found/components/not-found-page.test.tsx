@@ -1,4 +1,4 @@
-import { screen } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
 import { expect, test } from "vitest";
 import { renderRoute } from "../../../testing/render-route";
 
@@ -6,5 +6,5 @@ test("an unknown path shows the 404 page with that path", async () => {
   renderRoute("/no/such-page");
 
   expect(await screen.findByRole("heading", { name: "The page /no/such-page could not be found" })).toBeTruthy();
-  expect(document.title).toBe("Page not found - Sendlater");
+  await waitFor(() => expect(document.title).toBe("Page not found - Sendlater"));
 });

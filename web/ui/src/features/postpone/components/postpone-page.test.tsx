@@ -1,4 +1,4 @@
-import { act, fireEvent, screen } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor } from "@testing-library/react";
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { toasts } from "../../../lib/toasts";
 import { renderRoute } from "../../../testing/render-route";
@@ -50,7 +50,7 @@ test("the link shows the title and delivery date and postpones only on the butto
   expect(await screen.findByText("For Charles")).toBeTruthy();
   const shown = screen.getByText((_, el) => el?.tagName === "TIME");
   expect(shown.getAttribute("datetime")).toBe(new Date(sendDate).toISOString());
-  expect(document.title).toBe("Postpone - Sendlater");
+  await waitFor(() => expect(document.title).toBe("Postpone - Sendlater"));
   expect(calls.some((c) => c.method === "POST" && c.url.startsWith("/api/postpone"))).toBe(false);
 
   fireEvent.click(screen.getByRole("button", { name: "Postpone" }));

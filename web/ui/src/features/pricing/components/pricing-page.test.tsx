@@ -1,4 +1,4 @@
-import { act, screen } from "@testing-library/react";
+import { act, screen, waitFor } from "@testing-library/react";
 import { afterEach, expect, test } from "vitest";
 import { user, type SessionUser } from "../../../lib/auth";
 import { renderRoute } from "../../../testing/render-route";
@@ -20,7 +20,7 @@ test("signed out, Choose goes to sign up and then back to the purchase", async (
     "/auth/signup?next=/purchase/pro",
     "/auth/signup?next=/purchase/business",
   ]);
-  expect(document.title).toBe("Pricing - Sendlater");
+  await waitFor(() => expect(document.title).toBe("Pricing - Sendlater"));
 });
 
 test("signed in, Choose goes straight to the purchase", async () => {

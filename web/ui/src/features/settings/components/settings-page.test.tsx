@@ -19,7 +19,7 @@ test("an unknown section shows the general settings", async () => {
   renderRoute("/settings/nonsense");
 
   expect(await screen.findByLabelText("Name")).toBeTruthy();
-  expect(document.title).toBe("Settings - Sendlater");
+  await waitFor(() => expect(document.title).toBe("Settings - Sendlater"));
   expect(screen.getByRole("link", { name: "Password" }).getAttribute("href")).toBe("/settings/password");
   expect(screen.getByRole("link", { name: "Billing" }).getAttribute("href")).toBe("/settings/billing");
 });
