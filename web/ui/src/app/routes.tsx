@@ -24,6 +24,7 @@ export const routes: RouteObject[] = [
         children: [
           { path: paths.dashboard.path, lazy: () => import("./routes/dashboard") },
           { path: paths.settings.path, lazy: () => import("./routes/settings") },
+          { path: paths.purchase.path, lazy: () => import("./routes/purchase") },
         ],
       },
       { path: "*", lazy: () => import("./routes/not-found") },

@@ -1,0 +1,49 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { useEffect, useState } from "react";
+import { useNavigate } from "react-router";
+import { Alert, errorMessage } from "../../../components/form";
+import { Spinner } from "../../../components/loading";
+import { paths } from "../../../config/paths";
+import type { PlanId } from "../../../config/plans";
+import { user } from "../../../lib/auth";
+import { createCheckoutSession } from "../api/checkout";
+
+const absolute = (path: string) => new URL(path, window.location.origin).href;
+
+/**
+ * Starts a purchase (SPEC.md section 4), in order: an active plan is managed in the
+ * billing settings, the free plan needs nothing, the business plan is agreed through the
+ * contact page, and any other plan goes to the card checkout.
+ */
+export function PurchasePage({ plan }: { plan: PlanId }) {
+  useSignals();
+  const navigate = useNavigate();
+  const account = user.value;
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    if (!account) return;
+    if (account.planIsActive) {
+      void navigate(paths.settings.href("billing"), { replace: true });
+      return;
+    }
+    if (plan === "starter") {
+      void navigate(paths.dashboard.href(), { replace: true });
+      return;
+    }
+    if (plan === "business") {
+      void navigate(paths.contact.href(), { replace: true });
+      return;
+    }
+    let live = true;
+    createCheckoutSession(plan, absolute(`${paths.dashboard.href()}?paid=true`), absolute(paths.pricing.href())).then(
+      ({ url }) => live && window.location.assign(url),
+      (caught: unknown) => live && setError(errorMessage(caught)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [account, plan, navigate]);
+
+  return error ? <Alert>{error}</Alert> : <Spinner />;
+}
