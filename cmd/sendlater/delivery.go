@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/store/bolt"
 	"github.com/sendlater/sendlater/web"
 )
@@ -25,18 +24,8 @@ func (a *app) newDelivery(db *bolt.DB, clock core.Clock) (*core.Delivery, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	mail, err := a.newMailer()
+	mail, emails, closeMail, err := a.mailing()
 	if err != nil {
-		return nil, nil, err
-	}
-	closeMail := func() {
-		if c, ok := mail.(io.Closer); ok {
-			c.Close()
-		}
-	}
-	emails, err := mailer.NewTemplates(a.cfg.AppName, a.cfg.BaseURL)
-	if err != nil {
-		closeMail()
 		return nil, nil, err
 	}
 	return a.delivery(db, mail, emails, key, clock), closeMail, nil

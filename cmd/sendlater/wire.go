@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/mail"
 	"os"
 
@@ -79,13 +80,32 @@ func (a *app) newMailer() (core.Mailer, error) {
 	sender := core.Address{Name: from.Name, Address: from.Address}
 	s := a.cfg.Mail.SMTP
 	if s.Host == "" {
-		a.log.Info("no mail.smtp.host configured: emails are written to the outbox", "dir", a.cfg.outboxDir())
 		return mailer.NewOutbox(a.cfg.outboxDir(), sender, a.log)
 	}
 	return mailer.NewSMTP(mailer.SMTPConfig{
 		Host: s.Host, Port: s.Port, Username: s.Username, Password: s.Password, TLS: s.TLS,
 		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize,
 	})
+}
+
+// mailing returns the mailer and the email templates; closeMail releases the
+// SMTP connections.
+func (a *app) mailing() (m core.Mailer, emails core.Emails, closeMail func(), err error) {
+	m, err = a.newMailer()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	closeMail = func() {
+		if c, ok := m.(io.Closer); ok {
+			c.Close()
+		}
+	}
+	emails, err = mailer.NewTemplates(a.cfg.AppName, a.cfg.BaseURL)
+	if err != nil {
+		closeMail()
+		return nil, nil, nil, err
+	}
+	return m, emails, closeMail, nil
 }
 
 // describe is an error as a sentence: an application error's message, any
