@@ -40,6 +40,8 @@ type SessionStore interface {
 	DeleteSession(ctx context.Context, id string) error
 	// DeleteUserSessions deletes every session of the user but except.
 	DeleteUserSessions(ctx context.Context, userID, except string) error
+	// DeleteExpiredSessions removes sessions that expired before now.
+	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)
 }
 
 // AccessToken is a personal access token for the TUI and scripts.

@@ -113,6 +113,9 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.storePath(), "admin_socket", a.cfg.socketPath())
 
+	sweeper := &core.Sweeper{Sessions: db, ActionCodes: db, Clock: clock, Logger: a.log}
+	go sweeper.Run(ctx, time.Hour)
+
 	schedulerDone := make(chan struct{})
 	if scheduler != nil {
 		a.log.Info("scheduler running", "interval", a.cfg.Scheduler.Interval, "reminders", a.cfg.Scheduler.Reminders)

@@ -24,6 +24,7 @@ var (
 	bucketSessions          = []byte("sessions")            // id -> sessionRecord
 	bucketSessionsByRefresh = []byte("sessions_by_refresh") // refresh hash (current or rotated) -> session id
 	bucketSessionsByUser    = []byte("sessions_by_user")    // userPrefix|id
+	bucketSessionsByExpiry  = []byte("sessions_by_expiry")  // time(ExpiresAt)|id
 
 	bucketTokens       = []byte("tokens")         // id -> tokenRecord
 	bucketTokensByHash = []byte("tokens_by_hash") // hash -> token id
@@ -48,6 +49,7 @@ type migration func(tx *bbolt.Tx) error
 var migrations = []migration{
 	createBuckets,
 	createDeliveryBuckets, // delivery.go
+	indexSessionExpiry,    // sessions.go
 }
 
 // createBuckets is version 1.

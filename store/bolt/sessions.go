@@ -3,6 +3,7 @@ package bolt
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/sendlater/sendlater/core"
 	"go.etcd.io/bbolt"
@@ -140,9 +141,12 @@ func putSession(tx *bbolt.Tx, old, x *core.Session) error {
 	if err := tx.Bucket(bucketSessions).Put([]byte(x.ID), v); err != nil {
 		return err
 	}
-	byRefresh, byUser := tx.Bucket(bucketSessionsByRefresh), tx.Bucket(bucketSessionsByUser)
+	byRefresh, byUser, byExpiry := tx.Bucket(bucketSessionsByRefresh), tx.Bucket(bucketSessionsByUser), tx.Bucket(bucketSessionsByExpiry)
 	next := refreshHashes(x)
 	if old != nil {
+		if err := byExpiry.Delete(timeID(old.ExpiresAt, x.ID)); err != nil {
+			return err
+		}
 		for _, h := range refreshHashes(old) {
 			if !slices.Contains(next, h) {
 				if err := deleteRef(byRefresh, []byte(h), x.ID); err != nil {
@@ -161,6 +165,9 @@ func putSession(tx *bbolt.Tx, old, x *core.Session) error {
 			return err
 		}
 	}
+	if err := byExpiry.Put(timeID(x.ExpiresAt, x.ID), nil); err != nil {
+		return err
+	}
 	return byUser.Put(ownerID(x.UserID, x.ID), nil)
 }
 
@@ -178,5 +185,46 @@ func deleteSession(tx *bbolt.Tx, id string) error {
 	if err := tx.Bucket(bucketSessionsByUser).Delete(ownerID(x.UserID, id)); err != nil {
 		return err
 	}
+	if err := tx.Bucket(bucketSessionsByExpiry).Delete(timeID(x.ExpiresAt, id)); err != nil {
+		return err
+	}
 	return tx.Bucket(bucketSessions).Delete([]byte(id))
+}
+
+// DeleteExpiredSessions removes the sessions whose ExpiresAt is before now,
+// reading the expiry index up to now only.
+func (s *DB) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {
+	n := 0
+	err := s.update(ctx, func(tx *bbolt.Tx) error {
+		end := appendTime(nil, now.Add(-1))
+		var expired []string
+		c := tx.Bucket(bucketSessionsByExpiry).Cursor()
+		for k, _ := c.First(); k != nil && beforeOrAt(k, end); k, _ = c.Next() {
+			expired = append(expired, idAfter(k, timeKeyLen))
+		}
+		for _, id := range expired {
+			if err := deleteSession(tx, id); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// indexSessionExpiry is version 3: the expiry index of sessions, filled
+// from the sessions stored so far.
+func indexSessionExpiry(tx *bbolt.Tx) error {
+	byExpiry, err := tx.CreateBucketIfNotExists(bucketSessionsByExpiry)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
+		x, err := decodeSession(v)
+		if err != nil {
+			return err
+		}
+		return byExpiry.Put(timeID(x.ExpiresAt, x.ID), nil)
+	})
 }

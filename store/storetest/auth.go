@@ -356,3 +356,42 @@ func testDeleteUserCascades(t *testing.T, s Stores) {
 	// The address is free for a new account.
 	MustCreateUser(t, s, "Ada@example.com")
 }
+
+// testDeleteExpiredSessions: only sessions expired before now go, also when
+// a refresh moved their expiry, and they can no longer be found.
+func testDeleteExpiredSessions(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	now := s.Clock.Now()
+	old := MustCreateSession(t, s, u.ID)
+	kept := MustCreateSession(t, s, u.ID)
+	extended := MustCreateSession(t, s, u.ID)
+	for id, expires := range map[string]time.Time{
+		old.ID: now.Add(time.Hour), kept.ID: now.Add(3 * time.Hour), extended.ID: now.Add(time.Hour),
+	} {
+		_, err := s.Sessions.UpdateSession(ctx, id, func(x *core.Session) error { x.ExpiresAt = expires; return nil })
+		must(t, err)
+	}
+	// A refresh slides the expiry on: the index must follow.
+	_, err := s.Sessions.UpdateSession(ctx, extended.ID, func(x *core.Session) error {
+		x.ExpiresAt = now.Add(5 * time.Hour)
+		return nil
+	})
+	must(t, err)
+
+	n, err := s.Sessions.DeleteExpiredSessions(ctx, now.Add(2*time.Hour))
+	must(t, err)
+	if n != 1 {
+		t.Fatalf("deleted %d sessions, want 1", n)
+	}
+	_, err = s.Sessions.FindSessionByID(ctx, old.ID)
+	wantCode(t, err, core.ENotFound)
+	_, _, err = s.Sessions.FindSessionByRefreshHash(ctx, old.RefreshHash)
+	wantCode(t, err, core.ENotFound)
+	for _, x := range []*core.Session{kept, extended} {
+		_, err = s.Sessions.FindSessionByID(ctx, x.ID)
+		must(t, err)
+	}
+	if n, err = s.Sessions.DeleteExpiredSessions(ctx, now.Add(2*time.Hour)); err != nil || n != 0 {
+		t.Fatalf("second sweep deleted %d (%v)", n, err)
+	}
+}

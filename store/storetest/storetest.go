@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"Sessions", testSessions},
 		{"SessionRotation", testSessionRotation},
 		{"DeleteUserSessions", testDeleteUserSessions},
+		{"DeleteExpiredSessions", testDeleteExpiredSessions},
 		{"AccessTokens", testAccessTokens},
 		{"ActionCodes", testActionCodes},
 		{"ActionCodeExpiry", testActionCodeExpiry},
