@@ -44,8 +44,12 @@ func (up *ProfileUpdate) Validate() error {
 	return ValidationError(f)
 }
 
-func validPictureURL(s string) bool {
-	if len(s) > MaxPictureURLLen {
+func validPictureURL(s string) bool { return validHTTPURL(s, MaxPictureURLLen) }
+
+// validHTTPURL reports whether s is an absolute http(s) URL of at most max
+// bytes, without credentials in it.
+func validHTTPURL(s string, max int) bool {
+	if len(s) > max {
 		return false
 	}
 	u, err := url.Parse(s)

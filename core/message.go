@@ -14,6 +14,7 @@ const (
 	MaxNameLen       = 200
 	MaxEmailLen      = 254
 	MaxBodyBytes     = 100 * 1024
+	MaxWebhookURLLen = 2048
 	PostponeCodeLen  = 10
 	ReminderLeadTime = 10 * 24 * time.Hour
 )
@@ -93,6 +94,7 @@ func (in *MessageInput) Validate() error {
 	validateName(f, in.Name)
 	validateRecipient(f, in.Recipient)
 	validateBody(f, in.Body)
+	validateWebhookURL(f, in.WebhookURL)
 	if in.Interval != "" && !in.Interval.Valid() {
 		f["interval"] = "Please choose an interval of 1M, 6M or 12M"
 	}
@@ -117,7 +119,18 @@ func (up *MessageUpdate) Validate() error {
 	if up.Interval != nil && !up.Interval.Valid() {
 		f["interval"] = "Please choose an interval of 1M, 6M or 12M"
 	}
+	if up.WebhookURL != nil {
+		validateWebhookURL(f, *up.WebhookURL)
+	}
 	return ValidationError(f)
+}
+
+// validateWebhookURL checks a webhook URL when one is given (empty: none).
+// Where it may point is checked when it is called (private addresses).
+func validateWebhookURL(f map[string]string, s string) {
+	if s != "" && !validHTTPURL(s, MaxWebhookURLLen) {
+		f["webhookUrl"] = "Please enter a valid http or https URL of at most 2048 characters"
+	}
 }
 
 func validateTitle(f map[string]string, s string) {

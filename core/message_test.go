@@ -183,3 +183,29 @@ func TestPostponeCodeCheck(t *testing.T) {
 		t.Fatal("postpone code check")
 	}
 }
+
+func TestWebhookURLValidation(t *testing.T) {
+	for url, ok := range map[string]bool{
+		"":                                true,
+		"https://hooks.example.com/x?y=1": true,
+		"http://hooks.example.com":        true,
+		"ftp://hooks.example.com":         false,
+		"hooks.example.com/x":             false,
+		"https://user:pw@hooks.example":   false,
+		"https://" + strings.Repeat("a", 2048) + ".example": false,
+	} {
+		in := validInput()
+		in.WebhookURL = url
+		got := fieldsOf(t, in.Validate())
+		if (got == nil) != ok {
+			t.Errorf("%q: fields %v", url, got)
+		}
+		if !ok && got["webhookUrl"] != "Please enter a valid http or https URL of at most 2048 characters" {
+			t.Errorf("%q: message %q", url, got["webhookUrl"])
+		}
+		up := core.MessageUpdate{WebhookURL: &url}
+		if (up.Validate() == nil) != ok {
+			t.Errorf("update %q", url)
+		}
+	}
+}
