@@ -251,23 +251,33 @@ func ownsClaim(cur, claimed *Message) bool {
 	return cur.Status == StatusSending && cur.LeaseUntil.Equal(claimed.LeaseUntil)
 }
 
-// deliver sends one claimed message and records the outcome.
-func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) {
-	log := d.logger().With("message", m.ID, "kind", "delivery")
-	if ctx.Err() != nil { // stopping: give the claim back unsent
-		d.release(m, log)
-		return
+// reread reads a claimed message again just before sending: the author may
+// have paused, deleted or postponed it since the claim. It reports false when
+// there is nothing to send: the pass is stopping (the claim is given back
+// with release), the message is gone, or the store failed.
+func (d *Delivery) reread(ctx context.Context, m *Message, counts *passCounts, log *slog.Logger, release func(*Message, *slog.Logger)) (*Message, bool) {
+	if ctx.Err() != nil {
+		release(m, log)
+		return nil, false
 	}
-	// Re-read just before sending: the author may have paused, deleted or
-	// postponed the message since the claim.
 	cur, err := d.Messages.FindMessageByID(ctx, m.ID)
 	if ErrorCode(err) == EMessageNotFound {
 		counts.add(func(r *PassResult) { r.Skipped++ })
-		return
+		return nil, false
 	}
 	if err != nil {
-		d.release(m, log)
+		release(m, log)
 		d.passError(counts, log, err)
+		return nil, false
+	}
+	return cur, true
+}
+
+// deliver sends one claimed message and records the outcome.
+func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) {
+	log := d.logger().With("message", m.ID, "kind", "delivery")
+	cur, ok := d.reread(ctx, m, counts, log, d.release)
+	if !ok {
 		return
 	}
 	now := d.Clock.Now()
@@ -501,18 +511,8 @@ func ownsReminder(cur, claimed *Message) bool {
 // remind sends one claimed reminder to the author and records it.
 func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 	log := d.logger().With("message", m.ID, "kind", "reminder")
-	if ctx.Err() != nil {
-		d.releaseReminder(m, log)
-		return
-	}
-	cur, err := d.Messages.FindMessageByID(ctx, m.ID)
-	if ErrorCode(err) == EMessageNotFound {
-		counts.add(func(r *PassResult) { r.Skipped++ })
-		return
-	}
-	if err != nil {
-		d.releaseReminder(m, log)
-		d.passError(counts, log, err)
+	cur, ok := d.reread(ctx, m, counts, log, d.releaseReminder)
+	if !ok {
 		return
 	}
 	now := d.Clock.Now()

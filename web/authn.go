@@ -21,8 +21,13 @@ func bearerToken(r *http.Request) string {
 // identity in the request's context (core.IdentityFrom). Anything else
 // answers auth/invalid-user-token.
 func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
+	return s.authedBy(bearerToken, h)
+}
+
+// authedBy is authed with the token taken from the request by tokenOf.
+func (s *Server) authedBy(tokenOf func(*http.Request) string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		token := bearerToken(r)
+		token := tokenOf(r)
 		if token == "" {
 			writeError(w, r, core.Errorf(core.EInvalidToken, "Please sign in."))
 			return

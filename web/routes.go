@@ -31,7 +31,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 	mux.HandleFunc("GET /api/messages", s.authed(s.handleListMessages))
 	mux.HandleFunc("POST /api/messages", s.authed(s.handleCreateMessage))
-	mux.HandleFunc("GET /api/messages/stream", s.handleMessagesStream) // bearer or ?token=
+	mux.HandleFunc("GET /api/messages/stream", s.authedBy(streamToken, s.handleMessagesStream))
 	mux.HandleFunc("GET /api/messages/{id}", s.authed(s.handleGetMessage))
 	mux.HandleFunc("PATCH /api/messages/{id}", s.authed(s.handleUpdateMessage))
 	mux.HandleFunc("DELETE /api/messages/{id}", s.authed(s.handleDeleteMessage))

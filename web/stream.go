@@ -37,16 +37,7 @@ func streamToken(r *http.Request) string {
 // and each heartbeat and ends with the event "error" (an error envelope)
 // when the token no longer holds. Server shutdown ends it too.
 func (s *Server) handleMessagesStream(w http.ResponseWriter, r *http.Request) {
-	token := streamToken(r)
-	if token == "" {
-		writeError(w, r, core.Errorf(core.EInvalidToken, "Please sign in."))
-		return
-	}
-	id, err := s.Auth.Authenticate(r.Context(), token)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
+	id, token := identity(r), streamToken(r)
 	if s.Watcher == nil {
 		writeError(w, r, core.Errorf(core.EUnavailable, "Live updates are not available."))
 		return
