@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sendlater/sendlater/core"
 )
 
 func newBackupCmd(a *app) *cobra.Command {
@@ -16,12 +18,7 @@ func newBackupCmd(a *app) *cobra.Command {
 			"is taken through its admin socket without stopping it. To restore, stop the server and\n" +
 			"replace <data_dir>/sendlater.db with the copy (keep the same encryption key).",
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			admin, done, err := a.adminService()
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			dst := args[0]
 			// Write beside the target and rename, so FILE is never a partial copy.
 			f, err := os.CreateTemp(filepath.Dir(dst), ".sendlater-backup-*")
@@ -47,6 +44,6 @@ func newBackupCmd(a *app) *cobra.Command {
 			}
 			fmt.Fprintf(a.stdout, "wrote %s (%d bytes)\n", dst, n)
 			return nil
-		},
+		}),
 	}
 }

@@ -65,12 +65,7 @@ func newMessagesListCmd(a *app) *cobra.Command {
 		Use:   "list",
 		Short: "List messages, newest first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			admin, done, err := a.adminService()
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			ms, total, err := admin.ListMessages(cmd.Context(), user, core.MessageFilter{Offset: offset, Limit: limit})
 			if err != nil {
 				return err
@@ -92,7 +87,7 @@ func newMessagesListCmd(a *app) *cobra.Command {
 			}
 			a.sayf("%d of %d messages", len(ms), total)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&user, "user", "", "only this user's messages (id or email)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -108,12 +103,7 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 		Use:   "show ID",
 		Short: "Show one message (the body only with --reveal)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			admin, done, err := a.adminService()
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			m, err := admin.FindMessage(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -133,7 +123,7 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 				{"Reminder sent", when(m.ReminderSentAt)}, {"Delivered", when(m.DeliveredAt)},
 				{"Created", when(m.CreatedAt)}, {"Message", body},
 			})
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&reveal, "reveal", false, "print the message body")

@@ -17,7 +17,7 @@ func newMessagesRescheduleCmd(a *app) *cobra.Command {
 		Use:   "reschedule ID --at TIME",
 		Short: "Move a message's delivery date (reminders start over; a failed message is retried)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			if at == "" {
 				return fmt.Errorf("--at is required, e.g. --at 2026-04-01T09:30:00Z or --at +48h")
 			}
@@ -25,18 +25,13 @@ func newMessagesRescheduleCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			admin, done, err := a.adminService()
-			if err != nil {
-				return err
-			}
-			defer done()
 			m, err := admin.RescheduleMessage(cmd.Context(), args[0], t)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "%s will be delivered at %s (%s)\n", m.ID, when(m.SendDate), m.DisplayStatus())
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&at, "at", "", "the new delivery time (RFC 3339, \"2026-04-01 09:30\" UTC, 2026-04-01, +48h)")
 	return cmd
@@ -47,12 +42,7 @@ func newMessagesDeliverNowCmd(a *app) *cobra.Command {
 		Use:   "deliver-now ID",
 		Short: "Make a message due now and run a delivery pass",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			admin, done, err := a.adminService()
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			m, res, err := admin.DeliverNow(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -65,7 +55,7 @@ func newMessagesDeliverNowCmd(a *app) *cobra.Command {
 				return fmt.Errorf("not delivered yet")
 			}
 			return nil
-		},
+		}),
 	}
 }
 
@@ -78,18 +68,13 @@ func newMessagesSetActiveCmd(a *app, active bool) *cobra.Command {
 		Use:   use,
 		Short: short,
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			admin, done, err := a.adminService()
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			m, err := admin.SetMessageActive(cmd.Context(), args[0], active)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "%s is %s, delivery date %s\n", m.ID, m.DisplayStatus(), when(m.SendDate))
 			return nil
-		},
+		}),
 	}
 }

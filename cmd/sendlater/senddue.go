@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sendlater/sendlater/core"
 )
 
 func newSendDueCmd(a *app) *cobra.Command {
@@ -18,18 +20,14 @@ func newSendDueCmd(a *app) *cobra.Command {
 			"answers, else over the store opened directly. It prints what it did and exits non-zero when the store\n" +
 			"or the mail server cannot be reached. --dry-run lists what a pass would send (by --at) and sends nothing.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			if at != "" && !dryRun {
 				return errors.New("--at only goes with --dry-run: a real pass always runs at the current time")
 			}
-			admin, done, err := a.adminService()
-			if err != nil {
-				return err
-			}
-			defer done()
 			if dryRun {
 				by := time.Now()
 				if at != "" {
+					var err error
 					if by, err = parseWhen(at, by); err != nil {
 						return err
 					}
@@ -70,7 +68,7 @@ func newSendDueCmd(a *app) *cobra.Command {
 				return errors.New("the mail server could not be reached: every send failed and will be retried")
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be sent, send nothing")
 	cmd.Flags().StringVar(&at, "at", "", "with --dry-run: list what is due by this time (RFC 3339, \"2026-04-01 09:30\", +36h)")

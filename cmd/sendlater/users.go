@@ -48,12 +48,7 @@ func newUsersListCmd(a *app) *cobra.Command {
 		Use:   "list",
 		Short: "List users",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			admin, done, err := a.adminService()
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			users, total, err := admin.ListUsers(cmd.Context(), core.UserFilter{Offset: offset, Limit: limit})
 			if err != nil {
 				return err
@@ -78,7 +73,7 @@ func newUsersListCmd(a *app) *cobra.Command {
 			}
 			a.sayf("%d of %d users", len(users), total)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().IntVar(&limit, "limit", 0, "list at most this many (0: all)")
@@ -92,18 +87,13 @@ func newUsersShowCmd(a *app) *cobra.Command {
 		Use:   "show ID|EMAIL",
 		Short: "Show one user",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			admin, done, err := a.adminService()
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			u, err := admin.FindUser(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			return a.printUser(u, asJSON)
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
@@ -132,18 +122,13 @@ func newUsersSetPlanCmd(a *app) *cobra.Command {
 		Long: "Grant a plan without Stripe. The user's plan becomes active with --status active (the default)\n" +
 			"or trialing; any other status leaves it inactive. Granting starter removes any plan.",
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			admin, done, err := a.adminService()
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			u, err := admin.SetPlan(cmd.Context(), args[0], core.PlanID(args[1]), status)
 			if err != nil {
 				return err
 			}
 			return a.printUser(u, asJSON)
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&status, "status", "active", "subscription status to record")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -6,6 +6,8 @@ import (
 	"net/mail"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/store/bolt"
@@ -68,6 +70,19 @@ func (a *app) adminService() (core.Admin, func() error, error) {
 		return db.Close()
 	}
 	return &core.AdminService{Users: db, Messages: db, Backuper: db, Prices: a.cfg.prices(), Clock: core.SystemClock{}, Delivery: d}, done, nil
+}
+
+// withAdmin makes a command's RunE from fn, which gets the operator's view
+// of the store (adminService), released when fn returns.
+func (a *app) withAdmin(fn func(cmd *cobra.Command, args []string, admin core.Admin) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		admin, done, err := a.adminService()
+		if err != nil {
+			return err
+		}
+		defer done()
+		return fn(cmd, args, admin)
+	}
 }
 
 // newMailer returns the SMTP transport when a host is configured, else the
