@@ -4,15 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/mailer"
-	"github.com/sendlater/sendlater/mailer/mailertest"
-	"github.com/sendlater/sendlater/store/bolt"
-	"github.com/sendlater/sendlater/web"
 )
 
 // anonymousAuthPaths are the identity endpoints anyone may call.
@@ -41,27 +33,7 @@ func FuzzAnonymousAuthBodies(f *testing.F) {
 			f.Add(uint8(i), []byte(seed))
 		}
 	}
-	db, err := bolt.Open(filepath.Join(f.TempDir(), "fuzz.db"), bolt.Options{
-		Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true,
-	})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
-	emails, err := mailer.NewTemplates("Sendlater", identityBaseURL)
-	if err != nil {
-		f.Fatal(err)
-	}
-	clock := core.NewManualClock(time.Now())
-	h := (&web.Server{
-		BaseURL: identityBaseURL, Clock: clock, Users: db,
-		Auth: &core.Auth{
-			Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
-			Mailer: &mailertest.Mailer{}, Emails: emails, Clock: clock, BaseURL: identityBaseURL,
-			SigningKey:     []byte("an ID token signing key of 32+ bytes"),
-			PasswordParams: core.PasswordParams{Memory: 64, Time: 1, Threads: 1},
-		},
-	}).Handler()
+	h := newHandlerEnv(f).handler(nil)
 
 	f.Fuzz(func(t *testing.T, endpoint uint8, body []byte) {
 		path := anonymousAuthPaths[int(endpoint)%len(anonymousAuthPaths)]

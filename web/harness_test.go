@@ -7,12 +7,17 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/mailer/mailertest"
+	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/web"
 )
 
 // Helpers shared by the message, stream, contact and hardening tests, over
@@ -158,3 +163,65 @@ func decodeEnvelope(t *testing.T, body string) envelope {
 
 // slogDiscard is a production-like logger writing nowhere.
 func slogDiscard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// handlerEnv is the API's handler over a temp store with a capturing mailer
+// and cheap password hashing, without a listening server: for fuzz tests and
+// benchmarks, which call the handler directly.
+type handlerEnv struct {
+	db       *bolt.DB
+	auth     *core.Auth
+	messages *core.MessageService
+	clock    *core.ManualClock
+}
+
+func newHandlerEnv(tb testing.TB) *handlerEnv {
+	tb.Helper()
+	db, err := bolt.Open(filepath.Join(tb.TempDir(), "sendlater.db"), bolt.Options{
+		Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	emails, err := mailer.NewTemplates("Sendlater", identityBaseURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	clock := core.NewManualClock(time.Now())
+	return &handlerEnv{
+		db:    db,
+		clock: clock,
+		auth: &core.Auth{
+			Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
+			Mailer: &mailertest.Mailer{}, Emails: emails, Clock: clock, BaseURL: identityBaseURL,
+			SigningKey:     []byte("an ID token signing key of 32+ bytes"),
+			PasswordParams: core.PasswordParams{Memory: 64, Time: 1, Threads: 1},
+		},
+		messages: &core.MessageService{Messages: db, Users: db, Clock: clock},
+	}
+}
+
+// handler is the server's complete handler over the env.
+func (e *handlerEnv) handler(logger *slog.Logger) http.Handler {
+	return (&web.Server{
+		Logger: logger, BaseURL: identityBaseURL, Clock: e.clock, Users: e.db,
+		Auth: e.auth, Messages: e.messages, Watcher: e.db,
+	}).Handler()
+}
+
+// proAuthor signs email up and grants an active Pro plan.
+func (e *handlerEnv) proAuthor(tb testing.TB, email string) *core.Tokens {
+	tb.Helper()
+	ctx := context.Background()
+	tok, err := e.auth.SignUp(ctx, core.SignUpInput{Email: email, Password: pw}, core.Client{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := e.db.UpdateUser(ctx, tok.User.ID, func(u *core.User) error {
+		u.StripePriceID, u.StripeSubscriptionStatus = core.PriceMap{}.PriceFor(core.PlanPro), "active"
+		return nil
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	return tok
+}

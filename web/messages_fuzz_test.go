@@ -5,16 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/mailer"
-	"github.com/sendlater/sendlater/mailer/mailertest"
-	"github.com/sendlater/sendlater/store/bolt"
-	"github.com/sendlater/sendlater/web"
 )
 
 // FuzzMessageBodies sends arbitrary bodies to POST /api/messages and PATCH
@@ -47,41 +41,14 @@ func FuzzMessageBodies(f *testing.F) {
 		f.Add(true, []byte(seed))
 	}
 
-	db, err := bolt.Open(filepath.Join(f.TempDir(), "fuzz.db"), bolt.Options{
-		Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true,
-	})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
-	emails, err := mailer.NewTemplates("Sendlater", identityBaseURL)
-	if err != nil {
-		f.Fatal(err)
-	}
-	clock := core.NewManualClock(time.Now())
-	auth := &core.Auth{
-		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
-		Mailer: &mailertest.Mailer{}, Emails: emails, Clock: clock, BaseURL: identityBaseURL,
-		SigningKey:     []byte("an ID token signing key of 32+ bytes"),
-		PasswordParams: core.PasswordParams{Memory: 64, Time: 1, Threads: 1},
-	}
-	messages := &core.MessageService{Messages: db, Users: db, Clock: clock}
+	e := newHandlerEnv(f)
+	tok := e.proAuthor(f, "fuzz@example.com")
 	ctx := context.Background()
-	tok, err := auth.SignUp(ctx, core.SignUpInput{Email: "fuzz@example.com", Password: pw}, core.Client{})
+	target, err := e.messages.Create(ctx, tok.User.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com", Body: "b"})
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := db.UpdateUser(ctx, tok.User.ID, func(u *core.User) error {
-		u.StripePriceID, u.StripeSubscriptionStatus = core.PriceMap{}.PriceFor(core.PlanPro), "active"
-		return nil
-	}); err != nil {
-		f.Fatal(err)
-	}
-	target, err := messages.Create(ctx, tok.User.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com", Body: "b"})
-	if err != nil {
-		f.Fatal(err)
-	}
-	h := (&web.Server{BaseURL: identityBaseURL, Clock: clock, Users: db, Auth: auth, Messages: messages}).Handler()
+	h := e.handler(nil)
 
 	serve := func(t *testing.T, method, path string, body []byte) envelope {
 		req := httptest.NewRequest(method, path, bytes.NewReader(body))
