@@ -67,15 +67,14 @@ func (r *recordReader) bytes() []byte {
 
 func (r *recordReader) str() string { return string(r.bytes()) }
 
-func (r *recordReader) bool() bool {
-	if r.err != nil {
-		return false
+// intern reads a string that is usually one of known, returning that value
+// instead of a new copy.
+func (r *recordReader) intern(known []string) string {
+	b := r.bytes()
+	for _, k := range known {
+		if string(b) == k {
+			return k
+		}
 	}
-	if len(r.b) == 0 {
-		r.err = errTruncated
-		return false
-	}
-	v := r.b[0]
-	r.b = r.b[1:]
-	return v != 0
+	return string(b)
 }

@@ -42,18 +42,26 @@ func (s *DB) sealField(id, field, plaintext string) []byte {
 // openField decrypts one field. It fails, never returning garbage, when the
 // key is wrong or the bytes or their place have changed.
 func (s *DB) openField(id, field string, sealed []byte) (string, error) {
-	if len(sealed) == 0 || sealed[0] != sealFormat {
-		return "", fmt.Errorf("message %s: %s: unknown seal format", id, field)
-	}
 	buf := openBuffers.Get().(*openBuffer)
 	defer buf.release()
+	if err := s.openInto(buf, id, field, sealed); err != nil {
+		return "", err
+	}
+	return string(buf.pt), nil
+}
+
+// openInto decrypts one field and appends its plaintext to buf.pt.
+func (s *DB) openInto(buf *openBuffer, id, field string, sealed []byte) error {
+	if len(sealed) == 0 || sealed[0] != sealFormat {
+		return fmt.Errorf("message %s: %s: unknown seal format", id, field)
+	}
 	buf.ad = appendAdditionalData(buf.ad[:0], id, field)
-	pt, err := s.aead.Open(buf.pt[:0], nil, sealed[1:], buf.ad)
+	pt, err := s.aead.Open(buf.pt, nil, sealed[1:], buf.ad)
 	if err != nil {
-		return "", fmt.Errorf("message %s: %s does not authenticate (wrong key or damaged data): %w", id, field, err)
+		return fmt.Errorf("message %s: %s does not authenticate (wrong key or damaged data): %w", id, field, err)
 	}
 	buf.pt = pt
-	return string(pt), nil
+	return nil
 }
 
 // openBuffer holds a field's additional data and plaintext while it is
@@ -65,6 +73,7 @@ var openBuffers = sync.Pool{New: func() any { return &openBuffer{ad: make([]byte
 
 func (b *openBuffer) release() {
 	clear(b.pt) // no plaintext lingers in the pool
+	b.pt = b.pt[:0]
 	if cap(b.pt) <= 256<<10 {
 		openBuffers.Put(b)
 	}

@@ -245,7 +245,7 @@ func indexOf(m *core.Message) messageIndex {
 }
 
 func (r *messageRecord) index() messageIndex {
-	return messageIndex{r.ID, r.Owner, fromUnixNano(r.CreatedAt), fromUnixNano(r.DueAt), fromUnixNano(r.RemindAt)}
+	return messageIndex{string(r.ID), r.Owner, fromUnixNano(r.CreatedAt), fromUnixNano(r.DueAt), fromUnixNano(r.RemindAt)}
 }
 
 type indexEntry struct {

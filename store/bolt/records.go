@@ -105,7 +105,8 @@ func decodeUser(b []byte) (*core.User, error) {
 // quote the recipient's address) sealed with AES-256-GCM; see sealField. It
 // is stored with the binary codec of codec.go, not JSON: see there.
 type messageRecord struct {
-	ID, Owner                    string
+	ID                           []byte // compared with the key, never copied
+	Owner                        string
 	Title, Name, Recipient, Body []byte
 	Interval                     string
 	SendDate                     int64
@@ -124,13 +125,35 @@ type messageRecord struct {
 	DueAt, RemindAt              int64
 }
 
+// The values of the message fields that intern reads.
+var (
+	intervals = []string{string(core.Interval1M), string(core.Interval6M), string(core.Interval12M)}
+	statuses  = []string{
+		string(core.StatusScheduled), string(core.StatusReminded), string(core.StatusSending),
+		string(core.StatusDelivered), string(core.StatusFailed), string(core.StatusPaused),
+	}
+)
+
+func (r *recordReader) bool() bool {
+	if r.err != nil {
+		return false
+	}
+	if len(r.b) == 0 {
+		r.err = errTruncated
+		return false
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v != 0
+}
+
 // messageRecordVersion is the first byte of a stored message.
 const messageRecordVersion = 1
 
 func (r *messageRecord) marshal() []byte {
 	w := recordWriter{b: make([]byte, 0, 256+len(r.Title)+len(r.Name)+len(r.Recipient)+len(r.Body)+len(r.LastError))}
 	w.b = append(w.b, messageRecordVersion)
-	w.str(r.ID)
+	w.bytes(r.ID)
 	w.str(r.Owner)
 	w.bytes(r.Title)
 	w.bytes(r.Name)
@@ -165,11 +188,11 @@ func (r *messageRecord) unmarshal(b []byte) error {
 	}
 	rd := recordReader{b: b[1:]}
 	*r = messageRecord{
-		ID: rd.str(), Owner: rd.str(),
+		ID: rd.bytes(), Owner: rd.str(),
 		Title: rd.bytes(), Name: rd.bytes(), Recipient: rd.bytes(), Body: rd.bytes(),
-		Interval: rd.str(), SendDate: rd.int(), IsActive: rd.bool(), PostponeCode: rd.str(),
+		Interval: rd.intern(intervals), SendDate: rd.int(), IsActive: rd.bool(), PostponeCode: rd.str(),
 		Featured: rd.bool(), WebhookURL: rd.str(), CreatedAt: rd.int(), UpdatedAt: rd.int(),
-		Status: rd.str(), RemindersSent: rd.int(), ReminderSentAt: rd.int(), DeliveredAt: rd.int(),
+		Status: rd.intern(statuses), RemindersSent: rd.int(), ReminderSentAt: rd.int(), DeliveredAt: rd.int(),
 		Attempts: rd.int(), LastError: rd.bytes(), NextAttemptAt: rd.int(), LeaseUntil: rd.int(),
 		EmailMessageID: rd.str(), DueAt: rd.int(), RemindAt: rd.int(),
 	}
@@ -184,7 +207,7 @@ func (r *messageRecord) unmarshal(b []byte) error {
 
 func (s *DB) encodeMessage(m *core.Message) []byte {
 	r := messageRecord{
-		ID: m.ID, Owner: m.Owner,
+		ID: []byte(m.ID), Owner: m.Owner,
 		Title:     s.sealField(m.ID, fieldTitle, m.Title),
 		Name:      s.sealField(m.ID, fieldName, m.Name),
 		Recipient: s.sealField(m.ID, fieldRecipient, m.Recipient),
@@ -211,11 +234,11 @@ func (s *DB) decodeMessage(id string, b []byte) (*core.Message, error) {
 	if err := r.unmarshal(b); err != nil {
 		return nil, err
 	}
-	if r.ID != id {
+	if string(r.ID) != id {
 		return nil, fmt.Errorf("message %s: the record holds message %s", id, r.ID)
 	}
 	m := &core.Message{
-		ID: r.ID, Owner: r.Owner,
+		ID: id, Owner: r.Owner,
 		Interval: core.Interval(r.Interval), SendDate: fromUnixNano(r.SendDate), IsActive: r.IsActive,
 		PostponeCode: r.PostponeCode, Featured: r.Featured, WebhookURL: r.WebhookURL,
 		CreatedAt: fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
@@ -225,8 +248,9 @@ func (s *DB) decodeMessage(id string, b []byte) (*core.Message, error) {
 		LeaseUntil: fromUnixNano(r.LeaseUntil), EmailMessageID: r.EmailMessageID,
 		DueAt: fromUnixNano(r.DueAt), RemindAt: fromUnixNano(r.RemindAt),
 	}
-	var err error
-	for _, f := range []struct {
+	// Every sealed field opens into one buffer that becomes one string; the
+	// fields are substrings of it: one allocation for a message's contents.
+	fields := [...]struct {
 		name   string
 		sealed []byte
 		dst    *string
@@ -236,13 +260,21 @@ func (s *DB) decodeMessage(id string, b []byte) (*core.Message, error) {
 		{fieldRecipient, r.Recipient, &m.Recipient},
 		{fieldBody, r.Body, &m.Body},
 		{fieldLastError, r.LastError, &m.LastError},
-	} {
-		if f.sealed == nil {
-			continue
+	}
+	buf := openBuffers.Get().(*openBuffer)
+	defer buf.release()
+	var ends [len(fields)]int
+	for i, f := range fields {
+		if f.sealed != nil {
+			if err := s.openInto(buf, id, f.name, f.sealed); err != nil {
+				return nil, err
+			}
 		}
-		if *f.dst, err = s.openField(r.ID, f.name, f.sealed); err != nil {
-			return nil, err
-		}
+		ends[i] = len(buf.pt)
+	}
+	contents, start := string(buf.pt), 0
+	for i, f := range fields {
+		*f.dst, start = contents[start:ends[i]], ends[i]
 	}
 	return m, nil
 }
