@@ -5,7 +5,7 @@ import "net/http"
 // routes registers every route of the public server in one place.
 func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", s.handleHealth)
-	mux.HandleFunc("GET /api/plans", s.handlePlans)
+	mux.HandleFunc("GET /api/plans", s.gate.quick(s.handlePlans))
 
 	mux.HandleFunc("POST /api/auth/signup", s.handleSignUp)
 	mux.HandleFunc("POST /api/auth/signin", s.handleSignIn)
@@ -19,7 +19,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/auth/providers", s.handleProviders)
 	mux.HandleFunc("GET /api/auth/oauth/{provider}/start", s.handleProviderNotConfigured)
 	mux.HandleFunc("GET /api/auth/oauth/{provider}/callback", s.handleProviderNotConfigured)
-	mux.HandleFunc("GET /api/me", s.authed(s.handleMe))
+	mux.HandleFunc("GET /api/me", s.gate.quick(s.authed(s.handleMe)))
 	mux.HandleFunc("PATCH /api/me", s.authed(s.handleUpdateMe))
 	mux.HandleFunc("DELETE /api/me", s.authed(s.handleDeleteMe))
 	mux.HandleFunc("POST /api/me/password", s.authed(s.handleChangePassword))
@@ -29,10 +29,10 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/me/tokens", s.authed(s.handleCreateToken))
 	mux.HandleFunc("DELETE /api/me/tokens/{id}", s.authed(s.handleRevokeToken))
 
-	mux.HandleFunc("GET /api/messages", s.authed(s.handleListMessages))
+	mux.HandleFunc("GET /api/messages", s.gate.quick(s.authed(s.handleListMessages)))
 	mux.HandleFunc("POST /api/messages", s.authed(s.handleCreateMessage))
 	mux.HandleFunc("GET /api/messages/stream", s.authedBy(streamToken, s.handleMessagesStream))
-	mux.HandleFunc("GET /api/messages/{id}", s.authed(s.handleGetMessage))
+	mux.HandleFunc("GET /api/messages/{id}", s.gate.quick(s.authed(s.handleGetMessage)))
 	mux.HandleFunc("PATCH /api/messages/{id}", s.authed(s.handleUpdateMessage))
 	mux.HandleFunc("DELETE /api/messages/{id}", s.authed(s.handleDeleteMessage))
 	mux.HandleFunc("POST /api/messages/{id}/postpone", s.authed(s.handlePostponeMessage))

@@ -49,11 +49,13 @@ type Server struct {
 	stopOnce   sync.Once
 	closeOnce  sync.Once
 	stop       chan struct{} // closed when the server shuts down
+	gate       cpuGate
 }
 
 // Handler returns the server's complete handler.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
+	s.gate = newCPUGate()
 	s.routes(mux)
 	return withRequest(s.logger(), s.crossOriginProtection().Handler(mux))
 }

@@ -78,7 +78,7 @@ func main() {
 		*base, *conns, *duration, *warmup, numCPU())
 	if *pid != 0 {
 		time.Sleep(time.Second)
-		fmt.Printf("server RSS idle after start: %.1f MiB\n", mib(rss(*pid)))
+		fmt.Printf("server RSS idle after start: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(*pid)), mib(rssAnon(*pid)))
 	}
 
 	setup, err := prepare(*base, srv)
@@ -87,9 +87,9 @@ func main() {
 	}
 	if *pid != 0 {
 		time.Sleep(time.Second)
-		fmt.Printf("server RSS idle after setup: %.1f MiB\n", mib(rss(*pid)))
+		fmt.Printf("server RSS idle after setup: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(*pid)), mib(rssAnon(*pid)))
 	}
-	fmt.Printf("\n%-34s %9s %8s %10s %8s %8s %8s %10s\n", "scenario", "requests", "errors", "req/s", "p50 ms", "p99 ms", "max ms", "peak RSS")
+	fmt.Printf("\n%-34s %9s %8s %10s %8s %8s %8s %10s %10s\n", "scenario", "requests", "errors", "req/s", "p50 ms", "p99 ms", "max ms", "peak RSS", "anonymous")
 	for _, name := range strings.Split(*scenarios, ",") {
 		var res result
 		var label string
@@ -123,16 +123,16 @@ func main() {
 		default:
 			fatalf("unknown scenario %q", name)
 		}
-		peak := mem.stop()
-		fmt.Printf("%-34s %9d %8d %10.0f %8.2f %8.2f %8.2f %10s\n", label, res.n, res.errors,
-			float64(res.n)/res.elapsed.Seconds(), ms(res.pct(50)), ms(res.pct(99)), ms(res.pct(100)), fmtMiB(peak))
+		peak, anon := mem.stop()
+		fmt.Printf("%-34s %9d %8d %10.0f %8.2f %8.2f %8.2f %10s %10s\n", label, res.n, res.errors,
+			float64(res.n)/res.elapsed.Seconds(), ms(res.pct(50)), ms(res.pct(99)), ms(res.pct(100)), fmtMiB(peak), fmtMiB(anon))
 		if res.firstError != "" {
 			fmt.Printf("  first error: %s\n", res.firstError)
 		}
 	}
 	if *pid != 0 {
 		time.Sleep(2 * time.Second)
-		fmt.Printf("\nserver RSS after the load: %.1f MiB\n", mib(rss(*pid)))
+		fmt.Printf("\nserver RSS after the load: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(*pid)), mib(rssAnon(*pid)))
 	}
 }
 
@@ -575,13 +575,21 @@ func openLoop(addr string, conns int, rate float64, d time.Duration, req []byte)
 }
 
 // rss is the resident memory of process pid in bytes (VmRSS), 0 if unknown.
-func rss(pid int) int64 {
+func rss(pid int) int64 { return procStatus(pid, "VmRSS:") }
+
+// rssAnon is the part of rss that is the process's own memory (heap, stacks):
+// RssAnon. The rest is mostly the store's file, which bbolt maps and the
+// kernel can reclaim at any time.
+func rssAnon(pid int) int64 { return procStatus(pid, "RssAnon:") }
+
+// procStatus reads one kB figure of /proc/<pid>/status in bytes, 0 if unknown.
+func procStatus(pid int, key string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, key); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb << 10
 		}
@@ -591,8 +599,8 @@ func rss(pid int) int64 {
 
 // rssWatch samples a process's resident memory and keeps the peak.
 type rssWatch struct {
-	peak atomic.Int64
-	done chan struct{}
+	peak, peakAnon atomic.Int64
+	done           chan struct{}
 	wg   sync.WaitGroup
 }
 
@@ -610,6 +618,9 @@ func watchRSS(pid int) *rssWatch {
 			if v := rss(pid); v > w.peak.Load() {
 				w.peak.Store(v)
 			}
+			if v := rssAnon(pid); v > w.peakAnon.Load() {
+				w.peakAnon.Store(v)
+			}
 			select {
 			case <-w.done:
 				return
@@ -620,12 +631,16 @@ func watchRSS(pid int) *rssWatch {
 	return w
 }
 
-func (w *rssWatch) reset() { w.peak.Store(0) }
+func (w *rssWatch) reset() {
+	w.peak.Store(0)
+	w.peakAnon.Store(0)
+}
 
-func (w *rssWatch) stop() int64 {
+// stop ends the watch and returns the peaks of RSS and of its anonymous part.
+func (w *rssWatch) stop() (peak, anon int64) {
 	close(w.done)
 	w.wg.Wait()
-	return w.peak.Load()
+	return w.peak.Load(), w.peakAnon.Load()
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
