@@ -142,7 +142,7 @@ func (d *Delivery) Run(ctx context.Context) (PassResult, error) {
 	if err == nil {
 		err = d.drain(ctx, counts, d.claimReminders, d.remind)
 	}
-	if err == nil && d.Webhooks != nil {
+	if err == nil {
 		err = d.callWebhooks(ctx, counts)
 	}
 	res.Finished = d.Clock.Now()
@@ -303,7 +303,7 @@ func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) 
 		return
 	}
 	if refused {
-		d.fail(ctx, cur, author, "The recipient has refused all messages sent through this service.", log, counts)
+		d.fail(cur, "The recipient has refused all messages sent through this service.", log, counts)
 		return
 	}
 	email, err := d.Emails.Delivery(d.deliveryEmail(cur, author, now))
@@ -320,7 +320,7 @@ func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) 
 	case isTemporary(err):
 		d.retry(ctx, cur, author, err, log, counts)
 	default:
-		d.fail(ctx, cur, author, "The recipient's mail server refused the message: "+err.Error(), log, counts)
+		d.fail(cur, "The recipient's mail server refused the message: "+err.Error(), log, counts)
 	}
 }
 
@@ -395,7 +395,7 @@ func (d *Delivery) release(claimed *Message, log *slog.Logger) {
 // message after the last.
 func (d *Delivery) retry(ctx context.Context, cur *Message, author *User, sendErr error, log *slog.Logger, counts *passCounts) {
 	if cur.Attempts >= len(RetryDelays) {
-		d.fail(ctx, cur, author, "Its mail server kept failing for more than 3 days: "+sendErr.Error(), log, counts)
+		d.fail(cur, "Its mail server kept failing for more than 3 days: "+sendErr.Error(), log, counts)
 		return
 	}
 	now := d.Clock.Now()
@@ -417,16 +417,21 @@ func (d *Delivery) retry(ctx context.Context, cur *Message, author *User, sendEr
 	counts.add(func(r *PassResult) { r.Retried++ })
 }
 
-// fail marks the message failed with reason and tells its author.
-func (d *Delivery) fail(ctx context.Context, cur *Message, author *User, reason string, log *slog.Logger, counts *passCounts) {
+// fail marks the message failed with reason and queues the email that tells
+// its author.
+func (d *Delivery) fail(cur *Message, reason string, log *slog.Logger, counts *passCounts) {
 	owned := false
 	_, err := d.settle(cur.ID, func(m *Message) (*WebhookCall, error) {
 		owned = ownsClaim(m, cur)
-		if owned {
-			m.Status, m.LeaseUntil, m.NextAttemptAt = StatusFailed, time.Time{}, time.Time{}
-			m.LastError = reason
+		if !owned {
+			return nil, nil
 		}
-		return nil, nil
+		m.Status, m.LeaseUntil, m.NextAttemptAt = StatusFailed, time.Time{}, time.Time{}
+		m.LastError = reason
+		// The author's notice is queued with the outcome, so a mail server
+		// that is down for it too only delays it.
+		return &WebhookCall{Kind: CallFailureNotice, MessageID: m.ID, Owner: m.Owner,
+			Recipient: m.Recipient, NextAttemptAt: d.Clock.Now()}, nil
 	})
 	if err != nil && ErrorCode(err) != EMessageNotFound {
 		d.passError(counts, log, err)
@@ -437,17 +442,34 @@ func (d *Delivery) fail(ctx context.Context, cur *Message, author *User, reason 
 	}
 	log.Warn("delivery failed for good", "reason", reason)
 	counts.add(func(r *PassResult) { r.Failed++ })
-	email, err := d.Emails.DeliveryFailed(DeliveryFailedEmail{
-		To: Address{Name: author.Name, Address: author.Email}, Title: cur.Title,
-		Recipient: Address{Name: cur.Name, Address: cur.Recipient}, Reason: reason,
-		DashboardLink: d.BaseURL + "/dashboard",
-	})
-	if err == nil {
-		err = d.Mailer.Send(context.WithoutCancel(ctx), email)
+}
+
+// sendFailureNotice emails the author of a failed message what happened. A
+// message or account deleted since has nobody left to tell.
+func (d *Delivery) sendFailureNotice(ctx context.Context, c *WebhookCall) (done bool, err error) {
+	m, err := d.Messages.FindMessageByID(ctx, c.MessageID)
+	if ErrorCode(err) == EMessageNotFound {
+		return true, nil
 	}
 	if err != nil {
-		log.Error("telling the author about a failed delivery failed", "err", err)
+		return false, &TemporaryError{Err: err}
 	}
+	author, err := d.Users.FindUserByID(ctx, c.Owner)
+	if ErrorCode(err) == EUserNotFound {
+		return true, nil
+	}
+	if err != nil {
+		return false, &TemporaryError{Err: err}
+	}
+	email, err := d.Emails.DeliveryFailed(DeliveryFailedEmail{
+		To: Address{Name: author.Name, Address: author.Email}, Title: m.Title,
+		Recipient: Address{Name: m.Name, Address: m.Recipient}, Reason: m.LastError,
+		DashboardLink: d.BaseURL + "/dashboard",
+	})
+	if err != nil {
+		return false, err
+	}
+	return false, d.Mailer.Send(ctx, email)
 }
 
 func (d *Delivery) passError(counts *passCounts, log *slog.Logger, err error) {
@@ -629,16 +651,53 @@ func (d *Delivery) callWebhooks(ctx context.Context, counts *passCounts) error {
 }
 
 func (d *Delivery) callWebhook(ctx context.Context, c *WebhookCall, counts *passCounts) {
-	log := d.logger().With("message", c.MessageID, "kind", "webhook")
+	kind := c.Kind
+	if kind == CallWebhook {
+		kind = "webhook"
+	}
+	log := d.logger().With("message", c.MessageID, "kind", kind)
+	var done bool
+	var err error
+	if c.Kind == CallFailureNotice {
+		done, err = d.sendFailureNotice(ctx, c)
+	} else {
+		done, err = d.postWebhook(ctx, c)
+	}
+	now := d.Clock.Now()
+	switch {
+	case done:
+	case err == nil:
+		done = true
+		if c.Kind == CallWebhook {
+			counts.add(func(r *PassResult) { r.Webhooks++ })
+		}
+	case ctx.Err() != nil:
+		c.NextAttemptAt = now
+	case isTemporary(err) && c.Attempts < len(RetryDelays):
+		c.NextAttemptAt = now.Add(RetryDelays[c.Attempts])
+		c.Attempts++
+		c.LastError = err.Error()
+		log.Warn("call failed, will retry", "attempt", c.Attempts, "err", err)
+	default:
+		done = true
+		log.Error("call failed for good", "err", err)
+	}
+	d.settleWebhook(ctx, c, done, counts, log)
+}
+
+// postWebhook POSTs a delivered message's webhook call, signed with its
+// owner's secret. An account deleted since took its consent with it: the
+// call is done unsent.
+func (d *Delivery) postWebhook(ctx context.Context, c *WebhookCall) (done bool, err error) {
 	if _, err := d.Users.FindUserByID(ctx, c.Owner); ErrorCode(err) == EUserNotFound {
-		// The account is gone, and with it the consent to call its endpoint.
-		d.settleWebhook(ctx, c, true, counts, log)
-		return
+		return true, nil
+	}
+	if d.Webhooks == nil {
+		return false, &TemporaryError{Err: errors.New("no webhook client is configured")}
 	}
 	secret, err := d.Store.WebhookSecret(ctx, c.Owner)
 	if err != nil {
-		d.passError(counts, log, err)
-		return
+		return false, &TemporaryError{Err: err}
 	}
 	body, _ := json.Marshal(WebhookPayload{Event: "message.delivered", MessageID: c.MessageID,
 		Recipient: c.Recipient, DeliveredAt: c.DeliveredAt.UnixMilli(), Attempt: c.Attempts + 1})
@@ -646,24 +705,7 @@ func (d *Delivery) callWebhook(ctx context.Context, c *WebhookCall, counts *pass
 	if secret != "" {
 		headers[WebhookSignatureHeader] = SignWebhook(secret, body)
 	}
-	err = d.Webhooks.Post(ctx, c.URL, body, headers)
-	now := d.Clock.Now()
-	done := err == nil
-	switch {
-	case err == nil:
-		counts.add(func(r *PassResult) { r.Webhooks++ })
-	case ctx.Err() != nil:
-		c.NextAttemptAt = now
-	case isTemporary(err) && c.Attempts < len(RetryDelays):
-		c.NextAttemptAt = now.Add(RetryDelays[c.Attempts])
-		c.Attempts++
-		c.LastError = err.Error()
-		log.Warn("webhook failed, will retry", "attempt", c.Attempts, "err", err)
-	default:
-		done = true
-		log.Error("webhook failed for good", "err", err)
-	}
-	d.settleWebhook(ctx, c, done, counts, log)
+	return false, d.Webhooks.Post(ctx, c.URL, body, headers)
 }
 
 func (d *Delivery) settleWebhook(ctx context.Context, c *WebhookCall, done bool, counts *passCounts, log *slog.Logger) {

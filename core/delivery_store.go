@@ -40,9 +40,13 @@ type DeliveryStore interface {
 	WebhookSecret(ctx context.Context, userID string) (string, error)
 }
 
-// WebhookCall is a pending POST to a business message's webhookUrl after its
-// delivery. MessageID is the call's id: one call per message.
+// WebhookCall is a pending call that follows a message's outcome, retried
+// like a delivery: the POST to a business message's webhookUrl after its
+// delivery, or the email that tells the author a delivery failed for good.
+// MessageID is the call's id: one call per message (a message is delivered
+// or failed, not both).
 type WebhookCall struct {
+	Kind          string // CallWebhook or CallFailureNotice
 	MessageID     string
 	Owner         string
 	URL           string
@@ -52,3 +56,9 @@ type WebhookCall struct {
 	NextAttemptAt time.Time // also the lease while a pass sends it
 	LastError     string
 }
+
+// Kinds of WebhookCall.
+const (
+	CallWebhook       = ""               // POST to the message's webhookUrl
+	CallFailureNotice = "failure-notice" // email the author that delivery failed
+)

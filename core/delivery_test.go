@@ -649,3 +649,27 @@ func TestBusinessWebhookIsSignedAndRetried(t *testing.T) {
 		t.Fatal("a webhook was called again after success")
 	}
 }
+
+// The author's notice of a failed delivery is queued with the failure: a
+// mail server that refuses it for a while only delays it.
+func TestTheFailureNoticeWaitsForTheMailServer(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	e.d.Reminders = nil
+	u := e.mustUser(t, "ada@example.com", "")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e.clock.Set(m.SendDate)
+	e.smtp.FailNext(1, 550, "no such user")         // the delivery, for good
+	e.smtp.FailNextData(1, 451, "mail system busy") // then the notice, for now
+	e.pass(t, core.PassResult{Failed: 1})
+	e.noMoreEmail(t)
+
+	e.clock.Add(core.RetryDelays[0])
+	e.pass(t, core.PassResult{})
+	p, _ := e.nextEmail(t, "ada@example.com")
+	if !strings.Contains(p.Subject, "could not be delivered") || !strings.Contains(p.Text, "no such user") {
+		t.Fatalf("failure email %q:\n%s", p.Subject, p.Text)
+	}
+	e.clock.Add(time.Hour)
+	e.pass(t, core.PassResult{})
+	e.noMoreEmail(t)
+}

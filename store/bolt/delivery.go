@@ -174,6 +174,7 @@ func (s *DB) AddressRefused(ctx context.Context, email string) (bool, error) {
 
 type webhookRecord struct {
 	header
+	Kind          string `json:"kind,omitempty"`
 	MessageID     string `json:"messageId"`
 	Owner         string `json:"owner"`
 	URL           string `json:"url"`
@@ -200,7 +201,7 @@ func (s *DB) putWebhookCall(tx *bbolt.Tx, c *core.WebhookCall) error {
 		}
 	}
 	r := webhookRecord{
-		header: current, MessageID: c.MessageID, Owner: c.Owner, URL: c.URL,
+		header: current, Kind: c.Kind, MessageID: c.MessageID, Owner: c.Owner, URL: c.URL,
 		Recipient:   s.sealField(c.MessageID, fieldWebhookRecipient, c.Recipient),
 		DeliveredAt: unixNano(c.DeliveredAt), Attempts: c.Attempts, NextAttemptAt: unixNano(c.NextAttemptAt),
 	}
@@ -223,7 +224,7 @@ func (s *DB) decodeWebhookCall(v []byte) (*core.WebhookCall, error) {
 		return nil, err
 	}
 	c := &core.WebhookCall{
-		MessageID: r.MessageID, Owner: r.Owner, URL: r.URL, DeliveredAt: fromUnixNano(r.DeliveredAt),
+		Kind: r.Kind, MessageID: r.MessageID, Owner: r.Owner, URL: r.URL, DeliveredAt: fromUnixNano(r.DeliveredAt),
 		Attempts: r.Attempts, NextAttemptAt: fromUnixNano(r.NextAttemptAt),
 	}
 	var err error
