@@ -601,7 +601,7 @@ func procStatus(pid int, key string) int64 {
 type rssWatch struct {
 	peak, peakAnon atomic.Int64
 	done           chan struct{}
-	wg   sync.WaitGroup
+	wg             sync.WaitGroup
 }
 
 func watchRSS(pid int) *rssWatch {
