@@ -472,13 +472,32 @@ type collector struct {
 	latencies [][]time.Duration
 }
 
-func (c *collector) add(lat []time.Duration, errs int, firstErr string) {
+func (c *collector) add(w *worker) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.latencies = append(c.latencies, lat)
-	c.res.errors += errs
+	c.latencies = append(c.latencies, w.lat)
+	c.res.errors += w.errs
 	if c.res.firstError == "" {
-		c.res.firstError = firstErr
+		c.res.firstError = w.firstErr
+	}
+}
+
+// worker is one connection's share of a scenario: its latencies and errors.
+type worker struct {
+	lat      []time.Duration
+	errs     int
+	firstErr string
+}
+
+// send sends req on c and records its latency from since and its outcome.
+func (w *worker) send(c *conn, req []byte, since time.Time) {
+	status, err := c.do(req)
+	w.lat = append(w.lat, time.Since(since))
+	if err != nil || status >= 300 {
+		w.errs++
+		if w.firstErr == "" {
+			w.firstErr = describeFailure(status, err)
+		}
 	}
 }
 
@@ -511,23 +530,15 @@ func closedLoop(addr string, conns int, d time.Duration, req []byte) result {
 			defer wg.Done()
 			c := &conn{addr: addr}
 			defer c.close()
-			lat := make([]time.Duration, 0, 4096)
-			errs, firstErr := 0, ""
+			w := &worker{lat: make([]time.Duration, 0, 4096)}
 			for {
 				t0 := time.Now()
 				if !t0.Before(end) {
 					break
 				}
-				status, err := c.do(req)
-				lat = append(lat, time.Since(t0))
-				if err != nil || status >= 300 {
-					errs++
-					if firstErr == "" {
-						firstErr = describeFailure(status, err)
-					}
-				}
+				w.send(c, req, t0)
 			}
-			col.add(lat, errs, firstErr)
+			col.add(w)
 		}()
 	}
 	wg.Wait()
@@ -546,22 +557,14 @@ func openLoop(addr string, conns int, rate float64, d time.Duration, req []byte)
 			defer wg.Done()
 			c := &conn{addr: addr}
 			defer c.close()
-			var lat []time.Duration
-			errs, firstErr := 0, ""
+			w := &worker{}
 			for at := range jobs {
 				if wait := time.Until(at); wait > 0 {
 					time.Sleep(wait)
 				}
-				status, err := c.do(req)
-				lat = append(lat, time.Since(at))
-				if err != nil || status >= 300 {
-					errs++
-					if firstErr == "" {
-						firstErr = describeFailure(status, err)
-					}
-				}
+				w.send(c, req, at)
 			}
-			col.add(lat, errs, firstErr)
+			col.add(w)
 		}()
 	}
 	start := time.Now()
