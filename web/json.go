@@ -8,12 +8,7 @@ import (
 
 // millis is a time as milliseconds since the epoch, as API.md sends times;
 // the zero time is 0.
-func millis(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
+func millis(t time.Time) int64 { return core.Millis(t) }
 
 func optMillis(t time.Time) *int64 {
 	if t.IsZero() {
