@@ -46,7 +46,7 @@ func (s *AdminServer) Handler() http.Handler {
 	if l == nil {
 		l = slog.Default()
 	}
-	return withRequest(l.With("listener", "admin"), mux)
+	return withRequest(l.With("listener", "admin"), nil, mux)
 }
 
 // Open listens on the socket at path (mode 0600). A stale socket left by a

@@ -8,12 +8,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
 )
 
 type loggerKey struct{}
+
+type clientKey struct{}
 
 // contentSecurityPolicy is the CSP of every reply; the SPA runs under it.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
@@ -53,14 +57,16 @@ func newRequestID() string {
 }
 
 // withRequest gives every request an id (X-Request-Id), a logger carrying it,
-// security headers, panic recovery and one access log line. The log holds the
-// path only: queries carry codes and tokens.
-func withRequest(base *slog.Logger, next http.Handler) http.Handler {
+// its client's address (see clientAddress), security headers, panic recovery
+// and one access log line. The log holds the path only: queries carry codes
+// and tokens.
+func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := newRequestID()
 		l := base.With("request_id", id)
-		r = r.WithContext(context.WithValue(r.Context(), loggerKey{}, l))
+		ctx := context.WithValue(r.Context(), loggerKey{}, l)
+		r = r.WithContext(context.WithValue(ctx, clientKey{}, clientAddress(r, trustedProxies)))
 
 		h := w.Header()
 		h.Set("X-Request-Id", id)
@@ -88,12 +94,51 @@ func withRequest(base *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
-// clientIP is the address a request came from. Behind a proxy, configure
-// trusted forwarding at the proxy; the direct peer is what is limited here.
+// clientIP is the address a request came from, as withRequest resolved it:
+// what the rate limits count and the access log shows.
 func clientIP(r *http.Request) string {
+	if a, ok := r.Context().Value(clientKey{}).(string); ok {
+		return a
+	}
+	return clientAddress(r, nil)
+}
+
+// clientAddress is the direct peer of a request, unless that is one of the
+// trusted proxies (config trusted_proxies): then it is the last address of
+// X-Forwarded-For that is not a trusted proxy, the client the proxies saw.
+// Without trusted proxies the header is ignored, since anyone can send it.
+func clientAddress(r *http.Request, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if !isTrusted(host, trusted) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		if _, err := netip.ParseAddr(hop); err != nil {
+			break // a malformed hop: stop at the last proxy we trust
+		}
+		if !isTrusted(hop, trusted) {
+			return hop
+		}
+		host = hop
 	}
 	return host
+}
+
+func isTrusted(addr string, trusted []netip.Prefix) bool {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, p := range trusted {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -40,6 +41,9 @@ type Server struct {
 	Deliveries     core.DeliveryStore
 	WebhookSecrets *core.WebhookSecrets
 	Scheduler      *core.Scheduler
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the
+	// client (config trusted_proxies); none: the direct peer is the client.
+	TrustedProxies []netip.Prefix
 	// StreamHeartbeat is how often message streams send a keep-alive and
 	// check their token; zero: DefaultStreamHeartbeat.
 	StreamHeartbeat time.Duration
@@ -57,7 +61,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.gate = newCPUGate()
 	s.routes(mux)
-	return withRequest(s.logger(), s.crossOriginProtection().Handler(mux))
+	return withRequest(s.logger(), s.TrustedProxies, s.crossOriginProtection().Handler(mux))
 }
 
 // stopping is closed when the server shuts down, to end long-lived replies

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/mail"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,12 +22,13 @@ import (
 // Config is the effective configuration: defaults, then the config file, then
 // SENDLATER_* environment variables, then flags.
 type Config struct {
-	Addr              string `mapstructure:"addr"`
-	DataDir           string `mapstructure:"data_dir"`
-	BaseURL           string `mapstructure:"base_url"`
-	AppName           string `mapstructure:"app_name"`
-	EncryptionKey     string `mapstructure:"encryption_key" secret:"true"`
-	EncryptionKeyFile string `mapstructure:"encryption_key_file"`
+	Addr              string   `mapstructure:"addr"`
+	DataDir           string   `mapstructure:"data_dir"`
+	BaseURL           string   `mapstructure:"base_url"`
+	AppName           string   `mapstructure:"app_name"`
+	TrustedProxies    []string `mapstructure:"trusted_proxies"`
+	EncryptionKey     string   `mapstructure:"encryption_key" secret:"true"`
+	EncryptionKeyFile string   `mapstructure:"encryption_key_file"`
 	Log               struct {
 		Level  string `mapstructure:"level"`
 		Format string `mapstructure:"format"`
@@ -71,6 +73,7 @@ var defaults = map[string]any{
 	"data_dir":                "./data",
 	"base_url":                "http://localhost:8080",
 	"app_name":                "Sendlater",
+	"trusted_proxies":         []string{},
 	"encryption_key":          "",
 	"encryption_key_file":     "",
 	"log.level":               "info",
@@ -160,6 +163,9 @@ func (c *Config) validate() error {
 		return bad("base_url", "must be an absolute http(s) URL without a path, e.g. https://sendlater.example", c.BaseURL)
 	}
 	c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+	if _, err := c.trustedProxies(); err != nil {
+		return bad("trusted_proxies", "must be IP addresses or CIDR ranges, e.g. 127.0.0.1 or 10.0.0.0/8", c.TrustedProxies)
+	}
 	if c.AppName == "" {
 		return bad("app_name", "must not be empty", c.AppName)
 	}
@@ -227,6 +233,24 @@ func (c *Config) validateScheduler(bad func(key, rule string, got any) error) er
 func validPort(s string, zeroOK bool) bool {
 	p, err := strconv.Atoi(s)
 	return err == nil && p <= 65535 && (p > 0 || (zeroOK && p == 0))
+}
+
+// trustedProxies parses trusted_proxies: addresses and CIDR ranges.
+func (c *Config) trustedProxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range c.TrustedProxies {
+		s = strings.TrimSpace(s)
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }
 
 // prices maps the configured Stripe price ids to their plans.

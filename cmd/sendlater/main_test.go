@@ -448,3 +448,15 @@ func TestServeAnswersAndStopsCleanly(t *testing.T) {
 	// The lock is released: the store opens directly.
 	mustRun(t, dir, "users", "list")
 }
+
+func TestTrustedProxiesAreValidated(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, []string{"SENDLATER_TRUSTED_PROXIES=10.0.0.0/8,127.0.0.1"}, "config")
+	if r.code != 0 || !strings.Contains(r.stdout, "trusted_proxies = [10.0.0.0/8 127.0.0.1]") {
+		t.Fatalf("%+v", r)
+	}
+	r = run(t, dir, []string{"SENDLATER_TRUSTED_PROXIES=nginx"}, "config")
+	if r.code == 0 || !strings.Contains(r.stderr, "trusted_proxies must be IP addresses or CIDR ranges") {
+		t.Fatalf("%+v", r)
+	}
+}

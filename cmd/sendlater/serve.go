@@ -72,14 +72,16 @@ func (a *app) serve(ctx context.Context) error {
 		Mailer: mail, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
 		SigningKey: deriveKey(key, "sendlater id tokens"), Logger: a.log,
 	}
+	proxies, _ := a.cfg.trustedProxies() // validated with the config
 	srv := &web.Server{
-		Logger:  a.log,
-		BaseURL: a.cfg.BaseURL,
-		UI:      ui.FS(),
-		Clock:   clock,
-		Prices:  prices,
-		Users:   db,
-		Auth:    auth,
+		TrustedProxies: proxies,
+		Logger:         a.log,
+		BaseURL:        a.cfg.BaseURL,
+		UI:             ui.FS(),
+		Clock:          clock,
+		Prices:         prices,
+		Users:          db,
+		Auth:           auth,
 		Messages: &core.MessageService{
 			Messages: db, Users: db, Prices: prices, Clock: clock,
 		},
