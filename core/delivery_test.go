@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -31,10 +30,9 @@ type deliveryEnv struct {
 	links    *core.PostponeLinks
 	messages *core.MessageService
 	db       *bolt.DB
-	smtp     *smtptest.Server
 	clock    *core.ManualClock
 	ctx      context.Context
-	seen     int
+	mailbox
 }
 
 var refusalSecret = []byte("a refusal token secret, 32 bytes")
@@ -76,7 +74,7 @@ func MustDeliveryEnv(tb testing.TB, start time.Time) *deliveryEnv {
 		},
 		links:    core.NewPostponeLinks(db, db, clock),
 		messages: &core.MessageService{Messages: db, Users: db, Clock: clock},
-		db:       db, smtp: srv, clock: clock, ctx: context.Background(),
+		db:       db, mailbox: mailbox{smtp: srv}, clock: clock, ctx: context.Background(),
 	}
 }
 
@@ -118,28 +116,7 @@ func (e *deliveryEnv) pass(tb testing.TB, want core.PassResult) core.PassResult 
 
 func (e *deliveryEnv) nextEmail(tb testing.TB, to string) (*smtptest.Parsed, smtptest.Message) {
 	tb.Helper()
-	msgs, err := e.smtp.WaitFor(e.seen+1, 5*time.Second)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	m := msgs[e.seen]
-	e.seen++
-	if !slices.Equal(m.To, []string{to}) {
-		tb.Fatalf("email to %v, want %s", m.To, to)
-	}
-	p, err := m.Parse()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return p, m
-}
-
-func (e *deliveryEnv) noMoreEmail(tb testing.TB) {
-	tb.Helper()
-	if msgs := e.smtp.Messages(); len(msgs) > e.seen {
-		p, _ := msgs[e.seen].Parse()
-		tb.Fatalf("unexpected email to %v: %q", msgs[e.seen].To, p.Subject)
-	}
+	return e.next(tb, to)
 }
 
 func (e *deliveryEnv) find(tb testing.TB, id string) *core.Message {

@@ -25,10 +25,9 @@ const baseURL = "https://sendlater.test"
 type authEnv struct {
 	auth  *core.Auth
 	db    *bolt.DB
-	smtp  *smtptest.Server
 	clock *core.ManualClock
 	ctx   context.Context
-	seen  int // emails already taken by nextEmail
+	mailbox
 }
 
 func MustAuthEnv(tb testing.TB) *authEnv {
@@ -60,7 +59,7 @@ func MustAuthEnv(tb testing.TB) *authEnv {
 		SigningKey:     []byte("an ID token signing key of 32+ bytes"),
 		PasswordParams: cheap,
 	}
-	return &authEnv{auth: a, db: db, smtp: srv, clock: clock, ctx: context.Background()}
+	return &authEnv{auth: a, db: db, mailbox: mailbox{smtp: srv}, clock: clock, ctx: context.Background()}
 }
 
 var browser = core.Client{Address: "192.0.2.1", UserAgent: "test browser"}
@@ -86,35 +85,15 @@ func (e *authEnv) MustAuthenticate(tb testing.TB, bearer string) *core.Identity 
 	return id
 }
 
-// nextEmail returns the next email received, which must go to to.
+// nextEmail returns the next email received, which must go to to and have
+// both a text and an HTML part.
 func (e *authEnv) nextEmail(tb testing.TB, to string) *smtptest.Parsed {
 	tb.Helper()
-	msgs, err := e.smtp.WaitFor(e.seen+1, 5*time.Second)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	m := msgs[e.seen]
-	e.seen++
-	if !slices.Equal(m.To, []string{to}) {
-		tb.Fatalf("email to %v, want %s", m.To, to)
-	}
-	p, err := m.Parse()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	p, _ := e.next(tb, to)
 	if p.Text == "" || p.HTML == "" {
 		tb.Fatalf("email %q lacks a text or an HTML part", p.Subject)
 	}
 	return p
-}
-
-// noMoreEmail checks that nothing else was sent.
-func (e *authEnv) noMoreEmail(tb testing.TB) {
-	tb.Helper()
-	if msgs := e.smtp.Messages(); len(msgs) > e.seen {
-		p, _ := msgs[e.seen].Parse()
-		tb.Fatalf("unexpected email to %v: %q", msgs[e.seen].To, p.Subject)
-	}
 }
 
 // actionCode returns the oobCode of the email's action link of mode, which
