@@ -19,11 +19,7 @@ const passLogSize = 100
 
 // newDelivery builds the delivery pass over db with a mailer of its own, for
 // the commands that open the store directly; the func closes the mailer.
-func (a *app) newDelivery(db *bolt.DB, clock core.Clock) (*core.Delivery, func(), error) {
-	key, err := a.encryptionKey()
-	if err != nil {
-		return nil, nil, err
-	}
+func (a *app) newDelivery(db *bolt.DB, key []byte, clock core.Clock) (*core.Delivery, func(), error) {
 	mail, emails, closeMail, err := a.mailing()
 	if err != nil {
 		return nil, nil, err

@@ -47,16 +47,12 @@ func (a *app) serve(ctx context.Context) error {
 		// hand that back promptly after a burst. GOMEMLIMIT overrides it.
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
-	db, err := a.openStore()
+	db, key, err := a.openStore()
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 
-	key, err := a.encryptionKey()
-	if err != nil {
-		return err
-	}
 	mail, emails, closeMail, err := a.mailing()
 	if err != nil {
 		return err

@@ -35,16 +35,21 @@ func (a *app) encryptionKey() ([]byte, error) {
 	return key, nil
 }
 
-// openStore opens the bbolt file in the data directory.
-func (a *app) openStore() (*bolt.DB, error) {
+// openStore opens the bbolt file in the data directory. It returns the
+// encryption key too, from which the other keys are derived.
+func (a *app) openStore() (*bolt.DB, []byte, error) {
 	if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data_dir: %w", err)
+		return nil, nil, fmt.Errorf("data_dir: %w", err)
 	}
 	key, err := a.encryptionKey()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return bolt.Open(a.cfg.storePath(), bolt.Options{Key: key, Reminders: a.cfg.Scheduler.Reminders})
+	db, err := bolt.Open(a.cfg.storePath(), bolt.Options{Key: key, Reminders: a.cfg.Scheduler.Reminders})
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, key, nil
 }
 
 // adminService returns the operator's view of the store: through the running
@@ -55,12 +60,12 @@ func (a *app) adminService() (core.Admin, func() error, error) {
 		a.sayf("using the running server through its admin socket %s", a.cfg.socketPath())
 		return c, func() error { return nil }, nil
 	}
-	db, err := a.openStore()
+	db, key, err := a.openStore()
 	if err != nil {
 		return nil, nil, err
 	}
 	a.sayf("no server answers on %s: opened the store %s directly", a.cfg.socketPath(), a.cfg.storePath())
-	d, closeDelivery, err := a.newDelivery(db, core.SystemClock{})
+	d, closeDelivery, err := a.newDelivery(db, key, core.SystemClock{})
 	if err != nil {
 		db.Close()
 		return nil, nil, err
