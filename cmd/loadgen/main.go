@@ -91,38 +91,33 @@ func main() {
 	}
 	fmt.Printf("\n%-34s %9s %8s %10s %8s %8s %8s %10s %10s\n", "scenario", "requests", "errors", "req/s", "p50 ms", "p99 ms", "max ms", "peak RSS", "anonymous")
 	for _, name := range strings.Split(*scenarios, ",") {
-		var res result
 		var label string
-		mem := watchRSS(*pid)
+		var run func(d time.Duration) result // one scenario for d
 		switch name {
 		case "list":
 			label = fmt.Sprintf("GET /api/messages (20), c=%d", *conns)
 			req := request("GET", "/api/messages", setup.listToken, nil)
-			closedLoop(addr, *conns, *warmup, req)
-			mem.reset()
-			res = closedLoop(addr, *conns, *duration, req)
+			run = func(d time.Duration) result { return closedLoop(addr, *conns, d, req) }
 		case "create":
 			label = fmt.Sprintf("POST /api/messages, c=%d", *conns)
 			req := request("POST", "/api/messages", setup.createToken, createBody)
-			closedLoop(addr, *conns, *warmup, req)
-			mem.reset()
-			res = closedLoop(addr, *conns, *duration, req)
+			run = func(d time.Duration) result { return closedLoop(addr, *conns, d, req) }
 		case "create-rate":
 			label = fmt.Sprintf("POST /api/messages, %g/s", *createRate)
 			req := request("POST", "/api/messages", setup.createToken, createBody)
-			openLoop(addr, *conns, *createRate, *warmup, req)
-			mem.reset()
-			res = openLoop(addr, *conns, *createRate, *duration, req)
+			run = func(d time.Duration) result { return openLoop(addr, *conns, *createRate, d, req) }
 		case "signin":
 			label = fmt.Sprintf("POST /api/auth/signin, %g/s", *signinRate)
 			body, _ := json.Marshal(map[string]string{"email": setup.signinEmail, "password": password})
 			req := request("POST", "/api/auth/signin", "", body)
-			openLoop(addr, *conns, *signinRate, *warmup, req)
-			mem.reset()
-			res = openLoop(addr, *conns, *signinRate, *duration, req)
+			run = func(d time.Duration) result { return openLoop(addr, *conns, *signinRate, d, req) }
 		default:
 			fatalf("unknown scenario %q", name)
 		}
+		mem := watchRSS(*pid)
+		run(*warmup)
+		mem.reset()
+		res := run(*duration)
 		peak, anon := mem.stop()
 		fmt.Printf("%-34s %9d %8d %10.0f %8.2f %8.2f %8.2f %10s %10s\n", label, res.n, res.errors,
 			float64(res.n)/res.elapsed.Seconds(), ms(res.pct(50)), ms(res.pct(99)), ms(res.pct(100)), fmtMiB(peak), fmtMiB(anon))
