@@ -3,8 +3,6 @@ package core
 import (
 	"crypto/aes"
 	"crypto/cipher"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
 )
 
@@ -16,11 +14,10 @@ type RefusalTokens struct {
 	aead cipher.AEAD
 }
 
-// NewRefusalTokens derives the token key from a 32-byte secret.
+// NewRefusalTokens derives the token key from a 32-byte secret (in
+// production DeriveKey(master, PurposeRefusalLinks)).
 func NewRefusalTokens(secret []byte) *RefusalTokens {
-	mac := hmac.New(sha256.New, secret)
-	mac.Write([]byte("sendlater refusal tokens"))
-	block, err := aes.NewCipher(mac.Sum(nil))
+	block, err := aes.NewCipher(DeriveKey(secret, "sendlater refusal tokens"))
 	if err != nil {
 		panic(err) // a 32-byte key never fails
 	}

@@ -35,7 +35,7 @@ func (a *app) delivery(db *bolt.DB, mail core.Mailer, emails core.Emails, key []
 		BaseURL:     a.cfg.BaseURL,
 		Reminders:   a.cfg.Scheduler.Reminders,
 		Concurrency: a.cfg.Scheduler.Concurrency,
-		Refusals:    core.NewRefusalTokens(deriveKey(key, "sendlater refusal links")),
+		Refusals:    core.NewRefusalTokens(core.DeriveKey(key, core.PurposeRefusalLinks)),
 		Webhooks:    web.NewWebhookClient(a.cfg.Webhooks.AllowPrivate, web.DefaultWebhookTimeout),
 		Logger:      a.log,
 		Log:         core.NewPassLog(passLogSize),

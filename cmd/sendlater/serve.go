@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"fmt"
 	"net/mail"
 	"os"
@@ -66,7 +64,7 @@ func (a *app) serve(ctx context.Context) error {
 	auth := &core.Auth{
 		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
 		Mailer: mail, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
-		SigningKey: deriveKey(key, "sendlater id tokens"), Logger: a.log,
+		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Logger: a.log,
 	}
 	proxies, _ := a.cfg.trustedProxies() // validated with the config
 	srv := &web.Server{
@@ -139,14 +137,6 @@ func (a *app) serve(ctx context.Context) error {
 		err = aerr
 	}
 	return err
-}
-
-// deriveKey derives a purpose-bound key from the store's encryption key, so
-// one secret in config covers both without reusing it.
-func deriveKey(key []byte, purpose string) []byte {
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(purpose))
-	return mac.Sum(nil)
 }
 
 // contactAddress is where contact form submissions go (config contact.to,

@@ -6,8 +6,6 @@ import (
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
-	"crypto/hmac"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -106,7 +104,7 @@ func Open(path string, opts Options) (*DB, error) {
 	case err != nil:
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
-	s := &DB{db: bdb, aead: aead, reminders: opts.Reminders, hashKey: deriveHashKey(opts.Key)}
+	s := &DB{db: bdb, aead: aead, reminders: opts.Reminders, hashKey: core.DeriveKey(opts.Key, core.PurposeStoreHashes)}
 	if opts.ReadOnly {
 		err = bdb.View(s.checkSchema)
 	} else {
@@ -117,14 +115,6 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, wrapErr(err)
 	}
 	return s, nil
-}
-
-// deriveHashKey derives the key of stored hashes from the store key, so an
-// address's hash cannot be computed without it.
-func deriveHashKey(key []byte) []byte {
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte("sendlater store hashes"))
-	return mac.Sum(nil)
 }
 
 // Close releases the file. Pending Batch calls finish first.

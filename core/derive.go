@@ -1,0 +1,24 @@
+package core
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+)
+
+// Purposes of the keys derived from the master key (the store's encryption
+// key). A purpose never changes once released: stores, signed tokens and
+// emailed links depend on the keys derived from it.
+const (
+	PurposeIDTokens     = "sendlater id tokens"     // signs ID tokens
+	PurposeStoreHashes  = "sendlater store hashes"  // keys the stored hashes of refused addresses
+	PurposeRefusalLinks = "sendlater refusal links" // the secret of RefusalTokens
+)
+
+// DeriveKey derives the 32-byte key of one purpose from master:
+// HMAC-SHA256(master, purpose). Keys of different purposes are independent,
+// so one secret in config serves them all without being reused.
+func DeriveKey(master []byte, purpose string) []byte {
+	mac := hmac.New(sha256.New, master)
+	mac.Write([]byte(purpose))
+	return mac.Sum(nil)
+}
