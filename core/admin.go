@@ -25,10 +25,10 @@ type Admin interface {
 	FindMessage(ctx context.Context, id string) (*Message, error)
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 
-	// SendDue runs one delivery pass; PlanDue lists what a pass at the
+	// SendDue runs one delivery pass; PreviewDue lists what a pass at the
 	// given time would send, sending nothing.
 	SendDue(ctx context.Context) (PassResult, error)
-	PlanDue(ctx context.Context, at time.Time) ([]PlannedSend, error)
+	PreviewDue(ctx context.Context, at time.Time) ([]DueSend, error)
 	// RescheduleMessage moves a message's sendDate to at; DeliverNow makes
 	// it due now and runs a pass; SetMessageActive pauses or resumes it.
 	RescheduleMessage(ctx context.Context, id string, at time.Time) (*Message, error)

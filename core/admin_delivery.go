@@ -23,12 +23,12 @@ func (s *AdminService) SendDue(ctx context.Context) (PassResult, error) {
 	return d.Run(ctx)
 }
 
-func (s *AdminService) PlanDue(ctx context.Context, at time.Time) ([]PlannedSend, error) {
+func (s *AdminService) PreviewDue(ctx context.Context, at time.Time) ([]DueSend, error) {
 	d, err := s.delivery()
 	if err != nil {
 		return nil, err
 	}
-	return d.Plan(ctx, at)
+	return d.Preview(ctx, at)
 }
 
 // steer edits a message that has not gone out and is not being sent.

@@ -96,3 +96,12 @@ func AsError(err error) (*Error, bool) {
 	ok := errors.As(err, &e)
 	return e, ok
 }
+
+// ErrorMessageOrText is an error as an operator reads it: an application
+// error's message, else its text.
+func ErrorMessageOrText(err error) string {
+	if e, ok := AsError(err); ok {
+		return e.Message
+	}
+	return err.Error()
+}

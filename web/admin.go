@@ -35,7 +35,7 @@ func (s *AdminServer) Handler() http.Handler {
 	mux.HandleFunc("GET /admin/messages/{id}", s.handleShowMessage)
 	mux.HandleFunc("GET /admin/backup", s.handleBackup)
 	mux.HandleFunc("POST /admin/send-due", s.handleSendDue)
-	mux.HandleFunc("GET /admin/due", s.handlePlanDue)
+	mux.HandleFunc("GET /admin/due", s.handlePreviewDue)
 	mux.HandleFunc("GET /admin/passes", s.handlePasses)
 	mux.HandleFunc("POST /admin/messages/{id}/reschedule", s.handleReschedule)
 	mux.HandleFunc("POST /admin/messages/{id}/deliver-now", s.handleDeliverNow)

@@ -20,7 +20,7 @@ func (s *AdminServer) handleSendDue(w http.ResponseWriter, r *http.Request) {
 	writeData(w, http.StatusOK, res)
 }
 
-func (s *AdminServer) handlePlanDue(w http.ResponseWriter, r *http.Request) {
+func (s *AdminServer) handlePreviewDue(w http.ResponseWriter, r *http.Request) {
 	at := time.Now()
 	if v := r.URL.Query().Get("at"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
@@ -30,12 +30,12 @@ func (s *AdminServer) handlePlanDue(w http.ResponseWriter, r *http.Request) {
 		}
 		at = t
 	}
-	plan, err := s.Admin.PlanDue(r.Context(), at)
+	due, err := s.Admin.PreviewDue(r.Context(), at)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, plan)
+	writeData(w, http.StatusOK, due)
 }
 
 func (s *AdminServer) handlePasses(w http.ResponseWriter, r *http.Request) {
@@ -96,11 +96,11 @@ func (c *AdminClient) SendDue(ctx context.Context) (core.PassResult, error) {
 	return res, err
 }
 
-func (c *AdminClient) PlanDue(ctx context.Context, at time.Time) ([]core.PlannedSend, error) {
-	var plan []core.PlannedSend
+func (c *AdminClient) PreviewDue(ctx context.Context, at time.Time) ([]core.DueSend, error) {
+	var due []core.DueSend
 	q := url.Values{"at": {at.Format(time.RFC3339Nano)}}
-	err := c.do(ctx, "GET", "/admin/due?"+q.Encode(), nil, &plan)
-	return plan, err
+	err := c.do(ctx, "GET", "/admin/due?"+q.Encode(), nil, &due)
+	return due, err
 }
 
 func (c *AdminClient) Passes(ctx context.Context) ([]core.PassResult, error) {

@@ -32,21 +32,21 @@ func newSendDueCmd(a *app) *cobra.Command {
 						return err
 					}
 				}
-				plan, err := admin.PlanDue(cmd.Context(), by)
+				due, err := admin.PreviewDue(cmd.Context(), by)
 				if err != nil {
 					return err
 				}
 				if asJSON {
-					return printJSON(a.stdout, plan)
+					return printJSON(a.stdout, due)
 				}
-				rows := make([][]string, len(plan))
-				for i, p := range plan {
+				rows := make([][]string, len(due))
+				for i, p := range due {
 					rows[i] = []string{p.Kind, p.MessageID, p.To, when(p.DueAt)}
 				}
 				if err := printTable(a.stdout, []string{"KIND", "MESSAGE", "TO", "DUE"}, rows); err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stderr, "dry run: %d emails would be sent by %s; nothing was sent\n", len(plan), by.UTC().Format(time.RFC3339))
+				fmt.Fprintf(a.stderr, "dry run: %d emails would be sent by %s; nothing was sent\n", len(due), by.UTC().Format(time.RFC3339))
 				return nil
 			}
 			res, err := admin.SendDue(cmd.Context())

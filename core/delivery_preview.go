@@ -1,0 +1,47 @@
+package core
+
+// The dry run of a pass: what it would send by a given time.
+
+import (
+	"context"
+	"time"
+)
+
+// DueSend is one email a pass would send by a given time: the dry run of
+// `send-due --dry-run`, which sends nothing.
+type DueSend struct {
+	Kind      string    `json:"kind"` // "delivery" or "reminder"
+	MessageID string    `json:"messageId"`
+	Owner     string    `json:"owner"`
+	To        string    `json:"to"`
+	DueAt     time.Time `json:"dueAt"`
+}
+
+// Preview lists what a pass at the given time would send, and sends nothing.
+func (d *Delivery) Preview(ctx context.Context, at time.Time) ([]DueSend, error) {
+	due, err := d.Messages.DueMessages(ctx, at, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := []DueSend{}
+	for _, m := range due {
+		if deliveryDue(m, at) {
+			out = append(out, DueSend{Kind: "delivery", MessageID: m.ID, Owner: m.Owner, To: m.Recipient, DueAt: m.DueAt})
+		}
+	}
+	reminders, err := d.Messages.DueReminders(ctx, at, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range reminders {
+		if !d.reminderDue(m, at) || !m.SendDate.After(at) {
+			continue
+		}
+		to := m.Owner
+		if u, err := d.Users.FindUserByID(ctx, m.Owner); err == nil {
+			to = u.Email
+		}
+		out = append(out, DueSend{Kind: "reminder", MessageID: m.ID, Owner: m.Owner, To: to, DueAt: m.RemindAt})
+	}
+	return out, nil
+}

@@ -1,0 +1,141 @@
+package core
+
+// The pass's second step: the reminders before sendDate, each claimed,
+// sent to the author and recorded once per sendDate.
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"time"
+)
+
+// remindersPassed counts the reminder offsets of m whose time has come.
+func (d *Delivery) remindersPassed(m *Message, now time.Time) int {
+	n := 0
+	for _, off := range d.Reminders {
+		if !m.SendDate.Add(-off).After(now) {
+			n++
+		}
+	}
+	return n
+}
+
+// reminderDue is the claim rule of a reminder: an active, waiting message
+// whose next reminder time has come and that no pass is reminding.
+func (d *Delivery) reminderDue(m *Message, now time.Time) bool {
+	return m.IsActive && (m.Status == StatusScheduled || m.Status == StatusReminded) &&
+		m.RemindersSent < len(d.Reminders) && !m.SendDate.Add(-d.Reminders[m.RemindersSent]).After(now) &&
+		!m.LeaseUntil.After(now)
+}
+
+func (d *Delivery) claimReminders(ctx context.Context, now time.Time, limit int) ([]*Message, error) {
+	lease := now.Add(d.lease())
+	var skipped []string
+	claimed, err := d.Store.ClaimReminders(ctx, now, limit, func(m *Message) bool {
+		if !d.reminderDue(m, now) {
+			return false
+		}
+		if !m.SendDate.After(now) {
+			// Too late to remind: the delivery itself is due.
+			m.RemindersSent, m.LeaseUntil = len(d.Reminders), time.Time{}
+			skipped = append(skipped, m.ID)
+			return true
+		}
+		m.LeaseUntil = lease
+		return true
+	})
+	if err != nil || len(skipped) == 0 {
+		return claimed, err
+	}
+	out := claimed[:0]
+	for _, m := range claimed {
+		if m.LeaseUntil.IsZero() {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ownsReminder reports whether cur is still under the reminder claim.
+func ownsReminder(cur, claimed *Message) bool {
+	return (cur.Status == StatusScheduled || cur.Status == StatusReminded) && cur.LeaseUntil.Equal(claimed.LeaseUntil)
+}
+
+// remind sends one claimed reminder to the author and records it.
+func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
+	log := d.logger().With("message", m.ID, "kind", "reminder")
+	cur, ok := d.reread(ctx, m, counts, log, d.releaseReminder)
+	if !ok {
+		return
+	}
+	now := d.Clock.Now()
+	if !ownsReminder(cur, m) || !cur.SendDate.Equal(m.SendDate) || !cur.IsActive || ctx.Err() != nil {
+		d.releaseReminder(m, log)
+		counts.add(func(r *PassResult) { r.Skipped++ })
+		return
+	}
+	author, err := d.Users.FindUserByID(ctx, cur.Owner)
+	if err != nil {
+		d.releaseReminder(m, log)
+		d.passError(counts, log, err)
+		return
+	}
+	email, err := d.Emails.Reminder(ReminderEmail{
+		To: Address{Name: author.Name, Address: author.Email}, Title: cur.Title,
+		SendDate: cur.SendDate, Location: author.Location(),
+		PostponeLink:  d.BaseURL + "/postpone/" + cur.ID + "?code=" + url.QueryEscape(cur.PostponeCode),
+		DashboardLink: d.BaseURL + "/dashboard",
+	})
+	if err == nil {
+		err = d.Mailer.Send(ctx, email)
+	}
+	passed := d.remindersPassed(cur, now)
+	_, serr := d.settle(m.ID, func(x *Message) (*WebhookCall, error) {
+		if !ownsReminder(x, m) {
+			return nil, nil
+		}
+		x.LeaseUntil = time.Time{}
+		switch {
+		case err != nil && ctx.Err() != nil:
+		case err != nil && isTemporary(err):
+			x.LeaseUntil = now.Add(reminderRetryDelay)
+		case x.SendDate.Equal(m.SendDate):
+			// Sent, or refused for good: either way this date's reminder is done.
+			x.RemindersSent = max(x.RemindersSent+1, passed)
+			if err == nil {
+				x.Status, x.ReminderSentAt = StatusReminded, now
+			}
+		}
+		return nil, nil
+	})
+	if serr != nil && ErrorCode(serr) != EMessageNotFound {
+		d.passError(counts, log, serr)
+		return
+	}
+	switch {
+	case err == nil:
+		log.Info("reminded")
+		counts.add(func(r *PassResult) { r.Reminded++ })
+	case ctx.Err() != nil:
+	case isTemporary(err):
+		log.Warn("reminder failed, will retry", "err", err)
+		counts.add(func(r *PassResult) { r.Retried++ })
+	default:
+		log.Error("reminder refused by the mail server", "err", err)
+		counts.add(func(r *PassResult) { r.Failed++ })
+	}
+}
+
+func (d *Delivery) releaseReminder(claimed *Message, log *slog.Logger) {
+	_, err := d.settle(claimed.ID, func(m *Message) (*WebhookCall, error) {
+		if ownsReminder(m, claimed) {
+			m.LeaseUntil = time.Time{}
+		}
+		return nil, nil
+	})
+	if err != nil && ErrorCode(err) != EMessageNotFound {
+		log.Warn("releasing a reminder claim failed; it expires on its own", "err", err)
+	}
+}
