@@ -34,11 +34,8 @@ func (s *AdminService) PreviewDue(ctx context.Context, at time.Time) ([]DueSend,
 // steer edits a message that has not gone out and is not being sent.
 func (s *AdminService) steer(ctx context.Context, id string, fn func(m *Message) error) (*Message, error) {
 	return s.Messages.UpdateMessage(ctx, id, func(m *Message) error {
-		switch m.Status {
-		case StatusDelivered:
-			return Errorf(EConflict, "The message has been delivered.")
-		case StatusSending:
-			return Errorf(EConflict, "The message is being sent right now; try again in a moment.")
+		if err := m.checkCanChange(); err != nil {
+			return err
 		}
 		if err := fn(m); err != nil {
 			return err

@@ -17,6 +17,21 @@ const (
 	ContactWindow         = 10 * time.Minute
 )
 
+// ContactSubmission is a message sent through the contact form.
+type ContactSubmission struct {
+	ID        string
+	Name      string
+	Email     string
+	Message   string
+	CreatedAt time.Time
+}
+
+// ContactStore persists contact submissions.
+type ContactStore interface {
+	CreateContact(ctx context.Context, c *ContactSubmission) error
+	ListContacts(ctx context.Context, limit int) ([]*ContactSubmission, error)
+}
+
 // ContactInput is what the contact form sends. Trap is the hidden honeypot
 // field: people never see it, form-filling bots fill it in.
 type ContactInput struct {

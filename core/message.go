@@ -250,6 +250,19 @@ func (m *Message) setSendDate(t time.Time) {
 	}
 }
 
+// checkCanChange is the one rule every edit of a message passes, whoever
+// makes it (its author, a postpone link, an operator): a message that is
+// being sent or has been delivered can no longer change.
+func (m *Message) checkCanChange() error {
+	switch m.Status {
+	case StatusDelivered:
+		return Errorf(EConflict, "The message has been delivered and can no longer change.")
+	case StatusSending:
+		return Errorf(EConflict, "The message is being delivered right now and cannot change; try again in a moment.")
+	}
+	return nil
+}
+
 // Delivered reports whether the message has gone out.
 func (m *Message) Delivered() bool { return m.Status == StatusDelivered }
 

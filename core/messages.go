@@ -43,12 +43,14 @@ func (s *MessageService) Create(ctx context.Context, owner string, in MessageInp
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkFeatures(u, in.WebhookURL); err != nil {
-		return nil, err
+	if in.WebhookURL != "" {
+		if err := s.Prices.requireBusiness(u); err != nil {
+			return nil, err
+		}
 	}
 	m := NewMessage(owner, in, s.Clock.Now(), u.Location())
 	err = s.Messages.CreateMessage(ctx, m, func(u *User, hasMessages bool) error {
-		if !MayAddMessage(s.Prices.PlanFor(u.StripePriceID), SubscriptionActive(u.StripeSubscriptionStatus), hasMessages) {
+		if plan, active := s.Prices.PlanOf(u); !MayAddMessage(plan, active, hasMessages) {
 			return Errorf(EPlanLimit, "Upgrade your plan to add more messages.")
 		}
 		return nil
@@ -57,17 +59,6 @@ func (s *MessageService) Create(ctx context.Context, owner string, in MessageInp
 		return nil, err
 	}
 	return m, nil
-}
-
-// checkFeatures refuses what the user's plan does not include.
-func (s *MessageService) checkFeatures(u *User, webhookURL string) error {
-	if webhookURL == "" {
-		return nil
-	}
-	if s.Prices.PlanFor(u.StripePriceID) != PlanBusiness || !SubscriptionActive(u.StripeSubscriptionStatus) {
-		return Errorf(EFeatureNotIncluded, "Webhooks are part of the Business plan.")
-	}
-	return nil
 }
 
 // Update applies a partial edit to the owner's message.
@@ -79,8 +70,8 @@ func (s *MessageService) Update(ctx context.Context, owner, id string, up Messag
 	if err != nil {
 		return nil, err
 	}
-	if up.WebhookURL != nil {
-		if err := s.checkFeatures(u, *up.WebhookURL); err != nil {
+	if up.WebhookURL != nil && *up.WebhookURL != "" {
+		if err := s.Prices.requireBusiness(u); err != nil {
 			return nil, err
 		}
 	}
@@ -111,15 +102,14 @@ func (s *MessageService) Delete(ctx context.Context, owner, id string) error {
 	return s.Messages.DeleteMessage(ctx, id)
 }
 
-// update edits the owner's message in one store transaction. A delivered
-// message can no longer change.
+// update edits the owner's message in one store transaction.
 func (s *MessageService) update(ctx context.Context, owner, id string, fn func(m *Message) error) (*Message, error) {
 	return s.Messages.UpdateMessage(ctx, id, func(m *Message) error {
 		if m.Owner != owner {
 			return errMessageNotFound()
 		}
-		if m.Status == StatusDelivered || m.Status == StatusSending {
-			return Errorf(EConflict, "The message is being delivered or has been delivered and can no longer change.")
+		if err := m.checkCanChange(); err != nil {
+			return err
 		}
 		return fn(m)
 	})

@@ -75,6 +75,20 @@ func (pm PriceMap) PriceFor(plan PlanID) string {
 	return ManualPricePrefix + string(plan)
 }
 
+// PlanOf returns the plan u is on and whether it is active.
+func (pm PriceMap) PlanOf(u *User) (plan PlanID, active bool) {
+	return pm.PlanFor(u.StripePriceID), SubscriptionActive(u.StripeSubscriptionStatus)
+}
+
+// requireBusiness is the one check of what only an active Business plan
+// includes: webhooks.
+func (pm PriceMap) requireBusiness(u *User) error {
+	if plan, active := pm.PlanOf(u); plan != PlanBusiness || !active {
+		return Errorf(EFeatureNotIncluded, "Webhooks are part of the Business plan.")
+	}
+	return nil
+}
+
 // SubscriptionActive reports whether a Stripe subscription status counts as
 // an active plan: "active" or "trialing".
 func SubscriptionActive(status string) bool {

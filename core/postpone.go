@@ -101,8 +101,8 @@ func (p *PostponeLinks) Postpone(ctx context.Context, id, code, client string) (
 		if !m.CheckPostponeCode(code) { // changed since the read
 			return errInvalidPostponeCode()
 		}
-		if m.Status == StatusDelivered || m.Status == StatusSending {
-			return Errorf(EConflict, "The message is being delivered or has been delivered and can no longer be postponed.")
+		if err := m.checkCanChange(); err != nil {
+			return err
 		}
 		m.Postpone(p.Clock.Now(), author.Location())
 		return nil

@@ -56,6 +56,7 @@ func (u *User) Session(prices PriceMap) SessionUser {
 	if providers == nil {
 		providers = []string{}
 	}
+	plan, active := prices.PlanOf(u)
 	return SessionUser{
 		UID:                      u.ID,
 		Email:                    u.Email,
@@ -63,8 +64,8 @@ func (u *User) Session(prices PriceMap) SessionUser {
 		Name:                     u.Name,
 		Picture:                  u.Picture,
 		Providers:                providers,
-		PlanID:                   prices.PlanFor(u.StripePriceID),
-		PlanIsActive:             SubscriptionActive(u.StripeSubscriptionStatus),
+		PlanID:                   plan,
+		PlanIsActive:             active,
 		Timezone:                 u.Timezone,
 		StripeSubscriptionStatus: u.StripeSubscriptionStatus,
 	}

@@ -16,8 +16,8 @@ func (s *WebhookSecrets) Rotate(ctx context.Context, userID string) (string, err
 	if err != nil {
 		return "", err
 	}
-	if s.Prices.PlanFor(u.StripePriceID) != PlanBusiness || !SubscriptionActive(u.StripeSubscriptionStatus) {
-		return "", Errorf(EFeatureNotIncluded, "Webhooks are part of the Business plan.")
+	if err := s.Prices.requireBusiness(u); err != nil {
+		return "", err
 	}
 	secret := "whsec_" + NewSecret()
 	if err := s.Store.SetWebhookSecret(ctx, userID, secret); err != nil {

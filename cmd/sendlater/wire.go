@@ -20,7 +20,7 @@ func (a *app) encryptionKey() ([]byte, error) {
 	if a.cfg.EncryptionKey != "" {
 		key, err := bolt.ParseKey(a.cfg.EncryptionKey)
 		if err != nil {
-			return nil, fmt.Errorf("config: encryption_key: %s", describe(err))
+			return nil, fmt.Errorf("config: encryption_key: %s", core.ErrorMessageOrText(err))
 		}
 		return key, nil
 	}
@@ -30,7 +30,7 @@ func (a *app) encryptionKey() ([]byte, error) {
 	}
 	key, err := bolt.LoadOrCreateKey(file)
 	if err != nil {
-		return nil, fmt.Errorf("config: encryption_key_file: %s", describe(err))
+		return nil, fmt.Errorf("config: encryption_key_file: %s", core.ErrorMessageOrText(err))
 	}
 	return key, nil
 }
@@ -126,13 +126,4 @@ func (a *app) mailing() (m core.Mailer, emails core.Emails, closeMail func(), er
 		return nil, nil, nil, err
 	}
 	return m, emails, closeMail, nil
-}
-
-// describe is an error as a sentence: an application error's message, any
-// other error's text.
-func describe(err error) string {
-	if e, ok := core.AsError(err); ok {
-		return e.Message
-	}
-	return err.Error()
 }

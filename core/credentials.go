@@ -1,5 +1,8 @@
 package core
 
+// The credentials of the identity service and their stores: sessions (with
+// their refresh tokens), personal access tokens and emailed action codes.
+
 import (
 	"context"
 	"crypto/sha256"
@@ -94,19 +97,4 @@ type ActionCodeStore interface {
 	UseActionCode(ctx context.Context, hash string, now time.Time) (*ActionCode, error)
 	// DeleteExpiredActionCodes removes codes that expired before now.
 	DeleteExpiredActionCodes(ctx context.Context, now time.Time) (int, error)
-}
-
-// ContactSubmission is a message sent through the contact form.
-type ContactSubmission struct {
-	ID        string
-	Name      string
-	Email     string
-	Message   string
-	CreatedAt time.Time
-}
-
-// ContactStore persists contact submissions.
-type ContactStore interface {
-	CreateContact(ctx context.Context, c *ContactSubmission) error
-	ListContacts(ctx context.Context, limit int) ([]*ContactSubmission, error)
 }
