@@ -18,7 +18,7 @@ import (
 	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/store/bolt"
-	"github.com/sendlater/sendlater/web"
+	"github.com/sendlater/sendlater/webhook"
 )
 
 // These tests run the delivery pass over a real bbolt store, the real email
@@ -562,7 +562,7 @@ func TestStoppedPassLosesNothing(t *testing.T) {
 func TestBusinessWebhookIsSignedAndRetried(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
 	e.d.Reminders = nil
-	e.d.Webhooks = web.NewWebhookClient(true, 2*time.Second) // the test server is on loopback
+	e.d.Webhooks = webhook.NewClient(true, 2*time.Second) // the test server is on loopback
 	type hit struct {
 		body []byte
 		sig  string

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/bolt"
-	"github.com/sendlater/sendlater/web"
+	"github.com/sendlater/sendlater/webhook"
 )
 
 // passLogSize is how many passes the server remembers for `sendlater
@@ -36,7 +34,7 @@ func (a *app) delivery(db *bolt.DB, mail core.Mailer, emails core.Emails, key []
 		Reminders:   a.cfg.Scheduler.Reminders,
 		Concurrency: a.cfg.Scheduler.Concurrency,
 		Refusals:    core.NewRefusalTokens(core.DeriveKey(key, core.PurposeRefusalLinks)),
-		Webhooks:    web.NewWebhookClient(a.cfg.Webhooks.AllowPrivate, web.DefaultWebhookTimeout),
+		Webhooks:    webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
 		Logger:      a.log,
 		Log:         core.NewPassLog(passLogSize),
 	}
@@ -44,27 +42,10 @@ func (a *app) delivery(db *bolt.DB, mail core.Mailer, emails core.Emails, key []
 
 // heartbeat requests scheduler.heartbeat_url after a pass, when set.
 func (a *app) heartbeat() func(ctx context.Context) error {
-	target := a.cfg.Scheduler.HeartbeatURL
-	if target == "" {
+	if a.cfg.Scheduler.HeartbeatURL == "" {
 		return nil
 	}
-	client := &http.Client{Timeout: 10 * time.Second}
-	return func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
-		if resp.StatusCode >= 300 {
-			return fmt.Errorf("heartbeat %s: HTTP %d", target, resp.StatusCode)
-		}
-		return nil
-	}
+	return webhook.NewHeartbeat(a.cfg.Scheduler.HeartbeatURL, webhook.DefaultTimeout).Beat
 }
 
 // parseWhen reads a time given on the command line: RFC 3339, a date and

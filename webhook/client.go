@@ -1,4 +1,7 @@
-package web
+// Package webhook makes Sendlater's outgoing HTTP calls: the business
+// webhooks of delivered messages, through a dialer that refuses inside
+// addresses, and the scheduler's heartbeat to an outside monitor.
+package webhook
 
 import (
 	"bytes"
@@ -16,25 +19,26 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-// DefaultWebhookTimeout bounds one webhook request, connection included.
-const DefaultWebhookTimeout = 10 * time.Second
+// DefaultTimeout bounds one request, connection included.
+const DefaultTimeout = 10 * time.Second
 
-// WebhookClient posts business webhooks (core.WebhookSender). Unless private
+// Client posts business webhooks (core.WebhookSender). Unless private
 // destinations are allowed it refuses loopback, private, link-local and other
 // non-public addresses, checked on the address actually dialled after name
 // resolution, so a name that resolves (or rebinds) to an inside address is
 // refused too. It follows no redirects and uses no proxy.
-type WebhookClient struct {
+type Client struct {
 	client *http.Client
 }
 
-var _ core.WebhookSender = (*WebhookClient)(nil)
+var _ core.WebhookSender = (*Client)(nil)
 
 // errForbiddenDestination is returned by the dialer for a refused address.
 var errForbiddenDestination = errors.New("webhook destinations on loopback, private or link-local addresses are refused (webhooks.allow_private)")
 
-// NewWebhookClient returns a client with the given per-request timeout.
-func NewWebhookClient(allowPrivate bool, timeout time.Duration) *WebhookClient {
+// NewClient returns a client with the given per-request timeout; allowPrivate
+// is config webhooks.allow_private.
+func NewClient(allowPrivate bool, timeout time.Duration) *Client {
 	dialer := &net.Dialer{Timeout: timeout}
 	if !allowPrivate {
 		dialer.Control = func(network, address string, _ syscall.RawConn) error {
@@ -53,7 +57,7 @@ func NewWebhookClient(allowPrivate bool, timeout time.Duration) *WebhookClient {
 		MaxIdleConnsPerHost:   2,
 		IdleConnTimeout:       90 * time.Second,
 	}
-	return &WebhookClient{client: &http.Client{
+	return &Client{client: &http.Client{
 		Transport:     transport,
 		Timeout:       timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -73,7 +77,7 @@ func publicAddr(a netip.Addr) bool {
 // Post sends body to target. A 2xx answer is success; a 408, 429 or 5xx
 // answer or a network failure may pass later (*core.TemporaryError); other
 // answers and refused destinations are permanent.
-func (c *WebhookClient) Post(ctx context.Context, target string, body []byte, headers map[string]string) error {
+func (c *Client) Post(ctx context.Context, target string, body []byte, headers map[string]string) error {
 	u, err := url.Parse(target)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return fmt.Errorf("webhook URL %q must be an absolute http(s) URL without credentials", target)
