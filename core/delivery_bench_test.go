@@ -4,46 +4,26 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/store/bolt"
 )
 
-// benchDelivery is a store (fsync on) with one pro author, the real SMTP
-// transport and the test SMTP server on loopback.
-func benchDelivery(b *testing.B, clock core.Clock) (*core.Delivery, *bolt.DB, *core.User, *smtptest.Server) {
+// benchDelivery is the test environment with fsync on, one pro author, the
+// real SMTP transport (8 pooled connections) and the test SMTP server on
+// loopback, delivering on the wall clock.
+func benchDelivery(b *testing.B) (*core.Delivery, *bolt.DB, *core.User, *smtptest.Server) {
 	b.Helper()
-	db, err := bolt.Open(filepath.Join(b.TempDir(), "sendlater.db"), bolt.Options{Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	srv := smtptest.Start(b)
-	m, err := mailer.NewSMTP(mailer.SMTPConfig{Host: srv.Host(), Port: srv.Port(), TLS: mailer.TLSNone,
-		From: core.Address{Address: "noreply@sendlater.test"}, PoolSize: 8})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { m.Close() })
-	emails, err := mailer.NewTemplates("Sendlater", baseURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	u := &core.User{Email: "ada@example.com", Name: "Ada", StripePriceID: "plan:pro", StripeSubscriptionStatus: "active"}
-	if err := db.CreateUser(context.Background(), u); err != nil {
-		b.Fatal(err)
-	}
-	d := &core.Delivery{Messages: db, Users: db, Store: db, Mailer: m, Emails: emails, Clock: clock, BaseURL: baseURL,
-		Reminders: []time.Duration{core.ReminderLeadTime}, Concurrency: 16,
-		Refusals: core.NewRefusalTokens(refusalSecret), Logger: slog.New(slog.DiscardHandler)}
-	return d, db, u, srv
+	e := testenv.New(b, testenv.Config{Sync: true, PoolSize: 8})
+	e.Delivery.Clock = core.SystemClock{}
+	e.Delivery.Concurrency = 16
+	return e.Delivery, e.DB, e.MustUser(b, "ada@example.com", "", core.PlanPro), e.SMTP
 }
 
 // seedAt stores n messages of u due at the times sendAt gives.
@@ -72,7 +52,7 @@ func seedAt(b *testing.B, db *bolt.DB, u *core.User, n int, sendAt func(i int) t
 // test SMTP server and reports messages per second.
 func BenchmarkDeliveryThroughput(b *testing.B) {
 	const n = 2000
-	d, db, u, srv := benchDelivery(b, core.SystemClock{})
+	d, db, u, srv := benchDelivery(b)
 	var total time.Duration
 	for b.Loop() {
 		b.StopTimer()
@@ -94,7 +74,7 @@ func BenchmarkDeliveryThroughput(b *testing.B) {
 // sendDate.
 func BenchmarkSchedulerLateness(b *testing.B) {
 	const n, spread, tick = 1000, 10 * time.Second, time.Second
-	d, db, u, _ := benchDelivery(b, core.SystemClock{})
+	d, db, u, _ := benchDelivery(b)
 	sends := &timedMailer{Mailer: d.Mailer, at: map[string]time.Time{}}
 	d.Mailer = sends
 	var lateness []time.Duration

@@ -4,20 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/mailer/smtptest"
-	"github.com/sendlater/sendlater/store/bolt"
 	"github.com/sendlater/sendlater/webhook"
 )
 
@@ -25,72 +22,22 @@ import (
 // templates and SMTP transport, against the test SMTP server, and move a
 // ManualClock through the months.
 
-type deliveryEnv struct {
-	d        *core.Delivery
-	links    *core.PostponeLinks
-	messages *core.MessageService
-	db       *bolt.DB
-	clock    *core.ManualClock
-	ctx      context.Context
-	mailbox
-}
-
-var refusalSecret = []byte("a refusal token secret, 32 bytes")
+// deliveryEnv is the delivery pass over the test environment.
+type deliveryEnv struct{ *testenv.Env }
 
 func MustDeliveryEnv(tb testing.TB, start time.Time) *deliveryEnv {
 	tb.Helper()
-	db, err := bolt.Open(filepath.Join(tb.TempDir(), "sendlater.db"), bolt.Options{
-		Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := db.Check(); err != nil {
-			tb.Errorf("store check: %v", err)
-		}
-		db.Close()
-	})
-	srv := smtptest.Start(tb)
-	m, err := mailer.NewSMTP(mailer.SMTPConfig{
-		Host: srv.Host(), Port: srv.Port(), TLS: mailer.TLSNone,
-		From: core.Address{Name: "Sendlater", Address: "noreply@sendlater.test"}, Timeout: 5 * time.Second,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { m.Close() })
-	emails, err := mailer.NewTemplates("Sendlater", baseURL)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	clock := core.NewManualClock(start)
-	return &deliveryEnv{
-		d: &core.Delivery{
-			Messages: db, Users: db, Store: db, Mailer: m, Emails: emails, Clock: clock,
-			BaseURL: baseURL, Reminders: []time.Duration{core.ReminderLeadTime}, Concurrency: 4,
-			Refusals: core.NewRefusalTokens(refusalSecret), Log: core.NewPassLog(10),
-			Logger: slog.New(slog.DiscardHandler),
-		},
-		links:    core.NewPostponeLinks(db, db, clock),
-		messages: &core.MessageService{Messages: db, Users: db, Clock: clock},
-		db:       db, mailbox: mailbox{smtp: srv}, clock: clock, ctx: context.Background(),
-	}
+	return &deliveryEnv{testenv.New(tb, testenv.Config{Start: start})}
 }
 
 func (e *deliveryEnv) mustUser(tb testing.TB, email, zone string) *core.User {
 	tb.Helper()
-	now := e.clock.Now()
-	u := &core.User{Email: email, Name: "Ada Lovelace", Timezone: zone, CreatedAt: now, UpdatedAt: now}
-	if err := e.db.CreateUser(e.ctx, u); err != nil {
-		tb.Fatal(err)
-	}
-	return u
+	return e.MustUser(tb, email, zone, core.PlanStarter)
 }
 
 func (e *deliveryEnv) mustMessage(tb testing.TB, owner string, iv core.Interval) *core.Message {
 	tb.Helper()
-	m, err := e.messages.Create(e.ctx, owner, core.MessageInput{
+	m, err := e.Messages.Create(e.Ctx, owner, core.MessageInput{
 		Title: "TITLE-never-in-the-delivery", Name: "Charles Babbage", Recipient: "charles@example.com",
 		Body: "Dear Charles,\nthe engine <works>.\n\nAda", Interval: iv,
 	})
@@ -103,25 +50,25 @@ func (e *deliveryEnv) mustMessage(tb testing.TB, owner string, iv core.Interval)
 // pass runs one pass and checks the tally.
 func (e *deliveryEnv) pass(tb testing.TB, want core.PassResult) core.PassResult {
 	tb.Helper()
-	got, err := e.d.Run(e.ctx)
+	got, err := e.Delivery.Run(e.Ctx)
 	if err != nil {
 		tb.Fatalf("pass: %v", err)
 	}
 	if got.Delivered != want.Delivered || got.Reminded != want.Reminded || got.Retried != want.Retried ||
 		got.Failed != want.Failed || len(got.Errors) > 0 {
-		tb.Fatalf("pass at %v: %v %v, want %v", e.clock.Now(), got, got.Errors, want)
+		tb.Fatalf("pass at %v: %v %v, want %v", e.Clock.Now(), got, got.Errors, want)
 	}
 	return got
 }
 
 func (e *deliveryEnv) nextEmail(tb testing.TB, to string) (*smtptest.Parsed, smtptest.Message) {
 	tb.Helper()
-	return e.next(tb, to)
+	return e.Next(tb, to)
 }
 
 func (e *deliveryEnv) find(tb testing.TB, id string) *core.Message {
 	tb.Helper()
-	m, err := e.db.FindMessageByID(e.ctx, id)
+	m, err := e.DB.FindMessageByID(e.Ctx, id)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -134,13 +81,13 @@ func TestDeliveryAtSendDate(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
 	u := e.mustUser(t, "ada@example.com", "Europe/London")
 	m := e.mustMessage(t, u.ID, core.Interval1M)
-	e.d.Reminders = nil // this test is about the delivery only
+	e.Delivery.Reminders = nil // this test is about the delivery only
 
-	e.clock.Set(m.SendDate.Add(-time.Second))
+	e.Clock.Set(m.SendDate.Add(-time.Second))
 	e.pass(t, core.PassResult{})
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 
-	e.clock.Set(m.SendDate)
+	e.Clock.Set(m.SendDate)
 	e.pass(t, core.PassResult{Delivered: 1})
 	p, raw := e.nextEmail(t, "charles@example.com")
 	got := e.find(t, m.ID)
@@ -165,9 +112,9 @@ func TestDeliveryAtSendDate(t *testing.T) {
 	}
 
 	// Delivered once: later passes leave it alone.
-	e.clock.Add(24 * time.Hour)
+	e.Clock.Add(24 * time.Hour)
 	e.pass(t, core.PassResult{})
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 }
 
 // reminderLink returns the postpone link of a reminder email, which both
@@ -191,9 +138,9 @@ func TestReminderLinkPostponesBothReminderAndDelivery(t *testing.T) {
 	m := e.mustMessage(t, u.ID, core.Interval1M)
 	remindAt := m.SendDate.Add(-core.ReminderLeadTime)
 
-	e.clock.Set(remindAt.Add(-time.Minute))
+	e.Clock.Set(remindAt.Add(-time.Minute))
 	e.pass(t, core.PassResult{})
-	e.clock.Set(remindAt)
+	e.Clock.Set(remindAt)
 	e.pass(t, core.PassResult{Reminded: 1})
 	p, _ := e.nextEmail(t, "ada@example.com")
 	// Created at 10:00 CET, delivered at 10:00 summer time: the wall clock is kept.
@@ -205,26 +152,26 @@ func TestReminderLinkPostponesBothReminderAndDelivery(t *testing.T) {
 	if got := e.find(t, m.ID); got.Status != core.StatusReminded || got.RemindersSent != 1 || !got.RemindAt.IsZero() {
 		t.Fatalf("after the reminder: %s sent %d remindAt %v", got.Status, got.RemindersSent, got.RemindAt)
 	}
-	e.clock.Add(time.Hour)
+	e.Clock.Add(time.Hour)
 	e.pass(t, core.PassResult{}) // once per sendDate
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 
 	// Follow the link: the page shows, changing nothing; the button postpones.
 	id, code := reminderLink(t, p)
-	view, err := e.links.Show(e.ctx, id, code, "192.0.2.7")
+	view, err := e.Postpone.Show(e.Ctx, id, code, "192.0.2.7")
 	if err != nil || view.Title != m.Title || !view.SendDate.Equal(m.SendDate) || view.Interval != core.Interval1M {
 		t.Fatalf("show: %+v %v", view, err)
 	}
 	if got := e.find(t, m.ID); !got.SendDate.Equal(m.SendDate) {
 		t.Fatal("showing the link postponed")
 	}
-	_, err = e.links.Postpone(e.ctx, id, "wrongcode1", "192.0.2.7")
+	_, err = e.Postpone.Postpone(e.Ctx, id, "wrongcode1", "192.0.2.7")
 	wantCode(t, err, core.EInvalidPostponeCode)
-	newDate, err := e.links.Postpone(e.ctx, id, code, "192.0.2.7")
+	newDate, err := e.Postpone.Postpone(e.Ctx, id, code, "192.0.2.7")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := core.AddMonths(e.clock.Now(), 1, core.LoadLocation("Europe/Berlin")); !newDate.Equal(want) {
+	if want := core.AddMonths(e.Clock.Now(), 1, core.LoadLocation("Europe/Berlin")); !newDate.Equal(want) {
 		t.Fatalf("postponed to %v, want %v", newDate, want)
 	}
 	got := e.find(t, m.ID)
@@ -232,19 +179,19 @@ func TestReminderLinkPostponesBothReminderAndDelivery(t *testing.T) {
 		t.Fatalf("after postpone: %s %d remindAt %v", got.Status, got.RemindersSent, got.RemindAt)
 	}
 	// Postponing again the same day changes nothing.
-	again, err := e.links.Postpone(e.ctx, id, code, "192.0.2.7")
+	again, err := e.Postpone.Postpone(e.Ctx, id, code, "192.0.2.7")
 	if err != nil || !again.Equal(newDate) {
 		t.Fatalf("same-day postpone: %v %v", again, err)
 	}
 
 	// The old date passes quietly; the new reminder and delivery come.
-	e.clock.Set(m.SendDate.Add(time.Hour))
+	e.Clock.Set(m.SendDate.Add(time.Hour))
 	e.pass(t, core.PassResult{})
-	e.noMoreEmail(t)
-	e.clock.Set(newDate.Add(-core.ReminderLeadTime))
+	e.NoMoreEmail(t)
+	e.Clock.Set(newDate.Add(-core.ReminderLeadTime))
 	e.pass(t, core.PassResult{Reminded: 1})
 	e.nextEmail(t, "ada@example.com")
-	e.clock.Set(newDate)
+	e.Clock.Set(newDate)
 	e.pass(t, core.PassResult{Delivered: 1})
 	e.nextEmail(t, "charles@example.com")
 }
@@ -254,23 +201,23 @@ func TestPostponeCodeGuessingIsLimited(t *testing.T) {
 	u := e.mustUser(t, "ada@example.com", "")
 	m := e.mustMessage(t, u.ID, core.Interval1M)
 	for i := range core.PostponeFailuresPerMessage {
-		_, err := e.links.Show(e.ctx, m.ID, "guess"+string(rune('a'+i)), "198.51.100."+string(rune('0'+i)))
+		_, err := e.Postpone.Show(e.Ctx, m.ID, "guess"+string(rune('a'+i)), "198.51.100."+string(rune('0'+i)))
 		wantCode(t, err, core.EInvalidPostponeCode)
 	}
 	// The message is locked even for the right code, from anywhere.
-	_, err := e.links.Postpone(e.ctx, m.ID, m.PostponeCode, "203.0.113.1")
+	_, err := e.Postpone.Postpone(e.Ctx, m.ID, m.PostponeCode, "203.0.113.1")
 	if ce := wantCode(t, err, core.ETooManyRequests); ce.RetryAfter <= 0 {
 		t.Fatal("no Retry-After")
 	}
 	// Per client: unknown ids count too.
 	for range core.PostponeFailuresPerClient {
-		_, err := e.links.Show(e.ctx, core.NewID(), "x", "203.0.113.9")
+		_, err := e.Postpone.Show(e.Ctx, core.NewID(), "x", "203.0.113.9")
 		wantCode(t, err, core.EInvalidPostponeCode)
 	}
-	_, err = e.links.Show(e.ctx, core.NewID(), "x", "203.0.113.9")
+	_, err = e.Postpone.Show(e.Ctx, core.NewID(), "x", "203.0.113.9")
 	wantCode(t, err, core.ETooManyRequests)
-	e.clock.Add(core.PostponeFailureWindow)
-	if _, err := e.links.Postpone(e.ctx, m.ID, m.PostponeCode, "203.0.113.1"); err != nil {
+	e.Clock.Add(core.PostponeFailureWindow)
+	if _, err := e.Postpone.Postpone(e.Ctx, m.ID, m.PostponeCode, "203.0.113.1"); err != nil {
 		t.Fatalf("after the window: %v", err)
 	}
 }
@@ -280,12 +227,12 @@ func TestPausedAndDeletedMessagesAreNeverSent(t *testing.T) {
 	u := e.mustUser(t, "ada@example.com", "")
 	paused := e.mustMessage(t, u.ID, core.Interval1M)
 	off := false
-	if _, err := e.messages.Update(e.ctx, u.ID, paused.ID, core.MessageUpdate{IsActive: &off}); err != nil {
+	if _, err := e.Messages.Update(e.Ctx, u.ID, paused.ID, core.MessageUpdate{IsActive: &off}); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Set(paused.SendDate.AddDate(1, 0, 0))
+	e.Clock.Set(paused.SendDate.AddDate(1, 0, 0))
 	e.pass(t, core.PassResult{})
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 	if got := e.find(t, paused.ID); got.DisplayStatus() != core.StatusPaused {
 		t.Fatalf("status %s", got.DisplayStatus())
 	}
@@ -316,23 +263,23 @@ func TestChangesBetweenClaimAndSendAreHonoured(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := MustDeliveryEnv(t, march1)
-			e.d.Reminders = nil
+			e.Delivery.Reminders = nil
 			u := e.mustUser(t, "ada@example.com", "")
 			m := e.mustMessage(t, u.ID, core.Interval1M)
-			e.d.Store = &racingStore{DeliveryStore: e.db, change: func(id string) {
-				if _, err := e.db.UpdateMessage(e.ctx, id, func(m *core.Message) error {
-					tc.change(m, e.clock.Now())
+			e.Delivery.Store = &racingStore{DeliveryStore: e.DB, change: func(id string) {
+				if _, err := e.DB.UpdateMessage(e.Ctx, id, func(m *core.Message) error {
+					tc.change(m, e.Clock.Now())
 					return nil
 				}); err != nil {
 					t.Error(err)
 				}
 			}}
-			e.clock.Set(m.SendDate)
+			e.Clock.Set(m.SendDate)
 			res := e.pass(t, core.PassResult{})
 			if res.Skipped != 1 {
 				t.Fatalf("skipped %d", res.Skipped)
 			}
-			e.noMoreEmail(t)
+			e.NoMoreEmail(t)
 			got := e.find(t, m.ID)
 			if got.Status != core.StatusScheduled || !got.LeaseUntil.IsZero() {
 				t.Fatalf("the claim was not released: %s lease %v", got.Status, got.LeaseUntil)
@@ -343,26 +290,26 @@ func TestChangesBetweenClaimAndSendAreHonoured(t *testing.T) {
 
 func TestTemporaryFailuresAreRetriedThenFailedAndTheAuthorTold(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
-	e.d.Reminders = nil
+	e.Delivery.Reminders = nil
 	u := e.mustUser(t, "ada@example.com", "")
 	m := e.mustMessage(t, u.ID, core.Interval1M)
-	e.clock.Set(m.SendDate)
+	e.Clock.Set(m.SendDate)
 	start := m.SendDate
 
 	var messageIDs []string
 	for i, delay := range core.RetryDelays {
-		e.smtp.FailNextData(1, 451, "try again later")
+		e.SMTP.FailNextData(1, 451, "try again later")
 		e.pass(t, core.PassResult{Retried: 1})
 		got := e.find(t, m.ID)
-		if got.Attempts != i+1 || !got.NextAttemptAt.Equal(e.clock.Now().Add(delay)) || got.Status != core.StatusScheduled {
+		if got.Attempts != i+1 || !got.NextAttemptAt.Equal(e.Clock.Now().Add(delay)) || got.Status != core.StatusScheduled {
 			t.Fatalf("after failure %d: attempts %d next %v status %s", i+1, got.Attempts, got.NextAttemptAt, got.Status)
 		}
 		messageIDs = append(messageIDs, got.EmailMessageID)
-		e.clock.Add(delay - time.Second)
+		e.Clock.Add(delay - time.Second)
 		e.pass(t, core.PassResult{}) // not before the backoff
-		e.clock.Add(time.Second)
+		e.Clock.Add(time.Second)
 	}
-	if elapsed := e.clock.Now().Sub(start); elapsed < 80*time.Hour || elapsed > 81*time.Hour {
+	if elapsed := e.Clock.Now().Sub(start); elapsed < 80*time.Hour || elapsed > 81*time.Hour {
 		t.Fatalf("retried for %v, want about 3 days and 8 hours", elapsed)
 	}
 	for _, id := range messageIDs {
@@ -370,7 +317,7 @@ func TestTemporaryFailuresAreRetriedThenFailedAndTheAuthorTold(t *testing.T) {
 			t.Fatalf("Message-ID changed between retries: %v", messageIDs)
 		}
 	}
-	e.smtp.FailNextData(1, 451, "still down")
+	e.SMTP.FailNextData(1, 451, "still down")
 	e.pass(t, core.PassResult{Failed: 1})
 	got := e.find(t, m.ID)
 	if got.Status != core.StatusFailed || !strings.Contains(got.LastError, "still down") || !got.DueAt.IsZero() {
@@ -380,18 +327,18 @@ func TestTemporaryFailuresAreRetriedThenFailedAndTheAuthorTold(t *testing.T) {
 	if !strings.Contains(p.Subject, "could not be delivered") || !strings.Contains(p.Text, "charles@example.com") {
 		t.Fatalf("failure email %q:\n%s", p.Subject, p.Text)
 	}
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 }
 
 func TestATemporaryFailureThenDelivery(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
-	e.d.Reminders = nil
+	e.Delivery.Reminders = nil
 	u := e.mustUser(t, "ada@example.com", "")
 	m := e.mustMessage(t, u.ID, core.Interval1M)
-	e.clock.Set(m.SendDate)
-	e.smtp.FailNext(1, 421, "busy")
+	e.Clock.Set(m.SendDate)
+	e.SMTP.FailNext(1, 421, "busy")
 	e.pass(t, core.PassResult{Retried: 1})
-	e.clock.Add(time.Minute)
+	e.Clock.Add(time.Minute)
 	e.pass(t, core.PassResult{Delivered: 1})
 	e.nextEmail(t, "charles@example.com")
 	if got := e.find(t, m.ID); got.Status != core.StatusDelivered || got.LastError != "" {
@@ -401,11 +348,11 @@ func TestATemporaryFailureThenDelivery(t *testing.T) {
 
 func TestPermanentRefusalByTheServerFails(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
-	e.d.Reminders = nil
+	e.Delivery.Reminders = nil
 	u := e.mustUser(t, "ada@example.com", "")
 	m := e.mustMessage(t, u.ID, core.Interval1M)
-	e.clock.Set(m.SendDate)
-	e.smtp.FailNext(1, 550, "no such user")
+	e.Clock.Set(m.SendDate)
+	e.SMTP.FailNext(1, 550, "no such user")
 	e.pass(t, core.PassResult{Failed: 1})
 	p, _ := e.nextEmail(t, "ada@example.com")
 	if !strings.Contains(p.Text, "no such user") {
@@ -415,10 +362,10 @@ func TestPermanentRefusalByTheServerFails(t *testing.T) {
 
 func TestRecipientRefusal(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
-	e.d.Reminders = nil
+	e.Delivery.Reminders = nil
 	u := e.mustUser(t, "ada@example.com", "")
 	first := e.mustMessage(t, u.ID, core.Interval1M)
-	e.clock.Set(first.SendDate)
+	e.Clock.Set(first.SendDate)
 	e.pass(t, core.PassResult{Delivered: 1})
 	p, _ := e.nextEmail(t, "charles@example.com")
 
@@ -428,26 +375,26 @@ func TestRecipientRefusal(t *testing.T) {
 	if !strings.Contains(p.Text, link) {
 		t.Fatal("the footer lacks the refusal link")
 	}
-	addr, err := e.d.Refusals.Address(token)
+	addr, err := e.Delivery.Refusals.Address(token)
 	if err != nil || addr != "charles@example.com" {
 		t.Fatalf("token opens to %q, %v", addr, err)
 	}
-	if _, err := e.d.Refusals.Address(token[:len(token)-2] + "AA"); err == nil {
+	if _, err := e.Delivery.Refusals.Address(token[:len(token)-2] + "AA"); err == nil {
 		t.Fatal("a forged token opened")
 	}
-	if err := e.db.RefuseAddress(e.ctx, addr, e.clock.Now()); err != nil {
+	if err := e.DB.RefuseAddress(e.Ctx, addr, e.Clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 
 	// A pro author's second message to the same address is refused.
-	if _, err := e.db.UpdateUser(e.ctx, u.ID, func(u *core.User) error {
+	if _, err := e.DB.UpdateUser(e.Ctx, u.ID, func(u *core.User) error {
 		u.StripePriceID, u.StripeSubscriptionStatus = "plan:pro", "active"
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	second := e.mustMessage(t, u.ID, core.Interval1M)
-	e.clock.Set(second.SendDate)
+	e.Clock.Set(second.SendDate)
 	e.pass(t, core.PassResult{Failed: 1})
 	got := e.find(t, second.ID)
 	if got.Status != core.StatusFailed || !strings.Contains(got.LastError, "refused") {
@@ -457,22 +404,22 @@ func TestRecipientRefusal(t *testing.T) {
 	if !strings.Contains(p.Text, "refused") {
 		t.Fatalf("the author was not told why:\n%s", p.Text)
 	}
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 }
 
 func TestMonthEndAndTimeZones(t *testing.T) {
 	ny := core.LoadLocation("America/New_York")
 	// Jan 31, 23:30 in New York is already Feb 1 in UTC.
 	e := MustDeliveryEnv(t, time.Date(2026, 1, 31, 23, 30, 0, 0, ny))
-	e.d.Reminders = nil
+	e.Delivery.Reminders = nil
 	u := e.mustUser(t, "ada@example.com", "America/New_York")
 	m := e.mustMessage(t, u.ID, core.Interval1M)
 	if want := time.Date(2026, 2, 28, 23, 30, 0, 0, ny); !m.SendDate.Equal(want) {
 		t.Fatalf("Jan 31 + 1 month = %v, want %v (clamped to February's end in the author's zone)", m.SendDate.In(ny), want)
 	}
-	e.clock.Set(m.SendDate.Add(-time.Second))
+	e.Clock.Set(m.SendDate.Add(-time.Second))
 	e.pass(t, core.PassResult{})
-	e.clock.Set(m.SendDate)
+	e.Clock.Set(m.SendDate)
 	e.pass(t, core.PassResult{Delivered: 1})
 	p, _ := e.nextEmail(t, "charles@example.com")
 	if !strings.Contains(p.Text, "Saturday, 31 January 2026 at 23:30 EST") {
@@ -489,13 +436,13 @@ func TestMonthEndAndTimeZones(t *testing.T) {
 		t.Fatalf("DST: %v, want %v", m2.SendDate.In(berlin), want)
 	}
 	// The same day in Berlin is a no-op, even when it is another day in UTC.
-	e2.clock.Set(time.Date(2026, 3, 1, 23, 30, 0, 0, berlin)) // 22:30 UTC
-	sameDay, err := e2.messages.Postpone(e2.ctx, u2.ID, m2.ID)
+	e2.Clock.Set(time.Date(2026, 3, 1, 23, 30, 0, 0, berlin)) // 22:30 UTC
+	sameDay, err := e2.Messages.Postpone(e2.Ctx, u2.ID, m2.ID)
 	if err != nil || !sameDay.SendDate.Equal(m2.SendDate) {
 		t.Fatalf("same-day postpone moved the date: %v %v", sameDay.SendDate, err)
 	}
-	e2.clock.Set(time.Date(2026, 3, 2, 0, 30, 0, 0, berlin)) // still Mar 1 in UTC
-	moved, err := e2.messages.Postpone(e2.ctx, u2.ID, m2.ID)
+	e2.Clock.Set(time.Date(2026, 3, 2, 0, 30, 0, 0, berlin)) // still Mar 1 in UTC
+	moved, err := e2.Messages.Postpone(e2.Ctx, u2.ID, m2.ID)
 	if err != nil || !moved.SendDate.Equal(time.Date(2026, 4, 2, 0, 30, 0, 0, berlin)) {
 		t.Fatalf("next-day postpone: %v %v", moved.SendDate.In(berlin), err)
 	}
@@ -507,17 +454,17 @@ func TestReminderTooLateIsSkipped(t *testing.T) {
 	m := e.mustMessage(t, u.ID, core.Interval1M)
 	// The scheduler was down from before the reminder until after sendDate:
 	// the delivery goes, the stale reminder does not.
-	e.clock.Set(m.SendDate.Add(time.Hour))
+	e.Clock.Set(m.SendDate.Add(time.Hour))
 	e.pass(t, core.PassResult{Delivered: 1})
 	e.nextEmail(t, "charles@example.com")
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 }
 
 func TestStoppedPassLosesNothing(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
-	e.d.Reminders = nil
+	e.Delivery.Reminders = nil
 	u := e.mustUser(t, "ada@example.com", "")
-	if _, err := e.db.UpdateUser(e.ctx, u.ID, func(u *core.User) error {
+	if _, err := e.DB.UpdateUser(e.Ctx, u.ID, func(u *core.User) error {
 		u.StripePriceID, u.StripeSubscriptionStatus = "plan:pro", "active"
 		return nil
 	}); err != nil {
@@ -528,14 +475,14 @@ func TestStoppedPassLosesNothing(t *testing.T) {
 	for range n {
 		last = e.mustMessage(t, u.ID, core.Interval1M)
 	}
-	e.clock.Set(last.SendDate)
-	e.smtp.SetDelay(20 * time.Millisecond)
-	ctx, cancel := context.WithCancel(e.ctx)
+	e.Clock.Set(last.SendDate)
+	e.SMTP.SetDelay(20 * time.Millisecond)
+	ctx, cancel := context.WithCancel(e.Ctx)
 	go func() {
-		e.smtp.WaitFor(3, 5*time.Second)
+		e.SMTP.WaitFor(3, 5*time.Second)
 		cancel()
 	}()
-	res, err := e.d.Run(ctx)
+	res, err := e.Delivery.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,26 +490,26 @@ func TestStoppedPassLosesNothing(t *testing.T) {
 		t.Fatalf("the pass did not stop: %v", res)
 	}
 	// Nothing is left claimed: the next pass, at once, sends the rest.
-	e.smtp.SetDelay(0)
-	res2, err := e.d.Run(e.ctx)
+	e.SMTP.SetDelay(0)
+	res2, err := e.Delivery.Run(e.Ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, _, _ := e.db.ListMessages(e.ctx, core.MessageFilter{Owner: u.ID})
+	ms, _, _ := e.DB.ListMessages(e.Ctx, core.MessageFilter{Owner: u.ID})
 	for _, m := range ms {
 		if m.Status != core.StatusDelivered {
 			t.Fatalf("message %s is %s after a stop and a pass (%v, %v)", m.ID, m.Status, res, res2)
 		}
 	}
-	if got := len(e.smtp.Messages()); got < n || got > n+e.d.Concurrency {
+	if got := len(e.SMTP.Messages()); got < n || got > n+e.Delivery.Concurrency {
 		t.Fatalf("received %d emails for %d messages", got, n)
 	}
 }
 
 func TestBusinessWebhookIsSignedAndRetried(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
-	e.d.Reminders = nil
-	e.d.Webhooks = webhook.NewClient(true, 2*time.Second) // the test server is on loopback
+	e.Delivery.Reminders = nil
+	e.Delivery.Webhooks = webhook.NewClient(true, 2*time.Second) // the test server is on loopback
 	type hit struct {
 		body []byte
 		sig  string
@@ -581,33 +528,33 @@ func TestBusinessWebhookIsSignedAndRetried(t *testing.T) {
 
 	u := e.mustUser(t, "ada@example.com", "")
 	// Only the business plan may set a webhook or make its secret.
-	secrets := &core.WebhookSecrets{Users: e.db, Store: e.db}
-	_, err := secrets.Rotate(e.ctx, u.ID)
+	secrets := &core.WebhookSecrets{Users: e.DB, Store: e.DB}
+	_, err := secrets.Rotate(e.Ctx, u.ID)
 	wantCode(t, err, core.EFeatureNotIncluded)
-	_, err = e.messages.Create(e.ctx, u.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "charles@example.com", Body: "b", WebhookURL: hook.URL})
+	_, err = e.Messages.Create(e.Ctx, u.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "charles@example.com", Body: "b", WebhookURL: hook.URL})
 	wantCode(t, err, core.EFeatureNotIncluded)
-	if _, err := e.db.UpdateUser(e.ctx, u.ID, func(u *core.User) error {
+	if _, err := e.DB.UpdateUser(e.Ctx, u.ID, func(u *core.User) error {
 		u.StripePriceID, u.StripeSubscriptionStatus = "plan:business", "active"
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	secret, err := secrets.Rotate(e.ctx, u.ID)
+	secret, err := secrets.Rotate(e.Ctx, u.ID)
 	if err != nil || len(secret) < 40 {
 		t.Fatalf("secret %q %v", secret, err)
 	}
-	m, err := e.messages.Create(e.ctx, u.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "charles@example.com", Body: "b", WebhookURL: hook.URL})
+	m, err := e.Messages.Create(e.Ctx, u.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "charles@example.com", Body: "b", WebhookURL: hook.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	e.clock.Set(m.SendDate)
+	e.Clock.Set(m.SendDate)
 	res := e.pass(t, core.PassResult{Delivered: 1})
 	if res.Webhooks != 0 {
 		t.Fatalf("webhook succeeded against a failing endpoint: %v", res)
 	}
 	first := <-hits // 503: retried after a minute
-	e.clock.Add(time.Minute)
+	e.Clock.Add(time.Minute)
 	res = e.pass(t, core.PassResult{})
 	if res.Webhooks != 1 {
 		t.Fatalf("retry: %v", res)
@@ -621,7 +568,7 @@ func TestBusinessWebhookIsSignedAndRetried(t *testing.T) {
 	if second.sig != core.SignWebhook(secret, second.body) || first.sig != core.SignWebhook(secret, first.body) {
 		t.Fatalf("signature %q", second.sig)
 	}
-	e.clock.Add(time.Hour)
+	e.Clock.Add(time.Hour)
 	if res = e.pass(t, core.PassResult{}); res.Webhooks != 0 {
 		t.Fatal("a webhook was called again after success")
 	}
@@ -631,22 +578,22 @@ func TestBusinessWebhookIsSignedAndRetried(t *testing.T) {
 // mail server that refuses it for a while only delays it.
 func TestTheFailureNoticeWaitsForTheMailServer(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
-	e.d.Reminders = nil
+	e.Delivery.Reminders = nil
 	u := e.mustUser(t, "ada@example.com", "")
 	m := e.mustMessage(t, u.ID, core.Interval1M)
-	e.clock.Set(m.SendDate)
-	e.smtp.FailNext(1, 550, "no such user")         // the delivery, for good
-	e.smtp.FailNextData(1, 451, "mail system busy") // then the notice, for now
+	e.Clock.Set(m.SendDate)
+	e.SMTP.FailNext(1, 550, "no such user")         // the delivery, for good
+	e.SMTP.FailNextData(1, 451, "mail system busy") // then the notice, for now
 	e.pass(t, core.PassResult{Failed: 1})
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 
-	e.clock.Add(core.RetryDelays[0])
+	e.Clock.Add(core.RetryDelays[0])
 	e.pass(t, core.PassResult{})
 	p, _ := e.nextEmail(t, "ada@example.com")
 	if !strings.Contains(p.Subject, "could not be delivered") || !strings.Contains(p.Text, "no such user") {
 		t.Fatalf("failure email %q:\n%s", p.Subject, p.Text)
 	}
-	e.clock.Add(time.Hour)
+	e.Clock.Add(time.Hour)
 	e.pass(t, core.PassResult{})
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 }

@@ -1,65 +1,30 @@
 package core_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/mailer/smtptest"
-	"github.com/sendlater/sendlater/store/bolt"
 )
 
 // These tests run the identity service over a real bbolt store, the real
 // email templates and SMTP transport, and a test SMTP server; they read the
 // emails back and follow their links.
 
-const baseURL = "https://sendlater.test"
+const baseURL = testenv.DefaultBaseURL
 
-type authEnv struct {
-	auth  *core.Auth
-	db    *bolt.DB
-	clock *core.ManualClock
-	ctx   context.Context
-	mailbox
-}
+// authEnv is the identity service over the test environment.
+type authEnv struct{ *testenv.Env }
 
 func MustAuthEnv(tb testing.TB) *authEnv {
 	tb.Helper()
-	db, err := bolt.Open(filepath.Join(tb.TempDir(), "sendlater.db"), bolt.Options{
-		Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	srv := smtptest.Start(tb)
-	m, err := mailer.NewSMTP(mailer.SMTPConfig{
-		Host: srv.Host(), Port: srv.Port(), TLS: mailer.TLSNone,
-		From: core.Address{Name: "Sendlater", Address: "noreply@sendlater.test"}, Timeout: 5 * time.Second,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { m.Close() })
-	emails, err := mailer.NewTemplates("Sendlater", baseURL)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	clock := core.NewManualClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	a := &core.Auth{
-		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
-		Mailer: m, Emails: emails, Clock: clock, BaseURL: baseURL,
-		SigningKey:     []byte("an ID token signing key of 32+ bytes"),
-		PasswordParams: cheap,
-	}
-	return &authEnv{auth: a, db: db, mailbox: mailbox{smtp: srv}, clock: clock, ctx: context.Background()}
+	return &authEnv{testenv.New(tb, testenv.Config{})}
 }
 
 var browser = core.Client{Address: "192.0.2.1", UserAgent: "test browser"}
@@ -68,7 +33,7 @@ var browser = core.Client{Address: "192.0.2.1", UserAgent: "test browser"}
 // taking the verification email.
 func (e *authEnv) MustSignUp(tb testing.TB, email, password string) *core.Tokens {
 	tb.Helper()
-	tok, err := e.auth.SignUp(e.ctx, core.SignUpInput{Email: email, Password: password, Name: "Ann"}, browser)
+	tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: email, Password: password, Name: "Ann"}, browser)
 	if err != nil {
 		tb.Fatalf("sign up %s: %v", email, err)
 	}
@@ -78,7 +43,7 @@ func (e *authEnv) MustSignUp(tb testing.TB, email, password string) *core.Tokens
 
 func (e *authEnv) MustAuthenticate(tb testing.TB, bearer string) *core.Identity {
 	tb.Helper()
-	id, err := e.auth.Authenticate(e.ctx, bearer)
+	id, err := e.Auth.Authenticate(e.Ctx, bearer)
 	if err != nil {
 		tb.Fatalf("authenticate: %v", err)
 	}
@@ -89,7 +54,7 @@ func (e *authEnv) MustAuthenticate(tb testing.TB, bearer string) *core.Identity 
 // both a text and an HTML part.
 func (e *authEnv) nextEmail(tb testing.TB, to string) *smtptest.Parsed {
 	tb.Helper()
-	p, _ := e.next(tb, to)
+	p, _ := e.Next(tb, to)
 	if p.Text == "" || p.HTML == "" {
 		tb.Fatalf("email %q lacks a text or an HTML part", p.Subject)
 	}
@@ -161,22 +126,22 @@ func TestSignUpValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := e.auth.SignUp(e.ctx, tt.in, browser)
+			_, err := e.Auth.SignUp(e.Ctx, tt.in, browser)
 			wantFields(t, err, tt.want)
 		})
 	}
 	for _, pw := range []string{"short", "password1", strings.Repeat("p", 129)} {
-		_, err := e.auth.SignUp(e.ctx, core.SignUpInput{Email: "ann@example.com", Password: pw}, browser)
+		_, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.com", Password: pw}, browser)
 		if wantCode(t, err, core.EWeakPassword).Fields["password"] == "" {
 			t.Errorf("weak password %q: no message in the password field", pw)
 		}
 	}
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 }
 
 func TestSignUpCreatesAccountAndVerifiesEmail(t *testing.T) {
 	e := MustAuthEnv(t)
-	tok, err := e.auth.SignUp(e.ctx, core.SignUpInput{
+	tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{
 		Email: " Ann@Example.com ", Password: goodPassword, Name: " Ann ", Timezone: "Europe/Berlin",
 	}, browser)
 	if err != nil {
@@ -190,43 +155,43 @@ func TestSignUpCreatesAccountAndVerifiesEmail(t *testing.T) {
 	if !strings.HasPrefix(u.PasswordHash, "$argon2id$") {
 		t.Fatalf("password stored as %q", u.PasswordHash)
 	}
-	if tok.IDToken == "" || tok.RefreshToken == "" || !tok.ExpiresAt.Equal(e.clock.Now().Add(time.Hour)) {
+	if tok.IDToken == "" || tok.RefreshToken == "" || !tok.ExpiresAt.Equal(e.Clock.Now().Add(time.Hour)) {
 		t.Fatalf("tokens %+v", tok)
 	}
 	id := e.MustAuthenticate(t, tok.IDToken)
-	if id.UserID != u.ID || id.SessionID == "" || e.auth.RequireRecentLogin(id) != nil {
+	if id.UserID != u.ID || id.SessionID == "" || e.Auth.RequireRecentLogin(id) != nil {
 		t.Fatalf("identity %+v", id)
 	}
 
 	mail := e.nextEmail(t, "Ann@Example.com")
 	code := actionCode(t, mail, core.ModeVerifyEmail)
-	info, err := e.auth.CheckActionCode(e.ctx, code)
+	info, err := e.Auth.CheckActionCode(e.Ctx, code)
 	if err != nil || *info != (core.ActionInfo{Mode: core.ModeVerifyEmail, Email: "Ann@Example.com"}) {
 		t.Fatalf("check: %+v, %v", info, err)
 	}
-	if _, err := e.auth.ApplyActionCode(e.ctx, code); err != nil {
+	if _, err := e.Auth.ApplyActionCode(e.Ctx, code); err != nil {
 		t.Fatal(err)
 	}
-	if u, _ := e.auth.User(e.ctx, id); !u.EmailVerified {
+	if u, _ := e.Auth.User(e.Ctx, id); !u.EmailVerified {
 		t.Fatal("the email is not verified after the link")
 	}
-	_, err = e.auth.ApplyActionCode(e.ctx, code)
+	_, err = e.Auth.ApplyActionCode(e.Ctx, code)
 	wantCode(t, err, core.EInvalidActionCode)
-	_, err = e.auth.CheckActionCode(e.ctx, code)
+	_, err = e.Auth.CheckActionCode(e.Ctx, code)
 	wantCode(t, err, core.EInvalidActionCode)
 
 	// The same address in another case is in use.
-	_, err = e.auth.SignUp(e.ctx, core.SignUpInput{Email: "ann@example.COM", Password: goodPassword}, browser)
+	_, err = e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.COM", Password: goodPassword}, browser)
 	if wantCode(t, err, core.EEmailInUse).Fields["email"] == "" {
 		t.Fatal("email in use: no message in the email field")
 	}
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 }
 
 func TestSignUpIgnoresUnknownTimezone(t *testing.T) {
 	e := MustAuthEnv(t)
 	for _, tz := range []string{"Mars/Olympus", "Local", "../../etc/passwd"} {
-		tok, err := e.auth.SignUp(e.ctx, core.SignUpInput{Email: "tz" + core.RandomString(5) + "@example.com", Password: goodPassword, Timezone: tz}, browser)
+		tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "tz" + core.RandomString(5) + "@example.com", Password: goodPassword, Timezone: tz}, browser)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,17 +205,17 @@ func TestSignInOneAnswerForUnknownEmailAndWrongPassword(t *testing.T) {
 	e := MustAuthEnv(t)
 	e.MustSignUp(t, "ann@example.com", goodPassword)
 
-	_, err := e.auth.SignIn(e.ctx, "", "", browser)
+	_, err := e.Auth.SignIn(e.Ctx, "", "", browser)
 	wantFields(t, err, map[string]string{"email": "Please enter your email", "password": "Please enter a password"})
 
-	_, errWrong := e.auth.SignIn(e.ctx, "ann@example.com", "not the password", browser)
-	_, errUnknown := e.auth.SignIn(e.ctx, "nobody@example.com", goodPassword, browser)
+	_, errWrong := e.Auth.SignIn(e.Ctx, "ann@example.com", "not the password", browser)
+	_, errUnknown := e.Auth.SignIn(e.Ctx, "nobody@example.com", goodPassword, browser)
 	w, u := wantCode(t, errWrong, core.EWrongCredentials), wantCode(t, errUnknown, core.EWrongCredentials)
 	if w.Message != u.Message {
 		t.Fatalf("messages differ: %q and %q", w.Message, u.Message)
 	}
 
-	tok, err := e.auth.SignIn(e.ctx, "ANN@example.com", goodPassword, browser)
+	tok, err := e.Auth.SignIn(e.Ctx, "ANN@example.com", goodPassword, browser)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,13 +231,13 @@ func TestSignInSameTiming(t *testing.T) {
 		t.Skip("hashes with the real parameters")
 	}
 	e := MustAuthEnv(t)
-	e.auth.PasswordParams = core.DefaultPasswordParams
+	e.Auth.PasswordParams = core.DefaultPasswordParams
 	e.MustSignUp(t, "ann@example.com", goodPassword)
 	// Interleaved, and the fastest of each: the least disturbed by whatever
 	// else the machine runs, so the comparison is of the work done.
 	time1 := func(email string) time.Duration {
 		start := time.Now()
-		_, err := e.auth.SignIn(e.ctx, email, "wrong password!", core.Client{})
+		_, err := e.Auth.SignIn(e.Ctx, email, "wrong password!", core.Client{})
 		wantCode(t, err, core.EWrongCredentials)
 		return time.Since(start)
 	}
@@ -292,13 +257,13 @@ func TestSignInRateLimitPerAccount(t *testing.T) {
 	for i := range core.MaxAccountFailures {
 		// Each from its own address: the account limit alone applies.
 		c := core.Client{Address: "198.51.100." + string(rune('a'+i))}
-		_, err := e.auth.SignIn(e.ctx, "ann@example.com", "wrong password", c)
+		_, err := e.Auth.SignIn(e.Ctx, "ann@example.com", "wrong password", c)
 		wantCode(t, err, core.EWrongCredentials)
-		e.clock.Add(time.Minute)
+		e.Clock.Add(time.Minute)
 	}
 	// Blocked even with the right password, until the first failure is 15
 	// minutes old.
-	_, err := e.auth.SignIn(e.ctx, "Ann@Example.com", goodPassword, browser)
+	_, err := e.Auth.SignIn(e.Ctx, "Ann@Example.com", goodPassword, browser)
 	if ra := wantCode(t, err, core.ETooManyRequests).RetryAfter; ra != 5*time.Minute {
 		t.Fatalf("Retry-After %v, want 5m", ra)
 	}
@@ -306,28 +271,28 @@ func TestSignInRateLimitPerAccount(t *testing.T) {
 	tok := signInAt(t, e, 5*time.Minute)
 	id := e.MustAuthenticate(t, tok.IDToken)
 	for range core.MaxAccountFailures {
-		_, err = e.auth.Reauth(e.ctx, id, "wrong", core.Client{})
+		_, err = e.Auth.Reauth(e.Ctx, id, "wrong", core.Client{})
 		wantCode(t, err, core.EWrongCredentials)
 	}
-	_, err = e.auth.Reauth(e.ctx, id, goodPassword, core.Client{})
+	_, err = e.Auth.Reauth(e.Ctx, id, goodPassword, core.Client{})
 	wantCode(t, err, core.ETooManyRequests)
-	_, err = e.auth.SignIn(e.ctx, "ann@example.com", goodPassword, browser)
+	_, err = e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser)
 	wantCode(t, err, core.ETooManyRequests)
 
 	// An unknown address is limited the same way, so the limit tells nothing.
 	for range core.MaxAccountFailures {
-		_, err := e.auth.SignIn(e.ctx, "nobody@example.com", "wrong password", core.Client{})
+		_, err := e.Auth.SignIn(e.Ctx, "nobody@example.com", "wrong password", core.Client{})
 		wantCode(t, err, core.EWrongCredentials)
 	}
-	_, err = e.auth.SignIn(e.ctx, "nobody@example.com", "wrong password", core.Client{})
+	_, err = e.Auth.SignIn(e.Ctx, "nobody@example.com", "wrong password", core.Client{})
 	wantCode(t, err, core.ETooManyRequests)
 }
 
 // signInAt moves the clock by d and signs ann in.
 func signInAt(t *testing.T, e *authEnv, d time.Duration) *core.Tokens {
 	t.Helper()
-	e.clock.Add(d)
-	tok, err := e.auth.SignIn(e.ctx, "ann@example.com", goodPassword, browser)
+	e.Clock.Add(d)
+	tok, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,18 +304,18 @@ func TestSignInRateLimitPerAddress(t *testing.T) {
 	e.MustSignUp(t, "ann@example.com", goodPassword)
 	attacker := core.Client{Address: "203.0.113.9"}
 	for i := range core.MaxAddressFailures {
-		_, err := e.auth.SignIn(e.ctx, "user"+core.RandomString(6)+"@example.com", "guess"+string(rune('a'+i%26)), attacker)
+		_, err := e.Auth.SignIn(e.Ctx, "user"+core.RandomString(6)+"@example.com", "guess"+string(rune('a'+i%26)), attacker)
 		wantCode(t, err, core.EWrongCredentials)
 	}
-	_, err := e.auth.SignIn(e.ctx, "ann@example.com", goodPassword, attacker)
+	_, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, attacker)
 	if ra := wantCode(t, err, core.ETooManyRequests).RetryAfter; ra <= 0 || ra > core.FailureWindow {
 		t.Fatalf("Retry-After %v", ra)
 	}
-	if _, err := e.auth.SignIn(e.ctx, "ann@example.com", goodPassword, core.Client{Address: "192.0.2.77"}); err != nil {
+	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, core.Client{Address: "192.0.2.77"}); err != nil {
 		t.Fatalf("another address is blocked too: %v", err)
 	}
-	e.clock.Add(core.FailureWindow)
-	if _, err := e.auth.SignIn(e.ctx, "ann@example.com", goodPassword, attacker); err != nil {
+	e.Clock.Add(core.FailureWindow)
+	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, attacker); err != nil {
 		t.Fatalf("still blocked after the window: %v", err)
 	}
 }
@@ -358,25 +323,25 @@ func TestSignInRateLimitPerAddress(t *testing.T) {
 func TestIDTokenExpiresAndSignOutRevokes(t *testing.T) {
 	e := MustAuthEnv(t)
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
-	e.clock.Add(59 * time.Minute)
+	e.Clock.Add(59 * time.Minute)
 	id := e.MustAuthenticate(t, tok.IDToken)
-	e.clock.Add(time.Minute)
-	_, err := e.auth.Authenticate(e.ctx, tok.IDToken)
+	e.Clock.Add(time.Minute)
+	_, err := e.Auth.Authenticate(e.Ctx, tok.IDToken)
 	wantCode(t, err, core.EInvalidToken)
 
-	fresh, err := e.auth.Refresh(e.ctx, tok.RefreshToken)
+	fresh, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.auth.SignOut(e.ctx, id); err != nil {
+	if err := e.Auth.SignOut(e.Ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.auth.Authenticate(e.ctx, fresh.IDToken)
+	_, err = e.Auth.Authenticate(e.Ctx, fresh.IDToken)
 	wantCode(t, err, core.EInvalidToken)
-	_, err = e.auth.Refresh(e.ctx, fresh.RefreshToken)
+	_, err = e.Auth.Refresh(e.Ctx, fresh.RefreshToken)
 	wantCode(t, err, core.EInvalidToken)
 	for _, bad := range []string{"", "garbage", fresh.IDToken + "x", core.AccessTokenPrefix + "unknown"} {
-		_, err = e.auth.Authenticate(e.ctx, bad)
+		_, err = e.Auth.Authenticate(e.Ctx, bad)
 		wantCode(t, err, core.EInvalidToken)
 	}
 }
@@ -386,59 +351,59 @@ func TestRefreshRotatesAndReuseRevokesTheSession(t *testing.T) {
 	first := e.MustSignUp(t, "ann@example.com", goodPassword)
 	other := signInAt(t, e, 0) // another browser
 
-	second, err := e.auth.Refresh(e.ctx, first.RefreshToken)
+	second, err := e.Auth.Refresh(e.Ctx, first.RefreshToken)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if second.RefreshToken == first.RefreshToken || second.User.Email != "ann@example.com" {
 		t.Fatalf("refresh %+v", second)
 	}
-	third, err := e.auth.Refresh(e.ctx, second.RefreshToken)
+	third, err := e.Auth.Refresh(e.Ctx, second.RefreshToken)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The first token again: a copy exists, so the whole session ends.
-	_, err = e.auth.Refresh(e.ctx, first.RefreshToken)
+	_, err = e.Auth.Refresh(e.Ctx, first.RefreshToken)
 	wantCode(t, err, core.EInvalidToken)
-	_, err = e.auth.Refresh(e.ctx, third.RefreshToken)
+	_, err = e.Auth.Refresh(e.Ctx, third.RefreshToken)
 	wantCode(t, err, core.EInvalidToken)
-	_, err = e.auth.Authenticate(e.ctx, third.IDToken)
+	_, err = e.Auth.Authenticate(e.Ctx, third.IDToken)
 	wantCode(t, err, core.EInvalidToken)
 	// Other sessions go on.
 	e.MustAuthenticate(t, other.IDToken)
-	_, err = e.auth.Refresh(e.ctx, "")
+	_, err = e.Auth.Refresh(e.Ctx, "")
 	wantCode(t, err, core.EInvalidToken)
 }
 
 func TestSessionEndsWhenIdle(t *testing.T) {
 	e := MustAuthEnv(t)
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
-	e.clock.Add(core.SessionIdleTTL - time.Minute)
-	tok, err := e.auth.Refresh(e.ctx, tok.RefreshToken) // use renews the session
+	e.Clock.Add(core.SessionIdleTTL - time.Minute)
+	tok, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken) // use renews the session
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Add(core.SessionIdleTTL - time.Minute)
-	if _, err := e.auth.Refresh(e.ctx, tok.RefreshToken); err != nil {
+	e.Clock.Add(core.SessionIdleTTL - time.Minute)
+	if _, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Add(core.SessionIdleTTL)
-	_, err = e.auth.Refresh(e.ctx, tok.RefreshToken)
+	e.Clock.Add(core.SessionIdleTTL)
+	_, err = e.Auth.Refresh(e.Ctx, tok.RefreshToken)
 	wantCode(t, err, core.EInvalidToken)
 }
 
 func TestReauthMakesALoginRecent(t *testing.T) {
 	e := MustAuthEnv(t)
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
-	e.clock.Add(core.RecentLoginWindow + time.Second)
+	e.Clock.Add(core.RecentLoginWindow + time.Second)
 	id := e.MustAuthenticate(t, tok.IDToken)
-	wantCode(t, e.auth.RequireRecentLogin(id), core.ERequiresRecentLogin)
+	wantCode(t, e.Auth.RequireRecentLogin(id), core.ERequiresRecentLogin)
 
-	_, err := e.auth.Reauth(e.ctx, id, "", browser)
+	_, err := e.Auth.Reauth(e.Ctx, id, "", browser)
 	wantFields(t, err, map[string]string{"password": "Please enter your password"})
-	_, err = e.auth.Reauth(e.ctx, id, "wrong password", browser)
+	_, err = e.Auth.Reauth(e.Ctx, id, "wrong password", browser)
 	wantCode(t, err, core.EWrongCredentials)
-	re, err := e.auth.Reauth(e.ctx, id, goodPassword, browser)
+	re, err := e.Auth.Reauth(e.Ctx, id, goodPassword, browser)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +413,7 @@ func TestReauthMakesALoginRecent(t *testing.T) {
 	// Both the new token and the old one now act for a recent login: the
 	// session holds the time.
 	for _, bearer := range []string{re.IDToken, tok.IDToken} {
-		if err := e.auth.RequireRecentLogin(e.MustAuthenticate(t, bearer)); err != nil {
+		if err := e.Auth.RequireRecentLogin(e.MustAuthenticate(t, bearer)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -459,92 +424,92 @@ func TestChangePassword(t *testing.T) {
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
 	other := signInAt(t, e, 0)
 	id := e.MustAuthenticate(t, tok.IDToken)
-	_, pat, err := e.auth.CreateAccessToken(e.ctx, id, "laptop")
+	_, pat, err := e.Auth.CreateAccessToken(e.Ctx, id, "laptop")
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	wantFields(t, e.auth.ChangePassword(e.ctx, id, ""), map[string]string{"password": "Please enter a password"})
-	wantCode(t, e.auth.ChangePassword(e.ctx, id, "password"), core.EWeakPassword)
-	e.clock.Add(core.RecentLoginWindow + time.Second)
-	wantCode(t, e.auth.ChangePassword(e.ctx, id, "another fine passphrase"), core.ERequiresRecentLogin)
-	if _, err := e.auth.Reauth(e.ctx, id, goodPassword, browser); err != nil {
+	wantFields(t, e.Auth.ChangePassword(e.Ctx, id, ""), map[string]string{"password": "Please enter a password"})
+	wantCode(t, e.Auth.ChangePassword(e.Ctx, id, "password"), core.EWeakPassword)
+	e.Clock.Add(core.RecentLoginWindow + time.Second)
+	wantCode(t, e.Auth.ChangePassword(e.Ctx, id, "another fine passphrase"), core.ERequiresRecentLogin)
+	if _, err := e.Auth.Reauth(e.Ctx, id, goodPassword, browser); err != nil {
 		t.Fatal(err)
 	}
 	id = e.MustAuthenticate(t, tok.IDToken)
-	if err := e.auth.ChangePassword(e.ctx, id, "another fine passphrase"); err != nil {
+	if err := e.Auth.ChangePassword(e.Ctx, id, "another fine passphrase"); err != nil {
 		t.Fatal(err)
 	}
 	e.MustAuthenticate(t, tok.IDToken) // this session goes on
-	_, err = e.auth.Authenticate(e.ctx, other.IDToken)
+	_, err = e.Auth.Authenticate(e.Ctx, other.IDToken)
 	wantCode(t, err, core.EInvalidToken)
-	_, err = e.auth.Refresh(e.ctx, other.RefreshToken)
+	_, err = e.Auth.Refresh(e.Ctx, other.RefreshToken)
 	wantCode(t, err, core.EInvalidToken)
-	_, err = e.auth.Authenticate(e.ctx, pat)
+	_, err = e.Auth.Authenticate(e.Ctx, pat)
 	wantCode(t, err, core.EInvalidToken)
-	_, err = e.auth.SignIn(e.ctx, "ann@example.com", goodPassword, browser)
+	_, err = e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser)
 	wantCode(t, err, core.EWrongCredentials)
-	if _, err := e.auth.SignIn(e.ctx, "ann@example.com", "another fine passphrase", browser); err != nil {
+	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", "another fine passphrase", browser); err != nil {
 		t.Fatal(err)
 	}
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 }
 
 func TestPasswordReset(t *testing.T) {
 	e := MustAuthEnv(t)
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
 
-	wantFields(t, e.auth.RequestPasswordReset(e.ctx, "", browser), map[string]string{"email": "Please enter your email"})
-	if err := e.auth.RequestPasswordReset(e.ctx, "nobody@example.com", browser); err != nil {
+	wantFields(t, e.Auth.RequestPasswordReset(e.Ctx, "", browser), map[string]string{"email": "Please enter your email"})
+	if err := e.Auth.RequestPasswordReset(e.Ctx, "nobody@example.com", browser); err != nil {
 		t.Fatalf("unknown email: %v", err)
 	}
-	e.noMoreEmail(t)
-	if err := e.auth.RequestPasswordReset(e.ctx, "ANN@example.com", browser); err != nil {
+	e.NoMoreEmail(t)
+	if err := e.Auth.RequestPasswordReset(e.Ctx, "ANN@example.com", browser); err != nil {
 		t.Fatal(err)
 	}
 	code := actionCode(t, e.nextEmail(t, "ann@example.com"), core.ModeResetPassword)
 
-	info, err := e.auth.CheckActionCode(e.ctx, code)
+	info, err := e.Auth.CheckActionCode(e.Ctx, code)
 	if err != nil || *info != (core.ActionInfo{Mode: core.ModeResetPassword, Email: "ann@example.com"}) {
 		t.Fatalf("check: %+v %v", info, err)
 	}
 	// A reset code is not applied by the action page.
-	_, err = e.auth.ApplyActionCode(e.ctx, code)
+	_, err = e.Auth.ApplyActionCode(e.Ctx, code)
 	wantCode(t, err, core.EInvalidActionCode)
 	// A weak password leaves the code usable.
-	wantCode(t, e.auth.ConfirmPasswordReset(e.ctx, code, "qwerty123"), core.EWeakPassword)
-	if err := e.auth.ConfirmPasswordReset(e.ctx, code, "a brand new passphrase"); err != nil {
+	wantCode(t, e.Auth.ConfirmPasswordReset(e.Ctx, code, "qwerty123"), core.EWeakPassword)
+	if err := e.Auth.ConfirmPasswordReset(e.Ctx, code, "a brand new passphrase"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.auth.Authenticate(e.ctx, tok.IDToken)
+	_, err = e.Auth.Authenticate(e.Ctx, tok.IDToken)
 	wantCode(t, err, core.EInvalidToken)
-	wantCode(t, e.auth.ConfirmPasswordReset(e.ctx, code, "yet another passphrase"), core.EInvalidActionCode)
-	if _, err := e.auth.SignIn(e.ctx, "ann@example.com", "a brand new passphrase", browser); err != nil {
+	wantCode(t, e.Auth.ConfirmPasswordReset(e.Ctx, code, "yet another passphrase"), core.EInvalidActionCode)
+	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", "a brand new passphrase", browser); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, e.auth.ConfirmPasswordReset(e.ctx, "made-up-code", "yet another passphrase"), core.EInvalidActionCode)
+	wantCode(t, e.Auth.ConfirmPasswordReset(e.Ctx, "made-up-code", "yet another passphrase"), core.EInvalidActionCode)
 
 	// A link is valid for one hour.
-	if err := e.auth.RequestPasswordReset(e.ctx, "ann@example.com", browser); err != nil {
+	if err := e.Auth.RequestPasswordReset(e.Ctx, "ann@example.com", browser); err != nil {
 		t.Fatal(err)
 	}
 	code = actionCode(t, e.nextEmail(t, "ann@example.com"), core.ModeResetPassword)
-	e.clock.Add(core.ResetCodeTTL)
-	_, err = e.auth.CheckActionCode(e.ctx, code)
+	e.Clock.Add(core.ResetCodeTTL)
+	_, err = e.Auth.CheckActionCode(e.Ctx, code)
 	wantCode(t, err, core.EExpiredActionCode)
-	wantCode(t, e.auth.ConfirmPasswordReset(e.ctx, code, "yet another passphrase"), core.EExpiredActionCode)
+	wantCode(t, e.Auth.ConfirmPasswordReset(e.Ctx, code, "yet another passphrase"), core.EExpiredActionCode)
 }
 
 func TestPasswordResetEmailsAreLimited(t *testing.T) {
 	e := MustAuthEnv(t)
 	e.MustSignUp(t, "ann@example.com", goodPassword)
 	for range 7 {
-		if err := e.auth.RequestPasswordReset(e.ctx, "ann@example.com", core.Client{}); err != nil {
+		if err := e.Auth.RequestPasswordReset(e.Ctx, "ann@example.com", core.Client{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if msgs, _ := e.smtp.WaitFor(e.seen+5, 5*time.Second); len(msgs)-e.seen != 5 {
-		t.Fatalf("%d reset emails sent, want 5", len(msgs)-e.seen)
+	if msgs, _ := e.SMTP.WaitFor(e.Seen()+5, 5*time.Second); len(msgs)-e.Seen() != 5 {
+		t.Fatalf("%d reset emails sent, want 5", len(msgs)-e.Seen())
 	}
 }
 
@@ -555,26 +520,26 @@ func TestEmailChangeAndRecovery(t *testing.T) {
 	id := e.MustAuthenticate(t, tok.IDToken)
 
 	email := func(s string) core.ProfileUpdate { return core.ProfileUpdate{Email: &s} }
-	_, err := e.auth.UpdateProfile(e.ctx, id, email(""))
+	_, err := e.Auth.UpdateProfile(e.Ctx, id, email(""))
 	wantFields(t, err, map[string]string{"email": "Please enter your email"})
-	_, err = e.auth.UpdateProfile(e.ctx, id, email("taken@example.com"))
+	_, err = e.Auth.UpdateProfile(e.Ctx, id, email("taken@example.com"))
 	wantCode(t, err, core.EEmailInUse)
-	e.clock.Add(core.RecentLoginWindow + time.Second)
-	_, err = e.auth.UpdateProfile(e.ctx, id, email("new@example.com"))
+	e.Clock.Add(core.RecentLoginWindow + time.Second)
+	_, err = e.Auth.UpdateProfile(e.Ctx, id, email("new@example.com"))
 	wantCode(t, err, core.ERequiresRecentLogin)
 	// Other fields need no recent login, nor does the unchanged email.
 	name := "Ann B."
-	u, err := e.auth.UpdateProfile(e.ctx, id, core.ProfileUpdate{Name: &name, Email: &u0(e, t, id).Email})
+	u, err := e.Auth.UpdateProfile(e.Ctx, id, core.ProfileUpdate{Name: &name, Email: &u0(e, t, id).Email})
 	if err != nil || u.Name != "Ann B." {
 		t.Fatalf("%+v %v", u, err)
 	}
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 
-	if _, err := e.auth.Reauth(e.ctx, id, goodPassword, browser); err != nil {
+	if _, err := e.Auth.Reauth(e.Ctx, id, goodPassword, browser); err != nil {
 		t.Fatal(err)
 	}
 	id = e.MustAuthenticate(t, tok.IDToken)
-	u, err = e.auth.UpdateProfile(e.ctx, id, email("new@example.com"))
+	u, err = e.Auth.UpdateProfile(e.Ctx, id, email("new@example.com"))
 	if err != nil || u.Email != "new@example.com" || u.EmailVerified {
 		t.Fatalf("%+v %v", u, err)
 	}
@@ -584,18 +549,18 @@ func TestEmailChangeAndRecovery(t *testing.T) {
 		t.Fatalf("the notice does not name the new address:\n%s", notice.Text)
 	}
 	recover := actionCode(t, notice, core.ModeRecoverEmail)
-	if _, err := e.auth.SignIn(e.ctx, "new@example.com", goodPassword, browser); err != nil {
+	if _, err := e.Auth.SignIn(e.Ctx, "new@example.com", goodPassword, browser); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.auth.ApplyActionCode(e.ctx, verify); err != nil {
+	if _, err := e.Auth.ApplyActionCode(e.Ctx, verify); err != nil {
 		t.Fatal(err)
 	}
 
-	info, err := e.auth.CheckActionCode(e.ctx, recover)
+	info, err := e.Auth.CheckActionCode(e.Ctx, recover)
 	if err != nil || *info != (core.ActionInfo{Mode: core.ModeRecoverEmail, Email: "ann@example.com"}) {
 		t.Fatalf("check: %+v %v", info, err)
 	}
-	info, err = e.auth.ApplyActionCode(e.ctx, recover)
+	info, err = e.Auth.ApplyActionCode(e.Ctx, recover)
 	if err != nil || info.Email != "ann@example.com" {
 		t.Fatalf("apply: %+v %v", info, err)
 	}
@@ -603,15 +568,15 @@ func TestEmailChangeAndRecovery(t *testing.T) {
 	if u.Email != "ann@example.com" || !u.EmailVerified {
 		t.Fatalf("after recovery: %+v", u)
 	}
-	_, err = e.auth.Authenticate(e.ctx, tok.IDToken)
+	_, err = e.Auth.Authenticate(e.Ctx, tok.IDToken)
 	wantCode(t, err, core.EInvalidToken)
 	reset := actionCode(t, e.nextEmail(t, "ann@example.com"), core.ModeResetPassword)
-	if err := e.auth.ConfirmPasswordReset(e.ctx, reset, "my own passphrase again"); err != nil {
+	if err := e.Auth.ConfirmPasswordReset(e.Ctx, reset, "my own passphrase again"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.auth.ApplyActionCode(e.ctx, recover)
+	_, err = e.Auth.ApplyActionCode(e.Ctx, recover)
 	wantCode(t, err, core.EInvalidActionCode)
-	e.noMoreEmail(t)
+	e.NoMoreEmail(t)
 }
 
 func TestVerifyLinkOfAnAbandonedAddressIsInvalid(t *testing.T) {
@@ -619,31 +584,31 @@ func TestVerifyLinkOfAnAbandonedAddressIsInvalid(t *testing.T) {
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
 	id := e.MustAuthenticate(t, tok.IDToken)
 	for _, addr := range []string{"one@example.com", "two@example.com"} {
-		if _, err := e.auth.UpdateProfile(e.ctx, id, core.ProfileUpdate{Email: &addr}); err != nil {
+		if _, err := e.Auth.UpdateProfile(e.Ctx, id, core.ProfileUpdate{Email: &addr}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	first := actionCode(t, e.nextEmail(t, "one@example.com"), core.ModeVerifyEmail)
-	e.clock.Add(core.EmailCodeTTL - time.Second)
-	_, err := e.auth.ApplyActionCode(e.ctx, first)
+	e.Clock.Add(core.EmailCodeTTL - time.Second)
+	_, err := e.Auth.ApplyActionCode(e.Ctx, first)
 	wantCode(t, err, core.EInvalidActionCode)
 }
 
 func TestEmailCodesExpireAfterThreeDays(t *testing.T) {
 	e := MustAuthEnv(t)
-	_, err := e.auth.SignUp(e.ctx, core.SignUpInput{Email: "ann@example.com", Password: goodPassword}, browser)
+	_, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.com", Password: goodPassword}, browser)
 	if err != nil {
 		t.Fatal(err)
 	}
 	code := actionCode(t, e.nextEmail(t, "ann@example.com"), core.ModeVerifyEmail)
-	e.clock.Add(core.EmailCodeTTL)
-	_, err = e.auth.ApplyActionCode(e.ctx, code)
+	e.Clock.Add(core.EmailCodeTTL)
+	_, err = e.Auth.ApplyActionCode(e.Ctx, code)
 	wantCode(t, err, core.EExpiredActionCode)
 }
 
 func u0(e *authEnv, t *testing.T, id *core.Identity) *core.User {
 	t.Helper()
-	u, err := e.auth.User(e.ctx, id)
+	u, err := e.Auth.User(e.Ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -664,16 +629,16 @@ func TestProfileValidation(t *testing.T) {
 		{core.ProfileUpdate{Timezone: s("Nowhere/Town")}, map[string]string{"timezone": "Please choose a valid time zone"}},
 	}
 	for _, tt := range tests {
-		_, err := e.auth.UpdateProfile(e.ctx, id, tt.up)
+		_, err := e.Auth.UpdateProfile(e.Ctx, id, tt.up)
 		wantFields(t, err, tt.want)
 	}
-	u, err := e.auth.UpdateProfile(e.ctx, id, core.ProfileUpdate{
+	u, err := e.Auth.UpdateProfile(e.Ctx, id, core.ProfileUpdate{
 		Picture: s("https://example.com/me.png"), Timezone: s("America/New_York"),
 	})
 	if err != nil || u.Picture != "https://example.com/me.png" || u.Timezone != "America/New_York" || u.Name != "Ann" {
 		t.Fatalf("%+v %v", u, err)
 	}
-	if u, _ = e.auth.UpdateProfile(e.ctx, id, core.ProfileUpdate{Picture: s("")}); u.Picture != "" {
+	if u, _ = e.Auth.UpdateProfile(e.Ctx, id, core.ProfileUpdate{Picture: s("")}); u.Picture != "" {
 		t.Fatal("the picture was not removed")
 	}
 }
@@ -684,9 +649,9 @@ func TestAccessTokens(t *testing.T) {
 	id := e.MustAuthenticate(t, tok.IDToken)
 	bob := e.MustAuthenticate(t, e.MustSignUp(t, "bob@example.com", goodPassword).IDToken)
 
-	_, _, err := e.auth.CreateAccessToken(e.ctx, id, " ")
+	_, _, err := e.Auth.CreateAccessToken(e.Ctx, id, " ")
 	wantFields(t, err, map[string]string{"name": "Please enter a name for the token"})
-	at, secret, err := e.auth.CreateAccessToken(e.ctx, id, "laptop")
+	at, secret, err := e.Auth.CreateAccessToken(e.Ctx, id, "laptop")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -699,38 +664,38 @@ func TestAccessTokens(t *testing.T) {
 	}
 	// A token is never a recent login, so it cannot make another token, nor
 	// change the password or delete the account.
-	wantCode(t, e.auth.RequireRecentLogin(patID), core.ERequiresRecentLogin)
-	_, _, err = e.auth.CreateAccessToken(e.ctx, patID, "more")
+	wantCode(t, e.Auth.RequireRecentLogin(patID), core.ERequiresRecentLogin)
+	_, _, err = e.Auth.CreateAccessToken(e.Ctx, patID, "more")
 	wantCode(t, err, core.ERequiresRecentLogin)
-	wantCode(t, e.auth.DeleteAccount(e.ctx, patID), core.ERequiresRecentLogin)
-	_, err = e.auth.Reauth(e.ctx, patID, goodPassword, browser)
+	wantCode(t, e.Auth.DeleteAccount(e.Ctx, patID), core.ERequiresRecentLogin)
+	_, err = e.Auth.Reauth(e.Ctx, patID, goodPassword, browser)
 	wantCode(t, err, core.ERequiresRecentLogin)
 
-	e.clock.Add(10 * time.Minute)
+	e.Clock.Add(10 * time.Minute)
 	e.MustAuthenticate(t, secret)
-	ts, err := e.auth.ListAccessTokens(e.ctx, id)
+	ts, err := e.Auth.ListAccessTokens(e.Ctx, id)
 	if err != nil || len(ts) != 1 || ts[0].Info() != (core.AccessTokenInfo{
-		ID: at.ID, Name: "laptop", CreatedAt: core.Millis(at.CreatedAt), LastUsedAt: core.Millis(e.clock.Now()),
+		ID: at.ID, Name: "laptop", CreatedAt: core.Millis(at.CreatedAt), LastUsedAt: core.Millis(e.Clock.Now()),
 	}) {
 		t.Fatalf("list: %+v %v", ts, err)
 	}
-	wantCode(t, e.auth.RevokeAccessToken(e.ctx, bob, at.ID), core.ETokenNotFound)
-	if err := e.auth.RevokeAccessToken(e.ctx, id, at.ID); err != nil {
+	wantCode(t, e.Auth.RevokeAccessToken(e.Ctx, bob, at.ID), core.ETokenNotFound)
+	if err := e.Auth.RevokeAccessToken(e.Ctx, id, at.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.auth.Authenticate(e.ctx, secret)
+	_, err = e.Auth.Authenticate(e.Ctx, secret)
 	wantCode(t, err, core.EInvalidToken)
-	wantCode(t, e.auth.RevokeAccessToken(e.ctx, id, at.ID), core.ETokenNotFound)
+	wantCode(t, e.Auth.RevokeAccessToken(e.Ctx, id, at.ID), core.ETokenNotFound)
 
 	// Signing out with a token revokes it.
-	_, secret, err = e.auth.CreateAccessToken(e.ctx, e.MustAuthenticate(t, signInAt(t, e, 0).IDToken), "script")
+	_, secret, err = e.Auth.CreateAccessToken(e.Ctx, e.MustAuthenticate(t, signInAt(t, e, 0).IDToken), "script")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.auth.SignOut(e.ctx, e.MustAuthenticate(t, secret)); err != nil {
+	if err := e.Auth.SignOut(e.Ctx, e.MustAuthenticate(t, secret)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.auth.Authenticate(e.ctx, secret)
+	_, err = e.Auth.Authenticate(e.Ctx, secret)
 	wantCode(t, err, core.EInvalidToken)
 }
 
@@ -738,19 +703,19 @@ func TestDeleteAccountAndExport(t *testing.T) {
 	e := MustAuthEnv(t)
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
 	id := e.MustAuthenticate(t, tok.IDToken)
-	msgs := &core.MessageService{Messages: e.db, Users: e.db, Clock: e.clock}
-	m, err := msgs.Create(e.ctx, id.UserID, core.MessageInput{
+	msgs := &core.MessageService{Messages: e.DB, Users: e.DB, Clock: e.Clock}
+	m, err := msgs.Create(e.Ctx, id.UserID, core.MessageInput{
 		Title: "For later", Name: "Bob", Recipient: "bob@example.com", Body: "a secret letter",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	at, _, err := e.auth.CreateAccessToken(e.ctx, id, "laptop")
+	at, _, err := e.Auth.CreateAccessToken(e.Ctx, id, "laptop")
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	x, err := e.auth.Export(e.ctx, id)
+	x, err := e.Auth.Export(e.Ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -766,20 +731,20 @@ func TestDeleteAccountAndExport(t *testing.T) {
 		}
 	}
 
-	e.clock.Add(core.RecentLoginWindow + time.Second)
+	e.Clock.Add(core.RecentLoginWindow + time.Second)
 	id = e.MustAuthenticate(t, tok.IDToken)
-	wantCode(t, e.auth.DeleteAccount(e.ctx, id), core.ERequiresRecentLogin)
-	if _, err := e.auth.Reauth(e.ctx, id, goodPassword, browser); err != nil {
+	wantCode(t, e.Auth.DeleteAccount(e.Ctx, id), core.ERequiresRecentLogin)
+	if _, err := e.Auth.Reauth(e.Ctx, id, goodPassword, browser); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.auth.DeleteAccount(e.ctx, e.MustAuthenticate(t, tok.IDToken)); err != nil {
+	if err := e.Auth.DeleteAccount(e.Ctx, e.MustAuthenticate(t, tok.IDToken)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.auth.Authenticate(e.ctx, tok.IDToken)
+	_, err = e.Auth.Authenticate(e.Ctx, tok.IDToken)
 	wantCode(t, err, core.EInvalidToken)
-	_, err = e.db.FindMessageByID(e.ctx, m.ID)
+	_, err = e.DB.FindMessageByID(e.Ctx, m.ID)
 	wantCode(t, err, core.EMessageNotFound)
-	_, err = e.auth.SignIn(e.ctx, "ann@example.com", goodPassword, browser)
+	_, err = e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser)
 	wantCode(t, err, core.EWrongCredentials)
 	// The address is free again.
 	e.MustSignUp(t, "ann@example.com", goodPassword)
@@ -791,7 +756,7 @@ func TestConcurrentRefreshWithOneTokenEndsTheSession(t *testing.T) {
 	errs := make(chan error, 2)
 	for range 2 {
 		go func() {
-			_, err := e.auth.Refresh(e.ctx, tok.RefreshToken)
+			_, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken)
 			errs <- err
 		}()
 	}
@@ -802,6 +767,6 @@ func TestConcurrentRefreshWithOneTokenEndsTheSession(t *testing.T) {
 	if first == nil && second == nil {
 		t.Fatal("one refresh token was exchanged twice")
 	}
-	_, err := e.auth.Authenticate(e.ctx, tok.IDToken)
+	_, err := e.Auth.Authenticate(e.Ctx, tok.IDToken)
 	wantCode(t, err, core.EInvalidToken)
 }

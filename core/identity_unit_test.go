@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/testenv"
 )
 
-// cheap are argon2id parameters that keep tests fast; the format and the
-// checks are the same as with the defaults.
-var cheap = core.PasswordParams{Memory: 64, Time: 1, Threads: 1}
+// cheap are argon2id parameters that keep tests fast.
+var cheap = testenv.CheapPasswords
 
 func TestHashPasswordDefaultsArePHCArgon2id(t *testing.T) {
 	h := core.HashPassword("correct horse battery", core.DefaultPasswordParams)

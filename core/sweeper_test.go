@@ -1,24 +1,16 @@
 package core_test
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/internal/testenv"
 )
 
 func TestSweeperDeletesWhatExpired(t *testing.T) {
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "s.db"), bolt.Options{Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	clock := core.NewManualClock(now)
+	e := testenv.New(t, testenv.Config{})
+	db, ctx, clock, now := e.DB, e.Ctx, e.Clock, e.Clock.Now()
 	u := &core.User{ID: core.NewID(), Email: "ann@example.com", CreatedAt: now}
 	if err := db.CreateUser(ctx, u); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,9 +17,8 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/mailer/smtptest"
-	"github.com/sendlater/sendlater/store/bolt"
 	"github.com/sendlater/sendlater/web"
 )
 
@@ -30,65 +28,23 @@ import (
 const identityBaseURL = "http://sendlater.test"
 
 type identityAPI struct {
-	t     *testing.T
-	srv   *web.Server
-	db    *bolt.DB
-	smtp  *smtptest.Server
-	clock *core.ManualClock
-	seen  int
-	logs  *lockedBuffer // the server's log, as JSON lines
+	*testenv.Env
+	t    *testing.T
+	srv  *web.Server
+	logs *lockedBuffer // the server's log, as JSON lines
 }
 
 func mustIdentityAPI(t *testing.T) *identityAPI {
 	t.Helper()
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "sendlater.db"), bolt.Options{
-		Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	srv := smtptest.Start(t)
-	m, err := mailer.NewSMTP(mailer.SMTPConfig{
-		Host: srv.Host(), Port: srv.Port(), TLS: mailer.TLSNone,
-		From: core.Address{Address: "noreply@sendlater.test"}, Timeout: 5 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	emails, err := mailer.NewTemplates("Sendlater", identityBaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := core.NewManualClock(time.Now())
 	logs := &lockedBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	s := &web.Server{
-		Logger:  log,
-		BaseURL: identityBaseURL,
-		Clock:   clock,
-		Users:   db,
-		Messages: &core.MessageService{
-			Messages: db, Users: db, Clock: clock,
-		},
-		Watcher:         db,
-		StreamHeartbeat: testHeartbeat,
-		Contact: &core.ContactService{
-			Contacts: db, Mailer: m, Emails: emails, To: core.Address{Address: operatorEmail}, Clock: clock, Logger: log,
-		},
-		Auth: &core.Auth{
-			Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
-			Mailer: m, Emails: emails, Clock: clock, BaseURL: identityBaseURL,
-			SigningKey:     []byte("an ID token signing key of 32+ bytes"),
-			PasswordParams: core.PasswordParams{Memory: 64, Time: 1, Threads: 1},
-		},
-	}
+	e := newTestEnv(t, log)
+	s := newTestServer(e, log)
 	if err := s.Open("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close(context.Background()) })
-	return &identityAPI{t: t, srv: s, db: db, smtp: srv, clock: clock, logs: logs}
+	return &identityAPI{Env: e, t: t, srv: s, logs: logs}
 }
 
 // envelope is any reply of the API.
@@ -202,27 +158,13 @@ func (a *identityAPI) signIn(c *http.Client, email, password string) tokensReply
 // email returns the next email received, which must go to to.
 func (a *identityAPI) email(to string) *smtptest.Parsed {
 	a.t.Helper()
-	msgs, err := a.smtp.WaitFor(a.seen+1, 5*time.Second)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	m := msgs[a.seen]
-	a.seen++
-	if !slices.Equal(m.To, []string{to}) {
-		a.t.Fatalf("email to %v, want %s", m.To, to)
-	}
-	p, err := m.Parse()
-	if err != nil {
-		a.t.Fatal(err)
-	}
+	p, _ := a.Next(a.t, to)
 	return p
 }
 
 func (a *identityAPI) noMoreEmail() {
 	a.t.Helper()
-	if n := len(a.smtp.Messages()); n > a.seen {
-		a.t.Fatalf("%d unexpected emails", n-a.seen)
-	}
+	a.NoMoreEmail(a.t)
 }
 
 // followLink returns the oobCode of the email's /firebase-action link of mode.
@@ -338,7 +280,7 @@ func TestSignUpVerifyAndMe(t *testing.T) {
 	if tok.IDToken == "" || tok.User.UID == "" || !sessionUserEqual(*tok.User, want) {
 		t.Fatalf("reply %+v, want user %+v", tok, want)
 	}
-	if d := time.UnixMilli(tok.ExpiresAt).Sub(a.clock.Now()); d < 59*time.Minute || d > time.Hour {
+	if d := time.UnixMilli(tok.ExpiresAt).Sub(a.Clock.Now()); d < 59*time.Minute || d > time.Hour {
 		t.Fatalf("ID token valid for %v", d)
 	}
 
@@ -413,7 +355,7 @@ func TestSignOutRevokesAtOnce(t *testing.T) {
 	a.fail(c, 401, core.EInvalidToken, "POST", "/api/auth/token", "", nil)
 	a.ok(nil, 200, "GET", "/api/me", other.IDToken, nil, nil)
 	// The ID token expires after an hour.
-	a.clock.Add(time.Hour)
+	a.Clock.Add(time.Hour)
 	a.fail(nil, 401, core.EInvalidToken, "GET", "/api/me", other.IDToken, nil)
 }
 
@@ -427,7 +369,7 @@ func TestSignInRateLimitAnswersRetryAfter(t *testing.T) {
 	if s, _ := strconv.Atoi(resp.Header.Get("Retry-After")); s < 890 || s > 900 {
 		t.Fatalf("Retry-After %q, want about 900 seconds", resp.Header.Get("Retry-After"))
 	}
-	a.clock.Add(core.FailureWindow)
+	a.Clock.Add(core.FailureWindow)
 	a.signIn(nil, "ann@example.com", pw)
 }
 
@@ -439,7 +381,7 @@ func TestRecentLoginAndPasswordChange(t *testing.T) {
 	var pat struct{ Token string }
 	a.ok(nil, 201, "POST", "/api/me/tokens", tok.IDToken, map[string]string{"name": "laptop"}, &pat)
 
-	a.clock.Add(core.RecentLoginWindow + time.Second)
+	a.Clock.Add(core.RecentLoginWindow + time.Second)
 	newPW := map[string]string{"password": "a fresh unusual passphrase"}
 	a.fail(nil, 401, core.ERequiresRecentLogin, "POST", "/api/me/password", tok.IDToken, newPW)
 	_, env := a.fail(nil, 422, core.EValidation, "POST", "/api/auth/reauth", tok.IDToken, map[string]string{})
@@ -494,7 +436,7 @@ func TestPasswordResetByEmail(t *testing.T) {
 	// Expired after an hour.
 	a.ok(nil, 200, "POST", "/api/auth/password-reset", "", map[string]string{"email": "ann@example.com"}, nil)
 	code = a.followLink(a.email("ann@example.com"), core.ModeResetPassword)
-	a.clock.Add(core.ResetCodeTTL + time.Second)
+	a.Clock.Add(core.ResetCodeTTL + time.Second)
 	a.fail(nil, 400, core.EExpiredActionCode, "POST", "/api/auth/action/check", "", map[string]string{"oobCode": code})
 	a.fail(nil, 400, core.EExpiredActionCode, "POST", "/api/auth/password-reset/confirm", "", map[string]string{"oobCode": code, "password": "another passphrase"})
 }
@@ -535,7 +477,7 @@ func TestProfileAndEmailChangeRecovery(t *testing.T) {
 	tok = a.signIn(nil, "ann@example.com", "mine again, truly")
 	a.fail(nil, 400, core.EInvalidActionCode, "POST", "/api/auth/action/apply", "", map[string]string{"oobCode": recover})
 
-	a.clock.Add(core.RecentLoginWindow + time.Second)
+	a.Clock.Add(core.RecentLoginWindow + time.Second)
 	a.fail(nil, 401, core.ERequiresRecentLogin, "PATCH", "/api/me", tok.IDToken, map[string]string{"email": "other@example.com"})
 	a.noMoreEmail()
 }
@@ -607,7 +549,7 @@ func TestDeleteAccountAndExportOverHTTP(t *testing.T) {
 		t.Fatalf("the export holds a secret: %s", raw)
 	}
 
-	a.clock.Add(core.RecentLoginWindow + time.Second)
+	a.Clock.Add(core.RecentLoginWindow + time.Second)
 	a.fail(nil, 401, core.ERequiresRecentLogin, "DELETE", "/api/me", tok.IDToken, nil)
 	a.ok(nil, 200, "POST", "/api/auth/reauth", tok.IDToken, map[string]string{"password": pw}, nil)
 	resp = a.ok(c, 200, "DELETE", "/api/me", tok.IDToken, nil, nil)
@@ -615,7 +557,7 @@ func TestDeleteAccountAndExportOverHTTP(t *testing.T) {
 		t.Fatal("deletion kept the refresh cookie")
 	}
 	a.fail(nil, 401, core.EInvalidToken, "GET", "/api/me", tok.IDToken, nil)
-	if _, err := a.db.FindMessageByID(context.Background(), m.ID); core.ErrorCode(err) != core.EMessageNotFound {
+	if _, err := a.DB.FindMessageByID(context.Background(), m.ID); core.ErrorCode(err) != core.EMessageNotFound {
 		t.Fatalf("the message survived: %v", err)
 	}
 	a.fail(nil, 401, core.EWrongCredentials, "POST", "/api/auth/signin", "", map[string]string{"email": "ann@example.com", "password": pw})

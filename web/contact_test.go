@@ -21,7 +21,7 @@ func TestContactIsStoredAndForwarded(t *testing.T) {
 	if data != nil {
 		t.Fatalf("data %v, want null", data)
 	}
-	cs, err := a.db.ListContacts(context.Background(), 0)
+	cs, err := a.DB.ListContacts(context.Background(), 0)
 	if err != nil || len(cs) != 1 {
 		t.Fatalf("stored %d contacts, %v", len(cs), err)
 	}
@@ -46,9 +46,9 @@ func TestContactIsStoredAndForwarded(t *testing.T) {
 
 	// When forwarding fails the submission is kept, the sender told it
 	// arrived and the operator's log says so.
-	a.smtp.FailNextData(1, 554, "mailbox unavailable")
+	a.SMTP.FailNextData(1, 554, "mailbox unavailable")
 	a.ok(nil, http.StatusOK, "POST", "/api/contact", "", map[string]string{"email": "cy@example.com", "message": "Hello?"}, nil)
-	cs, _ = a.db.ListContacts(context.Background(), 0)
+	cs, _ = a.DB.ListContacts(context.Background(), 0)
 	if len(cs) != 3 || !slices.ContainsFunc(cs, func(c *core.ContactSubmission) bool { return c.Email == "cy@example.com" }) {
 		t.Fatalf("after a failed forward: %d stored", len(cs))
 	}
@@ -81,7 +81,7 @@ func TestContactValidation(t *testing.T) {
 		})
 	}
 	a.fail(nil, http.StatusBadRequest, core.EInvalidJSON, "POST", "/api/contact", "", `{"email":"ann@example.com","message":"Hi","phone":"1"}`)
-	if cs, _ := a.db.ListContacts(context.Background(), 0); len(cs) != 0 {
+	if cs, _ := a.DB.ListContacts(context.Background(), 0); len(cs) != 0 {
 		t.Fatalf("invalid submissions stored: %+v", cs)
 	}
 	a.noMoreEmail()
@@ -94,7 +94,7 @@ func TestContactHoneypot(t *testing.T) {
 		"email": "bot@example.com", "message": "cheap pills", "website": "http://pills.example",
 	}, nil)
 	time.Sleep(100 * time.Millisecond)
-	if cs, _ := a.db.ListContacts(context.Background(), 0); len(cs) != 0 {
+	if cs, _ := a.DB.ListContacts(context.Background(), 0); len(cs) != 0 {
 		t.Fatalf("honeypot submission stored: %+v", cs)
 	}
 	a.noMoreEmail()
@@ -114,9 +114,9 @@ func TestContactRateLimit(t *testing.T) {
 	if err != nil || secs <= 0 || secs > int(core.ContactWindow.Seconds()) {
 		t.Fatalf("Retry-After %q", resp.Header.Get("Retry-After"))
 	}
-	a.clock.Set(a.clock.Now().Add(core.ContactWindow + time.Second))
+	a.Clock.Set(a.Clock.Now().Add(core.ContactWindow + time.Second))
 	a.ok(nil, http.StatusOK, "POST", "/api/contact", "", body, nil)
-	if cs, _ := a.db.ListContacts(context.Background(), 0); len(cs) != core.MaxContactsPerAddress+1 {
+	if cs, _ := a.DB.ListContacts(context.Background(), 0); len(cs) != core.MaxContactsPerAddress+1 {
 		t.Fatalf("%d stored, want %d", len(cs), core.MaxContactsPerAddress+1)
 	}
 }

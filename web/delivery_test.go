@@ -6,55 +6,39 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/store/bolt"
-	"github.com/sendlater/sendlater/web"
+	"github.com/sendlater/sendlater/internal/testenv"
 )
 
 // deliveryAPI is the public server with the delivery routes over a real store.
 type deliveryAPI struct {
-	t        *testing.T
-	url      string
-	db       *bolt.DB
-	refusals *core.RefusalTokens
-	clock    *core.ManualClock
+	*testenv.Env
+	t   *testing.T
+	url string
 }
 
 func mustDeliveryAPI(t *testing.T) *deliveryAPI {
 	t.Helper()
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "sendlater.db"), bolt.Options{
-		Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	clock := core.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	refusals := core.NewRefusalTokens([]byte("a refusal token secret, 32 bytes"))
-	s := &web.Server{
-		Clock: clock, Users: db, AppName: "Sendlater",
-		Postpone: core.NewPostponeLinks(db, db, clock), Refusals: refusals, Deliveries: db,
-	}
-	hs := httptest.NewServer(s.Handler())
+	e := testenv.New(t, testenv.Config{BaseURL: identityBaseURL, Start: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)})
+	hs := httptest.NewServer(newTestServer(e, slogDiscard()).Handler())
 	t.Cleanup(hs.Close)
-	return &deliveryAPI{t: t, url: hs.URL, db: db, refusals: refusals, clock: clock}
+	return &deliveryAPI{Env: e, t: t, url: hs.URL}
 }
 
 func (a *deliveryAPI) message() *core.Message {
 	a.t.Helper()
 	ctx := context.Background()
 	u := &core.User{Email: "ada@example.com", Timezone: "Europe/Berlin"}
-	if err := a.db.CreateUser(ctx, u); err != nil {
+	if err := a.DB.CreateUser(ctx, u); err != nil {
 		a.t.Fatal(err)
 	}
 	m := core.NewMessage(u.ID, core.MessageInput{Title: "For Charles", Name: "Charles", Recipient: "charles@example.com",
-		Body: "Hello", Interval: core.Interval6M}, a.clock.Now(), u.Location())
-	if err := a.db.CreateMessage(ctx, m, nil); err != nil {
+		Body: "Hello", Interval: core.Interval6M}, a.Clock.Now(), u.Location())
+	if err := a.DB.CreateMessage(ctx, m, nil); err != nil {
 		a.t.Fatal(err)
 	}
 	return m
@@ -104,11 +88,11 @@ func TestPostponeByLink(t *testing.T) {
 		t.Fatalf("wrong code: %d %s", resp.StatusCode, body)
 	}
 
-	a.clock.Add(48 * time.Hour)
+	a.Clock.Add(48 * time.Hour)
 	resp, body = a.do("POST", "/api/postpone/"+m.ID, `{"code":"`+m.PostponeCode+`"}`)
 	var moved struct{ Data struct{ SendDate int64 } }
 	json.Unmarshal([]byte(body), &moved)
-	want := core.AddMonths(a.clock.Now(), 6, core.LoadLocation("Europe/Berlin"))
+	want := core.AddMonths(a.Clock.Now(), 6, core.LoadLocation("Europe/Berlin"))
 	if resp.StatusCode != 200 || moved.Data.SendDate != want.UnixMilli() {
 		t.Fatalf("POST: %d %s, want sendDate %d", resp.StatusCode, body, want.UnixMilli())
 	}
@@ -125,13 +109,13 @@ func TestPostponeByLink(t *testing.T) {
 
 func TestRefusalLink(t *testing.T) {
 	a := mustDeliveryAPI(t)
-	token := a.refusals.Token("Charles@Example.com")
+	token := a.Refusals.Token("Charles@Example.com")
 
 	resp, body := a.do("GET", "/unsubscribe/"+token, "")
 	if resp.StatusCode != 200 || !strings.Contains(body, `<form method="post">`) {
 		t.Fatalf("GET: %d %s", resp.StatusCode, body)
 	}
-	if refused, _ := a.db.AddressRefused(context.Background(), "charles@example.com"); refused {
+	if refused, _ := a.DB.AddressRefused(context.Background(), "charles@example.com"); refused {
 		t.Fatal("opening the link refused")
 	}
 	resp, _ = a.do("GET", "/unsubscribe/not-a-token", "")
@@ -150,7 +134,7 @@ func TestRefusalLink(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("one-click POST: %d", resp.StatusCode)
 	}
-	if refused, _ := a.db.AddressRefused(context.Background(), "charles@example.com"); !refused {
+	if refused, _ := a.DB.AddressRefused(context.Background(), "charles@example.com"); !refused {
 		t.Fatal("not refused after the POST")
 	}
 }

@@ -169,7 +169,7 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	s.next(3 * testHeartbeat) // the error event
 	s.ended(time.Second)
 
-	stored, err := a.db.FindMessageByID(context.Background(), m.ID)
+	stored, err := a.DB.FindMessageByID(context.Background(), m.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

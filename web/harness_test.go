@@ -7,16 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/mailer"
-	"github.com/sendlater/sendlater/mailer/mailertest"
-	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/web"
 )
 
@@ -70,7 +67,7 @@ func (a *identityAPI) signInAgain(who author) author {
 // grantPlan puts the user on an active plan, as `sendlater users set-plan`.
 func (a *identityAPI) grantPlan(uid string, plan core.PlanID) {
 	a.t.Helper()
-	_, err := a.db.UpdateUser(context.Background(), uid, func(u *core.User) error {
+	_, err := a.DB.UpdateUser(context.Background(), uid, func(u *core.User) error {
 		u.StripePriceID = core.PriceMap{}.PriceFor(plan)
 		u.StripeSubscriptionStatus = "active"
 		return nil
@@ -164,60 +161,54 @@ func decodeEnvelope(t *testing.T, body string) envelope {
 // slogDiscard is a production-like logger writing nowhere.
 func slogDiscard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// handlerEnv is the API's handler over a temp store with a capturing mailer
-// and cheap password hashing, without a listening server: for fuzz tests and
-// benchmarks, which call the handler directly.
-type handlerEnv struct {
-	db       *bolt.DB
-	auth     *core.Auth
-	messages *core.MessageService
-	clock    *core.ManualClock
+// newTestEnv is the test environment of the API tests: the clock starts now,
+// since browsers' cookie jars expire cookies by the wall clock, and the
+// contact form forwards to operatorEmail.
+func newTestEnv(tb testing.TB, log *slog.Logger) *testenv.Env {
+	tb.Helper()
+	e := testenv.New(tb, testenv.Config{BaseURL: identityBaseURL, Start: time.Now(), Logger: log})
+	e.Contact.To = core.Address{Address: operatorEmail}
+	return e
 }
+
+// newTestServer is the public server over the environment, wired as cmd
+// wires it.
+func newTestServer(e *testenv.Env, log *slog.Logger) *web.Server {
+	return &web.Server{
+		Logger: log, BaseURL: identityBaseURL, AppName: "Sendlater", Clock: e.Clock, Users: e.DB,
+		Auth: e.Auth, Messages: e.Messages, Watcher: e.DB, Contact: e.Contact,
+		Postpone: e.Postpone, Refusals: e.Refusals, Deliveries: e.DB, WebhookSecrets: e.WebhookSecrets,
+		StreamHeartbeat: testHeartbeat,
+	}
+}
+
+// handlerEnv is the API's handler over the test environment without a
+// listening server: for fuzz tests and benchmarks, which call the handler
+// directly.
+type handlerEnv struct{ *testenv.Env }
 
 func newHandlerEnv(tb testing.TB) *handlerEnv {
 	tb.Helper()
-	db, err := bolt.Open(filepath.Join(tb.TempDir(), "sendlater.db"), bolt.Options{
-		Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	emails, err := mailer.NewTemplates("Sendlater", identityBaseURL)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	clock := core.NewManualClock(time.Now())
-	return &handlerEnv{
-		db:    db,
-		clock: clock,
-		auth: &core.Auth{
-			Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
-			Mailer: &mailertest.Mailer{}, Emails: emails, Clock: clock, BaseURL: identityBaseURL,
-			SigningKey:     []byte("an ID token signing key of 32+ bytes"),
-			PasswordParams: core.PasswordParams{Memory: 64, Time: 1, Threads: 1},
-		},
-		messages: &core.MessageService{Messages: db, Users: db, Clock: clock},
-	}
+	return &handlerEnv{newTestEnv(tb, slogDiscard())}
 }
 
 // handler is the server's complete handler over the env.
 func (e *handlerEnv) handler(logger *slog.Logger) http.Handler {
-	return (&web.Server{
-		Logger: logger, BaseURL: identityBaseURL, Clock: e.clock, Users: e.db,
-		Auth: e.auth, Messages: e.messages, Watcher: e.db,
-	}).Handler()
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return newTestServer(e.Env, logger).Handler()
 }
 
 // proAuthor signs email up and grants an active Pro plan.
 func (e *handlerEnv) proAuthor(tb testing.TB, email string) *core.Tokens {
 	tb.Helper()
 	ctx := context.Background()
-	tok, err := e.auth.SignUp(ctx, core.SignUpInput{Email: email, Password: pw}, core.Client{})
+	tok, err := e.Auth.SignUp(ctx, core.SignUpInput{Email: email, Password: pw}, core.Client{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := e.db.UpdateUser(ctx, tok.User.ID, func(u *core.User) error {
+	if _, err := e.DB.UpdateUser(ctx, tok.User.ID, func(u *core.User) error {
 		u.StripePriceID, u.StripeSubscriptionStatus = core.PriceMap{}.PriceFor(core.PlanPro), "active"
 		return nil
 	}); err != nil {

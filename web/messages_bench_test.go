@@ -19,7 +19,7 @@ func benchAPI(b *testing.B) (http.Handler, string) {
 	tok := e.proAuthor(b, "bench@example.com")
 	ctx := context.Background()
 	for range 20 {
-		if _, err := e.messages.Create(ctx, tok.User.ID, core.MessageInput{
+		if _, err := e.Messages.Create(ctx, tok.User.ID, core.MessageInput{
 			Title: "For my sister", Name: "Ann", Recipient: "ann@example.com",
 			Body: strings.Repeat("A letter for the future. ", 20), Interval: core.Interval12M,
 		}); err != nil {

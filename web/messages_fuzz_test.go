@@ -44,7 +44,7 @@ func FuzzMessageBodies(f *testing.F) {
 	e := newHandlerEnv(f)
 	tok := e.proAuthor(f, "fuzz@example.com")
 	ctx := context.Background()
-	target, err := e.messages.Create(ctx, tok.User.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com", Body: "b"})
+	target, err := e.Messages.Create(ctx, tok.User.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com", Body: "b"})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 func TestMessagesLifecycle(t *testing.T) {
 	a := mustIdentityAPI(t)
 	ann := a.author("ann@example.com")
-	now := a.clock.Now()
+	now := a.Clock.Now()
 
 	if ms := a.listMessages(ann); ms == nil || len(ms) != 0 {
 		t.Fatalf("empty list: %#v, want []", ms)
@@ -44,7 +44,7 @@ func TestMessagesLifecycle(t *testing.T) {
 
 	// An edit changes what it names; only a new interval moves sendDate.
 	later := now.Add(48 * time.Hour)
-	a.clock.Set(later)
+	a.Clock.Set(later)
 	ann = a.signInAgain(ann)
 	a.ok(nil, http.StatusOK, "PATCH", "/api/messages/"+m.ID, ann.token,
 		map[string]any{"title": "For Ann", "message": "Under the red pot.", "name": nil, "interval": "1M"}, &got)
@@ -70,14 +70,14 @@ func TestMessagesLifecycle(t *testing.T) {
 
 	// Postpone: now + the interval, and a no-op on the same day.
 	postponed := later.Add(30 * 24 * time.Hour)
-	a.clock.Set(postponed)
+	a.Clock.Set(postponed)
 	ann = a.signInAgain(ann)
 	a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/postpone", ann.token, nil, &got)
 	if wantDate := core.AddMonths(postponed, 6, time.UTC).UnixMilli(); got.SendDate != wantDate {
 		t.Fatalf("postponed to %d, want %d", got.SendDate, wantDate)
 	}
 	first := got.SendDate
-	a.clock.Set(postponed.Add(time.Minute))
+	a.Clock.Set(postponed.Add(time.Minute))
 	a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/postpone", ann.token, nil, &got)
 	if got.SendDate != first {
 		t.Fatalf("a second postpone the same day moved sendDate from %d to %d", first, got.SendDate)
@@ -85,7 +85,7 @@ func TestMessagesLifecycle(t *testing.T) {
 
 	// The list is newest first.
 	a.grantPlan(ann.uid, core.PlanPro)
-	a.clock.Set(postponed.Add(30 * time.Minute))
+	a.Clock.Set(postponed.Add(30 * time.Minute))
 	second := a.createMessage(ann, map[string]any{"interval": "12M"})
 	ms := a.listMessages(ann)
 	if len(ms) != 2 || ms[0].ID != second.ID || ms[1].ID != m.ID {
@@ -229,7 +229,7 @@ func TestMessagePlanLimit(t *testing.T) {
 	for range 3 {
 		a.createMessage(ann, nil)
 	}
-	if _, err := a.db.UpdateUser(context.Background(), ann.uid, func(u *core.User) error {
+	if _, err := a.DB.UpdateUser(context.Background(), ann.uid, func(u *core.User) error {
 		u.StripeSubscriptionStatus = "canceled"
 		return nil
 	}); err != nil {

@@ -166,7 +166,7 @@ func TestMessageStreamFollowsEveryChange(t *testing.T) {
 	}
 
 	// Through the API.
-	a.clock.Set(a.clock.Now().Add(time.Second))
+	a.Clock.Set(a.Clock.Now().Add(time.Second))
 	second := a.createMessage(ann, map[string]any{"title": "second"})
 	ev := s.next(time.Second)
 	if ev.name != "messages" || ev.data != get() {
@@ -179,8 +179,8 @@ func TestMessageStreamFollowsEveryChange(t *testing.T) {
 
 	// Through the store, as the admin socket and the delivery pass write.
 	ctx := context.Background()
-	if _, err := a.db.UpdateMessage(ctx, second.ID, func(m *core.Message) error {
-		m.Status, m.DeliveredAt = core.StatusDelivered, a.clock.Now()
+	if _, err := a.DB.UpdateMessage(ctx, second.ID, func(m *core.Message) error {
+		m.Status, m.DeliveredAt = core.StatusDelivered, a.Clock.Now()
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -191,7 +191,7 @@ func TestMessageStreamFollowsEveryChange(t *testing.T) {
 
 	// A burst is one list, or a few, never one per write.
 	for i := range 20 {
-		if _, err := a.db.UpdateMessage(ctx, first.ID, func(m *core.Message) error {
+		if _, err := a.DB.UpdateMessage(ctx, first.ID, func(m *core.Message) error {
 			m.Title = strings.Repeat("x", i+1)
 			return nil
 		}); err != nil {

@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +13,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/store/bolt"
 )
@@ -35,13 +34,8 @@ func TestSendDueSurvivesSIGKILL(t *testing.T) {
 		maxKills    = 12
 	)
 	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	key, err := bolt.LoadOrCreateKey(filepath.Join(data, "sendlater.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbPath := filepath.Join(data, "sendlater.db")
-	ids := seedDue(t, dbPath, key, total)
+	dbPath := filepath.Join(dir, "data", "sendlater.db")
+	ids := seedDue(t, openStore(t, dir, dbPath), total)
 
 	mail := smtptest.Start(t)
 	mail.SetDelay(time.Millisecond) // sends in flight when the kill comes
@@ -77,25 +71,9 @@ func TestSendDueSurvivesSIGKILL(t *testing.T) {
 	sentBeforeFinal := len(mail.Messages())
 
 	// The final pass, after every lease of the killed runs has expired.
-	db, err := bolt.Open(dbPath, bolt.Options{Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	m, err := mailer.NewSMTP(mailer.SMTPConfig{Host: mail.Host(), Port: mail.Port(), TLS: mailer.TLSNone,
-		From: core.Address{Address: "noreply@sendlater.test"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	emails, err := mailer.NewTemplates("Sendlater", "https://sendlater.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := core.NewManualClock(time.Now().Add(core.DefaultLeaseDuration + time.Minute))
-	d := &core.Delivery{Messages: db, Users: db, Store: db, Mailer: m, Emails: emails, Clock: clock,
-		BaseURL: "https://sendlater.test", Reminders: []time.Duration{core.ReminderLeadTime}, Concurrency: concurrency,
-		Logger: slog.New(slog.DiscardHandler)}
+	e := testenv.New(t, testenv.Config{Path: dbPath, Key: dataKey(t, dir), SMTP: mail, Start: time.Now().Add(core.DefaultLeaseDuration + time.Minute)})
+	db, d := e.DB, e.Delivery
+	d.Concurrency = concurrency
 	mail.SetDelay(0)
 	res, err := d.Run(context.Background())
 	if err != nil || len(res.Errors) > 0 {
@@ -129,19 +107,13 @@ func TestSendDueSurvivesSIGKILL(t *testing.T) {
 	if duplicates > kills*concurrency {
 		t.Fatalf("%d duplicates over %d kills: more than the concurrency (%d) per kill", duplicates, kills, concurrency)
 	}
-	if err := db.Check(); err != nil {
-		t.Fatalf("store check: %v", err)
-	}
 	t.Logf("%d kills; %d emails before the final pass, which delivered %d; %d duplicates", kills, sentBeforeFinal, res.Delivered, duplicates)
 }
 
-// seedDue stores total messages of one pro author, all due an hour ago.
-func seedDue(t *testing.T, path string, key []byte, total int) []string {
+// seedDue stores total messages of one pro author, all due an hour ago, and
+// closes db.
+func seedDue(t *testing.T, db *bolt.DB, total int) []string {
 	t.Helper()
-	db, err := bolt.Open(path, bolt.Options{Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer db.Close()
 	ctx := context.Background()
 	created := time.Now().AddDate(0, -1, 0).Add(-time.Hour)

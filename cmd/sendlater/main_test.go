@@ -174,19 +174,33 @@ func (s *server) stop(t *testing.T) {
 	}
 }
 
+// dataKey is the key of dir's data directory, created when missing as serve
+// creates it.
+func dataKey(t *testing.T, dir string) []byte {
+	t.Helper()
+	key, err := bolt.LoadOrCreateKey(filepath.Join(dir, "data", "sendlater.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// openStore opens the store file at path under the key of dir's data
+// directory, while no server holds it; the caller closes it.
+func openStore(t *testing.T, dir, path string) *bolt.DB {
+	t.Helper()
+	db, err := bolt.Open(path, bolt.Options{Key: dataKey(t, dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // seed opens the store of dir directly (no server may run) and adds a user
 // with two messages.
 func seed(t *testing.T, dir string) (*core.User, []*core.Message) {
 	t.Helper()
-	data := filepath.Join(dir, "data")
-	key, err := bolt.LoadOrCreateKey(filepath.Join(data, "sendlater.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := bolt.Open(filepath.Join(data, "sendlater.db"), bolt.Options{Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openStore(t, dir, filepath.Join(dir, "data", "sendlater.db"))
 	defer db.Close()
 	ctx := context.Background()
 	now := time.Now()
@@ -388,14 +402,7 @@ func assertBackupHolds(t *testing.T, dir, backup, userID string, m *core.Message
 	if st, err := os.Stat(backup); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("backup file: %v %v", st, err)
 	}
-	key, err := bolt.LoadOrCreateKey(filepath.Join(dir, "data", "sendlater.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := bolt.Open(backup, bolt.Options{Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openStore(t, dir, backup)
 	defer db.Close()
 	if err := db.Check(); err != nil {
 		t.Fatal(err)

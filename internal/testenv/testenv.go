@@ -1,0 +1,167 @@
+// Package testenv is the one test environment of core, web and cmd tests:
+// a real bbolt store in a temporary directory, the real email templates and
+// SMTP transport against the in-process test SMTP server, a ManualClock, and
+// the services of core wired over them as cmd wires them, with password
+// hashing made cheap. Tests change what they need on the returned Env.
+package testenv
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/mailer/smtptest"
+	"github.com/sendlater/sendlater/store/bolt"
+)
+
+// Keys and secrets of every test environment.
+var (
+	Key           = []byte("k3y-0f-32-bytes-for-aes-256-gcm!")
+	SigningKey    = []byte("an ID token signing key of 32+ bytes")
+	RefusalSecret = []byte("a refusal token secret, 32 bytes")
+)
+
+// CheapPasswords are argon2id parameters that keep tests fast; the format and
+// the checks are the same as with the defaults.
+var CheapPasswords = core.PasswordParams{Memory: 64, Time: 1, Threads: 1}
+
+// Defaults of Config.
+const (
+	DefaultBaseURL = "https://sendlater.test"
+	Sender         = "noreply@sendlater.test"
+)
+
+// DefaultStart is when the clock of an environment starts.
+var DefaultStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// Config changes an environment; the zero value is the usual one.
+type Config struct {
+	BaseURL string    // links in emails; default DefaultBaseURL
+	Start   time.Time // the clock's start; default DefaultStart
+	// Path and Key open an existing store (a data directory of a command
+	// under test); default a new store in the test's temporary directory
+	// under Key.
+	Path string
+	Key  []byte
+	// Sync commits with fsync, as in production (benchmarks); default off.
+	Sync bool
+	// SMTP is the server the mailer sends to; default a new one.
+	SMTP *smtptest.Server
+	// PoolSize is the SMTP connections kept open; default the mailer's.
+	PoolSize int
+	// Logger receives the services' logs; default none.
+	Logger *slog.Logger
+}
+
+// Env is a store, a mail server, a clock and the services over them.
+type Env struct {
+	Ctx     context.Context
+	DB      *bolt.DB
+	Clock   *core.ManualClock
+	BaseURL string
+	Mailer  core.Mailer
+	Emails  core.Emails
+	Mailbox // what the SMTP server received, in order
+
+	Auth           *core.Auth
+	Messages       *core.MessageService
+	Contact        *core.ContactService
+	Postpone       *core.PostponeLinks
+	Refusals       *core.RefusalTokens
+	WebhookSecrets *core.WebhookSecrets
+	Delivery       *core.Delivery
+	Admin          *core.AdminService
+}
+
+// New returns an environment that the end of the test closes; the store must
+// then be consistent.
+func New(tb testing.TB, c Config) *Env {
+	tb.Helper()
+	if c.BaseURL == "" {
+		c.BaseURL = DefaultBaseURL
+	}
+	if c.Start.IsZero() {
+		c.Start = DefaultStart
+	}
+	if c.Path == "" {
+		c.Path = filepath.Join(tb.TempDir(), "sendlater.db")
+	}
+	if c.Key == nil {
+		c.Key = Key
+	}
+	if c.SMTP == nil {
+		c.SMTP = smtptest.Start(tb)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	db, err := bolt.Open(c.Path, bolt.Options{Key: c.Key, NoSync: !c.Sync})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := db.Check(); err != nil {
+			tb.Errorf("store check: %v", err)
+		}
+		db.Close()
+	})
+	m, err := mailer.NewSMTP(mailer.SMTPConfig{
+		Host: c.SMTP.Host(), Port: c.SMTP.Port(), TLS: mailer.TLSNone, PoolSize: c.PoolSize,
+		From: core.Address{Name: "Sendlater", Address: Sender}, Timeout: 5 * time.Second,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { m.Close() })
+	emails, err := mailer.NewTemplates("Sendlater", c.BaseURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	clock := core.NewManualClock(c.Start)
+	e := &Env{
+		Ctx: context.Background(), DB: db, Clock: clock, BaseURL: c.BaseURL,
+		Mailer: m, Emails: emails, Mailbox: Mailbox{SMTP: c.SMTP},
+	}
+	e.wire(c.Logger)
+	return e
+}
+
+// wire builds the services as cmd does, with cheap password hashing.
+func (e *Env) wire(log *slog.Logger) {
+	db, clock := e.DB, e.Clock
+	e.Auth = &core.Auth{
+		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
+		Mailer: e.Mailer, Emails: e.Emails, Clock: clock, BaseURL: e.BaseURL,
+		SigningKey: SigningKey, PasswordParams: CheapPasswords, Logger: log,
+	}
+	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock}
+	e.Contact = &core.ContactService{Contacts: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock, Logger: log}
+	e.Postpone = core.NewPostponeLinks(db, db, clock)
+	e.Refusals = core.NewRefusalTokens(RefusalSecret)
+	e.WebhookSecrets = &core.WebhookSecrets{Users: db, Store: db}
+	e.Delivery = &core.Delivery{
+		Messages: db, Users: db, Store: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock,
+		BaseURL: e.BaseURL, Reminders: []time.Duration{core.ReminderLeadTime}, Concurrency: 4,
+		Refusals: e.Refusals, Log: core.NewPassLog(10), Logger: log,
+	}
+	e.Admin = &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: clock, Delivery: e.Delivery}
+}
+
+// MustUser stores a user with email in the time zone zone (IANA; "": UTC),
+// on an active plan unless plan is starter or empty.
+func (e *Env) MustUser(tb testing.TB, email, zone string, plan core.PlanID) *core.User {
+	tb.Helper()
+	now := e.Clock.Now()
+	u := &core.User{Email: email, Name: "Ada Lovelace", Timezone: zone, CreatedAt: now, UpdatedAt: now}
+	if plan != "" && plan != core.PlanStarter {
+		u.StripePriceID, u.StripeSubscriptionStatus = core.PriceMap{}.PriceFor(plan), "active"
+	}
+	if err := e.DB.CreateUser(e.Ctx, u); err != nil {
+		tb.Fatal(err)
+	}
+	return u
+}
