@@ -83,6 +83,8 @@ type ContactService struct {
 	limiter     *FailureLimiter
 }
 
+var _ ContactForm = (*ContactService)(nil)
+
 // Submit validates, stores and forwards a submission from the client address
 // (empty: unknown, not limited). Each address may submit
 // MaxContactsPerAddress times per ContactWindow. A submission with the

@@ -42,9 +42,9 @@ type Delivery struct {
 	Clock    Clock
 	// BaseURL starts every link in the emails.
 	BaseURL string
-	// Reminders are the reminder offsets before sendDate, largest first, as
-	// the store reschedules with.
-	Reminders []time.Duration
+	// Reminders are the reminder offsets, the value the store reschedules
+	// with.
+	Reminders Reminders
 	// Concurrency bounds the sends in flight; 0: DefaultDeliveryConcurrency.
 	Concurrency int
 	// LeaseDuration is how long a claim holds before another pass may take
@@ -63,18 +63,18 @@ type Delivery struct {
 
 // PassResult is what one pass did.
 type PassResult struct {
-	Started   time.Time `json:"started"`
-	Finished  time.Time `json:"finished"`
-	Delivered int       `json:"delivered"`
-	Reminded  int       `json:"reminded"`
-	Retried   int       `json:"retried"`
-	Failed    int       `json:"failed"`
-	Skipped   int       `json:"skipped"`
-	Webhooks  int       `json:"webhooks"`
+	Started   time.Time
+	Finished  time.Time
+	Delivered int
+	Reminded  int
+	Retried   int
+	Failed    int
+	Skipped   int
+	Webhooks  int
 	// Errors are the failures of single messages that are not about the
 	// message itself (a store read); Error is what stopped the pass.
-	Errors []string `json:"errors,omitempty"`
-	Error  string   `json:"error,omitempty"`
+	Errors []string
+	Error  string
 }
 
 // Unreachable reports whether the pass looks cut off from the mail server:

@@ -10,11 +10,11 @@ import (
 // DueSend is one email a pass would send by a given time: the dry run of
 // `send-due --dry-run`, which sends nothing.
 type DueSend struct {
-	Kind      string    `json:"kind"` // "delivery" or "reminder"
-	MessageID string    `json:"messageId"`
-	Owner     string    `json:"owner"`
-	To        string    `json:"to"`
-	DueAt     time.Time `json:"dueAt"`
+	Kind      string // "delivery" or "reminder"
+	MessageID string
+	Owner     string
+	To        string
+	DueAt     time.Time
 }
 
 // Preview lists what a pass at the given time would send, and sends nothing.
@@ -34,7 +34,7 @@ func (d *Delivery) Preview(ctx context.Context, at time.Time) ([]DueSend, error)
 		return nil, err
 	}
 	for _, m := range reminders {
-		if !d.reminderDue(m, at) || !m.SendDate.After(at) {
+		if !d.Reminders.due(m, at) || !m.SendDate.After(at) {
 			continue
 		}
 		to := m.Owner

@@ -10,30 +10,11 @@ import (
 	"time"
 )
 
-// remindersPassed counts the reminder offsets of m whose time has come.
-func (d *Delivery) remindersPassed(m *Message, now time.Time) int {
-	n := 0
-	for _, off := range d.Reminders {
-		if !m.SendDate.Add(-off).After(now) {
-			n++
-		}
-	}
-	return n
-}
-
-// reminderDue is the claim rule of a reminder: an active, waiting message
-// whose next reminder time has come and that no pass is reminding.
-func (d *Delivery) reminderDue(m *Message, now time.Time) bool {
-	return m.IsActive && (m.Status == StatusScheduled || m.Status == StatusReminded) &&
-		m.RemindersSent < len(d.Reminders) && !m.SendDate.Add(-d.Reminders[m.RemindersSent]).After(now) &&
-		!m.LeaseUntil.After(now)
-}
-
 func (d *Delivery) claimReminders(ctx context.Context, now time.Time, limit int) ([]*Message, error) {
 	lease := now.Add(d.lease())
 	var skipped []string
 	claimed, err := d.Store.ClaimReminders(ctx, now, limit, func(m *Message) bool {
-		if !d.reminderDue(m, now) {
+		if !d.Reminders.due(m, now) {
 			return false
 		}
 		if !m.SendDate.After(now) {
@@ -91,7 +72,7 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 	if err == nil {
 		err = d.Mailer.Send(ctx, email)
 	}
-	passed := d.remindersPassed(cur, now)
+	passed := d.Reminders.passed(cur, now)
 	_, serr := d.settle(m.ID, func(x *Message) (*WebhookCall, error) {
 		if !ownsReminder(x, m) {
 			return nil, nil

@@ -37,7 +37,7 @@ func (e *deliveryEnv) mustUser(tb testing.TB, email, zone string) *core.User {
 
 func (e *deliveryEnv) mustMessage(tb testing.TB, owner string, iv core.Interval) *core.Message {
 	tb.Helper()
-	m, err := e.Messages.Create(e.Ctx, owner, core.MessageInput{
+	m, err := e.Messages.Create(e.As(owner), core.MessageInput{
 		Title: "TITLE-never-in-the-delivery", Name: "Charles Babbage", Recipient: "charles@example.com",
 		Body: "Dear Charles,\nthe engine <works>.\n\nAda", Interval: iv,
 	})
@@ -227,7 +227,7 @@ func TestPausedAndDeletedMessagesAreNeverSent(t *testing.T) {
 	u := e.mustUser(t, "ada@example.com", "")
 	paused := e.mustMessage(t, u.ID, core.Interval1M)
 	off := false
-	if _, err := e.Messages.Update(e.Ctx, u.ID, paused.ID, core.MessageUpdate{IsActive: &off}); err != nil {
+	if _, err := e.Messages.Update(e.As(u.ID), paused.ID, core.MessageUpdate{IsActive: &off}); err != nil {
 		t.Fatal(err)
 	}
 	e.Clock.Set(paused.SendDate.AddDate(1, 0, 0))
@@ -437,12 +437,12 @@ func TestMonthEndAndTimeZones(t *testing.T) {
 	}
 	// The same day in Berlin is a no-op, even when it is another day in UTC.
 	e2.Clock.Set(time.Date(2026, 3, 1, 23, 30, 0, 0, berlin)) // 22:30 UTC
-	sameDay, err := e2.Messages.Postpone(e2.Ctx, u2.ID, m2.ID)
+	sameDay, err := e2.Messages.Postpone(e2.As(u2.ID), m2.ID)
 	if err != nil || !sameDay.SendDate.Equal(m2.SendDate) {
 		t.Fatalf("same-day postpone moved the date: %v %v", sameDay.SendDate, err)
 	}
 	e2.Clock.Set(time.Date(2026, 3, 2, 0, 30, 0, 0, berlin)) // still Mar 1 in UTC
-	moved, err := e2.Messages.Postpone(e2.Ctx, u2.ID, m2.ID)
+	moved, err := e2.Messages.Postpone(e2.As(u2.ID), m2.ID)
 	if err != nil || !moved.SendDate.Equal(time.Date(2026, 4, 2, 0, 30, 0, 0, berlin)) {
 		t.Fatalf("next-day postpone: %v %v", moved.SendDate.In(berlin), err)
 	}
@@ -528,10 +528,10 @@ func TestBusinessWebhookIsSignedAndRetried(t *testing.T) {
 
 	u := e.mustUser(t, "ada@example.com", "")
 	// Only the business plan may set a webhook or make its secret.
-	secrets := &core.WebhookSecrets{Users: e.DB, Store: e.DB}
-	_, err := secrets.Rotate(e.Ctx, u.ID)
+	secrets := e.WebhookSecrets
+	_, err := secrets.Rotate(e.As(u.ID))
 	wantCode(t, err, core.EFeatureNotIncluded)
-	_, err = e.Messages.Create(e.Ctx, u.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "charles@example.com", Body: "b", WebhookURL: hook.URL})
+	_, err = e.Messages.Create(e.As(u.ID), core.MessageInput{Title: "t", Name: "n", Recipient: "charles@example.com", Body: "b", WebhookURL: hook.URL})
 	wantCode(t, err, core.EFeatureNotIncluded)
 	if _, err := e.DB.UpdateUser(e.Ctx, u.ID, func(u *core.User) error {
 		u.StripePriceID, u.StripeSubscriptionStatus = "plan:business", "active"
@@ -539,11 +539,11 @@ func TestBusinessWebhookIsSignedAndRetried(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	secret, err := secrets.Rotate(e.Ctx, u.ID)
+	secret, err := secrets.Rotate(e.As(u.ID))
 	if err != nil || len(secret) < 40 {
 		t.Fatalf("secret %q %v", secret, err)
 	}
-	m, err := e.Messages.Create(e.Ctx, u.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "charles@example.com", Body: "b", WebhookURL: hook.URL})
+	m, err := e.Messages.Create(e.As(u.ID), core.MessageInput{Title: "t", Name: "n", Recipient: "charles@example.com", Body: "b", WebhookURL: hook.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

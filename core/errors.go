@@ -18,6 +18,7 @@ const (
 	EInvalidActionCode     = "auth/invalid-action-code"
 	EExpiredActionCode     = "auth/expired-action-code"
 	EProviderNotConfigured = "auth/provider-not-configured"
+	EOperatorNotAllowed    = "auth/operator-not-allowed"
 	EPlanLimit             = "plan/limit-reached"
 	EFeatureNotIncluded    = "plan/feature-not-included"
 	EMessageNotFound       = "message/not-found"

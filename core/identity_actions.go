@@ -10,8 +10,8 @@ import (
 // ActionInfo is what an action code is about, as the /firebase-action page
 // shows it: for recoverEmail, the address that is (or was) restored.
 type ActionInfo struct {
-	Mode  string `json:"mode"`
-	Email string `json:"email"`
+	Mode  string
+	Email string
 }
 
 // actionLink is the SPA's email action page for a code.
@@ -71,9 +71,10 @@ func (a *Auth) sendVerification(ctx context.Context, u *User) {
 	}
 }
 
-// SendEmailVerification sends the identity's user a new verification email.
-func (a *Auth) SendEmailVerification(ctx context.Context, id *Identity) error {
-	u, err := a.User(ctx, id)
+// SendEmailVerification sends the user of the identity in ctx a new
+// verification email.
+func (a *Auth) SendEmailVerification(ctx context.Context) error {
+	u, err := a.User(ctx)
 	if err != nil {
 		return err
 	}

@@ -159,7 +159,7 @@ func TestSignUpCreatesAccountAndVerifiesEmail(t *testing.T) {
 		t.Fatalf("tokens %+v", tok)
 	}
 	id := e.MustAuthenticate(t, tok.IDToken)
-	if id.UserID != u.ID || id.SessionID == "" || e.Auth.RequireRecentLogin(id) != nil {
+	if id.UserID != u.ID || id.SessionID == "" || e.Auth.RequireRecentLogin(e.Acting(id)) != nil {
 		t.Fatalf("identity %+v", id)
 	}
 
@@ -172,7 +172,7 @@ func TestSignUpCreatesAccountAndVerifiesEmail(t *testing.T) {
 	if _, err := e.Auth.ApplyActionCode(e.Ctx, code); err != nil {
 		t.Fatal(err)
 	}
-	if u, _ := e.Auth.User(e.Ctx, id); !u.EmailVerified {
+	if u, _ := e.Auth.User(e.Acting(id)); !u.EmailVerified {
 		t.Fatal("the email is not verified after the link")
 	}
 	_, err = e.Auth.ApplyActionCode(e.Ctx, code)
@@ -271,10 +271,10 @@ func TestSignInRateLimitPerAccount(t *testing.T) {
 	tok := signInAt(t, e, 5*time.Minute)
 	id := e.MustAuthenticate(t, tok.IDToken)
 	for range core.MaxAccountFailures {
-		_, err = e.Auth.Reauth(e.Ctx, id, "wrong", core.Client{})
+		_, err = e.Auth.Reauth(e.Acting(id), "wrong", core.Client{})
 		wantCode(t, err, core.EWrongCredentials)
 	}
-	_, err = e.Auth.Reauth(e.Ctx, id, goodPassword, core.Client{})
+	_, err = e.Auth.Reauth(e.Acting(id), goodPassword, core.Client{})
 	wantCode(t, err, core.ETooManyRequests)
 	_, err = e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser)
 	wantCode(t, err, core.ETooManyRequests)
@@ -333,7 +333,7 @@ func TestIDTokenExpiresAndSignOutRevokes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Auth.SignOut(e.Ctx, id); err != nil {
+	if err := e.Auth.SignOut(e.Acting(id)); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.Auth.Authenticate(e.Ctx, fresh.IDToken)
@@ -397,13 +397,13 @@ func TestReauthMakesALoginRecent(t *testing.T) {
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
 	e.Clock.Add(core.RecentLoginWindow + time.Second)
 	id := e.MustAuthenticate(t, tok.IDToken)
-	wantCode(t, e.Auth.RequireRecentLogin(id), core.ERequiresRecentLogin)
+	wantCode(t, e.Auth.RequireRecentLogin(e.Acting(id)), core.ERequiresRecentLogin)
 
-	_, err := e.Auth.Reauth(e.Ctx, id, "", browser)
+	_, err := e.Auth.Reauth(e.Acting(id), "", browser)
 	wantFields(t, err, map[string]string{"password": "Please enter your password"})
-	_, err = e.Auth.Reauth(e.Ctx, id, "wrong password", browser)
+	_, err = e.Auth.Reauth(e.Acting(id), "wrong password", browser)
 	wantCode(t, err, core.EWrongCredentials)
-	re, err := e.Auth.Reauth(e.Ctx, id, goodPassword, browser)
+	re, err := e.Auth.Reauth(e.Acting(id), goodPassword, browser)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestReauthMakesALoginRecent(t *testing.T) {
 	// Both the new token and the old one now act for a recent login: the
 	// session holds the time.
 	for _, bearer := range []string{re.IDToken, tok.IDToken} {
-		if err := e.Auth.RequireRecentLogin(e.MustAuthenticate(t, bearer)); err != nil {
+		if err := e.Auth.RequireRecentLogin(e.Acting(e.MustAuthenticate(t, bearer))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -424,20 +424,20 @@ func TestChangePassword(t *testing.T) {
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
 	other := signInAt(t, e, 0)
 	id := e.MustAuthenticate(t, tok.IDToken)
-	_, pat, err := e.Auth.CreateAccessToken(e.Ctx, id, "laptop")
+	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "laptop")
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	wantFields(t, e.Auth.ChangePassword(e.Ctx, id, ""), map[string]string{"password": "Please enter a password"})
-	wantCode(t, e.Auth.ChangePassword(e.Ctx, id, "password"), core.EWeakPassword)
+	wantFields(t, e.Auth.ChangePassword(e.Acting(id), ""), map[string]string{"password": "Please enter a password"})
+	wantCode(t, e.Auth.ChangePassword(e.Acting(id), "password"), core.EWeakPassword)
 	e.Clock.Add(core.RecentLoginWindow + time.Second)
-	wantCode(t, e.Auth.ChangePassword(e.Ctx, id, "another fine passphrase"), core.ERequiresRecentLogin)
-	if _, err := e.Auth.Reauth(e.Ctx, id, goodPassword, browser); err != nil {
+	wantCode(t, e.Auth.ChangePassword(e.Acting(id), "another fine passphrase"), core.ERequiresRecentLogin)
+	if _, err := e.Auth.Reauth(e.Acting(id), goodPassword, browser); err != nil {
 		t.Fatal(err)
 	}
 	id = e.MustAuthenticate(t, tok.IDToken)
-	if err := e.Auth.ChangePassword(e.Ctx, id, "another fine passphrase"); err != nil {
+	if err := e.Auth.ChangePassword(e.Acting(id), "another fine passphrase"); err != nil {
 		t.Fatal(err)
 	}
 	e.MustAuthenticate(t, tok.IDToken) // this session goes on
@@ -520,26 +520,26 @@ func TestEmailChangeAndRecovery(t *testing.T) {
 	id := e.MustAuthenticate(t, tok.IDToken)
 
 	email := func(s string) core.ProfileUpdate { return core.ProfileUpdate{Email: &s} }
-	_, err := e.Auth.UpdateProfile(e.Ctx, id, email(""))
+	_, err := e.Auth.UpdateProfile(e.Acting(id), email(""))
 	wantFields(t, err, map[string]string{"email": "Please enter your email"})
-	_, err = e.Auth.UpdateProfile(e.Ctx, id, email("taken@example.com"))
+	_, err = e.Auth.UpdateProfile(e.Acting(id), email("taken@example.com"))
 	wantCode(t, err, core.EEmailInUse)
 	e.Clock.Add(core.RecentLoginWindow + time.Second)
-	_, err = e.Auth.UpdateProfile(e.Ctx, id, email("new@example.com"))
+	_, err = e.Auth.UpdateProfile(e.Acting(id), email("new@example.com"))
 	wantCode(t, err, core.ERequiresRecentLogin)
 	// Other fields need no recent login, nor does the unchanged email.
 	name := "Ann B."
-	u, err := e.Auth.UpdateProfile(e.Ctx, id, core.ProfileUpdate{Name: &name, Email: &u0(e, t, id).Email})
+	u, err := e.Auth.UpdateProfile(e.Acting(id), core.ProfileUpdate{Name: &name, Email: &u0(e, t, id).Email})
 	if err != nil || u.Name != "Ann B." {
 		t.Fatalf("%+v %v", u, err)
 	}
 	e.NoMoreEmail(t)
 
-	if _, err := e.Auth.Reauth(e.Ctx, id, goodPassword, browser); err != nil {
+	if _, err := e.Auth.Reauth(e.Acting(id), goodPassword, browser); err != nil {
 		t.Fatal(err)
 	}
 	id = e.MustAuthenticate(t, tok.IDToken)
-	u, err = e.Auth.UpdateProfile(e.Ctx, id, email("new@example.com"))
+	u, err = e.Auth.UpdateProfile(e.Acting(id), email("new@example.com"))
 	if err != nil || u.Email != "new@example.com" || u.EmailVerified {
 		t.Fatalf("%+v %v", u, err)
 	}
@@ -564,8 +564,7 @@ func TestEmailChangeAndRecovery(t *testing.T) {
 	if err != nil || info.Email != "ann@example.com" {
 		t.Fatalf("apply: %+v %v", info, err)
 	}
-	u = u0(e, t, &core.Identity{UserID: id.UserID})
-	if u.Email != "ann@example.com" || !u.EmailVerified {
+	if u := u0(e, t, &core.Identity{UserID: id.UserID}); u.Email != "ann@example.com" || !u.EmailVerified {
 		t.Fatalf("after recovery: %+v", u)
 	}
 	_, err = e.Auth.Authenticate(e.Ctx, tok.IDToken)
@@ -584,7 +583,7 @@ func TestVerifyLinkOfAnAbandonedAddressIsInvalid(t *testing.T) {
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
 	id := e.MustAuthenticate(t, tok.IDToken)
 	for _, addr := range []string{"one@example.com", "two@example.com"} {
-		if _, err := e.Auth.UpdateProfile(e.Ctx, id, core.ProfileUpdate{Email: &addr}); err != nil {
+		if _, err := e.Auth.UpdateProfile(e.Acting(id), core.ProfileUpdate{Email: &addr}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -608,7 +607,7 @@ func TestEmailCodesExpireAfterThreeDays(t *testing.T) {
 
 func u0(e *authEnv, t *testing.T, id *core.Identity) *core.User {
 	t.Helper()
-	u, err := e.Auth.User(e.Ctx, id)
+	u, err := e.Auth.User(e.Acting(id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -629,16 +628,16 @@ func TestProfileValidation(t *testing.T) {
 		{core.ProfileUpdate{Timezone: s("Nowhere/Town")}, map[string]string{"timezone": "Please choose a valid time zone"}},
 	}
 	for _, tt := range tests {
-		_, err := e.Auth.UpdateProfile(e.Ctx, id, tt.up)
+		_, err := e.Auth.UpdateProfile(e.Acting(id), tt.up)
 		wantFields(t, err, tt.want)
 	}
-	u, err := e.Auth.UpdateProfile(e.Ctx, id, core.ProfileUpdate{
+	u, err := e.Auth.UpdateProfile(e.Acting(id), core.ProfileUpdate{
 		Picture: s("https://example.com/me.png"), Timezone: s("America/New_York"),
 	})
 	if err != nil || u.Picture != "https://example.com/me.png" || u.Timezone != "America/New_York" || u.Name != "Ann" {
 		t.Fatalf("%+v %v", u, err)
 	}
-	if u, _ = e.Auth.UpdateProfile(e.Ctx, id, core.ProfileUpdate{Picture: s("")}); u.Picture != "" {
+	if u, _ = e.Auth.UpdateProfile(e.Acting(id), core.ProfileUpdate{Picture: s("")}); u.Picture != "" {
 		t.Fatal("the picture was not removed")
 	}
 }
@@ -649,14 +648,15 @@ func TestAccessTokens(t *testing.T) {
 	id := e.MustAuthenticate(t, tok.IDToken)
 	bob := e.MustAuthenticate(t, e.MustSignUp(t, "bob@example.com", goodPassword).IDToken)
 
-	_, _, err := e.Auth.CreateAccessToken(e.Ctx, id, " ")
+	_, _, err := e.Auth.CreateAccessToken(e.Acting(id), " ")
 	wantFields(t, err, map[string]string{"name": "Please enter a name for the token"})
-	at, secret, err := e.Auth.CreateAccessToken(e.Ctx, id, "laptop")
+	at, secret, err := e.Auth.CreateAccessToken(e.Acting(id), "laptop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(secret, core.AccessTokenPrefix) || at.Hash != core.HashSecret(secret) {
-		t.Fatalf("token %+v secret %q", at, secret)
+	stored, err := e.DB.FindAccessTokenByHash(e.Ctx, core.HashSecret(secret))
+	if !strings.HasPrefix(secret, core.AccessTokenPrefix) || err != nil || stored.ID != at.ID {
+		t.Fatalf("token %+v secret %q: stored under its hash %+v %v", at, secret, stored, err)
 	}
 	patID := e.MustAuthenticate(t, secret)
 	if patID.UserID != id.UserID || patID.TokenID != at.ID || patID.SessionID != "" {
@@ -664,35 +664,34 @@ func TestAccessTokens(t *testing.T) {
 	}
 	// A token is never a recent login, so it cannot make another token, nor
 	// change the password or delete the account.
-	wantCode(t, e.Auth.RequireRecentLogin(patID), core.ERequiresRecentLogin)
-	_, _, err = e.Auth.CreateAccessToken(e.Ctx, patID, "more")
+	wantCode(t, e.Auth.RequireRecentLogin(e.Acting(patID)), core.ERequiresRecentLogin)
+	_, _, err = e.Auth.CreateAccessToken(e.Acting(patID), "more")
 	wantCode(t, err, core.ERequiresRecentLogin)
-	wantCode(t, e.Auth.DeleteAccount(e.Ctx, patID), core.ERequiresRecentLogin)
-	_, err = e.Auth.Reauth(e.Ctx, patID, goodPassword, browser)
+	wantCode(t, e.Auth.DeleteAccount(e.Acting(patID)), core.ERequiresRecentLogin)
+	_, err = e.Auth.Reauth(e.Acting(patID), goodPassword, browser)
 	wantCode(t, err, core.ERequiresRecentLogin)
 
 	e.Clock.Add(10 * time.Minute)
 	e.MustAuthenticate(t, secret)
-	ts, err := e.Auth.ListAccessTokens(e.Ctx, id)
-	if err != nil || len(ts) != 1 || ts[0].Info() != (core.AccessTokenInfo{
-		ID: at.ID, Name: "laptop", CreatedAt: core.Millis(at.CreatedAt), LastUsedAt: core.Millis(e.Clock.Now()),
-	}) {
+	ts, err := e.Auth.ListAccessTokens(e.Acting(id))
+	if err != nil || len(ts) != 1 || ts[0].ID != at.ID || ts[0].Name != "laptop" ||
+		!ts[0].CreatedAt.Equal(at.CreatedAt) || !ts[0].LastUsedAt.Equal(e.Clock.Now()) {
 		t.Fatalf("list: %+v %v", ts, err)
 	}
-	wantCode(t, e.Auth.RevokeAccessToken(e.Ctx, bob, at.ID), core.ETokenNotFound)
-	if err := e.Auth.RevokeAccessToken(e.Ctx, id, at.ID); err != nil {
+	wantCode(t, e.Auth.RevokeAccessToken(e.Acting(bob), at.ID), core.ETokenNotFound)
+	if err := e.Auth.RevokeAccessToken(e.Acting(id), at.ID); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.Auth.Authenticate(e.Ctx, secret)
 	wantCode(t, err, core.EInvalidToken)
-	wantCode(t, e.Auth.RevokeAccessToken(e.Ctx, id, at.ID), core.ETokenNotFound)
+	wantCode(t, e.Auth.RevokeAccessToken(e.Acting(id), at.ID), core.ETokenNotFound)
 
 	// Signing out with a token revokes it.
-	_, secret, err = e.Auth.CreateAccessToken(e.Ctx, e.MustAuthenticate(t, signInAt(t, e, 0).IDToken), "script")
+	_, secret, err = e.Auth.CreateAccessToken(e.Acting(e.MustAuthenticate(t, signInAt(t, e, 0).IDToken)), "script")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Auth.SignOut(e.Ctx, e.MustAuthenticate(t, secret)); err != nil {
+	if err := e.Auth.SignOut(e.Acting(e.MustAuthenticate(t, secret))); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.Auth.Authenticate(e.Ctx, secret)
@@ -703,29 +702,28 @@ func TestDeleteAccountAndExport(t *testing.T) {
 	e := MustAuthEnv(t)
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
 	id := e.MustAuthenticate(t, tok.IDToken)
-	msgs := &core.MessageService{Messages: e.DB, Users: e.DB, Clock: e.Clock}
-	m, err := msgs.Create(e.Ctx, id.UserID, core.MessageInput{
+	m, err := e.Messages.Create(e.Acting(id), core.MessageInput{
 		Title: "For later", Name: "Bob", Recipient: "bob@example.com", Body: "a secret letter",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	at, _, err := e.Auth.CreateAccessToken(e.Ctx, id, "laptop")
+	at, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "laptop")
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	x, err := e.Auth.Export(e.Ctx, id)
+	x, err := e.Auth.Export(e.Acting(id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x.User.Email != "ann@example.com" || !x.User.HasPassword || len(x.Messages) != 1 ||
-		x.Messages[0].Message != "a secret letter" || x.Messages[0].Recipient != "bob@example.com" ||
+	if x.User.Email != "ann@example.com" || !x.HasPassword || len(x.Messages) != 1 ||
+		x.Messages[0].Body != "a secret letter" || x.Messages[0].Recipient != "bob@example.com" ||
 		len(x.AccessTokens) != 1 || x.AccessTokens[0].ID != at.ID {
 		t.Fatalf("export %+v", x)
 	}
 	raw, _ := json.Marshal(x)
-	for _, secret := range []string{"argon2id", at.Hash, m.PostponeCode} {
+	for _, secret := range []string{"argon2id", core.HashSecret(pat), m.PostponeCode} {
 		if strings.Contains(string(raw), secret) {
 			t.Fatalf("the export holds the secret %q", secret)
 		}
@@ -733,11 +731,11 @@ func TestDeleteAccountAndExport(t *testing.T) {
 
 	e.Clock.Add(core.RecentLoginWindow + time.Second)
 	id = e.MustAuthenticate(t, tok.IDToken)
-	wantCode(t, e.Auth.DeleteAccount(e.Ctx, id), core.ERequiresRecentLogin)
-	if _, err := e.Auth.Reauth(e.Ctx, id, goodPassword, browser); err != nil {
+	wantCode(t, e.Auth.DeleteAccount(e.Acting(id)), core.ERequiresRecentLogin)
+	if _, err := e.Auth.Reauth(e.Acting(id), goodPassword, browser); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Auth.DeleteAccount(e.Ctx, e.MustAuthenticate(t, tok.IDToken)); err != nil {
+	if err := e.Auth.DeleteAccount(e.Acting(e.MustAuthenticate(t, tok.IDToken))); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.Auth.Authenticate(e.Ctx, tok.IDToken)

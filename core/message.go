@@ -282,9 +282,8 @@ func (m *Message) CheckPostponeCode(code string) bool {
 }
 
 // Reschedule derives DueAt and RemindAt from the message's state and the
-// reminder offsets (before sendDate, largest first). Call it before every
-// write: the store indexes both.
-func (m *Message) Reschedule(reminders []time.Duration) {
+// reminder offsets. Call it before every write: the store indexes both.
+func (m *Message) Reschedule(reminders Reminders) {
 	m.DueAt, m.RemindAt = time.Time{}, time.Time{}
 	if !m.IsActive {
 		return

@@ -2,30 +2,60 @@ package core
 
 import (
 	"context"
+	"time"
 )
 
 // MessageService holds the rules of SPEC.md around an author's messages:
 // ownership, the plan limit, validation, sendDate arithmetic and postpone.
+// It implements Messages over the stores; the author is the identity in
+// ctx. Dependencies are fields, wired in cmd.
 type MessageService struct {
 	Messages MessageStore
 	Users    UserStore
 	Prices   PriceMap
 	Clock    Clock
+	// Watcher and Verifier serve Follow: the store tells of changes, and the
+	// identity service whether the follower's identity still holds. Without
+	// them Follow answers service/unavailable.
+	Watcher  MessageWatcher
+	Verifier IdentityVerifier
+	// Recheck is how often Follow checks the identity between changes;
+	// zero: DefaultFollowRecheck.
+	Recheck time.Duration
 }
 
-// List returns the owner's messages, newest first.
-func (s *MessageService) List(ctx context.Context, owner string) ([]*Message, error) {
-	ms, _, err := s.Messages.ListMessages(ctx, MessageFilter{Owner: owner})
+var _ Messages = (*MessageService)(nil)
+
+// author returns the user of the identity in ctx.
+func (s *MessageService) author(ctx context.Context) (*User, error) {
+	id, err := signedIn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Users.FindUserByID(ctx, id.UserID)
+}
+
+// List returns the author's messages, newest first.
+func (s *MessageService) List(ctx context.Context) ([]*Message, error) {
+	id, err := signedIn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ms, _, err := s.Messages.ListMessages(ctx, MessageFilter{Owner: id.UserID})
 	return ms, err
 }
 
-// Get returns the owner's message; another user's message is not found.
-func (s *MessageService) Get(ctx context.Context, owner, id string) (*Message, error) {
+// Get returns the author's message; another user's message is not found.
+func (s *MessageService) Get(ctx context.Context, id string) (*Message, error) {
+	who, err := signedIn(ctx)
+	if err != nil {
+		return nil, err
+	}
 	m, err := s.Messages.FindMessageByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if m.Owner != owner {
+	if m.Owner != who.UserID {
 		return nil, errMessageNotFound()
 	}
 	return m, nil
@@ -35,11 +65,14 @@ func errMessageNotFound() error { return Errorf(EMessageNotFound, "The message c
 
 // Create validates and stores a new message. The plan limit is checked inside
 // the store's write transaction, so concurrent requests cannot exceed it.
-func (s *MessageService) Create(ctx context.Context, owner string, in MessageInput) (*Message, error) {
+func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message, error) {
+	if _, err := signedIn(ctx); err != nil {
+		return nil, err
+	}
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	u, err := s.Users.FindUserByID(ctx, owner)
+	u, err := s.author(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +81,7 @@ func (s *MessageService) Create(ctx context.Context, owner string, in MessageInp
 			return nil, err
 		}
 	}
-	m := NewMessage(owner, in, s.Clock.Now(), u.Location())
+	m := NewMessage(u.ID, in, s.Clock.Now(), u.Location())
 	err = s.Messages.CreateMessage(ctx, m, func(u *User, hasMessages bool) error {
 		if plan, active := s.Prices.PlanOf(u); !MayAddMessage(plan, active, hasMessages) {
 			return Errorf(EPlanLimit, "Upgrade your plan to add more messages.")
@@ -61,12 +94,15 @@ func (s *MessageService) Create(ctx context.Context, owner string, in MessageInp
 	return m, nil
 }
 
-// Update applies a partial edit to the owner's message.
-func (s *MessageService) Update(ctx context.Context, owner, id string, up MessageUpdate) (*Message, error) {
+// Update applies a partial edit to the author's message.
+func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate) (*Message, error) {
+	if _, err := signedIn(ctx); err != nil {
+		return nil, err
+	}
 	if err := up.Validate(); err != nil {
 		return nil, err
 	}
-	u, err := s.Users.FindUserByID(ctx, owner)
+	u, err := s.author(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -75,28 +111,28 @@ func (s *MessageService) Update(ctx context.Context, owner, id string, up Messag
 			return nil, err
 		}
 	}
-	return s.update(ctx, owner, id, func(m *Message) error {
+	return s.update(ctx, u.ID, id, func(m *Message) error {
 		m.Apply(up, s.Clock.Now(), u.Location())
 		return nil
 	})
 }
 
-// Postpone moves the owner's message to now + its interval (a no-op on the
+// Postpone moves the author's message to now + its interval (a no-op on the
 // same day).
-func (s *MessageService) Postpone(ctx context.Context, owner, id string) (*Message, error) {
-	u, err := s.Users.FindUserByID(ctx, owner)
+func (s *MessageService) Postpone(ctx context.Context, id string) (*Message, error) {
+	u, err := s.author(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.update(ctx, owner, id, func(m *Message) error {
+	return s.update(ctx, u.ID, id, func(m *Message) error {
 		m.Postpone(s.Clock.Now(), u.Location())
 		return nil
 	})
 }
 
-// Delete deletes the owner's message.
-func (s *MessageService) Delete(ctx context.Context, owner, id string) error {
-	if _, err := s.Get(ctx, owner, id); err != nil {
+// Delete deletes the author's message.
+func (s *MessageService) Delete(ctx context.Context, id string) error {
+	if _, err := s.Get(ctx, id); err != nil {
 		return err
 	}
 	return s.Messages.DeleteMessage(ctx, id)

@@ -95,11 +95,17 @@ func SubscriptionActive(status string) bool {
 	return status == "active" || status == "trialing"
 }
 
+// MessageLimit is how many messages a user may keep (SPEC.md section 6): 1
+// without an active Pro or Business plan, else 0, no limit.
+func MessageLimit(plan PlanID, planActive bool) int {
+	if planActive && (plan == PlanPro || plan == PlanBusiness) {
+		return 0
+	}
+	return 1
+}
+
 // MayAddMessage is the rule of SPEC.md section 6: a user may add a message
 // when they hold none yet, or when they are on an active pro or business plan.
 func MayAddMessage(plan PlanID, planActive bool, hasMessages bool) bool {
-	if !hasMessages {
-		return true
-	}
-	return planActive && (plan == PlanPro || plan == PlanBusiness)
+	return !hasMessages || MessageLimit(plan, planActive) == 0
 }

@@ -43,21 +43,46 @@ func TestMayAddMessage(t *testing.T) {
 func TestSessionUserDerivesThePlan(t *testing.T) {
 	prices := core.PriceMap{"price_pro": core.PlanPro}
 	u := &core.User{ID: "u1", Email: "a@example.com", StripePriceID: "price_pro", StripeSubscriptionStatus: "trialing"}
-	s := u.Session(prices)
+	s := u.Session(prices, false)
 	if s.PlanID != core.PlanPro || !s.PlanIsActive || s.Providers == nil {
 		t.Fatalf("%+v", s)
 	}
 	u.StripeSubscriptionStatus = "past_due"
-	if u.Session(prices).PlanIsActive {
+	if u.Session(prices, false).PlanIsActive {
 		t.Fatal("past_due is not active")
 	}
 	u.StripePriceID = prices.PriceFor(core.PlanBusiness)
-	if u.Session(prices).PlanID != core.PlanBusiness {
+	if u.Session(prices, false).PlanID != core.PlanBusiness {
 		t.Fatal("operator grants map to their plan")
 	}
 	u.StripePriceID = "price_unknown"
-	if u.Session(prices).PlanID != core.PlanStarter {
+	if u.Session(prices, false).PlanID != core.PlanStarter {
 		t.Fatal("unknown prices are starter")
+	}
+}
+
+// The session user carries the plan rule of SPEC.md section 6, so that no
+// client copies it.
+func TestSessionUserCarriesTheMessageLimit(t *testing.T) {
+	u := &core.User{ID: "u1", Email: "a@example.com"}
+	for _, tt := range []struct {
+		price, status string
+		hasMessages   bool
+		limit         int
+		canAdd        bool
+	}{
+		{"", "", false, 1, true},
+		{"", "", true, 1, false},
+		{"plan:pro", "active", true, 0, true},
+		{"plan:pro", "past_due", true, 1, false},
+		{"plan:business", "trialing", true, 0, true},
+	} {
+		u.StripePriceID, u.StripeSubscriptionStatus = tt.price, tt.status
+		s := u.Session(core.PriceMap{}, tt.hasMessages)
+		if s.MessageLimit != tt.limit || s.CanAddMessage != tt.canAdd {
+			t.Errorf("%s %s, has messages %v: limit %d, can add %v; want %d, %v",
+				tt.price, tt.status, tt.hasMessages, s.MessageLimit, s.CanAddMessage, tt.limit, tt.canAdd)
+		}
 	}
 }
 

@@ -14,21 +14,23 @@ const (
 	PostponeFailureWindow      = time.Hour
 )
 
-// PostponeLinks serves the reminder email's postpone link: no sign-in, the
-// message's postpone code instead. Opening the link only shows; the page's
-// button postpones.
-type PostponeLinks struct {
+// PostponeLinkService serves the reminder email's postpone link: no sign-in,
+// the message's postpone code instead. Opening the link only shows; the
+// page's button postpones. It implements PostponeLinks.
+type PostponeLinkService struct {
 	Messages MessageStore
 	Users    UserStore
 	Clock    Clock
-	// Failures per message and per client; NewPostponeLinks sets both.
+	// Failures per message and per client; NewPostponeLinkService sets both.
 	PerMessage *FailureLimiter
 	PerClient  *FailureLimiter
 }
 
-// NewPostponeLinks returns the service with its limits of wrong codes.
-func NewPostponeLinks(messages MessageStore, users UserStore, clock Clock) *PostponeLinks {
-	return &PostponeLinks{
+var _ PostponeLinks = (*PostponeLinkService)(nil)
+
+// NewPostponeLinkService returns the service with its limits of wrong codes.
+func NewPostponeLinkService(messages MessageStore, users UserStore, clock Clock) *PostponeLinkService {
+	return &PostponeLinkService{
 		Messages: messages, Users: users, Clock: clock,
 		PerMessage: NewFailureLimiter(PostponeFailuresPerMessage, PostponeFailureWindow, 100_000),
 		PerClient:  NewFailureLimiter(PostponeFailuresPerClient, PostponeFailureWindow, 100_000),
@@ -48,7 +50,7 @@ func errInvalidPostponeCode() error {
 }
 
 // check refuses a blocked client or message before any lookup.
-func (p *PostponeLinks) check(id, client string, now time.Time) error {
+func (p *PostponeLinkService) check(id, client string, now time.Time) error {
 	wait := max(p.PerMessage.Blocked(id, now), p.PerClient.Blocked(client, now))
 	if wait > 0 {
 		return &Error{Code: ETooManyRequests, Message: "Too many attempts with a wrong code. Please try again later.", RetryAfter: wait}
@@ -57,14 +59,14 @@ func (p *PostponeLinks) check(id, client string, now time.Time) error {
 }
 
 // failed counts a wrong code (or an unknown id, which answers the same).
-func (p *PostponeLinks) failed(id, client string, now time.Time) error {
+func (p *PostponeLinkService) failed(id, client string, now time.Time) error {
 	p.PerMessage.Add(id, now)
 	p.PerClient.Add(client, now)
 	return errInvalidPostponeCode()
 }
 
 // Show returns what the page displays and changes nothing.
-func (p *PostponeLinks) Show(ctx context.Context, id, code, client string) (*PostponeView, error) {
+func (p *PostponeLinkService) Show(ctx context.Context, id, code, client string) (*PostponeView, error) {
 	now := p.Clock.Now()
 	if err := p.check(id, client, now); err != nil {
 		return nil, err
@@ -81,7 +83,7 @@ func (p *PostponeLinks) Show(ctx context.Context, id, code, client string) (*Pos
 
 // Postpone moves the message to now + its interval in its author's zone (a
 // no-op on the same day) and returns the new sendDate.
-func (p *PostponeLinks) Postpone(ctx context.Context, id, code, client string) (time.Time, error) {
+func (p *PostponeLinkService) Postpone(ctx context.Context, id, code, client string) (time.Time, error) {
 	now := p.Clock.Now()
 	if err := p.check(id, client, now); err != nil {
 		return time.Time{}, err

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"encoding/base64"
@@ -45,4 +46,30 @@ func (t *RefusalTokens) Address(token string) (string, error) {
 		}
 	}
 	return "", Errorf(EInvalid, "This link is not valid. Please use the link of the email you received.")
+}
+
+// RefusalService records refusals made with the tokens of Tokens; it
+// implements Refusals.
+type RefusalService struct {
+	Tokens *RefusalTokens
+	Store  DeliveryStore
+	Clock  Clock
+}
+
+var _ Refusals = (*RefusalService)(nil)
+
+// Check tells whether token is a valid refusal token.
+func (s *RefusalService) Check(token string) error {
+	_, err := s.Tokens.Address(token)
+	return err
+}
+
+// Refuse records that the token's address refuses every further message;
+// only a keyed hash of the address is stored.
+func (s *RefusalService) Refuse(ctx context.Context, token string) error {
+	addr, err := s.Tokens.Address(token)
+	if err != nil {
+		return err
+	}
+	return s.Store.RefuseAddress(ctx, addr, s.Clock.Now())
 }

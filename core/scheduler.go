@@ -29,6 +29,8 @@ type Scheduler struct {
 	finished time.Time // of the last pass no error stopped
 }
 
+var _ SchedulerHealth = (*Scheduler)(nil)
+
 // Run passes until ctx ends; the pass in flight then stops between sends.
 func (s *Scheduler) Run(ctx context.Context) {
 	log := s.Logger

@@ -36,22 +36,28 @@ type User struct {
 // Location returns the user's time zone, UTC when unset or unknown.
 func (u *User) Location() *time.Location { return LoadLocation(u.Timezone) }
 
-// SessionUser is the user as clients see it (API.md).
+// SessionUser is the user as clients see it (API.md), with what the plan
+// rule of SPEC.md section 6 allows now, so that no client copies the rule.
 type SessionUser struct {
-	UID                      string   `json:"uid"`
-	Email                    string   `json:"email"`
-	EmailVerified            bool     `json:"emailVerified"`
-	Name                     string   `json:"name"`
-	Picture                  string   `json:"picture"`
-	Providers                []string `json:"providers"`
-	PlanID                   PlanID   `json:"planId"`
-	PlanIsActive             bool     `json:"planIsActive"`
-	Timezone                 string   `json:"timezone"`
-	StripeSubscriptionStatus string   `json:"stripeSubscriptionStatus"`
+	UID                      string
+	Email                    string
+	EmailVerified            bool
+	Name                     string
+	Picture                  string
+	Providers                []string // never nil
+	PlanID                   PlanID
+	PlanIsActive             bool
+	Timezone                 string
+	StripeSubscriptionStatus string
+	// MessageLimit is how many messages the plan keeps; 0: no limit.
+	MessageLimit int
+	// CanAddMessage is the rule of the Add Message button: MayAddMessage.
+	CanAddMessage bool
 }
 
-// Session derives the session user through the configured price map.
-func (u *User) Session(prices PriceMap) SessionUser {
+// Session derives the session user through the configured price map;
+// hasMessages tells whether the user holds any message.
+func (u *User) Session(prices PriceMap, hasMessages bool) SessionUser {
 	providers := u.Providers
 	if providers == nil {
 		providers = []string{}
@@ -68,6 +74,8 @@ func (u *User) Session(prices PriceMap) SessionUser {
 		PlanIsActive:             active,
 		Timezone:                 u.Timezone,
 		StripeSubscriptionStatus: u.StripeSubscriptionStatus,
+		MessageLimit:             MessageLimit(plan, active),
+		CanAddMessage:            MayAddMessage(plan, active, hasMessages),
 	}
 }
 

@@ -2,17 +2,25 @@ package core
 
 import "context"
 
-// WebhookSecrets makes the per-user secrets that sign business webhooks.
-type WebhookSecrets struct {
+// WebhookSecretService makes the per-user secrets that sign business
+// webhooks; it implements WebhookSecrets.
+type WebhookSecretService struct {
 	Users  UserStore
 	Store  DeliveryStore
 	Prices PriceMap
 }
 
-// Rotate makes a new secret for the user, replacing any old one, and returns
-// it: the only time it is shown. Only active business plans have webhooks.
-func (s *WebhookSecrets) Rotate(ctx context.Context, userID string) (string, error) {
-	u, err := s.Users.FindUserByID(ctx, userID)
+var _ WebhookSecrets = (*WebhookSecretService)(nil)
+
+// Rotate makes a new secret for the user in ctx, replacing any old one, and
+// returns it: the only time it is shown. Only active business plans have
+// webhooks.
+func (s *WebhookSecretService) Rotate(ctx context.Context) (string, error) {
+	id, err := signedIn(ctx)
+	if err != nil {
+		return "", err
+	}
+	u, err := s.Users.FindUserByID(ctx, id.UserID)
 	if err != nil {
 		return "", err
 	}
@@ -20,7 +28,7 @@ func (s *WebhookSecrets) Rotate(ctx context.Context, userID string) (string, err
 		return "", err
 	}
 	secret := "whsec_" + NewSecret()
-	if err := s.Store.SetWebhookSecret(ctx, userID, secret); err != nil {
+	if err := s.Store.SetWebhookSecret(ctx, u.ID, secret); err != nil {
 		return "", err
 	}
 	return secret, nil

@@ -16,14 +16,31 @@ import (
 
 // AdminServer answers the admin API (API.md "Admin socket") on a Unix socket
 // in the data directory. Only the socket's file mode guards it: it is never
-// served on TCP.
+// served on TCP. Besides the operator's routes (/admin/...) it serves the
+// author's routes (/api/messages..., /api/me...) for the user an operator
+// names in the ActAsHeader.
 type AdminServer struct {
-	Admin  core.Admin
+	Admin    core.Admin
+	Messages core.Messages
+	Account  core.Account
+	// Prices derive the plans the users' replies show.
+	Prices core.PriceMap
 	Logger *slog.Logger
+	// StreamHeartbeat is as on Server.
+	StreamHeartbeat time.Duration
 
 	httpServer *http.Server
 	path       string
+	shutdown   shutdown
 }
+
+// ActAsHeader names the user an operator acts for on the admin socket's
+// author routes: a user id or an email address. The public server never
+// reads it.
+const ActAsHeader = "Sendlater-Act-As"
+
+// socketOperator is the Operator of the identities the admin socket makes.
+const socketOperator = "admin socket"
 
 // Handler returns the admin API's handler.
 func (s *AdminServer) Handler() http.Handler {
@@ -41,6 +58,8 @@ func (s *AdminServer) Handler() http.Handler {
 	mux.HandleFunc("POST /admin/messages/{id}/deliver-now", s.handleDeliverNow)
 	mux.HandleFunc("POST /admin/messages/{id}/pause", s.handleSetActive(false))
 	mux.HandleFunc("POST /admin/messages/{id}/resume", s.handleSetActive(true))
+	author := &authorAPI{messages: s.Messages, account: s.Account, heartbeat: s.StreamHeartbeat, stopping: s.shutdown.done()}
+	author.routes(mux, s.actAs, s.actAs, func(h http.HandlerFunc) http.HandlerFunc { return h })
 	mux.HandleFunc("/", handleAPINotFound)
 	l := s.Logger
 	if l == nil {
@@ -75,9 +94,34 @@ func (s *AdminServer) Open(path string) error {
 	return nil
 }
 
-// Close stops the admin server, waiting for in-flight requests, and removes
-// the socket.
+// actAs puts in the request's context the identity of an operator acting
+// for the user the ActAsHeader names, who must exist. Bearer tokens are
+// refused: on the socket the operator acts, not a session.
+func (s *AdminServer) actAs(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			writeError(w, r, core.Errorf(core.EInvalidToken, "The admin socket takes no bearer token; name the user in the %s header.", ActAsHeader))
+			return
+		}
+		who := r.Header.Get(ActAsHeader)
+		if who == "" {
+			writeError(w, r, core.Errorf(core.EInvalidToken, "Name the user to act for in the %s header.", ActAsHeader))
+			return
+		}
+		u, err := s.Admin.FindUser(r.Context(), who)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		id := &core.Identity{UserID: u.ID, Operator: socketOperator}
+		h(w, r.WithContext(core.WithIdentity(r.Context(), id)))
+	}
+}
+
+// Close stops the admin server, waiting for in-flight requests (message
+// streams end at once), and removes the socket.
 func (s *AdminServer) Close(ctx context.Context) error {
+	s.shutdown.close()
 	if s.httpServer == nil {
 		return nil
 	}
@@ -104,9 +148,9 @@ func (s *AdminServer) handleListUsers(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := listJSON[*userJSON]{Items: []*userJSON{}, Total: total}
+	out := listJSON[*UserJSON]{Items: []*UserJSON{}, Total: total}
 	for _, u := range users {
-		out.Items = append(out.Items, newUserJSON(u))
+		out.Items = append(out.Items, NewUserJSON(u, s.Prices))
 	}
 	writeData(w, http.StatusOK, out)
 }
@@ -117,7 +161,7 @@ func (s *AdminServer) handleShowUser(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newUserJSON(u))
+	writeData(w, http.StatusOK, NewUserJSON(u, s.Prices))
 }
 
 type setPlanRequest struct {
@@ -136,7 +180,7 @@ func (s *AdminServer) handleSetPlan(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newUserJSON(u))
+	writeData(w, http.StatusOK, NewUserJSON(u, s.Prices))
 }
 
 func (s *AdminServer) handleListMessages(w http.ResponseWriter, r *http.Request) {
@@ -146,9 +190,9 @@ func (s *AdminServer) handleListMessages(w http.ResponseWriter, r *http.Request)
 		writeError(w, r, err)
 		return
 	}
-	out := listJSON[*messageJSON]{Items: []*messageJSON{}, Total: total}
+	out := listJSON[*MessageJSON]{Items: []*MessageJSON{}, Total: total}
 	for _, m := range ms {
-		out.Items = append(out.Items, newAdminMessageJSON(m))
+		out.Items = append(out.Items, NewAdminMessageJSON(m))
 	}
 	writeData(w, http.StatusOK, out)
 }
@@ -159,7 +203,7 @@ func (s *AdminServer) handleShowMessage(w http.ResponseWriter, r *http.Request) 
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newAdminMessageJSON(m))
+	writeData(w, http.StatusOK, NewAdminMessageJSON(m))
 }
 
 // handleBackup streams a consistent copy of the store.

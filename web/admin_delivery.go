@@ -1,9 +1,7 @@
 package web
 
 import (
-	"context"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -17,7 +15,7 @@ func (s *AdminServer) handleSendDue(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, res)
+	writeData(w, http.StatusOK, NewPassJSON(res))
 }
 
 func (s *AdminServer) handlePreviewDue(w http.ResponseWriter, r *http.Request) {
@@ -35,7 +33,11 @@ func (s *AdminServer) handlePreviewDue(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, due)
+	out := make([]DueSendJSON, len(due))
+	for i, d := range due {
+		out[i] = NewDueSendJSON(d)
+	}
+	writeData(w, http.StatusOK, out)
 }
 
 func (s *AdminServer) handlePasses(w http.ResponseWriter, r *http.Request) {
@@ -44,7 +46,11 @@ func (s *AdminServer) handlePasses(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, passes)
+	out := make([]PassJSON, len(passes))
+	for i, p := range passes {
+		out[i] = NewPassJSON(p)
+	}
+	writeData(w, http.StatusOK, out)
 }
 
 type rescheduleRequest struct {
@@ -62,12 +68,12 @@ func (s *AdminServer) handleReschedule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newAdminMessageJSON(m))
+	writeData(w, http.StatusOK, NewAdminMessageJSON(m))
 }
 
 type deliverNowReply struct {
-	Message *messageJSON    `json:"message"`
-	Pass    core.PassResult `json:"pass"`
+	Message *MessageJSON `json:"message"`
+	Pass    PassJSON     `json:"pass"`
 }
 
 func (s *AdminServer) handleDeliverNow(w http.ResponseWriter, r *http.Request) {
@@ -76,7 +82,7 @@ func (s *AdminServer) handleDeliverNow(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, deliverNowReply{Message: newAdminMessageJSON(m), Pass: res})
+	writeData(w, http.StatusOK, deliverNowReply{Message: NewAdminMessageJSON(m), Pass: NewPassJSON(res)})
 }
 
 func (s *AdminServer) handleSetActive(active bool) http.HandlerFunc {
@@ -86,53 +92,6 @@ func (s *AdminServer) handleSetActive(active bool) http.HandlerFunc {
 			writeError(w, r, err)
 			return
 		}
-		writeData(w, http.StatusOK, newAdminMessageJSON(m))
+		writeData(w, http.StatusOK, NewAdminMessageJSON(m))
 	}
-}
-
-func (c *AdminClient) SendDue(ctx context.Context) (core.PassResult, error) {
-	var res core.PassResult
-	err := c.do(ctx, "POST", "/admin/send-due", nil, &res)
-	return res, err
-}
-
-func (c *AdminClient) PreviewDue(ctx context.Context, at time.Time) ([]core.DueSend, error) {
-	var due []core.DueSend
-	q := url.Values{"at": {at.Format(time.RFC3339Nano)}}
-	err := c.do(ctx, "GET", "/admin/due?"+q.Encode(), nil, &due)
-	return due, err
-}
-
-func (c *AdminClient) Passes(ctx context.Context) ([]core.PassResult, error) {
-	var passes []core.PassResult
-	err := c.do(ctx, "GET", "/admin/passes", nil, &passes)
-	return passes, err
-}
-
-func (c *AdminClient) RescheduleMessage(ctx context.Context, id string, at time.Time) (*core.Message, error) {
-	var out messageJSON
-	if err := c.do(ctx, "POST", "/admin/messages/"+url.PathEscape(id)+"/reschedule", rescheduleRequest{At: at}, &out); err != nil {
-		return nil, err
-	}
-	return out.message(), nil
-}
-
-func (c *AdminClient) DeliverNow(ctx context.Context, id string) (*core.Message, core.PassResult, error) {
-	var out deliverNowReply
-	if err := c.do(ctx, "POST", "/admin/messages/"+url.PathEscape(id)+"/deliver-now", nil, &out); err != nil {
-		return nil, out.Pass, err
-	}
-	return out.Message.message(), out.Pass, nil
-}
-
-func (c *AdminClient) SetMessageActive(ctx context.Context, id string, active bool) (*core.Message, error) {
-	action := "/pause"
-	if active {
-		action = "/resume"
-	}
-	var out messageJSON
-	if err := c.do(ctx, "POST", "/admin/messages/"+url.PathEscape(id)+action, nil, &out); err != nil {
-		return nil, err
-	}
-	return out.message(), nil
 }

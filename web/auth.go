@@ -53,23 +53,22 @@ func (s *Server) clearRefreshCookie(w http.ResponseWriter) {
 	http.SetCookie(w, s.refreshCookie("", time.Time{}))
 }
 
-// tokensJSON is a sign-in's reply; the refresh token travels in the cookie.
-type tokensJSON struct {
-	IDToken   string            `json:"idToken"`
-	ExpiresAt int64             `json:"expiresAt"`
-	User      *core.SessionUser `json:"user,omitempty"`
+// TokensJSON is a sign-in's reply; the refresh token travels in the cookie.
+type TokensJSON struct {
+	IDToken   string           `json:"idToken"`
+	ExpiresAt int64            `json:"expiresAt"`
+	User      *SessionUserJSON `json:"user,omitempty"`
 }
 
 // writeTokens sets the refresh cookie (when the tokens carry a new refresh
-// token) and writes the ID token and the session user.
-func (s *Server) writeTokens(w http.ResponseWriter, status int, t *core.Tokens, withUser bool) {
+// token) and writes the ID token and, after a sign-in, the session user.
+func (s *Server) writeTokens(w http.ResponseWriter, status int, t *core.Tokens) {
 	if t.RefreshToken != "" {
 		http.SetCookie(w, s.refreshCookie(t.RefreshToken, t.RefreshExpiresAt))
 	}
-	out := tokensJSON{IDToken: t.IDToken, ExpiresAt: millis(t.ExpiresAt)}
-	if withUser {
-		su := t.User.Session(s.Prices)
-		out.User = &su
+	out := TokensJSON{IDToken: t.IDToken, ExpiresAt: millis(t.ExpiresAt)}
+	if t.Session != nil {
+		out.User = NewSessionUserJSON(t.Session)
 	}
 	writeData(w, status, out)
 }
@@ -91,14 +90,14 @@ func (s *Server) handleSignUp(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	t, err := s.Auth.SignUp(r.Context(), core.SignUpInput{
+	t, err := s.Identities.SignUp(r.Context(), core.SignUpInput{
 		Email: req.Email, Password: req.Password, Name: req.Name, Timezone: req.Timezone,
 	}, authClient(r))
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	s.writeTokens(w, http.StatusCreated, t, true)
+	s.writeTokens(w, http.StatusCreated, t)
 }
 
 type signInRequest struct {
@@ -112,12 +111,12 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	t, err := s.Auth.SignIn(r.Context(), req.Email, req.Password, authClient(r))
+	t, err := s.Identities.SignIn(r.Context(), req.Email, req.Password, authClient(r))
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	s.writeTokens(w, http.StatusOK, t, true)
+	s.writeTokens(w, http.StatusOK, t)
 }
 
 // handleToken exchanges the refresh cookie for a new ID token and a new
@@ -128,7 +127,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, core.Errorf(core.EInvalidToken, "Please sign in."))
 		return
 	}
-	t, err := s.Auth.Refresh(r.Context(), c.Value)
+	t, err := s.Identities.Refresh(r.Context(), c.Value)
 	if err != nil {
 		if core.ErrorCode(err) == core.EInvalidToken {
 			s.clearRefreshCookie(w)
@@ -136,16 +135,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	s.writeTokens(w, http.StatusOK, t, true)
-}
-
-func (s *Server) handleSignOut(w http.ResponseWriter, r *http.Request) {
-	if err := s.Auth.SignOut(r.Context(), identity(r)); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	s.clearRefreshCookie(w)
-	writeData(w, http.StatusOK, nil)
+	s.writeTokens(w, http.StatusOK, t)
 }
 
 type passwordRequest struct {
@@ -158,12 +148,12 @@ func (s *Server) handleReauth(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	t, err := s.Auth.Reauth(r.Context(), identity(r), req.Password, authClient(r))
+	t, err := s.Identities.Reauth(r.Context(), req.Password, authClient(r))
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	s.writeTokens(w, http.StatusOK, t, false)
+	s.writeTokens(w, http.StatusOK, t)
 }
 
 type emailRequest struct {
@@ -176,7 +166,7 @@ func (s *Server) handlePasswordReset(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	if err := s.Auth.RequestPasswordReset(r.Context(), req.Email, authClient(r)); err != nil {
+	if err := s.Identities.RequestPasswordReset(r.Context(), req.Email, authClient(r)); err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -194,7 +184,7 @@ func (s *Server) handlePasswordResetConfirm(w http.ResponseWriter, r *http.Reque
 		writeError(w, r, err)
 		return
 	}
-	if err := s.Auth.ConfirmPasswordReset(r.Context(), req.OOBCode, req.Password); err != nil {
+	if err := s.Identities.ConfirmPasswordReset(r.Context(), req.OOBCode, req.Password); err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -211,12 +201,12 @@ func (s *Server) handleActionCheck(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	info, err := s.Auth.CheckActionCode(r.Context(), req.OOBCode)
+	info, err := s.Identities.CheckActionCode(r.Context(), req.OOBCode)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, info)
+	writeData(w, http.StatusOK, ActionInfoJSON{Mode: info.Mode, Email: info.Email})
 }
 
 func (s *Server) handleActionApply(w http.ResponseWriter, r *http.Request) {
@@ -225,10 +215,10 @@ func (s *Server) handleActionApply(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	info, err := s.Auth.ApplyActionCode(r.Context(), req.OOBCode)
+	info, err := s.Identities.ApplyActionCode(r.Context(), req.OOBCode)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, info)
+	writeData(w, http.StatusOK, ActionInfoJSON{Mode: info.Mode, Email: info.Email})
 }

@@ -132,9 +132,9 @@ func (a *identityAPI) fail(c *http.Client, status int, code, method, path, beare
 }
 
 type tokensReply struct {
-	IDToken   string            `json:"idToken"`
-	ExpiresAt int64             `json:"expiresAt"`
-	User      *core.SessionUser `json:"user"`
+	IDToken   string               `json:"idToken"`
+	ExpiresAt int64                `json:"expiresAt"`
+	User      *web.SessionUserJSON `json:"user"`
 }
 
 const pw = "a long and unusual passphrase"
@@ -273,7 +273,7 @@ func TestSignUpVerifyAndMe(t *testing.T) {
 	if cookie.MaxAge < int(core.SessionIdleTTL.Seconds())-5 {
 		t.Fatalf("cookie lasts %ds", cookie.MaxAge)
 	}
-	want := core.SessionUser{
+	want := web.SessionUserJSON{
 		UID: tok.User.UID, Email: "ann@example.com", Name: "Ann", Providers: []string{"password"},
 		PlanID: core.PlanStarter, Timezone: "Europe/Paris",
 	}
@@ -284,7 +284,7 @@ func TestSignUpVerifyAndMe(t *testing.T) {
 		t.Fatalf("ID token valid for %v", d)
 	}
 
-	var me core.SessionUser
+	var me web.SessionUserJSON
 	a.ok(nil, 200, "GET", "/api/me", tok.IDToken, nil, &me)
 	if !sessionUserEqual(me, want) {
 		t.Fatalf("me %+v", me)
@@ -292,9 +292,9 @@ func TestSignUpVerifyAndMe(t *testing.T) {
 
 	mail := a.email("ann@example.com")
 	code := a.followLink(mail, core.ModeVerifyEmail)
-	var info core.ActionInfo
+	var info web.ActionInfoJSON
 	a.ok(nil, 200, "POST", "/api/auth/action/check", "", map[string]string{"oobCode": code}, &info)
-	if info != (core.ActionInfo{Mode: "verifyEmail", Email: "ann@example.com"}) {
+	if info != (web.ActionInfoJSON{Mode: "verifyEmail", Email: "ann@example.com"}) {
 		t.Fatalf("check %+v", info)
 	}
 	a.ok(nil, 200, "POST", "/api/auth/action/apply", "", map[string]string{"oobCode": code}, &info)
@@ -309,7 +309,7 @@ func TestSignUpVerifyAndMe(t *testing.T) {
 	a.noMoreEmail()
 }
 
-func sessionUserEqual(a, b core.SessionUser) bool {
+func sessionUserEqual(a, b web.SessionUserJSON) bool {
 	return a.UID == b.UID && a.Email == b.Email && a.EmailVerified == b.EmailVerified && a.Name == b.Name &&
 		a.Picture == b.Picture && slices.Equal(a.Providers, b.Providers) && a.PlanID == b.PlanID &&
 		a.PlanIsActive == b.PlanIsActive && a.Timezone == b.Timezone
@@ -422,7 +422,7 @@ func TestPasswordResetByEmail(t *testing.T) {
 		t.Fatal("the reset email lacks a text or HTML part")
 	}
 	code := a.followLink(mail, core.ModeResetPassword)
-	var info core.ActionInfo
+	var info web.ActionInfoJSON
 	a.ok(nil, 200, "POST", "/api/auth/action/check", "", map[string]string{"oobCode": code}, &info)
 	if info.Mode != core.ModeResetPassword || info.Email != "ann@example.com" {
 		t.Fatalf("check %+v", info)
@@ -449,7 +449,7 @@ func TestProfileAndEmailChangeRecovery(t *testing.T) {
 	if env.Fields["name"] != "Please enter your name" || env.Fields["email"] != "Please enter your email" {
 		t.Fatalf("fields %v", env.Fields)
 	}
-	var me core.SessionUser
+	var me web.SessionUserJSON
 	a.ok(nil, 200, "PATCH", "/api/me", tok.IDToken, map[string]string{
 		"name": "Ann B", "picture": "https://example.com/a.png", "timezone": "Asia/Tokyo",
 	}, &me)
@@ -466,9 +466,9 @@ func TestProfileAndEmailChangeRecovery(t *testing.T) {
 	recover := a.followLink(notice, core.ModeRecoverEmail)
 	a.ok(nil, 200, "POST", "/api/auth/action/apply", "", map[string]string{"oobCode": verify}, nil)
 
-	var info core.ActionInfo
+	var info web.ActionInfoJSON
 	a.ok(nil, 200, "POST", "/api/auth/action/apply", "", map[string]string{"oobCode": recover}, &info)
-	if info != (core.ActionInfo{Mode: core.ModeRecoverEmail, Email: "ann@example.com"}) {
+	if info != (web.ActionInfoJSON{Mode: core.ModeRecoverEmail, Email: "ann@example.com"}) {
 		t.Fatalf("recover %+v", info)
 	}
 	a.fail(nil, 401, core.EInvalidToken, "GET", "/api/me", tok.IDToken, nil)
@@ -499,7 +499,7 @@ func TestAccessTokensOverHTTP(t *testing.T) {
 	if !strings.HasPrefix(created.Token, core.AccessTokenPrefix) || created.ID == "" || created.Name != "laptop" || created.CreatedAt == 0 {
 		t.Fatalf("created %+v", created)
 	}
-	var me core.SessionUser
+	var me web.SessionUserJSON
 	a.ok(nil, 200, "GET", "/api/me", created.Token, nil, &me)
 	if me.Email != "ann@example.com" {
 		t.Fatalf("the token acts for %s", me.Email)
@@ -513,7 +513,7 @@ func TestAccessTokensOverHTTP(t *testing.T) {
 	if resp.StatusCode != 200 || strings.Contains(string(env.Data), created.Token) || strings.Contains(string(env.Data), "hash") {
 		t.Fatalf("list %d %s", resp.StatusCode, env.Data)
 	}
-	var list []core.AccessTokenInfo
+	var list []web.AccessTokenJSON
 	json.Unmarshal(env.Data, &list)
 	if len(list) != 1 || list[0].ID != created.ID || list[0].LastUsedAt == 0 {
 		t.Fatalf("list %+v", list)
@@ -528,16 +528,16 @@ func TestDeleteAccountAndExportOverHTTP(t *testing.T) {
 	a := mustIdentityAPI(t)
 	c := browserClient(t)
 	tok := a.signUp(c, "ann@example.com")
-	var me core.SessionUser
+	var me web.SessionUserJSON
 	a.ok(nil, 200, "GET", "/api/me", tok.IDToken, nil, &me)
-	m, err := a.srv.Messages.Create(context.Background(), me.UID, core.MessageInput{
+	m, err := a.Messages.Create(a.As(me.UID), core.MessageInput{
 		Title: "Later", Name: "Bob", Recipient: "bob@example.com", Body: "the letter itself",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	var x core.AccountExport
+	var x web.AccountExportJSON
 	resp, env := a.call(nil, "GET", "/api/me/export", tok.IDToken, nil)
 	if resp.StatusCode != 200 || json.Unmarshal(env.Data, &x) != nil {
 		t.Fatalf("export %d %+v", resp.StatusCode, env)

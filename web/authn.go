@@ -32,7 +32,7 @@ func (s *Server) authedBy(tokenOf func(*http.Request) string, h http.HandlerFunc
 			writeError(w, r, core.Errorf(core.EInvalidToken, "Please sign in."))
 			return
 		}
-		id, err := s.Auth.Authenticate(r.Context(), token)
+		id, err := s.Identities.Authenticate(r.Context(), token)
 		if err != nil {
 			writeError(w, r, err)
 			return
@@ -40,6 +40,3 @@ func (s *Server) authedBy(tokenOf func(*http.Request) string, h http.HandlerFunc
 		h(w, r.WithContext(core.WithIdentity(r.Context(), id)))
 	}
 }
-
-// identity returns the identity authed put in the request's context.
-func identity(r *http.Request) *core.Identity { return core.IdentityFrom(r.Context()) }

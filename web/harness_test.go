@@ -168,6 +168,7 @@ func newTestEnv(tb testing.TB, log *slog.Logger) *testenv.Env {
 	tb.Helper()
 	e := testenv.New(tb, testenv.Config{BaseURL: identityBaseURL, Start: time.Now(), Logger: log})
 	e.Contact.To = core.Address{Address: operatorEmail}
+	e.Messages.Recheck = testHeartbeat
 	return e
 }
 
@@ -175,9 +176,9 @@ func newTestEnv(tb testing.TB, log *slog.Logger) *testenv.Env {
 // wires it.
 func newTestServer(e *testenv.Env, log *slog.Logger) *web.Server {
 	return &web.Server{
-		Logger: log, BaseURL: identityBaseURL, AppName: "Sendlater", Clock: e.Clock, Users: e.DB,
-		Auth: e.Auth, Messages: e.Messages, Watcher: e.DB, Contact: e.Contact,
-		Postpone: e.Postpone, Refusals: e.Refusals, Deliveries: e.DB, WebhookSecrets: e.WebhookSecrets,
+		Logger: log, BaseURL: identityBaseURL, AppName: "Sendlater", Clock: e.Clock,
+		Identities: e.Auth, Messages: e.Messages, Contact: e.Contact,
+		Postpone: e.Postpone, Refusals: e.Refuse, WebhookSecrets: e.WebhookSecrets,
 		StreamHeartbeat: testHeartbeat,
 	}
 }

@@ -11,10 +11,10 @@ import (
 
 // Messages are the API's hottest replies (the dashboard list and its
 // stream): they are written with append functions that produce exactly what
-// encoding/json produces for messageJSON (json_append_test.go checks it),
+// encoding/json produces for MessageJSON (json_append_internal_test.go checks it),
 // without reflection.
 
-// appendMessageJSON appends the JSON of m as newMessageJSON(m) marshals.
+// appendMessageJSON appends the JSON of m as NewMessageJSON(m) marshals.
 func appendMessageJSON(b []byte, m *core.Message) []byte {
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, m.ID)

@@ -39,10 +39,10 @@ func FuzzAppendMessageJSON(f *testing.F) {
 }
 
 // messagesJSON is the list as encoding/json marshals it: the reference.
-func messagesJSON(ms []*core.Message) []*messageJSON {
-	out := make([]*messageJSON, len(ms))
+func messagesJSON(ms []*core.Message) []*MessageJSON {
+	out := make([]*MessageJSON, len(ms))
 	for i, m := range ms {
-		out[i] = newMessageJSON(m)
+		out[i] = NewMessageJSON(m)
 	}
 	return out
 }

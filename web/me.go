@@ -6,40 +6,91 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-func (s *Server) writeSessionUser(w http.ResponseWriter, u *core.User) {
-	writeData(w, http.StatusOK, u.Session(s.Prices))
-}
+// The account: the author's part (authorAPI, also on the admin socket) and
+// the sensitive part only the public server serves.
 
-func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) {
-	u, err := s.Auth.User(r.Context(), identity(r))
+func (a *authorAPI) handleMe(w http.ResponseWriter, r *http.Request) {
+	su, err := a.account.Me(r.Context())
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	s.writeSessionUser(w, u)
+	writeData(w, http.StatusOK, NewSessionUserJSON(su))
 }
 
+// profileRequest is PATCH /api/me.
 type profileRequest struct {
-	Name     *string `json:"name"`
-	Email    *string `json:"email"`
-	Picture  *string `json:"picture"`
-	Timezone *string `json:"timezone"`
+	Name     *string `json:"name,omitempty"`
+	Email    *string `json:"email,omitempty"`
+	Picture  *string `json:"picture,omitempty"`
+	Timezone *string `json:"timezone,omitempty"`
 }
 
-func (s *Server) handleUpdateMe(w http.ResponseWriter, r *http.Request) {
+func (a *authorAPI) handleUpdateMe(w http.ResponseWriter, r *http.Request) {
 	var req profileRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	u, err := s.Auth.UpdateProfile(r.Context(), identity(r), core.ProfileUpdate{
+	su, err := a.account.UpdateProfile(r.Context(), core.ProfileUpdate{
 		Name: req.Name, Email: req.Email, Picture: req.Picture, Timezone: req.Timezone,
 	})
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	s.writeSessionUser(w, u)
+	writeData(w, http.StatusOK, NewSessionUserJSON(su))
+}
+
+func (a *authorAPI) handleSignOut(w http.ResponseWriter, r *http.Request) {
+	if err := a.account.SignOut(r.Context()); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if a.signedOut != nil {
+		a.signedOut(w)
+	}
+	writeData(w, http.StatusOK, nil)
+}
+
+func (a *authorAPI) handleListTokens(w http.ResponseWriter, r *http.Request) {
+	ts, err := a.account.ListAccessTokens(r.Context())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]AccessTokenJSON, len(ts))
+	for i, t := range ts {
+		out[i] = NewAccessTokenJSON(t)
+	}
+	writeData(w, http.StatusOK, out)
+}
+
+// createTokenRequest is POST /api/me/tokens.
+type createTokenRequest struct {
+	Name string `json:"name"`
+}
+
+func (a *authorAPI) handleCreateToken(w http.ResponseWriter, r *http.Request) {
+	var req createTokenRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	t, secret, err := a.account.CreateAccessToken(r.Context(), req.Name)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusCreated, CreatedTokenJSON{AccessTokenJSON: NewAccessTokenJSON(t), Token: secret})
+}
+
+func (a *authorAPI) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
+	if err := a.account.RevokeAccessToken(r.Context(), r.PathValue("id")); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, nil)
 }
 
 func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
@@ -48,7 +99,7 @@ func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	if err := s.Auth.ChangePassword(r.Context(), identity(r), req.Password); err != nil {
+	if err := s.Identities.ChangePassword(r.Context(), req.Password); err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -56,7 +107,7 @@ func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSendVerification(w http.ResponseWriter, r *http.Request) {
-	if err := s.Auth.SendEmailVerification(r.Context(), identity(r)); err != nil {
+	if err := s.Identities.SendEmailVerification(r.Context()); err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -64,7 +115,7 @@ func (s *Server) handleSendVerification(w http.ResponseWriter, r *http.Request) 
 }
 
 func (s *Server) handleDeleteMe(w http.ResponseWriter, r *http.Request) {
-	if err := s.Auth.DeleteAccount(r.Context(), identity(r)); err != nil {
+	if err := s.Identities.DeleteAccount(r.Context()); err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -73,56 +124,10 @@ func (s *Server) handleDeleteMe(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
-	x, err := s.Auth.Export(r.Context(), identity(r))
+	x, err := s.Identities.Export(r.Context())
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, x)
-}
-
-func (s *Server) handleListTokens(w http.ResponseWriter, r *http.Request) {
-	ts, err := s.Auth.ListAccessTokens(r.Context(), identity(r))
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	out := make([]core.AccessTokenInfo, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, t.Info())
-	}
-	writeData(w, http.StatusOK, out)
-}
-
-type createTokenRequest struct {
-	Name string `json:"name"`
-}
-
-// createdTokenJSON is a new personal access token with its secret, which
-// no later reply shows again.
-type createdTokenJSON struct {
-	core.AccessTokenInfo
-	Token string `json:"token"`
-}
-
-func (s *Server) handleCreateToken(w http.ResponseWriter, r *http.Request) {
-	var req createTokenRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	t, secret, err := s.Auth.CreateAccessToken(r.Context(), identity(r), req.Name)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusCreated, createdTokenJSON{AccessTokenInfo: t.Info(), Token: secret})
-}
-
-func (s *Server) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
-	if err := s.Auth.RevokeAccessToken(r.Context(), identity(r), r.PathValue("id")); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, nil)
+	writeData(w, http.StatusOK, NewAccountExportJSON(x))
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-func (s *Server) handleListMessages(w http.ResponseWriter, r *http.Request) {
-	ms, err := s.Messages.List(r.Context(), identity(r).UserID)
+func (a *authorAPI) handleListMessages(w http.ResponseWriter, r *http.Request) {
+	ms, err := a.messages.List(r.Context())
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -15,22 +15,23 @@ func (s *Server) handleListMessages(w http.ResponseWriter, r *http.Request) {
 	writeMessages(w, http.StatusOK, ms)
 }
 
+// createMessageRequest is POST /api/messages.
 type createMessageRequest struct {
 	Title      string        `json:"title"`
 	Name       string        `json:"name"`
 	Recipient  string        `json:"recipient"`
 	Message    string        `json:"message"`
-	Interval   core.Interval `json:"interval"`
-	WebhookURL string        `json:"webhookUrl"`
+	Interval   core.Interval `json:"interval,omitempty"`
+	WebhookURL string        `json:"webhookUrl,omitempty"`
 }
 
-func (s *Server) handleCreateMessage(w http.ResponseWriter, r *http.Request) {
+func (a *authorAPI) handleCreateMessage(w http.ResponseWriter, r *http.Request) {
 	var req createMessageRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	m, err := s.Messages.Create(r.Context(), identity(r).UserID, core.MessageInput{
+	m, err := a.messages.Create(r.Context(), core.MessageInput{
 		Title: req.Title, Name: req.Name, Recipient: req.Recipient, Body: req.Message,
 		Interval: req.Interval, WebhookURL: req.WebhookURL,
 	})
@@ -41,8 +42,8 @@ func (s *Server) handleCreateMessage(w http.ResponseWriter, r *http.Request) {
 	writeMessage(w, http.StatusCreated, m)
 }
 
-func (s *Server) handleGetMessage(w http.ResponseWriter, r *http.Request) {
-	m, err := s.Messages.Get(r.Context(), identity(r).UserID, r.PathValue("id"))
+func (a *authorAPI) handleGetMessage(w http.ResponseWriter, r *http.Request) {
+	m, err := a.messages.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -53,22 +54,22 @@ func (s *Server) handleGetMessage(w http.ResponseWriter, r *http.Request) {
 // updateMessageRequest is a partial edit: an absent or null field is left
 // as it is.
 type updateMessageRequest struct {
-	Title      *string        `json:"title"`
-	Name       *string        `json:"name"`
-	Recipient  *string        `json:"recipient"`
-	Message    *string        `json:"message"`
-	Interval   *core.Interval `json:"interval"`
-	IsActive   *bool          `json:"isActive"`
-	WebhookURL *string        `json:"webhookUrl"`
+	Title      *string        `json:"title,omitempty"`
+	Name       *string        `json:"name,omitempty"`
+	Recipient  *string        `json:"recipient,omitempty"`
+	Message    *string        `json:"message,omitempty"`
+	Interval   *core.Interval `json:"interval,omitempty"`
+	IsActive   *bool          `json:"isActive,omitempty"`
+	WebhookURL *string        `json:"webhookUrl,omitempty"`
 }
 
-func (s *Server) handleUpdateMessage(w http.ResponseWriter, r *http.Request) {
+func (a *authorAPI) handleUpdateMessage(w http.ResponseWriter, r *http.Request) {
 	var req updateMessageRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	m, err := s.Messages.Update(r.Context(), identity(r).UserID, r.PathValue("id"), core.MessageUpdate{
+	m, err := a.messages.Update(r.Context(), r.PathValue("id"), core.MessageUpdate{
 		Title: req.Title, Name: req.Name, Recipient: req.Recipient, Body: req.Message,
 		Interval: req.Interval, IsActive: req.IsActive, WebhookURL: req.WebhookURL,
 	})
@@ -79,8 +80,8 @@ func (s *Server) handleUpdateMessage(w http.ResponseWriter, r *http.Request) {
 	writeMessage(w, http.StatusOK, m)
 }
 
-func (s *Server) handlePostponeMessage(w http.ResponseWriter, r *http.Request) {
-	m, err := s.Messages.Postpone(r.Context(), identity(r).UserID, r.PathValue("id"))
+func (a *authorAPI) handlePostponeMessage(w http.ResponseWriter, r *http.Request) {
+	m, err := a.messages.Postpone(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -88,8 +89,8 @@ func (s *Server) handlePostponeMessage(w http.ResponseWriter, r *http.Request) {
 	writeMessage(w, http.StatusOK, m)
 }
 
-func (s *Server) handleDeleteMessage(w http.ResponseWriter, r *http.Request) {
-	if err := s.Messages.Delete(r.Context(), identity(r).UserID, r.PathValue("id")); err != nil {
+func (a *authorAPI) handleDeleteMessage(w http.ResponseWriter, r *http.Request) {
+	if err := a.messages.Delete(r.Context(), r.PathValue("id")); err != nil {
 		writeError(w, r, err)
 		return
 	}

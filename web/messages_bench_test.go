@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,9 +16,8 @@ func benchAPI(b *testing.B) (http.Handler, string) {
 	b.Helper()
 	e := newHandlerEnv(b)
 	tok := e.proAuthor(b, "bench@example.com")
-	ctx := context.Background()
 	for range 20 {
-		if _, err := e.Messages.Create(ctx, tok.User.ID, core.MessageInput{
+		if _, err := e.Messages.Create(e.As(tok.User.ID), core.MessageInput{
 			Title: "For my sister", Name: "Ann", Recipient: "ann@example.com",
 			Body: strings.Repeat("A letter for the future. ", 20), Interval: core.Interval12M,
 		}); err != nil {

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
@@ -43,8 +42,7 @@ func FuzzMessageBodies(f *testing.F) {
 
 	e := newHandlerEnv(f)
 	tok := e.proAuthor(f, "fuzz@example.com")
-	ctx := context.Background()
-	target, err := e.Messages.Create(ctx, tok.User.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com", Body: "b"})
+	target, err := e.Messages.Create(e.As(tok.User.ID), core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com", Body: "b"})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -55,7 +55,7 @@ type webhookSecretReply struct {
 // handleRotateWebhookSecret makes a new webhook signing secret and shows it,
 // once.
 func (s *Server) handleRotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
-	secret, err := s.WebhookSecrets.Rotate(r.Context(), identity(r).UserID)
+	secret, err := s.WebhookSecrets.Rotate(r.Context())
 	if err != nil {
 		writeError(w, r, err)
 		return

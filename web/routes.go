@@ -10,7 +10,6 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/auth/signup", s.handleSignUp)
 	mux.HandleFunc("POST /api/auth/signin", s.handleSignIn)
 	mux.HandleFunc("POST /api/auth/token", s.handleToken)
-	mux.HandleFunc("POST /api/auth/signout", s.authed(s.handleSignOut))
 	mux.HandleFunc("POST /api/auth/reauth", s.authed(s.handleReauth))
 	mux.HandleFunc("POST /api/auth/password-reset", s.handlePasswordReset)
 	mux.HandleFunc("POST /api/auth/password-reset/confirm", s.handlePasswordResetConfirm)
@@ -19,23 +18,20 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/auth/providers", s.handleProviders)
 	mux.HandleFunc("GET /api/auth/oauth/{provider}/start", s.handleProviderNotConfigured)
 	mux.HandleFunc("GET /api/auth/oauth/{provider}/callback", s.handleProviderNotConfigured)
-	mux.HandleFunc("GET /api/me", s.gate.quick(s.authed(s.handleMe)))
-	mux.HandleFunc("PATCH /api/me", s.authed(s.handleUpdateMe))
 	mux.HandleFunc("DELETE /api/me", s.authed(s.handleDeleteMe))
 	mux.HandleFunc("POST /api/me/password", s.authed(s.handleChangePassword))
 	mux.HandleFunc("POST /api/me/verify-email", s.authed(s.handleSendVerification))
 	mux.HandleFunc("GET /api/me/export", s.authed(s.handleExport))
-	mux.HandleFunc("GET /api/me/tokens", s.authed(s.handleListTokens))
-	mux.HandleFunc("POST /api/me/tokens", s.authed(s.handleCreateToken))
-	mux.HandleFunc("DELETE /api/me/tokens/{id}", s.authed(s.handleRevokeToken))
+	mux.HandleFunc("POST /api/me/webhook-secret", s.authed(s.handleRotateWebhookSecret))
 
-	mux.HandleFunc("GET /api/messages", s.gate.quick(s.authed(s.handleListMessages)))
-	mux.HandleFunc("POST /api/messages", s.authed(s.handleCreateMessage))
-	mux.HandleFunc("GET /api/messages/stream", s.authedBy(streamToken, s.handleMessagesStream))
-	mux.HandleFunc("GET /api/messages/{id}", s.gate.quick(s.authed(s.handleGetMessage)))
-	mux.HandleFunc("PATCH /api/messages/{id}", s.authed(s.handleUpdateMessage))
-	mux.HandleFunc("DELETE /api/messages/{id}", s.authed(s.handleDeleteMessage))
-	mux.HandleFunc("POST /api/messages/{id}/postpone", s.authed(s.handlePostponeMessage))
+	// The author's messages, live list and account (also on the admin
+	// socket, for an operator acting for a user).
+	author := &authorAPI{
+		messages: s.Messages, account: s.Identities, heartbeat: s.StreamHeartbeat,
+		stopping: s.shutdown.done(), signedOut: s.clearRefreshCookie,
+	}
+	author.routes(mux, s.authed, func(h http.HandlerFunc) http.HandlerFunc { return s.authedBy(streamToken, h) }, s.gate.quick)
+
 	mux.HandleFunc("POST /api/contact", s.handleContact)
 	mux.HandleFunc("POST /api/stripe-create-checkout-session", s.authed(s.handleBillingNotConfigured))
 	mux.HandleFunc("POST /api/stripe-create-billing-session", s.authed(s.handleBillingNotConfigured))
@@ -43,7 +39,6 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 	mux.HandleFunc("GET /api/postpone/{id}", s.handleShowPostpone)
 	mux.HandleFunc("POST /api/postpone/{id}", s.handlePostponeByCode)
-	mux.HandleFunc("POST /api/me/webhook-secret", s.authed(s.handleRotateWebhookSecret))
 	mux.HandleFunc("GET /unsubscribe/{token}", s.handleRefusalPage)
 	mux.HandleFunc("POST /unsubscribe/{token}", s.handleRefuse)
 

@@ -1,5 +1,6 @@
 // Package web is the HTTP side of Sendlater: the JSON API of API.md, the
-// embedded SPA, the admin socket and the Go client of the admin API.
+// embedded SPA, the admin socket, and the Go clients of both (APIClient,
+// AdminClient).
 package web
 
 import (
@@ -10,49 +11,43 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
 )
 
-// Server serves the API and the SPA. Dependencies are fields, wired in cmd.
+// Server serves the API and the SPA. It depends on core's service
+// interfaces only; they are wired in cmd.
 type Server struct {
-	Logger   *slog.Logger
-	BaseURL  string
-	UI       fs.FS // the SPA build; nil or without index.html: a notice page
-	Clock    core.Clock
-	Prices   core.PriceMap
-	Users    core.UserStore
-	Auth     *core.Auth
-	Messages *core.MessageService
-	// Watcher tells the message streams about changes; nil: no streams.
-	Watcher core.MessageWatcher
-	Contact *core.ContactService
-	// Health reports whether the store answers.
-	Health func(ctx context.Context) error
+	Logger  *slog.Logger
+	BaseURL string
 	// AppName is shown on the pages the server renders itself.
 	AppName string
-	// Delivery (issue 4): the postpone link, the recipients' refusal links,
-	// webhook secrets, and the in-process scheduler for /healthz (nil: none
-	// runs).
-	Postpone       *core.PostponeLinks
-	Refusals       *core.RefusalTokens
-	Deliveries     core.DeliveryStore
-	WebhookSecrets *core.WebhookSecrets
-	Scheduler      *core.Scheduler
+	UI      fs.FS // the SPA build; nil or without index.html: a notice page
+	Clock   core.Clock
+
+	Identities core.Identities
+	Messages   core.Messages
+	Contact    core.ContactForm
+	// The delivery emails' links: postpone (reminders) and refusal.
+	Postpone       core.PostponeLinks
+	Refusals       core.Refusals
+	WebhookSecrets core.WebhookSecrets
+	// Scheduler is the in-process scheduler, for /healthz; nil: none runs.
+	Scheduler core.SchedulerHealth
+	// Health reports whether the store answers.
+	Health func(ctx context.Context) error
+
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the
 	// client (config trusted_proxies); none: the direct peer is the client.
 	TrustedProxies []netip.Prefix
-	// StreamHeartbeat is how often message streams send a keep-alive and
-	// check their token; zero: DefaultStreamHeartbeat.
+	// StreamHeartbeat is how often message streams send a keep-alive;
+	// zero: DefaultStreamHeartbeat.
 	StreamHeartbeat time.Duration
 
 	httpServer *http.Server
 	ln         net.Listener
-	stopOnce   sync.Once
-	closeOnce  sync.Once
-	stop       chan struct{} // closed when the server shuts down
+	shutdown   shutdown
 	gate       cpuGate
 }
 
@@ -62,13 +57,6 @@ func (s *Server) Handler() http.Handler {
 	s.gate = newCPUGate()
 	s.routes(mux)
 	return withRequest(s.logger(), s.TrustedProxies, s.crossOriginProtection().Handler(mux))
-}
-
-// stopping is closed when the server shuts down, to end long-lived replies
-// (message streams) that Shutdown would otherwise wait for.
-func (s *Server) stopping() <-chan struct{} {
-	s.stopOnce.Do(func() { s.stop = make(chan struct{}) })
-	return s.stop
 }
 
 func (s *Server) logger() *slog.Logger {
@@ -111,8 +99,7 @@ func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 // Close stops accepting connections and waits for in-flight requests to
 // finish, up to ctx's deadline.
 func (s *Server) Close(ctx context.Context) error {
-	s.stopping()
-	s.closeOnce.Do(func() { close(s.stop) })
+	s.shutdown.close()
 	if s.httpServer == nil {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,10 +14,8 @@ import (
 // Server-Sent Events of GET /api/messages/stream.
 const (
 	// DefaultStreamHeartbeat is how often a stream sends a comment line, so
-	// proxies keep it open, and checks that its token still holds.
+	// that proxies keep it open.
 	DefaultStreamHeartbeat = 15 * time.Second
-	// streamSettle gathers a burst of changes into one list.
-	streamSettle = 100 * time.Millisecond
 	// streamRetry is the reconnection delay a stream advises its client.
 	streamRetry = 3 * time.Second
 )
@@ -31,20 +30,19 @@ func streamToken(r *http.Request) string {
 	return r.URL.Query().Get("token")
 }
 
-// handleMessagesStream sends the user's whole list (the data of GET
-// /api/messages) as the event "messages" at once and again after every
-// change to it, whoever made it. It checks the token again before each list
-// and each heartbeat and ends with the event "error" (an error envelope)
-// when the token no longer holds. Server shutdown ends it too.
-func (s *Server) handleMessagesStream(w http.ResponseWriter, r *http.Request) {
-	id, token := identity(r), streamToken(r)
-	if s.Watcher == nil {
-		writeError(w, r, core.Errorf(core.EUnavailable, "Live updates are not available."))
+// handleMessagesStream writes what core.Messages.Follow sends: the whole
+// list (the data of GET /api/messages) as the event "messages", at once and
+// after every change, and its final error as the event "error" (an error
+// envelope), which ends the stream. In between it sends heartbeats. Server
+// shutdown ends it too.
+func (a *authorAPI) handleMessagesStream(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	lists, err := a.messages.Follow(ctx)
+	if err != nil {
+		writeError(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	changes, cancel := s.Watcher.WatchMessages(ctx, id.UserID)
-	defer cancel()
 
 	// A stream outlives any read or write deadline of the server.
 	rc := http.NewResponseController(w)
@@ -59,62 +57,34 @@ func (s *Server) handleMessagesStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// fail ends the stream with the event "error", unless the client is
-	// already gone.
-	fail := func(err error) bool {
-		if ctx.Err() == nil {
-			writeStreamError(w, r, err)
-			rc.Flush()
-		}
-		return false
-	}
-	send := func() bool {
-		if _, err := s.Auth.Authenticate(ctx, token); err != nil {
-			return fail(err)
-		}
-		ms, err := s.Messages.List(ctx, id.UserID)
-		if err != nil {
-			return fail(err)
-		}
-		event := append([]byte("event: messages\ndata: "), appendMessagesJSON(nil, ms)...)
-		if _, err := w.Write(append(event, "\n\n"...)); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
-	if !send() {
-		return
-	}
-	every := s.StreamHeartbeat
+	every := a.heartbeat
 	if every <= 0 {
 		every = DefaultStreamHeartbeat
 	}
 	heartbeat := time.NewTicker(every)
 	defer heartbeat.Stop()
-	settle := time.NewTimer(0)
-	<-settle.C
-	settling := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.stopping():
+		case <-a.stopping:
 			return
-		case <-changes:
-			if !settling {
-				settling = true
-				settle.Reset(streamSettle)
+		case l, ok := <-lists:
+			if !ok {
+				return
 			}
-		case <-settle.C:
-			settling = false
-			if !send() {
+			if l.Err != nil {
+				if ctx.Err() == nil {
+					writeStreamError(w, r, l.Err)
+					rc.Flush()
+				}
+				return
+			}
+			event := append([]byte("event: messages\ndata: "), appendMessagesJSON(nil, l.Messages)...)
+			if _, err := w.Write(append(event, "\n\n"...)); err != nil || rc.Flush() != nil {
 				return
 			}
 		case <-heartbeat.C:
-			if _, err := s.Auth.Authenticate(ctx, token); err != nil {
-				fail(err)
-				return
-			}
 			if _, err := io.WriteString(w, ": ping\n\n"); err != nil || rc.Flush() != nil {
 				return
 			}

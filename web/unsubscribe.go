@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/sendlater/sendlater/core"
 	"html/template"
 	"net/http"
 )
@@ -37,7 +38,7 @@ func (s *Server) writeRefusalPage(w http.ResponseWriter, status int, d refusalPa
 }
 
 func (s *Server) handleRefusalPage(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.Refusals.Address(r.PathValue("token")); err != nil {
+	if err := s.Refusals.Check(r.PathValue("token")); err != nil {
 		s.writeRefusalPage(w, http.StatusBadRequest, refusalPageData{Invalid: true})
 		return
 	}
@@ -45,12 +46,12 @@ func (s *Server) handleRefusalPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleRefuse(w http.ResponseWriter, r *http.Request) {
-	addr, err := s.Refusals.Address(r.PathValue("token"))
-	if err != nil {
+	err := s.Refusals.Refuse(r.Context(), r.PathValue("token"))
+	if core.ErrorCode(err) == core.EInvalid {
 		s.writeRefusalPage(w, http.StatusBadRequest, refusalPageData{Invalid: true})
 		return
 	}
-	if err := s.Deliveries.RefuseAddress(r.Context(), addr, s.Clock.Now()); err != nil {
+	if err != nil {
 		logger(r).Error("recording a refusal", "err", err)
 		http.Error(w, "Internal error. Please try again later.", http.StatusInternalServerError)
 		return

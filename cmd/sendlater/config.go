@@ -64,6 +64,10 @@ type Config struct {
 	Webhooks struct {
 		AllowPrivate bool `mapstructure:"allow_private"`
 	} `mapstructure:"webhooks"`
+
+	// reminders is scheduler.reminders checked and ordered: the one value
+	// the store and the delivery pass both read.
+	reminders core.Reminders
 }
 
 // defaults lists every key with its default value; keys must be known to
@@ -201,24 +205,18 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// validateScheduler checks the scheduler keys and sorts the reminder
-// offsets largest first, as the store and the pass use them.
+// validateScheduler checks the scheduler keys and orders the reminder
+// offsets (core.NewReminders).
 func (c *Config) validateScheduler(bad func(key, rule string, got any) error) error {
 	sc := &c.Scheduler
 	if sc.Interval < time.Second || sc.Interval > time.Hour {
 		return bad("scheduler.interval", "must be between 1s and 1h, e.g. 5s", sc.Interval)
 	}
-	if len(sc.Reminders) > 5 {
-		return bad("scheduler.reminders", "must hold at most 5 offsets", sc.Reminders)
+	reminders, err := core.NewReminders(sc.Reminders)
+	if err != nil {
+		return fmt.Errorf("config: scheduler.reminders: %s (got %q)", core.ErrorMessageOrText(err), fmt.Sprint(sc.Reminders))
 	}
-	for _, r := range sc.Reminders {
-		// The shortest interval is a month of at least 28 days.
-		if r <= 0 || r >= 28*24*time.Hour {
-			return bad("scheduler.reminders", "must be durations between 1s and 672h (28 days) before sendDate, e.g. [240h]", sc.Reminders)
-		}
-	}
-	slices.SortFunc(sc.Reminders, func(a, b time.Duration) int { return int((b - a) / time.Second) })
-	sc.Reminders = slices.Compact(sc.Reminders)
+	c.reminders, sc.Reminders = reminders, reminders
 	if sc.Concurrency < 1 || sc.Concurrency > 256 {
 		return bad("scheduler.concurrency", "must be between 1 and 256", sc.Concurrency)
 	}
@@ -280,6 +278,9 @@ func (c *Config) masked() [][2]string {
 		t := v.Type()
 		for i := range t.NumField() {
 			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
 			key := prefix + f.Tag.Get("mapstructure")
 			if f.Type.Kind() == reflect.Struct {
 				walk(key+".", v.Field(i))

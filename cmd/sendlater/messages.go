@@ -2,11 +2,12 @@ package main
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/cli"
+	"github.com/sendlater/sendlater/web"
 )
 
 func newMessagesCmd(a *app) *cobra.Command {
@@ -17,44 +18,15 @@ func newMessagesCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// messageView is a message as the CLI prints it in --json. The body is only
-// there with --reveal; the postpone code never is.
-type messageView struct {
-	ID             string `json:"id"`
-	Owner          string `json:"owner"`
-	Title          string `json:"title"`
-	Name           string `json:"name"`
-	Recipient      string `json:"recipient"`
-	Message        string `json:"message,omitempty"`
-	Interval       string `json:"interval"`
-	SendDate       string `json:"sendDate"`
-	IsActive       bool   `json:"isActive"`
-	Status         string `json:"status"`
-	Attempts       int    `json:"attempts"`
-	LastError      string `json:"lastError,omitempty"`
-	ReminderSentAt string `json:"reminderSentAt,omitempty"`
-	DeliveredAt    string `json:"deliveredAt,omitempty"`
-	CreatedAt      string `json:"createdAt"`
-}
-
-func rfc3339(t time.Time) string {
-	if t.IsZero() {
-		return ""
+// messageJSON is a message as --json prints it: the admin socket's form
+// (web.MessageJSON), the body only with --reveal. The postpone code is
+// never in it.
+func messageJSON(m *core.Message, reveal bool) *web.MessageJSON {
+	j := web.NewAdminMessageJSON(m)
+	if !reveal {
+		j.Message = ""
 	}
-	return t.UTC().Format(time.RFC3339)
-}
-
-func newMessageView(m *core.Message, reveal bool) messageView {
-	v := messageView{
-		ID: m.ID, Owner: m.Owner, Title: m.Title, Name: m.Name, Recipient: m.Recipient,
-		Interval: string(m.Interval), SendDate: rfc3339(m.SendDate), IsActive: m.IsActive,
-		Status: string(m.DisplayStatus()), Attempts: m.Attempts, LastError: m.LastError,
-		ReminderSentAt: rfc3339(m.ReminderSentAt), DeliveredAt: rfc3339(m.DeliveredAt), CreatedAt: rfc3339(m.CreatedAt),
-	}
-	if reveal {
-		v.Message = m.Body
-	}
-	return v
+	return j
 }
 
 func newMessagesListCmd(a *app) *cobra.Command {
@@ -70,19 +42,19 @@ func newMessagesListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			views := make([]messageView, len(ms))
-			for i, m := range ms {
-				views[i] = newMessageView(m, reveal)
-			}
 			if asJSON {
-				return printJSON(a.stdout, views)
+				out := make([]*web.MessageJSON, len(ms))
+				for i, m := range ms {
+					out[i] = messageJSON(m, reveal)
+				}
+				return cli.PrintJSON(a.stdout, out)
 			}
 			rows := make([][]string, len(ms))
 			for i, m := range ms {
-				rows[i] = []string{m.ID, m.Owner, clip(m.Title, 30), m.Recipient, string(m.Interval),
-					when(m.SendDate), string(m.DisplayStatus()), when(m.CreatedAt)}
+				rows[i] = []string{m.ID, m.Owner, cli.Clip(m.Title, 30), m.Recipient, string(m.Interval),
+					cli.When(m.SendDate), string(m.DisplayStatus()), cli.When(m.CreatedAt)}
 			}
-			if err := printTable(a.stdout, []string{"ID", "OWNER", "TITLE", "RECIPIENT", "INTERVAL", "SEND DATE", "STATUS", "CREATED"}, rows); err != nil {
+			if err := cli.PrintTable(a.stdout, []string{"ID", "OWNER", "TITLE", "RECIPIENT", "INTERVAL", "SEND DATE", "STATUS", "CREATED"}, rows); err != nil {
 				return err
 			}
 			a.sayf("%d of %d messages", len(ms), total)
@@ -108,20 +80,19 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := newMessageView(m, reveal)
 			if asJSON {
-				return printJSON(a.stdout, v)
+				return cli.PrintJSON(a.stdout, messageJSON(m, reveal))
 			}
 			body := "(hidden: add --reveal to print it)"
 			if reveal {
 				body = "\n" + m.Body
 			}
-			return printFields(a.stdout, [][2]string{
-				{"ID", v.ID}, {"Owner", v.Owner}, {"Title", v.Title}, {"Recipient", v.Name + " <" + v.Recipient + ">"},
-				{"Interval", v.Interval}, {"Send date", when(m.SendDate)}, {"Active", strconv.FormatBool(v.IsActive)},
-				{"Status", v.Status}, {"Attempts", strconv.Itoa(v.Attempts)}, {"Last error", orDash(v.LastError)},
-				{"Reminder sent", when(m.ReminderSentAt)}, {"Delivered", when(m.DeliveredAt)},
-				{"Created", when(m.CreatedAt)}, {"Message", body},
+			return cli.PrintFields(a.stdout, [][2]string{
+				{"ID", m.ID}, {"Owner", m.Owner}, {"Title", m.Title}, {"Recipient", m.Name + " <" + m.Recipient + ">"},
+				{"Interval", string(m.Interval)}, {"Send date", cli.When(m.SendDate)}, {"Active", strconv.FormatBool(m.IsActive)},
+				{"Status", string(m.DisplayStatus())}, {"Attempts", strconv.Itoa(m.Attempts)}, {"Last error", cli.OrDash(m.LastError)},
+				{"Reminder sent", cli.When(m.ReminderSentAt)}, {"Delivered", cli.When(m.DeliveredAt)},
+				{"Created", cli.When(m.CreatedAt)}, {"Message", body},
 			})
 		}),
 	}

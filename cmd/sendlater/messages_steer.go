@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/cli"
 )
 
 // The operator's delivery controls on one message.
@@ -21,7 +22,7 @@ func newMessagesRescheduleCmd(a *app) *cobra.Command {
 			if at == "" {
 				return fmt.Errorf("--at is required, e.g. --at 2026-04-01T09:30:00Z or --at +48h")
 			}
-			t, err := parseWhen(at, time.Now())
+			t, err := cli.ParseWhen(at, time.Now())
 			if err != nil {
 				return err
 			}
@@ -29,7 +30,7 @@ func newMessagesRescheduleCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "%s will be delivered at %s (%s)\n", m.ID, when(m.SendDate), m.DisplayStatus())
+			fmt.Fprintf(a.stdout, "%s will be delivered at %s (%s)\n", m.ID, cli.When(m.SendDate), m.DisplayStatus())
 			return nil
 		}),
 	}
@@ -73,7 +74,7 @@ func newMessagesSetActiveCmd(a *app, active bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "%s is %s, delivery date %s\n", m.ID, m.DisplayStatus(), when(m.SendDate))
+			fmt.Fprintf(a.stdout, "%s is %s, delivery date %s\n", m.ID, m.DisplayStatus(), cli.When(m.SendDate))
 			return nil
 		}),
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/cli"
+	"github.com/sendlater/sendlater/web"
 )
 
 func newSendDueCmd(a *app) *cobra.Command {
@@ -28,7 +30,7 @@ func newSendDueCmd(a *app) *cobra.Command {
 				by := time.Now()
 				if at != "" {
 					var err error
-					if by, err = parseWhen(at, by); err != nil {
+					if by, err = cli.ParseWhen(at, by); err != nil {
 						return err
 					}
 				}
@@ -37,13 +39,17 @@ func newSendDueCmd(a *app) *cobra.Command {
 					return err
 				}
 				if asJSON {
-					return printJSON(a.stdout, due)
+					out := make([]web.DueSendJSON, len(due))
+					for i, d := range due {
+						out[i] = web.NewDueSendJSON(d)
+					}
+					return cli.PrintJSON(a.stdout, out)
 				}
 				rows := make([][]string, len(due))
 				for i, p := range due {
-					rows[i] = []string{p.Kind, p.MessageID, p.To, when(p.DueAt)}
+					rows[i] = []string{p.Kind, p.MessageID, p.To, cli.When(p.DueAt)}
 				}
-				if err := printTable(a.stdout, []string{"KIND", "MESSAGE", "TO", "DUE"}, rows); err != nil {
+				if err := cli.PrintTable(a.stdout, []string{"KIND", "MESSAGE", "TO", "DUE"}, rows); err != nil {
 					return err
 				}
 				fmt.Fprintf(a.stderr, "dry run: %d emails would be sent by %s; nothing was sent\n", len(due), by.UTC().Format(time.RFC3339))
@@ -54,7 +60,7 @@ func newSendDueCmd(a *app) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				err = printJSON(a.stdout, res)
+				err = cli.PrintJSON(a.stdout, web.NewPassJSON(res))
 			} else {
 				_, err = fmt.Fprintln(a.stdout, res.String())
 			}

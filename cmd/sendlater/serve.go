@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/mail"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -45,61 +44,30 @@ func (a *app) serve(ctx context.Context) error {
 		// hand that back promptly after a burst. GOMEMLIMIT overrides it.
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
-	db, key, err := a.openStore()
+	st, key, err := a.openStore()
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-
-	mail, emails, closeMail, err := a.mailing()
+	defer st.Close()
+	s, closeServices, err := a.build(st, key)
 	if err != nil {
 		return err
 	}
-	defer closeMail()
+	defer closeServices()
 	if a.cfg.Mail.SMTP.Host == "" {
 		a.log.Info("no mail.smtp.host configured: emails are written to the outbox", "dir", a.cfg.outboxDir())
 	}
-	clock := core.SystemClock{}
-	prices := a.cfg.prices()
-	auth := &core.Auth{
-		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
-		Mailer: mail, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
-		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Logger: a.log,
-	}
 	proxies, _ := a.cfg.trustedProxies() // validated with the config
 	srv := &web.Server{
-		TrustedProxies: proxies,
-		Logger:         a.log,
-		BaseURL:        a.cfg.BaseURL,
-		UI:             ui.FS(),
-		Clock:          clock,
-		Prices:         prices,
-		Users:          db,
-		Auth:           auth,
-		Messages: &core.MessageService{
-			Messages: db, Users: db, Prices: prices, Clock: clock,
-		},
-		Watcher: db,
-		Contact: &core.ContactService{
-			Contacts: db, Mailer: mail, Emails: emails, To: contactAddress(a.cfg.Contact.To), Clock: clock, Logger: a.log,
-		},
-		Health: db.Ping,
+		Logger: a.log, BaseURL: a.cfg.BaseURL, AppName: a.cfg.AppName, UI: ui.FS(), Clock: core.SystemClock{},
+		Identities: s.Auth, Messages: s.Messages, Contact: s.Contact,
+		Postpone: s.Postpone, Refusals: s.Refusals, WebhookSecrets: s.WebhookSecrets,
+		Health: st.Ping, TrustedProxies: proxies,
 	}
-	delivery := a.delivery(db, mail, emails, key, clock)
-	srv.AppName = a.cfg.AppName
-	srv.Postpone = core.NewPostponeLinks(db, db, clock)
-	srv.Refusals = delivery.Refusals
-	srv.Deliveries = db
-	srv.WebhookSecrets = &core.WebhookSecrets{Users: db, Store: db, Prices: prices}
-	var scheduler *core.Scheduler
 	if !a.noScheduler {
-		scheduler = &core.Scheduler{Delivery: delivery, Interval: a.cfg.Scheduler.Interval, Heartbeat: a.heartbeat(), Logger: a.log}
-		srv.Scheduler = scheduler
+		srv.Scheduler = s.Scheduler
 	}
-	admin := &web.AdminServer{
-		Admin:  &core.AdminService{Users: db, Messages: db, Backuper: db, Prices: prices, Clock: clock, Delivery: delivery},
-		Logger: a.log,
-	}
+	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Messages, Account: s.Auth, Prices: a.cfg.prices(), Logger: a.log}
 	if err := admin.Open(a.cfg.socketPath()); err != nil {
 		return fmt.Errorf("admin socket: %w", err)
 	}
@@ -109,15 +77,14 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.storePath(), "admin_socket", a.cfg.socketPath())
 
-	sweeper := &core.Sweeper{Sessions: db, ActionCodes: db, Clock: clock, Logger: a.log}
-	go sweeper.Run(ctx, time.Hour)
+	go s.Sweeper.Run(ctx, time.Hour)
 
 	schedulerDone := make(chan struct{})
-	if scheduler != nil {
+	if !a.noScheduler {
 		a.log.Info("scheduler running", "interval", a.cfg.Scheduler.Interval, "reminders", a.cfg.Scheduler.Reminders)
 		go func() {
 			defer close(schedulerDone)
-			scheduler.Run(ctx)
+			s.Scheduler.Run(ctx)
 		}()
 	} else {
 		a.log.Info("scheduler off (--no-scheduler): run `sendlater send-due` from cron")
@@ -137,14 +104,4 @@ func (a *app) serve(ctx context.Context) error {
 		err = aerr
 	}
 	return err
-}
-
-// contactAddress is where contact form submissions go (config contact.to,
-// validated with the config); empty: they are only stored.
-func contactAddress(to string) core.Address {
-	a, err := mail.ParseAddress(to)
-	if err != nil {
-		return core.Address{}
-	}
-	return core.Address{Name: a.Name, Address: a.Address}
 }

@@ -7,38 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/cli"
+	"github.com/sendlater/sendlater/web"
 )
 
 func newUsersCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "users", Short: "List, show and manage users"}
 	cmd.AddCommand(newUsersListCmd(a), newUsersShowCmd(a), newUsersSetPlanCmd(a))
 	return cmd
-}
-
-// userView is a user as the CLI prints it in --json.
-type userView struct {
-	ID                       string   `json:"id"`
-	Email                    string   `json:"email"`
-	Name                     string   `json:"name"`
-	Picture                  string   `json:"picture"`
-	Timezone                 string   `json:"timezone"`
-	Providers                []string `json:"providers"`
-	EmailVerified            bool     `json:"emailVerified"`
-	Plan                     string   `json:"plan"`
-	PlanIsActive             bool     `json:"planIsActive"`
-	StripePriceID            string   `json:"stripePriceId"`
-	StripeSubscriptionStatus string   `json:"stripeSubscriptionStatus"`
-	CreatedAt                string   `json:"createdAt"`
-}
-
-func newUserView(u *core.User, prices core.PriceMap) userView {
-	s := u.Session(prices)
-	return userView{
-		ID: u.ID, Email: u.Email, Name: u.Name, Picture: u.Picture, Timezone: u.Timezone,
-		Providers: s.Providers, EmailVerified: u.EmailVerified, Plan: string(s.PlanID), PlanIsActive: s.PlanIsActive,
-		StripePriceID: u.StripePriceID, StripeSubscriptionStatus: u.StripeSubscriptionStatus,
-		CreatedAt: u.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"),
-	}
 }
 
 func newUsersListCmd(a *app) *cobra.Command {
@@ -53,22 +29,22 @@ func newUsersListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			views := make([]userView, len(users))
+			views := make([]*web.UserJSON, len(users))
 			for i, u := range users {
-				views[i] = newUserView(u, a.cfg.prices())
+				views[i] = web.NewUserJSON(u, a.cfg.prices())
 			}
 			if asJSON {
-				return printJSON(a.stdout, views)
+				return cli.PrintJSON(a.stdout, views)
 			}
-			rows := make([][]string, len(views))
-			for i, v := range views {
-				plan := v.Plan
-				if v.Plan != string(core.PlanStarter) {
-					plan += " (" + orDash(v.StripeSubscriptionStatus) + ")"
+			rows := make([][]string, len(users))
+			for i, u := range users {
+				plan := string(views[i].Plan)
+				if views[i].Plan != core.PlanStarter {
+					plan += " (" + cli.OrDash(u.StripeSubscriptionStatus) + ")"
 				}
-				rows[i] = []string{v.ID, v.Email, orDash(clip(v.Name, 30)), plan, strconv.FormatBool(v.EmailVerified), v.CreatedAt}
+				rows[i] = []string{u.ID, u.Email, cli.OrDash(cli.Clip(u.Name, 30)), plan, strconv.FormatBool(u.EmailVerified), created(u)}
 			}
-			if err := printTable(a.stdout, []string{"ID", "EMAIL", "NAME", "PLAN", "VERIFIED", "CREATED"}, rows); err != nil {
+			if err := cli.PrintTable(a.stdout, []string{"ID", "EMAIL", "NAME", "PLAN", "VERIFIED", "CREATED"}, rows); err != nil {
 				return err
 			}
 			a.sayf("%d of %d users", len(users), total)
@@ -99,17 +75,20 @@ func newUsersShowCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// created is when u signed up, as the tables show it.
+func created(u *core.User) string { return u.CreatedAt.UTC().Format("2006-01-02T15:04:05Z") }
+
 func (a *app) printUser(u *core.User, asJSON bool) error {
-	v := newUserView(u, a.cfg.prices())
+	v := web.NewUserJSON(u, a.cfg.prices())
 	if asJSON {
-		return printJSON(a.stdout, v)
+		return cli.PrintJSON(a.stdout, v)
 	}
-	return printFields(a.stdout, [][2]string{
-		{"ID", v.ID}, {"Email", v.Email}, {"Email verified", strconv.FormatBool(v.EmailVerified)},
-		{"Name", orDash(v.Name)}, {"Picture", orDash(v.Picture)}, {"Time zone", orDash(v.Timezone)},
-		{"Sign-in", orDash(strings.Join(v.Providers, ", "))}, {"Plan", v.Plan},
-		{"Plan active", strconv.FormatBool(v.PlanIsActive)}, {"Stripe price", orDash(v.StripePriceID)},
-		{"Subscription", orDash(v.StripeSubscriptionStatus)}, {"Created", v.CreatedAt},
+	return cli.PrintFields(a.stdout, [][2]string{
+		{"ID", u.ID}, {"Email", u.Email}, {"Email verified", strconv.FormatBool(u.EmailVerified)},
+		{"Name", cli.OrDash(u.Name)}, {"Picture", cli.OrDash(u.Picture)}, {"Time zone", cli.OrDash(u.Timezone)},
+		{"Sign-in", cli.OrDash(strings.Join(v.Providers, ", "))}, {"Plan", string(v.Plan)},
+		{"Plan active", strconv.FormatBool(v.PlanIsActive)}, {"Stripe price", cli.OrDash(u.StripePriceID)},
+		{"Subscription", cli.OrDash(u.StripeSubscriptionStatus)}, {"Created", created(u)},
 	})
 }
 

@@ -70,9 +70,10 @@ type Env struct {
 	Auth           *core.Auth
 	Messages       *core.MessageService
 	Contact        *core.ContactService
-	Postpone       *core.PostponeLinks
+	Postpone       *core.PostponeLinkService
 	Refusals       *core.RefusalTokens
-	WebhookSecrets *core.WebhookSecrets
+	Refuse         *core.RefusalService
+	WebhookSecrets *core.WebhookSecretService
 	Delivery       *core.Delivery
 	Admin          *core.AdminService
 }
@@ -138,14 +139,15 @@ func (e *Env) wire(log *slog.Logger) {
 		Mailer: e.Mailer, Emails: e.Emails, Clock: clock, BaseURL: e.BaseURL,
 		SigningKey: SigningKey, PasswordParams: CheapPasswords, Logger: log,
 	}
-	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock}
+	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock, Watcher: db, Verifier: e.Auth}
 	e.Contact = &core.ContactService{Contacts: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock, Logger: log}
-	e.Postpone = core.NewPostponeLinks(db, db, clock)
+	e.Postpone = core.NewPostponeLinkService(db, db, clock)
 	e.Refusals = core.NewRefusalTokens(RefusalSecret)
-	e.WebhookSecrets = &core.WebhookSecrets{Users: db, Store: db}
+	e.Refuse = &core.RefusalService{Tokens: e.Refusals, Store: db, Clock: clock}
+	e.WebhookSecrets = &core.WebhookSecretService{Users: db, Store: db}
 	e.Delivery = &core.Delivery{
 		Messages: db, Users: db, Store: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock,
-		BaseURL: e.BaseURL, Reminders: []time.Duration{core.ReminderLeadTime}, Concurrency: 4,
+		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, Concurrency: 4,
 		Refusals: e.Refusals, Log: core.NewPassLog(10), Logger: log,
 	}
 	e.Admin = &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: clock, Delivery: e.Delivery}
@@ -165,3 +167,12 @@ func (e *Env) MustUser(tb testing.TB, email, zone string, plan core.PlanID) *cor
 	}
 	return u
 }
+
+// As is the environment's context acting as the user uid, as a bearer
+// token of theirs would make it.
+func (e *Env) As(uid string) context.Context {
+	return core.WithIdentity(e.Ctx, &core.Identity{UserID: uid})
+}
+
+// Acting is the environment's context carrying id.
+func (e *Env) Acting(id *core.Identity) context.Context { return core.WithIdentity(e.Ctx, id) }

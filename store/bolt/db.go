@@ -23,10 +23,10 @@ type Options struct {
 	// Key is the 32-byte AES-256 key that encrypts message contents. See
 	// LoadOrCreateKey and ParseKey.
 	Key []byte
-	// Reminders are the reminder offsets before sendDate, largest first,
+	// Reminders are the reminder offsets (core.NewReminders),
 	// handed to Message.Reschedule. Default: one reminder core.ReminderLeadTime
 	// ahead.
-	Reminders []time.Duration
+	Reminders core.Reminders
 	// Timeout bounds the wait for the file lock. Default: 1s.
 	Timeout time.Duration
 	// ReadOnly opens the file with a shared lock; writes fail.
@@ -42,7 +42,7 @@ type Options struct {
 type DB struct {
 	db        *bbolt.DB
 	aead      cipher.AEAD
-	reminders []time.Duration
+	reminders core.Reminders
 	watchers  watchers
 	hashKey   []byte // keys the hashes of refused addresses
 	settles   commitGroup
@@ -74,7 +74,7 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("bolt: %w", err)
 	}
 	if opts.Reminders == nil {
-		opts.Reminders = []time.Duration{core.ReminderLeadTime}
+		opts.Reminders = core.DefaultReminders
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Second

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/mailer/mailertest"
@@ -18,7 +17,7 @@ func BenchmarkPassNoneDueOf1M(b *testing.B) {
 	sent := &mailertest.Mailer{}
 	d := &core.Delivery{
 		Messages: db, Users: db, Store: db, Mailer: sent, Clock: core.NewManualClock(fixtureStart),
-		Reminders: []time.Duration{core.ReminderLeadTime}, Logger: slog.New(slog.DiscardHandler),
+		Reminders: core.DefaultReminders, Logger: slog.New(slog.DiscardHandler),
 		Webhooks: noWebhooks{},
 	}
 	b.ResetTimer()

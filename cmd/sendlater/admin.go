@@ -1,0 +1,46 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/web"
+)
+
+// adminService returns the operator's view of the store: through the running
+// server's admin socket when one answers, else the services over the store
+// opened directly. The returned func releases what was opened.
+func (a *app) adminService() (core.Admin, func() error, error) {
+	if c, err := web.DialAdmin(a.cfg.socketPath()); err == nil {
+		a.sayf("using the running server through its admin socket %s", a.cfg.socketPath())
+		return c, func() error { return nil }, nil
+	}
+	st, key, err := a.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	a.sayf("no server answers on %s: opened the store %s directly", a.cfg.socketPath(), a.cfg.storePath())
+	s, closeServices, err := a.build(st, key)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	done := func() error {
+		closeServices()
+		return st.Close()
+	}
+	return s.Admin, done, nil
+}
+
+// withAdmin makes a command's RunE from fn, which gets the operator's view
+// of the store (adminService), released when fn returns.
+func (a *app) withAdmin(fn func(cmd *cobra.Command, args []string, admin core.Admin) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		admin, done, err := a.adminService()
+		if err != nil {
+			return err
+		}
+		defer done()
+		return fn(cmd, args, admin)
+	}
+}

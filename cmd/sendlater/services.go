@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/mail"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/webhook"
+)
+
+// passLogSize is how many passes the server remembers for `sendlater
+// messages passes` and the health check.
+const passLogSize = 100
+
+// services is the one service graph: every service of core, built once by
+// build from the config and the opened store, for serve, the admin commands
+// and send-due alike.
+type services struct {
+	Mailer         core.Mailer
+	Emails         core.Emails
+	Auth           *core.Auth
+	Messages       *core.MessageService
+	Contact        *core.ContactService
+	Postpone       *core.PostponeLinkService
+	Refusals       *core.RefusalService
+	WebhookSecrets *core.WebhookSecretService
+	Delivery       *core.Delivery
+	Admin          *core.AdminService
+	Sweeper        *core.Sweeper
+	Scheduler      *core.Scheduler
+}
+
+// build wires the services over st; key is the store's encryption key, from
+// which the ID token and refusal link keys are derived. close releases the
+// mailer's connections.
+func (a *app) build(st store, key []byte) (s *services, close func(), err error) {
+	m, err := a.newMailer()
+	if err != nil {
+		return nil, nil, err
+	}
+	close = func() {
+		if c, ok := m.(io.Closer); ok {
+			c.Close()
+		}
+	}
+	emails, err := mailer.NewTemplates(a.cfg.AppName, a.cfg.BaseURL)
+	if err != nil {
+		close()
+		return nil, nil, err
+	}
+	clock := core.SystemClock{}
+	prices := a.cfg.prices()
+	s = &services{Mailer: m, Emails: emails}
+	s.Auth = &core.Auth{
+		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st,
+		Mailer: m, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
+		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Logger: a.log,
+	}
+	s.Messages = &core.MessageService{
+		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth,
+	}
+	s.Contact = &core.ContactService{
+		Contacts: st, Mailer: m, Emails: emails, To: contactAddress(a.cfg.Contact.To), Clock: clock, Logger: a.log,
+	}
+	s.Postpone = core.NewPostponeLinkService(st, st, clock)
+	s.Refusals = &core.RefusalService{
+		Tokens: core.NewRefusalTokens(core.DeriveKey(key, core.PurposeRefusalLinks)), Store: st, Clock: clock,
+	}
+	s.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: prices}
+	s.Delivery = &core.Delivery{
+		Messages: st, Users: st, Store: st, Mailer: m, Emails: emails, Clock: clock,
+		BaseURL:     a.cfg.BaseURL,
+		Reminders:   a.cfg.reminders,
+		Concurrency: a.cfg.Scheduler.Concurrency,
+		Refusals:    s.Refusals.Tokens,
+		Webhooks:    webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
+		Logger:      a.log,
+		Log:         core.NewPassLog(passLogSize),
+	}
+	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery}
+	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Clock: clock, Logger: a.log}
+	s.Scheduler = &core.Scheduler{Delivery: s.Delivery, Interval: a.cfg.Scheduler.Interval, Logger: a.log}
+	if url := a.cfg.Scheduler.HeartbeatURL; url != "" {
+		s.Scheduler.Heartbeat = webhook.NewHeartbeat(url, webhook.DefaultTimeout).Beat
+	}
+	return s, close, nil
+}
+
+// newMailer returns the SMTP transport when a host is configured, else the
+// file outbox in the data directory.
+func (a *app) newMailer() (core.Mailer, error) {
+	from, err := mail.ParseAddress(a.cfg.Mail.From)
+	if err != nil {
+		return nil, fmt.Errorf("config: mail.from: %w", err)
+	}
+	sender := core.Address{Name: from.Name, Address: from.Address}
+	s := a.cfg.Mail.SMTP
+	if s.Host == "" {
+		return mailer.NewOutbox(a.cfg.outboxDir(), sender, a.log)
+	}
+	return mailer.NewSMTP(mailer.SMTPConfig{
+		Host: s.Host, Port: s.Port, Username: s.Username, Password: s.Password, TLS: s.TLS,
+		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize,
+	})
+}
+
+// contactAddress is where contact form submissions go (config contact.to,
+// validated with the config); empty: they are only stored.
+func contactAddress(to string) core.Address {
+	a, err := mail.ParseAddress(to)
+	if err != nil {
+		return core.Address{}
+	}
+	return core.Address{Name: a.Name, Address: a.Address}
+}

@@ -1,0 +1,53 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// Identity is who acts: a user signed in through an ID token (a session) or
+// a personal access token, or an operator acting for a user through the
+// admin socket. It travels in ctx (WithIdentity): every author-side service
+// method learns who acts from there and from nowhere else.
+type Identity struct {
+	UserID    string
+	SessionID string    // the session of an ID token; empty otherwise
+	TokenID   string    // the personal access token, if that is how
+	AuthTime  time.Time // last sign-in or re-auth of the session; zero otherwise
+	// ExpiresAt is when the ID token that proved the session expires; zero
+	// for access tokens and operators.
+	ExpiresAt time.Time
+	// Operator names the operator acting for UserID (the admin socket), so
+	// that what they do can be told from what the user does; empty when the
+	// user acts.
+	Operator string
+}
+
+type identityKey struct{}
+
+// WithIdentity returns ctx carrying id.
+func WithIdentity(ctx context.Context, id *Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// IdentityFrom returns the identity in ctx, or nil.
+func IdentityFrom(ctx context.Context) *Identity {
+	id, _ := ctx.Value(identityKey{}).(*Identity)
+	return id
+}
+
+// signedIn returns the identity in ctx; without one the caller is not
+// signed in: auth/invalid-user-token.
+func signedIn(ctx context.Context) (*Identity, error) {
+	id := IdentityFrom(ctx)
+	if id == nil || id.UserID == "" {
+		return nil, Errorf(EInvalidToken, "Please sign in.")
+	}
+	return id, nil
+}
+
+// errOperator refuses what only the user may do: sign in again, change the
+// password or the email, delete the account, make a personal access token.
+func errOperator() error {
+	return Errorf(EOperatorNotAllowed, "An operator acting for a user cannot do this; only the user can.")
+}

@@ -1,0 +1,50 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// AccountExport is everything stored about a user (GET /api/me/export),
+// without its secrets: the password hash and the postpone codes are
+// cleared, access tokens come without their hashes.
+type AccountExport struct {
+	ExportedAt   time.Time
+	User         User // PasswordHash cleared
+	HasPassword  bool
+	Plan         PlanID
+	Messages     []*Message // PostponeCode cleared
+	AccessTokens []AccessTokenInfo
+}
+
+// Export gathers everything stored about the user of the identity in ctx.
+func (a *Auth) Export(ctx context.Context) (*AccountExport, error) {
+	u, err := a.User(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ms, _, err := a.Messages.ListMessages(ctx, MessageFilter{Owner: u.ID})
+	if err != nil {
+		return nil, err
+	}
+	ts, err := a.AccessTokens.ListAccessTokens(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	x := &AccountExport{
+		ExportedAt:   a.Clock.Now(),
+		User:         *u,
+		HasPassword:  u.PasswordHash != "",
+		Plan:         a.Prices.PlanFor(u.StripePriceID),
+		Messages:     ms,
+		AccessTokens: make([]AccessTokenInfo, 0, len(ts)),
+	}
+	x.User.PasswordHash = ""
+	for _, m := range ms {
+		m.PostponeCode = ""
+	}
+	for _, t := range ts {
+		x.AccessTokens = append(x.AccessTokens, t.Info())
+	}
+	return x, nil
+}

@@ -1,0 +1,435 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Sessions: sign-up and sign-in, the tokens that prove them, and their end.
+
+// SignUpInput is what the sign-up form sends.
+type SignUpInput struct {
+	Email    string
+	Password string
+	Name     string
+	Timezone string // IANA name from the browser; ignored when unknown
+}
+
+// SignUp creates an account with a password, signs it in and sends the
+// verification email.
+func (a *Auth) SignUp(ctx context.Context, in SignUpInput, c Client) (*Tokens, error) {
+	a.init()
+	email := NormalizeEmail(in.Email)
+	f := map[string]string{}
+	validateEmail(f, "email", email)
+	if in.Password == "" {
+		f["password"] = "Please enter a password"
+	}
+	validateProfileName(f, in.Name, false)
+	if err := ValidationError(f); err != nil {
+		return nil, err
+	}
+	if err := CheckPassword("password", in.Password); err != nil {
+		return nil, err
+	}
+	now := a.Clock.Now()
+	if err := a.checkAddress(c.Address, now); err != nil {
+		return nil, err
+	}
+	// A sign-up costs a hash and an email: it counts against the address.
+	a.addAddressEvent(c.Address, now)
+	hash, err := a.hashPassword(ctx, in.Password)
+	if err != nil {
+		return nil, err
+	}
+	u := &User{
+		ID:           NewID(),
+		Email:        email,
+		Name:         strings.TrimSpace(in.Name),
+		PasswordHash: hash,
+		Providers:    []string{ProviderPassword},
+		CreatedAt:    now,
+		UpdatedAt:    now,
+	}
+	if validTimezone(in.Timezone) {
+		u.Timezone = in.Timezone
+	}
+	if err := a.Users.CreateUser(ctx, u); err != nil {
+		if ErrorCode(err) == EEmailInUse {
+			return nil, errEmailInUse()
+		}
+		return nil, err
+	}
+	a.sendVerification(ctx, u)
+	return a.startSession(ctx, u, c)
+}
+
+// SignIn checks an email and password and starts a session. An unknown email
+// and a wrong password get the same answer in the same time; failures are
+// limited per account and per client address.
+func (a *Auth) SignIn(ctx context.Context, email, password string, c Client) (*Tokens, error) {
+	a.init()
+	email = NormalizeEmail(email)
+	f := map[string]string{}
+	if email == "" {
+		f["email"] = "Please enter your email"
+	}
+	if password == "" {
+		f["password"] = "Please enter a password"
+	}
+	if err := ValidationError(f); err != nil {
+		return nil, err
+	}
+	u, err := a.checkPassword(ctx, email, password, c.Address)
+	if err != nil {
+		return nil, err
+	}
+	return a.startSession(ctx, u, c)
+}
+
+// checkPassword finds the account of email and verifies its password, under
+// the failure limits. Unknown accounts, accounts without a password and
+// wrong passwords all cost one hash and answer auth/wrong-credentials.
+func (a *Auth) checkPassword(ctx context.Context, email, password, address string) (*User, error) {
+	now := a.Clock.Now()
+	account := EmailKey(email)
+	if wait := a.accounts.Blocked(account, now); wait > 0 {
+		return nil, errTooManyRequests(wait)
+	}
+	if err := a.checkAddress(address, now); err != nil {
+		return nil, err
+	}
+	u, err := a.Users.FindUserByEmail(ctx, email)
+	if err != nil && ErrorCode(err) != EUserNotFound {
+		return nil, err
+	}
+	hash := a.dummyPasswordHash()
+	if u != nil && u.PasswordHash != "" {
+		hash = u.PasswordHash
+	}
+	var ok bool
+	if err := a.hashes.do(ctx, func() { ok = VerifyPassword(password, hash) }); err != nil {
+		return nil, err
+	}
+	if !ok || u == nil || u.PasswordHash == "" {
+		now = a.Clock.Now()
+		a.accounts.Add(account, now)
+		a.addAddressEvent(address, now)
+		return nil, Errorf(EWrongCredentials, "The email or password is incorrect.")
+	}
+	a.accounts.Reset(account)
+	return u, nil
+}
+
+// checkAddress refuses a client address that reached its failure limit. An
+// unknown address (empty) is not limited by address.
+func (a *Auth) checkAddress(address string, now time.Time) error {
+	if address == "" {
+		return nil
+	}
+	if wait := a.addresses.Blocked(address, now); wait > 0 {
+		return errTooManyRequests(wait)
+	}
+	return nil
+}
+
+func (a *Auth) addAddressEvent(address string, now time.Time) {
+	if address != "" {
+		a.addresses.Add(address, now)
+	}
+}
+
+// dummyPasswordHash is verified for accounts that have no password, so that
+// they take as long as a wrong password.
+func (a *Auth) dummyPasswordHash() string {
+	a.dummyOnce.Do(func() { a.dummyHash = HashPassword(NewSecret(), a.passParams) })
+	return a.dummyHash
+}
+
+func (a *Auth) hashPassword(ctx context.Context, password string) (string, error) {
+	var h string
+	err := a.hashes.do(ctx, func() { h = HashPassword(password, a.passParams) })
+	return h, err
+}
+
+// startSession creates a session for u and its first tokens.
+func (a *Auth) startSession(ctx context.Context, u *User, c Client) (*Tokens, error) {
+	if err := a.checkKey(); err != nil {
+		return nil, err
+	}
+	now := a.Clock.Now()
+	refresh := NewSecret()
+	ua := c.UserAgent
+	if len(ua) > maxUserAgentLen {
+		ua = strings.ToValidUTF8(ua[:maxUserAgentLen], "")
+	}
+	s := &Session{
+		ID:          NewID(),
+		UserID:      u.ID,
+		RefreshHash: HashSecret(refresh),
+		AuthTime:    now,
+		CreatedAt:   now,
+		LastUsedAt:  now,
+		ExpiresAt:   now.Add(SessionIdleTTL),
+		UserAgent:   ua,
+	}
+	if err := a.Sessions.CreateSession(ctx, s); err != nil {
+		return nil, err
+	}
+	return a.issueWithUser(ctx, u, s, now, refresh)
+}
+
+// issue signs an ID token for the session.
+func (a *Auth) issue(u *User, s *Session, now time.Time) *Tokens {
+	exp := now.Add(IDTokenTTL)
+	tok := SignIDToken(a.SigningKey, IDTokenClaims{
+		UserID:    u.ID,
+		SessionID: s.ID,
+		AuthTime:  s.AuthTime.Unix(),
+		IssuedAt:  now.Unix(),
+		ExpiresAt: exp.Unix(),
+	})
+	return &Tokens{IDToken: tok, ExpiresAt: exp, RefreshExpiresAt: s.ExpiresAt}
+}
+
+// issueWithUser is issue with a new refresh token and the user it signed in.
+func (a *Auth) issueWithUser(ctx context.Context, u *User, s *Session, now time.Time, refresh string) (*Tokens, error) {
+	t := a.issue(u, s, now)
+	su, err := a.sessionUser(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	t.RefreshToken, t.User, t.Session = refresh, u, su
+	return t, nil
+}
+
+func (a *Auth) checkKey() error {
+	if len(a.SigningKey) < MinSigningKeyLen {
+		return Errorf(EInternal, "the ID token signing key must be at least %d bytes", MinSigningKeyLen)
+	}
+	return nil
+}
+
+// errRefreshReused aborts the rotation of a refresh token that another
+// request rotated first.
+var errRefreshReused = Errorf(EInvalidToken, "refresh token reused")
+
+// Refresh exchanges a refresh token for a new ID token and a new refresh
+// token. A refresh token that was already exchanged ends its whole session:
+// either its owner or a thief holds a copy, and it cannot tell which.
+func (a *Auth) Refresh(ctx context.Context, refreshToken string) (*Tokens, error) {
+	a.init()
+	if err := a.checkKey(); err != nil {
+		return nil, err
+	}
+	if refreshToken == "" {
+		return nil, errInvalidToken()
+	}
+	hash := HashSecret(refreshToken)
+	s, rotated, err := a.Sessions.FindSessionByRefreshHash(ctx, hash)
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	now := a.Clock.Now()
+	if rotated || !now.Before(s.ExpiresAt) {
+		return nil, a.endSession(ctx, s.ID)
+	}
+	next := NewSecret()
+	sid := s.ID
+	s, err = a.Sessions.UpdateSession(ctx, sid, func(s *Session) error {
+		if s.RefreshHash != hash {
+			return errRefreshReused
+		}
+		s.RotatedHashes = append(s.RotatedHashes, hash)
+		if n := len(s.RotatedHashes); n > maxRotatedHashes {
+			s.RotatedHashes = append([]string(nil), s.RotatedHashes[n-maxRotatedHashes:]...)
+		}
+		s.RefreshHash = HashSecret(next)
+		s.LastUsedAt = now
+		s.ExpiresAt = now.Add(SessionIdleTTL)
+		return nil
+	})
+	if errors.Is(err, errRefreshReused) {
+		return nil, a.endSession(ctx, sid)
+	}
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	u, err := a.Users.FindUserByID(ctx, s.UserID)
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	return a.issueWithUser(ctx, u, s, now, next)
+}
+
+// endSession deletes a session that must not go on and answers
+// auth/invalid-user-token.
+func (a *Auth) endSession(ctx context.Context, id string) error {
+	if err := a.Sessions.DeleteSession(ctx, id); err != nil && ErrorCode(err) != ENotFound {
+		return err
+	}
+	return errInvalidToken()
+}
+
+// tokenError turns a store's not-found into auth/invalid-user-token.
+func tokenError(err error) error {
+	switch ErrorCode(err) {
+	case ENotFound, EUserNotFound, ETokenNotFound, EInvalidToken:
+		return errInvalidToken()
+	}
+	return err
+}
+
+// Authenticate checks a bearer token: an ID token whose session still exists
+// or a personal access token. Revoked, expired and unknown tokens are
+// auth/invalid-user-token.
+func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, error) {
+	a.init()
+	if err := a.checkKey(); err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(bearer, AccessTokenPrefix) {
+		return a.authenticateAccessToken(ctx, bearer)
+	}
+	c, err := VerifyIDToken(a.SigningKey, bearer, a.Clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	id := &Identity{UserID: c.UserID, SessionID: c.SessionID, ExpiresAt: time.Unix(c.ExpiresAt, 0)}
+	s, err := a.checkSession(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	id.AuthTime = s.AuthTime
+	return id, nil
+}
+
+// checkSession finds the session of a session identity, which must still be
+// its user's and unexpired.
+func (a *Auth) checkSession(ctx context.Context, id *Identity) (*Session, error) {
+	s, err := a.Sessions.FindSessionByID(ctx, id.SessionID)
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	if s.UserID != id.UserID || !a.Clock.Now().Before(s.ExpiresAt) {
+		return nil, errInvalidToken()
+	}
+	return s, nil
+}
+
+// VerifyIdentity tells whether the identity in ctx still holds: its ID token
+// unexpired and its session not ended, its access token not revoked, the
+// user an operator acts for not deleted. A long-lived reply (the live list)
+// asks again and again; any failure is auth/invalid-user-token.
+func (a *Auth) VerifyIdentity(ctx context.Context) error {
+	id, err := signedIn(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case id.SessionID != "":
+		if !id.ExpiresAt.IsZero() && !a.Clock.Now().Before(id.ExpiresAt) {
+			return errInvalidToken()
+		}
+		_, err = a.checkSession(ctx, id)
+		return err
+	case id.TokenID != "":
+		ts, err := a.AccessTokens.ListAccessTokens(ctx, id.UserID)
+		if err != nil {
+			return err
+		}
+		for _, t := range ts {
+			if t.ID == id.TokenID {
+				return nil
+			}
+		}
+		return errInvalidToken()
+	}
+	_, err = a.User(ctx)
+	return err
+}
+
+// RequireRecentLogin answers auth/requires-recent-login unless the identity
+// in ctx is a session signed in or re-authenticated within
+// RecentLoginWindow. Personal access tokens are never a recent login, and
+// an operator acting for a user is refused.
+func (a *Auth) RequireRecentLogin(ctx context.Context) error {
+	id, err := signedIn(ctx)
+	if err != nil {
+		return err
+	}
+	if id.Operator != "" {
+		return errOperator()
+	}
+	if id.SessionID == "" || a.Clock.Now().Sub(id.AuthTime) > RecentLoginWindow {
+		return Errorf(ERequiresRecentLogin, "Please sign in again to complete this action.")
+	}
+	return nil
+}
+
+// SignOut ends the session of the identity in ctx, or revokes the personal
+// access token it used.
+func (a *Auth) SignOut(ctx context.Context) error {
+	id, err := signedIn(ctx)
+	switch {
+	case err != nil:
+		return err
+	case id.Operator != "":
+		return errOperator()
+	case id.SessionID == "":
+		return a.deleteAccessToken(ctx, id.TokenID)
+	}
+	if err := a.Sessions.DeleteSession(ctx, id.SessionID); err != nil && ErrorCode(err) != ENotFound {
+		return err
+	}
+	return nil
+}
+
+// Reauth checks the user's password again and makes the session of the
+// identity in ctx a recent login. It returns a new ID token; the refresh
+// token is unchanged.
+func (a *Auth) Reauth(ctx context.Context, password string, c Client) (*Tokens, error) {
+	a.init()
+	id, err := signedIn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if password == "" {
+		return nil, ValidationError(map[string]string{"password": "Please enter your password"})
+	}
+	if id.Operator != "" {
+		return nil, errOperator()
+	}
+	if id.SessionID == "" {
+		return nil, Errorf(ERequiresRecentLogin, "Personal access tokens cannot sign in again; use the web app.")
+	}
+	u, err := a.User(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if u.PasswordHash == "" {
+		return nil, Errorf(EWrongCredentials, "This account has no password; sign in with %s.", firstProvider(u))
+	}
+	if _, err := a.checkPassword(ctx, u.Email, password, c.Address); err != nil {
+		return nil, err
+	}
+	now := a.Clock.Now()
+	s, err := a.Sessions.UpdateSession(ctx, id.SessionID, func(s *Session) error {
+		s.AuthTime = now
+		s.LastUsedAt = now
+		return nil
+	})
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	return a.issue(u, s, now), nil
+}
+
+func firstProvider(u *User) string {
+	if len(u.Providers) > 0 {
+		return u.Providers[0]
+	}
+	return "your provider"
+}

@@ -1,0 +1,135 @@
+package core
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits of personal access tokens.
+const (
+	MaxTokenNameLen     = 100
+	MaxAccessTokens     = 50
+	AccessTokenPrefix   = "sl_pat_"
+	tokenLastUsedStride = 5 * time.Minute // LastUsedAt is written at most this often
+)
+
+// AccessTokenInfo is a personal access token as its owner sees it: without
+// its secret or the secret's hash.
+type AccessTokenInfo struct {
+	ID         string
+	Name       string
+	CreatedAt  time.Time
+	LastUsedAt time.Time // zero: never used
+}
+
+// Info returns the token without its hash.
+func (t *AccessToken) Info() AccessTokenInfo {
+	return AccessTokenInfo{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt}
+}
+
+// CreateAccessToken makes a personal access token named name for the
+// identity in ctx and returns it with its secret, which is shown this once.
+// A token is a long-lived key to the account, so making one needs a recent
+// login.
+func (a *Auth) CreateAccessToken(ctx context.Context, name string) (AccessTokenInfo, string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "Please enter a name for the token"})
+	case utf8.RuneCountInString(name) > MaxTokenNameLen || strings.ContainsAny(name, "\r\n"):
+		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "The name must be one line of at most 100 characters"})
+	}
+	if err := a.RequireRecentLogin(ctx); err != nil {
+		return AccessTokenInfo{}, "", err
+	}
+	id := IdentityFrom(ctx)
+	ts, err := a.AccessTokens.ListAccessTokens(ctx, id.UserID)
+	if err != nil {
+		return AccessTokenInfo{}, "", err
+	}
+	if len(ts) >= MaxAccessTokens {
+		return AccessTokenInfo{}, "", Errorf(EConflict, "You have %d access tokens, the most there may be. Revoke one first.", MaxAccessTokens)
+	}
+	secret := AccessTokenPrefix + NewSecret()
+	t := &AccessToken{
+		ID:        NewID(),
+		UserID:    id.UserID,
+		Name:      name,
+		Hash:      HashSecret(secret),
+		CreatedAt: a.Clock.Now(),
+	}
+	if err := a.AccessTokens.CreateAccessToken(ctx, t); err != nil {
+		return AccessTokenInfo{}, "", err
+	}
+	return t.Info(), secret, nil
+}
+
+// ListAccessTokens lists the personal access tokens of the identity in ctx.
+func (a *Auth) ListAccessTokens(ctx context.Context) ([]AccessTokenInfo, error) {
+	id, err := signedIn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := a.AccessTokens.ListAccessTokens(ctx, id.UserID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AccessTokenInfo, len(ts))
+	for i, t := range ts {
+		out[i] = t.Info()
+	}
+	return out, nil
+}
+
+// RevokeAccessToken deletes one of the personal access tokens of the
+// identity in ctx. Another user's token is not found.
+func (a *Auth) RevokeAccessToken(ctx context.Context, tokenID string) error {
+	id, err := signedIn(ctx)
+	if err != nil {
+		return err
+	}
+	ts, err := a.AccessTokens.ListAccessTokens(ctx, id.UserID)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if t.ID == tokenID {
+			return a.deleteAccessToken(ctx, t.ID)
+		}
+	}
+	return errTokenNotFound()
+}
+
+func (a *Auth) deleteAccessToken(ctx context.Context, tokenID string) error {
+	err := a.AccessTokens.DeleteAccessToken(ctx, tokenID)
+	if ErrorCode(err) == ETokenNotFound {
+		return errTokenNotFound()
+	}
+	return err
+}
+
+func errTokenNotFound() error {
+	return Errorf(ETokenNotFound, "The access token could not be found.")
+}
+
+// authenticateAccessToken checks a personal access token and notes its use.
+func (a *Auth) authenticateAccessToken(ctx context.Context, secret string) (*Identity, error) {
+	t, err := a.AccessTokens.FindAccessTokenByHash(ctx, HashSecret(secret))
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	now := a.Clock.Now()
+	// Writing on every request would make each one a write transaction.
+	if now.Sub(t.LastUsedAt) >= tokenLastUsedStride {
+		_, err := a.AccessTokens.UpdateAccessToken(ctx, t.ID, func(t *AccessToken) error {
+			t.LastUsedAt = now
+			return nil
+		})
+		if err != nil {
+			return nil, tokenError(err)
+		}
+	}
+	return &Identity{UserID: t.UserID, TokenID: t.ID}, nil
+}

@@ -1,0 +1,113 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// The services front ends use. Each is implemented by a service of this
+// package over the stores; Messages and Account are also implemented by
+// web.APIClient, over the JSON API or the admin socket, so a front end (the
+// web server, the TUI) works the same whichever it is given. Who acts is in
+// ctx (WithIdentity); a method that needs someone and finds no one answers
+// auth/invalid-user-token.
+
+// Messages is what a signed-in author does with their own messages. Another
+// user's message is message/not-found.
+type Messages interface {
+	// List returns the author's messages, newest first.
+	List(ctx context.Context) ([]*Message, error)
+	Get(ctx context.Context, id string) (*Message, error)
+	Create(ctx context.Context, in MessageInput) (*Message, error)
+	Update(ctx context.Context, id string, up MessageUpdate) (*Message, error)
+	// Postpone moves the message to now + its interval (a no-op on the
+	// same day).
+	Postpone(ctx context.Context, id string) (*Message, error)
+	Delete(ctx context.Context, id string) error
+	// Follow sends the whole list at once and again after each (coalesced)
+	// change, until ctx ends. When the identity stops holding (signed out,
+	// revoked, expired, deleted) or the list cannot be read, it sends one
+	// final value with Err and closes the channel.
+	Follow(ctx context.Context) (<-chan MessageList, error)
+}
+
+// MessageList is one value of Follow: the author's whole list, or the error
+// that ended it.
+type MessageList struct {
+	Messages []*Message
+	Err      error
+}
+
+// Account is what a signed-in client does with its own account.
+type Account interface {
+	Me(ctx context.Context) (*SessionUser, error)
+	UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUser, error)
+	// SignOut ends the session, or revokes the access token, that acts.
+	SignOut(ctx context.Context) error
+	// CreateAccessToken returns the new token and its secret, shown once.
+	CreateAccessToken(ctx context.Context, name string) (AccessTokenInfo, string, error)
+	ListAccessTokens(ctx context.Context) ([]AccessTokenInfo, error)
+	RevokeAccessToken(ctx context.Context, id string) error
+}
+
+// Identities is what the server does for clients that sign up, sign in,
+// prove who they are and act on their whole account: the identity
+// operations beyond Account. Auth implements it.
+type Identities interface {
+	Account
+	SignUp(ctx context.Context, in SignUpInput, c Client) (*Tokens, error)
+	SignIn(ctx context.Context, email, password string, c Client) (*Tokens, error)
+	Refresh(ctx context.Context, refreshToken string) (*Tokens, error)
+	// Authenticate checks a bearer token and returns who it proves.
+	Authenticate(ctx context.Context, bearer string) (*Identity, error)
+	Reauth(ctx context.Context, password string, c Client) (*Tokens, error)
+	RequestPasswordReset(ctx context.Context, email string, c Client) error
+	ConfirmPasswordReset(ctx context.Context, code, password string) error
+	CheckActionCode(ctx context.Context, code string) (*ActionInfo, error)
+	ApplyActionCode(ctx context.Context, code string) (*ActionInfo, error)
+	SendEmailVerification(ctx context.Context) error
+	ChangePassword(ctx context.Context, password string) error
+	DeleteAccount(ctx context.Context) error
+	Export(ctx context.Context) (*AccountExport, error)
+}
+
+// IdentityVerifier tells whether the identity in ctx still holds; Auth
+// implements it (VerifyIdentity).
+type IdentityVerifier interface {
+	VerifyIdentity(ctx context.Context) error
+}
+
+// ContactForm takes contact form submissions from a client address.
+type ContactForm interface {
+	Submit(ctx context.Context, in ContactInput, address string) error
+}
+
+// PostponeLinks serves the reminder email's postpone link: no sign-in, the
+// message's postpone code instead, limited per message and client address.
+type PostponeLinks interface {
+	// Show returns what the page displays and changes nothing.
+	Show(ctx context.Context, id, code, client string) (*PostponeView, error)
+	// Postpone moves the message and returns its new sendDate.
+	Postpone(ctx context.Context, id, code, client string) (time.Time, error)
+}
+
+// Refusals serves the delivery email's one-click refusal link.
+type Refusals interface {
+	// Check tells whether a refusal token is valid, changing nothing.
+	Check(token string) error
+	// Refuse records that the token's address refuses every further message.
+	Refuse(ctx context.Context, token string) error
+}
+
+// WebhookSecrets makes the secret that signs the business webhooks of the
+// user in ctx.
+type WebhookSecrets interface {
+	Rotate(ctx context.Context) (string, error)
+}
+
+// SchedulerHealth tells whether the in-process scheduler keeps passing.
+type SchedulerHealth interface {
+	// Stalled reports whether no pass has finished for StalledAfter at now,
+	// and when the last one did (zero: none yet).
+	Stalled(now time.Time) (bool, time.Time)
+}

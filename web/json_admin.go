@@ -1,0 +1,53 @@
+package web
+
+import "github.com/sendlater/sendlater/core"
+
+// PassJSON is what one delivery pass did (POST /admin/send-due, GET
+// /admin/passes, `send-due --json`).
+type PassJSON struct {
+	Started   int64    `json:"started"`
+	Finished  int64    `json:"finished"`
+	Delivered int      `json:"delivered"`
+	Reminded  int      `json:"reminded"`
+	Retried   int      `json:"retried"`
+	Failed    int      `json:"failed"`
+	Skipped   int      `json:"skipped"`
+	Webhooks  int      `json:"webhooks"`
+	Errors    []string `json:"errors,omitempty"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// NewPassJSON is r on the wire.
+func NewPassJSON(r core.PassResult) PassJSON {
+	return PassJSON{
+		Started: millis(r.Started), Finished: millis(r.Finished), Delivered: r.Delivered, Reminded: r.Reminded,
+		Retried: r.Retried, Failed: r.Failed, Skipped: r.Skipped, Webhooks: r.Webhooks, Errors: r.Errors, Error: r.Error,
+	}
+}
+
+// Core is the pass j describes.
+func (j PassJSON) Core() core.PassResult {
+	return core.PassResult{
+		Started: fromMillis(j.Started), Finished: fromMillis(j.Finished), Delivered: j.Delivered, Reminded: j.Reminded,
+		Retried: j.Retried, Failed: j.Failed, Skipped: j.Skipped, Webhooks: j.Webhooks, Errors: j.Errors, Error: j.Error,
+	}
+}
+
+// DueSendJSON is one email a pass would send (GET /admin/due).
+type DueSendJSON struct {
+	Kind      string `json:"kind"` // "delivery" or "reminder"
+	MessageID string `json:"messageId"`
+	Owner     string `json:"owner"`
+	To        string `json:"to"`
+	DueAt     int64  `json:"dueAt"`
+}
+
+// NewDueSendJSON is d on the wire.
+func NewDueSendJSON(d core.DueSend) DueSendJSON {
+	return DueSendJSON{Kind: d.Kind, MessageID: d.MessageID, Owner: d.Owner, To: d.To, DueAt: millis(d.DueAt)}
+}
+
+// Core is the send j describes.
+func (j DueSendJSON) Core() core.DueSend {
+	return core.DueSend{Kind: j.Kind, MessageID: j.MessageID, Owner: j.Owner, To: j.To, DueAt: fromMillis(j.DueAt)}
+}

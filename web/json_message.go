@@ -1,0 +1,86 @@
+package web
+
+import "github.com/sendlater/sendlater/core"
+
+// MessageJSON is a message on the wire (API.md). The admin fields are only
+// filled on the admin socket. The postpone code never leaves the server.
+type MessageJSON struct {
+	ID             string             `json:"id"`
+	Owner          string             `json:"owner"`
+	Title          string             `json:"title"`
+	Name           string             `json:"name"`
+	Recipient      string             `json:"recipient"`
+	Message        string             `json:"message"`
+	Interval       core.Interval      `json:"interval"`
+	SendDate       int64              `json:"sendDate"`
+	IsActive       bool               `json:"isActive"`
+	Featured       bool               `json:"featured"`
+	WebhookURL     string             `json:"webhookUrl,omitempty"`
+	CreatedAt      int64              `json:"createdAt"`
+	Status         core.MessageStatus `json:"status"`
+	ReminderSentAt *int64             `json:"reminderSentAt,omitempty"`
+	DeliveredAt    *int64             `json:"deliveredAt,omitempty"`
+
+	*AdminMessageFields
+}
+
+// AdminMessageFields are the delivery details only the admin socket shows.
+type AdminMessageFields struct {
+	UpdatedAt     int64              `json:"updatedAt"`
+	State         core.MessageStatus `json:"state"` // the stored status, paused or not
+	Attempts      int                `json:"attempts"`
+	LastError     string             `json:"lastError,omitempty"`
+	NextAttemptAt *int64             `json:"nextAttemptAt,omitempty"`
+	LeaseUntil    *int64             `json:"leaseUntil,omitempty"`
+	DueAt         *int64             `json:"dueAt,omitempty"`
+	RemindAt      *int64             `json:"remindAt,omitempty"`
+}
+
+// NewMessageJSON is m as the API sends it to its author.
+func NewMessageJSON(m *core.Message) *MessageJSON {
+	return &MessageJSON{
+		ID: m.ID, Owner: m.Owner, Title: m.Title, Name: m.Name, Recipient: m.Recipient,
+		Message: m.Body, Interval: m.Interval, SendDate: millis(m.SendDate), IsActive: m.IsActive,
+		Featured: m.Featured, WebhookURL: m.WebhookURL, CreatedAt: millis(m.CreatedAt),
+		Status: m.DisplayStatus(), ReminderSentAt: optMillis(m.ReminderSentAt),
+		DeliveredAt: optMillis(m.DeliveredAt),
+	}
+}
+
+// NewAdminMessageJSON is m as the admin socket sends it to an operator: with
+// its delivery details.
+func NewAdminMessageJSON(m *core.Message) *MessageJSON {
+	j := NewMessageJSON(m)
+	j.AdminMessageFields = &AdminMessageFields{
+		UpdatedAt: millis(m.UpdatedAt), State: m.Status, Attempts: m.Attempts, LastError: m.LastError,
+		NextAttemptAt: optMillis(m.NextAttemptAt), LeaseUntil: optMillis(m.LeaseUntil),
+		DueAt: optMillis(m.DueAt), RemindAt: optMillis(m.RemindAt),
+	}
+	return j
+}
+
+// Core is the message j describes, as far as the wire carries it: without
+// the admin fields the status is the displayed one.
+func (j *MessageJSON) Core() *core.Message {
+	m := &core.Message{
+		ID: j.ID, Owner: j.Owner, Title: j.Title, Name: j.Name, Recipient: j.Recipient, Body: j.Message,
+		Interval: j.Interval, SendDate: fromMillis(j.SendDate), IsActive: j.IsActive, Featured: j.Featured,
+		WebhookURL: j.WebhookURL, CreatedAt: fromMillis(j.CreatedAt), Status: j.Status,
+		ReminderSentAt: fromOptMillis(j.ReminderSentAt), DeliveredAt: fromOptMillis(j.DeliveredAt),
+	}
+	if a := j.AdminMessageFields; a != nil {
+		m.UpdatedAt, m.Status, m.Attempts, m.LastError = fromMillis(a.UpdatedAt), a.State, a.Attempts, a.LastError
+		m.NextAttemptAt, m.LeaseUntil = fromOptMillis(a.NextAttemptAt), fromOptMillis(a.LeaseUntil)
+		m.DueAt, m.RemindAt = fromOptMillis(a.DueAt), fromOptMillis(a.RemindAt)
+	}
+	return m
+}
+
+// messagesCore is the messages of a decoded list.
+func messagesCore(js []*MessageJSON) []*core.Message {
+	ms := make([]*core.Message, len(js))
+	for i, j := range js {
+		ms[i] = j.Core()
+	}
+	return ms
+}

@@ -1,0 +1,127 @@
+package web
+
+import "github.com/sendlater/sendlater/core"
+
+// SessionUserJSON is the session user of API.md, plus what the plan rule
+// allows now: messageLimit (null: no limit) and canAddMessage.
+type SessionUserJSON struct {
+	UID                      string      `json:"uid"`
+	Email                    string      `json:"email"`
+	EmailVerified            bool        `json:"emailVerified"`
+	Name                     string      `json:"name"`
+	Picture                  string      `json:"picture"`
+	Providers                []string    `json:"providers"`
+	PlanID                   core.PlanID `json:"planId"`
+	PlanIsActive             bool        `json:"planIsActive"`
+	Timezone                 string      `json:"timezone"`
+	StripeSubscriptionStatus string      `json:"stripeSubscriptionStatus"`
+	MessageLimit             *int        `json:"messageLimit"`
+	CanAddMessage            bool        `json:"canAddMessage"`
+}
+
+// NewSessionUserJSON is su on the wire.
+func NewSessionUserJSON(su *core.SessionUser) *SessionUserJSON {
+	j := &SessionUserJSON{
+		UID: su.UID, Email: su.Email, EmailVerified: su.EmailVerified, Name: su.Name, Picture: su.Picture,
+		Providers: su.Providers, PlanID: su.PlanID, PlanIsActive: su.PlanIsActive, Timezone: su.Timezone,
+		StripeSubscriptionStatus: su.StripeSubscriptionStatus, CanAddMessage: su.CanAddMessage,
+	}
+	if su.MessageLimit > 0 {
+		limit := su.MessageLimit
+		j.MessageLimit = &limit
+	}
+	return j
+}
+
+// Core is the session user j describes.
+func (j *SessionUserJSON) Core() *core.SessionUser {
+	su := &core.SessionUser{
+		UID: j.UID, Email: j.Email, EmailVerified: j.EmailVerified, Name: j.Name, Picture: j.Picture,
+		Providers: j.Providers, PlanID: j.PlanID, PlanIsActive: j.PlanIsActive, Timezone: j.Timezone,
+		StripeSubscriptionStatus: j.StripeSubscriptionStatus, CanAddMessage: j.CanAddMessage,
+	}
+	if su.Providers == nil {
+		su.Providers = []string{}
+	}
+	if j.MessageLimit != nil {
+		su.MessageLimit = *j.MessageLimit
+	}
+	return su
+}
+
+// UserJSON is a user as an operator sees it (the admin socket, the CLI's
+// --json): the profile and the plan, never the password hash.
+type UserJSON struct {
+	ID                       string      `json:"id"`
+	Email                    string      `json:"email"`
+	Name                     string      `json:"name"`
+	Picture                  string      `json:"picture"`
+	Timezone                 string      `json:"timezone"`
+	Providers                []string    `json:"providers"`
+	EmailVerified            bool        `json:"emailVerified"`
+	Plan                     core.PlanID `json:"plan"`
+	PlanIsActive             bool        `json:"planIsActive"`
+	StripeCustomerID         string      `json:"stripeCustomerId,omitempty"`
+	StripePriceID            string      `json:"stripePriceId,omitempty"`
+	StripeSubscriptionStatus string      `json:"stripeSubscriptionStatus,omitempty"`
+	CreatedAt                int64       `json:"createdAt"`
+	UpdatedAt                int64       `json:"updatedAt"`
+}
+
+// NewUserJSON is u on the wire, its plan derived through prices.
+func NewUserJSON(u *core.User, prices core.PriceMap) *UserJSON {
+	plan, active := prices.PlanOf(u)
+	providers := u.Providers
+	if providers == nil {
+		providers = []string{}
+	}
+	return &UserJSON{
+		ID: u.ID, Email: u.Email, Name: u.Name, Picture: u.Picture, Timezone: u.Timezone,
+		Providers: providers, EmailVerified: u.EmailVerified, Plan: plan, PlanIsActive: active,
+		StripeCustomerID: u.StripeCustomerID, StripePriceID: u.StripePriceID,
+		StripeSubscriptionStatus: u.StripeSubscriptionStatus,
+		CreatedAt:                millis(u.CreatedAt), UpdatedAt: millis(u.UpdatedAt),
+	}
+}
+
+// Core is the user j describes (the plan is derived, not stored).
+func (j *UserJSON) Core() *core.User {
+	return &core.User{
+		ID: j.ID, Email: j.Email, Name: j.Name, Picture: j.Picture, Timezone: j.Timezone,
+		Providers: j.Providers, EmailVerified: j.EmailVerified, StripeCustomerID: j.StripeCustomerID,
+		StripePriceID: j.StripePriceID, StripeSubscriptionStatus: j.StripeSubscriptionStatus,
+		CreatedAt: fromMillis(j.CreatedAt), UpdatedAt: fromMillis(j.UpdatedAt),
+	}
+}
+
+// AccessTokenJSON is a personal access token as its owner sees it, without
+// the secret.
+type AccessTokenJSON struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	CreatedAt  int64  `json:"createdAt"`
+	LastUsedAt int64  `json:"lastUsedAt,omitempty"`
+}
+
+// NewAccessTokenJSON is t on the wire.
+func NewAccessTokenJSON(t core.AccessTokenInfo) AccessTokenJSON {
+	return AccessTokenJSON{ID: t.ID, Name: t.Name, CreatedAt: millis(t.CreatedAt), LastUsedAt: millis(t.LastUsedAt)}
+}
+
+// Core is the token j describes.
+func (j AccessTokenJSON) Core() core.AccessTokenInfo {
+	return core.AccessTokenInfo{ID: j.ID, Name: j.Name, CreatedAt: fromMillis(j.CreatedAt), LastUsedAt: fromMillis(j.LastUsedAt)}
+}
+
+// CreatedTokenJSON is a new personal access token with its secret, which no
+// later reply shows again.
+type CreatedTokenJSON struct {
+	AccessTokenJSON
+	Token string `json:"token"`
+}
+
+// ActionInfoJSON is what an email action code is about.
+type ActionInfoJSON struct {
+	Mode  string `json:"mode"`
+	Email string `json:"email"`
+}
