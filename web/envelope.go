@@ -27,6 +27,7 @@ var statusByCode = map[string]int{
 	core.EInvalidActionCode:     http.StatusBadRequest,
 	core.EExpiredActionCode:     http.StatusBadRequest,
 	core.EProviderNotConfigured: http.StatusNotFound,
+	core.EOperatorNotAllowed:    http.StatusForbidden,
 	core.EPlanLimit:             http.StatusForbidden,
 	core.EFeatureNotIncluded:    http.StatusForbidden,
 	core.EMessageNotFound:       http.StatusNotFound,
