@@ -1,7 +1,6 @@
 package core_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -83,23 +82,6 @@ func TestSessionUserCarriesTheMessageLimit(t *testing.T) {
 			t.Errorf("%s %s, has messages %v: limit %d, can add %v; want %d, %v",
 				tt.price, tt.status, tt.hasMessages, s.MessageLimit, s.CanAddMessage, tt.limit, tt.canAdd)
 		}
-	}
-}
-
-// TestCoreImportsNothingOfOurs keeps the arrows pointing inward (DESIGN.md):
-// core imports only the standard library and golang.org/x.
-func TestCoreImportsNothingOfOurs(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/sendlater/sendlater/core").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		first := strings.Split(dep, "/")[0]
-		stdlib := !strings.Contains(first, ".")
-		if dep == "github.com/sendlater/sendlater/core" || stdlib || strings.HasPrefix(dep, "golang.org/x/") {
-			continue
-		}
-		t.Errorf("core depends on %s", dep)
 	}
 }
 
