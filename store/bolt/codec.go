@@ -78,3 +78,16 @@ func (r *recordReader) intern(known []string) string {
 	}
 	return string(b)
 }
+
+func (r *recordReader) bool() bool {
+	if r.err != nil {
+		return false
+	}
+	if len(r.b) == 0 {
+		r.err = errTruncated
+		return false
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v != 0
+}

@@ -1,0 +1,139 @@
+package main
+
+// The scenarios' loops, closed (as fast as the connections go) and open (a
+// fixed rate), and what they measure.
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// result is one scenario's outcome.
+type result struct {
+	n, errors  int
+	elapsed    time.Duration
+	latencies  []time.Duration // sorted
+	firstError string
+}
+
+func (r *result) pct(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	i := int(float64(len(r.latencies))*p/100+0.5) - 1
+	return r.latencies[max(0, min(i, len(r.latencies)-1))]
+}
+
+// collector gathers the workers' samples.
+type collector struct {
+	mu        sync.Mutex
+	res       result
+	latencies [][]time.Duration
+}
+
+func (c *collector) add(w *worker) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.latencies = append(c.latencies, w.lat)
+	c.res.errors += w.errs
+	if c.res.firstError == "" {
+		c.res.firstError = w.firstErr
+	}
+}
+
+// worker is one connection's share of a scenario: its latencies and errors.
+type worker struct {
+	lat      []time.Duration
+	errs     int
+	firstErr string
+}
+
+// send sends req on c and records its latency from since and its outcome.
+func (w *worker) send(c *conn, req []byte, since time.Time) {
+	status, err := c.do(req)
+	w.lat = append(w.lat, time.Since(since))
+	if err != nil || status >= 300 {
+		w.errs++
+		if w.firstErr == "" {
+			w.firstErr = describeFailure(status, err)
+		}
+	}
+}
+
+func (c *collector) result(elapsed time.Duration) result {
+	r := c.res
+	for _, l := range c.latencies {
+		r.latencies = append(r.latencies, l...)
+	}
+	slices.Sort(r.latencies)
+	r.n, r.elapsed = len(r.latencies), elapsed
+	return r
+}
+
+func describeFailure(status int, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return "HTTP " + strconv.Itoa(status)
+}
+
+// closedLoop runs conns workers sending req back to back for d.
+func closedLoop(addr string, conns int, d time.Duration, req []byte) result {
+	var col collector
+	var wg sync.WaitGroup
+	start := time.Now()
+	end := start.Add(d)
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &conn{addr: addr}
+			defer c.close()
+			w := &worker{lat: make([]time.Duration, 0, 4096)}
+			for {
+				t0 := time.Now()
+				if !t0.Before(end) {
+					break
+				}
+				w.send(c, req, t0)
+			}
+			col.add(w)
+		}()
+	}
+	wg.Wait()
+	return col.result(time.Since(start))
+}
+
+// openLoop sends rate requests per second on a fixed schedule for d, over at
+// most conns connections at once; latency counts from the scheduled time.
+func openLoop(addr string, conns int, rate float64, d time.Duration, req []byte) result {
+	var col collector
+	jobs := make(chan time.Time, conns*4)
+	var wg sync.WaitGroup
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &conn{addr: addr}
+			defer c.close()
+			w := &worker{}
+			for at := range jobs {
+				if wait := time.Until(at); wait > 0 {
+					time.Sleep(wait)
+				}
+				w.send(c, req, at)
+			}
+			col.add(w)
+		}()
+	}
+	start := time.Now()
+	interval := time.Duration(float64(time.Second) / rate)
+	for at := start; at.Before(start.Add(d)); at = at.Add(interval) {
+		jobs <- at
+	}
+	close(jobs)
+	wg.Wait()
+	return col.result(time.Since(start))
+}

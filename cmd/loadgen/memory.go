@@ -1,0 +1,91 @@
+package main
+
+// The server's memory, read from /proc while the load runs.
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// rss is the resident memory of process pid in bytes (VmRSS), 0 if unknown.
+func rss(pid int) int64 { return procStatus(pid, "VmRSS:") }
+
+// rssAnon is the part of rss that is the process's own memory (heap, stacks):
+// RssAnon. The rest is mostly the store's file, which bbolt maps and the
+// kernel can reclaim at any time.
+func rssAnon(pid int) int64 { return procStatus(pid, "RssAnon:") }
+
+// procStatus reads one kB figure of /proc/<pid>/status in bytes, 0 if unknown.
+func procStatus(pid int, key string) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, key); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// rssWatch samples a process's resident memory and keeps the peak.
+type rssWatch struct {
+	peak, peakAnon atomic.Int64
+	done           chan struct{}
+	wg             sync.WaitGroup
+}
+
+func watchRSS(pid int) *rssWatch {
+	w := &rssWatch{done: make(chan struct{})}
+	if pid == 0 {
+		return w
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if v := rss(pid); v > w.peak.Load() {
+				w.peak.Store(v)
+			}
+			if v := rssAnon(pid); v > w.peakAnon.Load() {
+				w.peakAnon.Store(v)
+			}
+			select {
+			case <-w.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+func (w *rssWatch) reset() {
+	w.peak.Store(0)
+	w.peakAnon.Store(0)
+}
+
+// stop ends the watch and returns the peaks of RSS and of its anonymous part.
+func (w *rssWatch) stop() (peak, anon int64) {
+	close(w.done)
+	w.wg.Wait()
+	return w.peak.Load(), w.peakAnon.Load()
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func fmtMiB(b int64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f MiB", mib(b))
+}

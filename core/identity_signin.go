@@ -1,0 +1,154 @@
+package core
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Signing up and in: accounts with a password, under the failure limits.
+
+// SignUpInput is what the sign-up form sends.
+type SignUpInput struct {
+	Email    string
+	Password string
+	Name     string
+	Timezone string // IANA name from the browser; ignored when unknown
+}
+
+// SignUp creates an account with a password, signs it in and sends the
+// verification email.
+func (a *Auth) SignUp(ctx context.Context, in SignUpInput, c Client) (*Tokens, error) {
+	a.init()
+	email := NormalizeEmail(in.Email)
+	f := map[string]string{}
+	validateEmail(f, "email", email)
+	if in.Password == "" {
+		f["password"] = "Please enter a password"
+	}
+	validateProfileName(f, in.Name, false)
+	if err := ValidationError(f); err != nil {
+		return nil, err
+	}
+	if err := CheckPassword("password", in.Password); err != nil {
+		return nil, err
+	}
+	now := a.Clock.Now()
+	if err := a.checkAddress(c.Address, now); err != nil {
+		return nil, err
+	}
+	// A sign-up costs a hash and an email: it counts against the address.
+	a.addAddressEvent(c.Address, now)
+	hash, err := a.hashPassword(ctx, in.Password)
+	if err != nil {
+		return nil, err
+	}
+	u := &User{
+		ID:           NewID(),
+		Email:        email,
+		Name:         strings.TrimSpace(in.Name),
+		PasswordHash: hash,
+		Providers:    []string{ProviderPassword},
+		CreatedAt:    now,
+		UpdatedAt:    now,
+	}
+	if validTimezone(in.Timezone) {
+		u.Timezone = in.Timezone
+	}
+	if err := a.Users.CreateUser(ctx, u); err != nil {
+		if ErrorCode(err) == EEmailInUse {
+			return nil, errEmailInUse()
+		}
+		return nil, err
+	}
+	a.sendVerification(ctx, u)
+	return a.startSession(ctx, u, c)
+}
+
+// SignIn checks an email and password and starts a session. An unknown email
+// and a wrong password get the same answer in the same time; failures are
+// limited per account and per client address.
+func (a *Auth) SignIn(ctx context.Context, email, password string, c Client) (*Tokens, error) {
+	a.init()
+	email = NormalizeEmail(email)
+	f := map[string]string{}
+	if email == "" {
+		f["email"] = "Please enter your email"
+	}
+	if password == "" {
+		f["password"] = "Please enter a password"
+	}
+	if err := ValidationError(f); err != nil {
+		return nil, err
+	}
+	u, err := a.checkPassword(ctx, email, password, c.Address)
+	if err != nil {
+		return nil, err
+	}
+	return a.startSession(ctx, u, c)
+}
+
+// checkPassword finds the account of email and verifies its password, under
+// the failure limits. Unknown accounts, accounts without a password and
+// wrong passwords all cost one hash and answer auth/wrong-credentials.
+func (a *Auth) checkPassword(ctx context.Context, email, password, address string) (*User, error) {
+	now := a.Clock.Now()
+	account := EmailKey(email)
+	if wait := a.accounts.Blocked(account, now); wait > 0 {
+		return nil, errTooManyRequests(wait)
+	}
+	if err := a.checkAddress(address, now); err != nil {
+		return nil, err
+	}
+	u, err := a.Users.FindUserByEmail(ctx, email)
+	if err != nil && ErrorCode(err) != EUserNotFound {
+		return nil, err
+	}
+	hash := a.dummyPasswordHash()
+	if u != nil && u.PasswordHash != "" {
+		hash = u.PasswordHash
+	}
+	var ok bool
+	if err := a.hashes.do(ctx, func() { ok = VerifyPassword(password, hash) }); err != nil {
+		return nil, err
+	}
+	if !ok || u == nil || u.PasswordHash == "" {
+		now = a.Clock.Now()
+		a.accounts.Add(account, now)
+		a.addAddressEvent(address, now)
+		return nil, Errorf(EWrongCredentials, "The email or password is incorrect.")
+	}
+	a.accounts.Reset(account)
+	return u, nil
+}
+
+// checkAddress refuses a client address that reached its failure limit. An
+// unknown address (empty) is not limited by address.
+func (a *Auth) checkAddress(address string, now time.Time) error {
+	if address == "" {
+		return nil
+	}
+	if wait := a.addresses.Blocked(address, now); wait > 0 {
+		return errTooManyRequests(wait)
+	}
+	return nil
+}
+
+func (a *Auth) addAddressEvent(address string, now time.Time) {
+	if address != "" {
+		a.addresses.Add(address, now)
+	}
+}
+
+// dummyPasswordHash is verified for accounts that have no password, so that
+// they take as long as a wrong password.
+func (a *Auth) dummyPasswordHash() string {
+	a.dummyOnce.Do(func() { a.dummyHash = HashPassword(NewSecret(), a.passParams) })
+	return a.dummyHash
+}
+
+func (a *Auth) hashPassword(ctx context.Context, password string) (string, error) {
+	var h string
+	err := a.hashes.do(ctx, func() { h = HashPassword(password, a.passParams) })
+	return h, err
+}
