@@ -2,16 +2,8 @@ package mailer_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
-	"math/big"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -170,64 +162,6 @@ func TestSMTPHeaderInjection(t *testing.T) {
 	}
 }
 
-func TestSMTPTLSAndAuth(t *testing.T) {
-	serverTLS, clientTLS := selfSignedTLS(t)
-	for _, tc := range []struct {
-		mode string
-		opt  smtptest.Option
-	}{
-		{mailer.TLSStartTLS, smtptest.WithStartTLS(serverTLS)},
-		{mailer.TLSImplicit, smtptest.WithImplicitTLS(serverTLS)},
-		{mailer.TLSNone, nil},
-	} {
-		t.Run(tc.mode, func(t *testing.T) {
-			opts := []smtptest.Option{smtptest.WithAuth("mailer", "s3cret-pw")}
-			if tc.opt != nil {
-				opts = append(opts, tc.opt)
-			}
-			srv := smtptest.Start(t, opts...)
-			m := MustSMTP(t, srv, func(c *mailer.SMTPConfig) {
-				c.TLS, c.Username, c.Password = tc.mode, "mailer", "s3cret-pw"
-				if tc.mode != mailer.TLSNone {
-					c.TLSConfig = clientTLS
-				}
-			})
-			if err := m.Send(context.Background(), sampleEmail()); err != nil {
-				t.Fatal(err)
-			}
-			MustReceiveOne(t, srv)
-
-			bad := MustSMTP(t, srv, func(c *mailer.SMTPConfig) {
-				c.TLS, c.Username, c.Password = tc.mode, "mailer", "wrong-pw-value"
-				c.TLSConfig = clientTLS
-			})
-			err := bad.Send(context.Background(), sampleEmail())
-			if err == nil {
-				t.Fatal("send with a wrong password succeeded")
-			}
-			if strings.Contains(err.Error(), "wrong-pw-value") {
-				t.Errorf("error leaks the password: %v", err)
-			}
-			var temp *core.TemporaryError
-			if !errors.As(err, &temp) {
-				t.Errorf("failed AUTH = %v, want temporary (transport problem, not the email's)", err)
-			}
-		})
-	}
-}
-
-func TestSMTPStartTLSRequiresTrustedCert(t *testing.T) {
-	serverTLS, _ := selfSignedTLS(t)
-	srv := smtptest.Start(t, smtptest.WithStartTLS(serverTLS))
-	m := MustSMTP(t, srv, func(c *mailer.SMTPConfig) { c.TLS = mailer.TLSStartTLS })
-	if err := m.Send(context.Background(), sampleEmail()); err == nil {
-		t.Fatal("send to an untrusted certificate succeeded")
-	}
-	if n := len(srv.Messages()); n != 0 {
-		t.Fatalf("server received %d messages", n)
-	}
-}
-
 func TestSMTPConcurrentSends(t *testing.T) {
 	srv := smtptest.Start(t)
 	m := MustSMTP(t, srv, func(c *mailer.SMTPConfig) { c.PoolSize = 3 })
@@ -274,115 +208,6 @@ func TestSMTPConcurrentSends(t *testing.T) {
 	}
 }
 
-func TestSMTPFailures(t *testing.T) {
-	srv := smtptest.Start(t)
-	m := MustSMTP(t, srv)
-	for _, tc := range []struct {
-		name      string
-		fail      func()
-		temporary bool
-	}{
-		{"451 at RCPT", func() { srv.FailNext(1, 451, "try again later") }, true},
-		{"550 at RCPT", func() { srv.FailNext(1, 550, "no such user") }, false},
-		{"452 at DATA", func() { srv.FailNextData(1, 452, "mailbox full") }, true},
-		{"554 at DATA", func() { srv.FailNextData(1, 554, "content rejected") }, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv.Reset()
-			tc.fail()
-			err := m.Send(context.Background(), sampleEmail())
-			if err == nil {
-				t.Fatal("send succeeded")
-			}
-			var temp *core.TemporaryError
-			if errors.As(err, &temp) != tc.temporary {
-				t.Fatalf("err = %v (%T), temporary = %v", err, err, !tc.temporary)
-			}
-			// The pool recovers: the next send goes through.
-			if err := m.Send(context.Background(), sampleEmail()); err != nil {
-				t.Fatalf("send after the failure: %v", err)
-			}
-			MustReceiveOne(t, srv)
-		})
-	}
-}
-
-func TestSMTPServerDownIsTemporary(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
-	m, err := mailer.NewSMTP(mailer.SMTPConfig{Host: "127.0.0.1", Port: port, TLS: mailer.TLSNone, From: sender, Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = m.Send(context.Background(), sampleEmail())
-	var temp *core.TemporaryError
-	if !errors.As(err, &temp) {
-		t.Fatalf("err = %v, want temporary", err)
-	}
-}
-
-func TestSMTPServerGoneAfterUse(t *testing.T) {
-	srv := smtptest.Start(t)
-	m := MustSMTP(t, srv)
-	if err := m.Send(context.Background(), sampleEmail()); err != nil {
-		t.Fatal(err)
-	}
-	srv.Close() // the pooled connection dies with it
-	err := m.Send(context.Background(), sampleEmail())
-	var temp *core.TemporaryError
-	if !errors.As(err, &temp) {
-		t.Fatalf("err = %v, want temporary", err)
-	}
-}
-
-func TestSMTPTimeoutIsTemporary(t *testing.T) {
-	srv := smtptest.Start(t)
-	srv.SetDelay(2 * time.Second)
-	m := MustSMTP(t, srv, func(c *mailer.SMTPConfig) { c.Timeout = 200 * time.Millisecond })
-	start := time.Now()
-	err := m.Send(context.Background(), sampleEmail())
-	var temp *core.TemporaryError
-	if !errors.As(err, &temp) {
-		t.Fatalf("err = %v, want temporary", err)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("send took %v with a 200ms timeout", d)
-	}
-}
-
-func TestSMTPClosed(t *testing.T) {
-	srv := smtptest.Start(t)
-	m := MustSMTP(t, srv)
-	if err := m.Send(context.Background(), sampleEmail()); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	err := m.Send(context.Background(), sampleEmail())
-	var temp *core.TemporaryError
-	if !errors.As(err, &temp) {
-		t.Fatalf("send after Close: err = %v, want temporary", err)
-	}
-}
-
-func TestNewSMTPRejectsBadConfig(t *testing.T) {
-	for name, cfg := range map[string]mailer.SMTPConfig{
-		"no host": {Port: 25, From: sender},
-		"no port": {Host: "localhost", From: sender},
-		"no from": {Host: "localhost", Port: 25},
-		"bad tls": {Host: "localhost", Port: 25, From: sender, TLS: "ssl3"},
-	} {
-		if _, err := mailer.NewSMTP(cfg); err == nil {
-			t.Errorf("%s: NewSMTP succeeded", name)
-		}
-	}
-}
-
 // BenchmarkSMTPSend measures throughput through the pool into the local
 // test server. Run: go test -run '^$' -bench SMTPSend ./mailer/
 func BenchmarkSMTPSend(b *testing.B) {
@@ -400,52 +225,4 @@ func BenchmarkSMTPSend(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(sent.Load())/b.Elapsed().Seconds(), "msgs/s")
-}
-
-// selfSignedTLS returns a server config with a fresh certificate for
-// 127.0.0.1 and a client config that trusts exactly that certificate.
-func selfSignedTLS(tb testing.TB) (server, client *tls.Config) {
-	tb.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "smtptest"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-		DNSNames:     []string{"localhost"},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}}, MinVersion: tls.VersionTLS12}
-	client = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	return server, client
-}
-
-func TestSMTPReconnectsWhenPooledConnectionDropped(t *testing.T) {
-	srv := smtptest.Start(t)
-	m := MustSMTP(t, srv)
-	if err := m.Send(context.Background(), sampleEmail()); err != nil {
-		t.Fatal(err)
-	}
-	srv.DropConnections()
-	if err := m.Send(context.Background(), sampleEmail()); err != nil {
-		t.Fatalf("send after the server dropped the pooled connection: %v", err)
-	}
-	if _, err := srv.WaitFor(2, 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
 }

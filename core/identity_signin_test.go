@@ -1,0 +1,220 @@
+package core_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+func TestSignUpValidation(t *testing.T) {
+	e := MustAuthEnv(t)
+	tests := []struct {
+		name string
+		in   core.SignUpInput
+		want map[string]string
+	}{
+		{"empty", core.SignUpInput{}, map[string]string{"email": "Please enter your email", "password": "Please enter a password"}},
+		{"blank email", core.SignUpInput{Email: "  ", Password: goodPassword}, map[string]string{"email": "Please enter your email"}},
+		{"bad email", core.SignUpInput{Email: "ann@", Password: goodPassword}, map[string]string{"email": "Please enter a valid email address"}},
+		{"named email", core.SignUpInput{Email: "Ann <ann@example.com>", Password: goodPassword}, map[string]string{"email": "Please enter a valid email address"}},
+		{"no password", core.SignUpInput{Email: "ann@example.com"}, map[string]string{"password": "Please enter a password"}},
+		{"two-line name", core.SignUpInput{Email: "ann@example.com", Password: goodPassword, Name: "a\nb"}, map[string]string{"name": "The name must be on one line"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := e.Auth.SignUp(e.Ctx, tt.in, browser)
+			wantFields(t, err, tt.want)
+		})
+	}
+	for _, pw := range []string{"short", "password1", strings.Repeat("p", 129)} {
+		_, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.com", Password: pw}, browser)
+		if wantCode(t, err, core.EWeakPassword).Fields["password"] == "" {
+			t.Errorf("weak password %q: no message in the password field", pw)
+		}
+	}
+	e.NoMoreEmail(t)
+}
+
+func TestSignUpCreatesAccountAndVerifiesEmail(t *testing.T) {
+	e := MustAuthEnv(t)
+	tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{
+		Email: " Ann@Example.com ", Password: goodPassword, Name: " Ann ", Timezone: "Europe/Berlin",
+	}, browser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := tok.User
+	if u.Email != "Ann@Example.com" || u.Name != "Ann" || u.Timezone != "Europe/Berlin" ||
+		!slices.Equal(u.Providers, []string{core.ProviderPassword}) || u.EmailVerified {
+		t.Fatalf("user %+v", u)
+	}
+	if !strings.HasPrefix(u.PasswordHash, "$argon2id$") {
+		t.Fatalf("password stored as %q", u.PasswordHash)
+	}
+	if tok.IDToken == "" || tok.RefreshToken == "" || !tok.ExpiresAt.Equal(e.Clock.Now().Add(time.Hour)) {
+		t.Fatalf("tokens %+v", tok)
+	}
+	id := e.MustAuthenticate(t, tok.IDToken)
+	if id.UserID != u.ID || id.SessionID == "" || e.Auth.RequireRecentLogin(e.Acting(id)) != nil {
+		t.Fatalf("identity %+v", id)
+	}
+
+	mail := e.nextEmail(t, "Ann@Example.com")
+	code := actionCode(t, mail, core.ModeVerifyEmail)
+	info, err := e.Auth.CheckActionCode(e.Ctx, code)
+	if err != nil || *info != (core.ActionInfo{Mode: core.ModeVerifyEmail, Email: "Ann@Example.com"}) {
+		t.Fatalf("check: %+v, %v", info, err)
+	}
+	if _, err := e.Auth.ApplyActionCode(e.Ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := e.Auth.User(e.Acting(id)); !u.EmailVerified {
+		t.Fatal("the email is not verified after the link")
+	}
+	_, err = e.Auth.ApplyActionCode(e.Ctx, code)
+	wantCode(t, err, core.EInvalidActionCode)
+	_, err = e.Auth.CheckActionCode(e.Ctx, code)
+	wantCode(t, err, core.EInvalidActionCode)
+
+	// The same address in another case is in use.
+	_, err = e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.COM", Password: goodPassword}, browser)
+	if wantCode(t, err, core.EEmailInUse).Fields["email"] == "" {
+		t.Fatal("email in use: no message in the email field")
+	}
+	e.NoMoreEmail(t)
+}
+
+func TestSignUpIgnoresUnknownTimezone(t *testing.T) {
+	e := MustAuthEnv(t)
+	for _, tz := range []string{"Mars/Olympus", "Local", "../../etc/passwd"} {
+		tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "tz" + core.RandomString(5) + "@example.com", Password: goodPassword, Timezone: tz}, browser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok.User.Timezone != "" {
+			t.Errorf("time zone %q stored as %q", tz, tok.User.Timezone)
+		}
+	}
+}
+
+func TestSignInOneAnswerForUnknownEmailAndWrongPassword(t *testing.T) {
+	e := MustAuthEnv(t)
+	e.MustSignUp(t, "ann@example.com", goodPassword)
+
+	_, err := e.Auth.SignIn(e.Ctx, "", "", browser)
+	wantFields(t, err, map[string]string{"email": "Please enter your email", "password": "Please enter a password"})
+
+	_, errWrong := e.Auth.SignIn(e.Ctx, "ann@example.com", "not the password", browser)
+	_, errUnknown := e.Auth.SignIn(e.Ctx, "nobody@example.com", goodPassword, browser)
+	w, u := wantCode(t, errWrong, core.EWrongCredentials), wantCode(t, errUnknown, core.EWrongCredentials)
+	if w.Message != u.Message {
+		t.Fatalf("messages differ: %q and %q", w.Message, u.Message)
+	}
+
+	tok, err := e.Auth.SignIn(e.Ctx, "ANN@example.com", goodPassword, browser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := e.MustAuthenticate(t, tok.IDToken); id.UserID != tok.User.ID {
+		t.Fatalf("identity %+v", id)
+	}
+}
+
+// TestSignInSameTiming checks that an unknown email costs the same argon2id
+// work as a wrong password, with the real parameters.
+func TestSignInSameTiming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("hashes with the real parameters")
+	}
+	e := MustAuthEnv(t)
+	e.Auth.PasswordParams = core.DefaultPasswordParams
+	e.MustSignUp(t, "ann@example.com", goodPassword)
+	// Interleaved, and the fastest of each: the least disturbed by whatever
+	// else the machine runs, so the comparison is of the work done.
+	time1 := func(email string) time.Duration {
+		start := time.Now()
+		_, err := e.Auth.SignIn(e.Ctx, email, "wrong password!", core.Client{})
+		wantCode(t, err, core.EWrongCredentials)
+		return time.Since(start)
+	}
+	wrong, unknown := time.Hour, time.Hour
+	for range 9 {
+		wrong = min(wrong, time1("ann@example.com"))
+		unknown = min(unknown, time1("nobody@example.com"))
+	}
+	if ratio := float64(unknown) / float64(wrong); ratio < 0.5 || ratio > 2 {
+		t.Fatalf("unknown email %v, wrong password %v: the timing tells them apart", unknown, wrong)
+	}
+}
+
+func TestSignInRateLimitPerAccount(t *testing.T) {
+	e := MustAuthEnv(t)
+	e.MustSignUp(t, "ann@example.com", goodPassword)
+	for i := range core.MaxAccountFailures {
+		// Each from its own address: the account limit alone applies.
+		c := core.Client{Address: "198.51.100." + string(rune('a'+i))}
+		_, err := e.Auth.SignIn(e.Ctx, "ann@example.com", "wrong password", c)
+		wantCode(t, err, core.EWrongCredentials)
+		e.Clock.Add(time.Minute)
+	}
+	// Blocked even with the right password, until the first failure is 15
+	// minutes old.
+	_, err := e.Auth.SignIn(e.Ctx, "Ann@Example.com", goodPassword, browser)
+	if ra := wantCode(t, err, core.ETooManyRequests).RetryAfter; ra != 5*time.Minute {
+		t.Fatalf("Retry-After %v, want 5m", ra)
+	}
+	// A success clears the account's failures; re-auth failures count too.
+	tok := signInAt(t, e, 5*time.Minute)
+	id := e.MustAuthenticate(t, tok.IDToken)
+	for range core.MaxAccountFailures {
+		_, err = e.Auth.Reauth(e.Acting(id), "wrong", core.Client{})
+		wantCode(t, err, core.EWrongCredentials)
+	}
+	_, err = e.Auth.Reauth(e.Acting(id), goodPassword, core.Client{})
+	wantCode(t, err, core.ETooManyRequests)
+	_, err = e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser)
+	wantCode(t, err, core.ETooManyRequests)
+
+	// An unknown address is limited the same way, so the limit tells nothing.
+	for range core.MaxAccountFailures {
+		_, err := e.Auth.SignIn(e.Ctx, "nobody@example.com", "wrong password", core.Client{})
+		wantCode(t, err, core.EWrongCredentials)
+	}
+	_, err = e.Auth.SignIn(e.Ctx, "nobody@example.com", "wrong password", core.Client{})
+	wantCode(t, err, core.ETooManyRequests)
+}
+
+// signInAt moves the clock by d and signs ann in.
+func signInAt(t *testing.T, e *authEnv, d time.Duration) *core.Tokens {
+	t.Helper()
+	e.Clock.Add(d)
+	tok, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func TestSignInRateLimitPerAddress(t *testing.T) {
+	e := MustAuthEnv(t)
+	e.MustSignUp(t, "ann@example.com", goodPassword)
+	attacker := core.Client{Address: "203.0.113.9"}
+	for i := range core.MaxAddressFailures {
+		_, err := e.Auth.SignIn(e.Ctx, "user"+core.RandomString(6)+"@example.com", "guess"+string(rune('a'+i%26)), attacker)
+		wantCode(t, err, core.EWrongCredentials)
+	}
+	_, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, attacker)
+	if ra := wantCode(t, err, core.ETooManyRequests).RetryAfter; ra <= 0 || ra > core.FailureWindow {
+		t.Fatalf("Retry-After %v", ra)
+	}
+	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, core.Client{Address: "192.0.2.77"}); err != nil {
+		t.Fatalf("another address is blocked too: %v", err)
+	}
+	e.Clock.Add(core.FailureWindow)
+	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, attacker); err != nil {
+		t.Fatalf("still blocked after the window: %v", err)
+	}
+}
