@@ -59,11 +59,7 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 	if !list() {
 		return
 	}
-	every := s.Recheck
-	if every <= 0 {
-		every = DefaultFollowRecheck
-	}
-	recheck := time.NewTicker(every)
+	recheck := time.NewTicker(s.recheck())
 	defer recheck.Stop()
 	settle := time.NewTimer(0)
 	<-settle.C
@@ -89,4 +85,11 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 			}
 		}
 	}
+}
+
+func (s *MessageService) recheck() time.Duration {
+	if s.Recheck > 0 {
+		return s.Recheck
+	}
+	return DefaultFollowRecheck
 }

@@ -148,11 +148,8 @@ func (s *AdminServer) handleListUsers(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := listJSON[*UserJSON]{Items: []*UserJSON{}, Total: total}
-	for _, u := range users {
-		out.Items = append(out.Items, NewUserJSON(u, s.Prices))
-	}
-	writeData(w, http.StatusOK, out)
+	items := each(users, func(u *core.User) *UserJSON { return NewUserJSON(u, s.Prices) })
+	writeData(w, http.StatusOK, listJSON[*UserJSON]{Items: items, Total: total})
 }
 
 func (s *AdminServer) handleShowUser(w http.ResponseWriter, r *http.Request) {
@@ -190,11 +187,7 @@ func (s *AdminServer) handleListMessages(w http.ResponseWriter, r *http.Request)
 		writeError(w, r, err)
 		return
 	}
-	out := listJSON[*MessageJSON]{Items: []*MessageJSON{}, Total: total}
-	for _, m := range ms {
-		out.Items = append(out.Items, NewAdminMessageJSON(m))
-	}
-	writeData(w, http.StatusOK, out)
+	writeData(w, http.StatusOK, listJSON[*MessageJSON]{Items: each(ms, NewAdminMessageJSON), Total: total})
 }
 
 func (s *AdminServer) handleShowMessage(w http.ResponseWriter, r *http.Request) {

@@ -58,11 +58,7 @@ func (c *AdminClient) ListUsers(ctx context.Context, f core.UserFilter) ([]*core
 	if err := c.t.do(ctx, "GET", "/admin/users"+pageQuery(q, f.Offset, f.Limit), nil, &out); err != nil {
 		return nil, 0, err
 	}
-	users := make([]*core.User, len(out.Items))
-	for i, u := range out.Items {
-		users[i] = u.Core()
-	}
-	return users, out.Total, nil
+	return each(out.Items, (*UserJSON).Core), out.Total, nil
 }
 
 func (c *AdminClient) FindUser(ctx context.Context, idOrEmail string) (*core.User, error) {
@@ -131,11 +127,7 @@ func (c *AdminClient) PreviewDue(ctx context.Context, at time.Time) ([]core.DueS
 	if err := c.t.do(ctx, "GET", "/admin/due?"+q.Encode(), nil, &due); err != nil {
 		return nil, err
 	}
-	out := make([]core.DueSend, len(due))
-	for i, d := range due {
-		out[i] = d.Core()
-	}
-	return out, nil
+	return each(due, DueSendJSON.Core), nil
 }
 
 func (c *AdminClient) Passes(ctx context.Context) ([]core.PassResult, error) {
@@ -143,11 +135,7 @@ func (c *AdminClient) Passes(ctx context.Context) ([]core.PassResult, error) {
 	if err := c.t.do(ctx, "GET", "/admin/passes", nil, &passes); err != nil {
 		return nil, err
 	}
-	out := make([]core.PassResult, len(passes))
-	for i, p := range passes {
-		out[i] = p.Core()
-	}
-	return out, nil
+	return each(passes, PassJSON.Core), nil
 }
 
 func (c *AdminClient) RescheduleMessage(ctx context.Context, id string, at time.Time) (*core.Message, error) {

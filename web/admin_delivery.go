@@ -33,11 +33,7 @@ func (s *AdminServer) handlePreviewDue(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := make([]DueSendJSON, len(due))
-	for i, d := range due {
-		out[i] = NewDueSendJSON(d)
-	}
-	writeData(w, http.StatusOK, out)
+	writeData(w, http.StatusOK, each(due, NewDueSendJSON))
 }
 
 func (s *AdminServer) handlePasses(w http.ResponseWriter, r *http.Request) {
@@ -46,11 +42,7 @@ func (s *AdminServer) handlePasses(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := make([]PassJSON, len(passes))
-	for i, p := range passes {
-		out[i] = NewPassJSON(p)
-	}
-	writeData(w, http.StatusOK, out)
+	writeData(w, http.StatusOK, each(passes, NewPassJSON))
 }
 
 type rescheduleRequest struct {

@@ -126,11 +126,7 @@ func (c *APIClient) ListAccessTokens(ctx context.Context) ([]core.AccessTokenInf
 	if err := c.t.do(ctx, "GET", "/api/me/tokens", nil, &out); err != nil {
 		return nil, err
 	}
-	ts := make([]core.AccessTokenInfo, len(out))
-	for i, t := range out {
-		ts[i] = t.Core()
-	}
-	return ts, nil
+	return each(out, AccessTokenJSON.Core), nil
 }
 
 func (c *APIClient) RevokeAccessToken(ctx context.Context, id string) error {

@@ -37,3 +37,12 @@ func fromOptMillis(ms *int64) time.Time {
 	}
 	return fromMillis(*ms)
 }
+
+// each converts every element of xs: a list between the wire and core.
+func each[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}

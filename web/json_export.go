@@ -29,23 +29,11 @@ type ExportedUserJSON struct {
 	UpdatedAt                int64       `json:"updatedAt"`
 }
 
-// ExportedMessageJSON is one message, decrypted, with its delivery record.
+// ExportedMessageJSON is one message, decrypted, as the API shows it, with
+// when it last changed.
 type ExportedMessageJSON struct {
-	ID             string             `json:"id"`
-	Title          string             `json:"title"`
-	Name           string             `json:"name"`
-	Recipient      string             `json:"recipient"`
-	Message        string             `json:"message"`
-	Interval       core.Interval      `json:"interval"`
-	SendDate       int64              `json:"sendDate"`
-	IsActive       bool               `json:"isActive"`
-	Featured       bool               `json:"featured"`
-	WebhookURL     string             `json:"webhookUrl,omitempty"`
-	Status         core.MessageStatus `json:"status"`
-	CreatedAt      int64              `json:"createdAt"`
-	UpdatedAt      int64              `json:"updatedAt"`
-	ReminderSentAt int64              `json:"reminderSentAt,omitempty"`
-	DeliveredAt    int64              `json:"deliveredAt,omitempty"`
+	*MessageJSON
+	UpdatedAt int64 `json:"updatedAt"`
 }
 
 // NewAccountExportJSON is x on the wire.
@@ -64,19 +52,10 @@ func NewAccountExportJSON(x *core.AccountExport) *AccountExportJSON {
 			StripeSubscriptionStatus: u.StripeSubscriptionStatus,
 			CreatedAt:                millis(u.CreatedAt), UpdatedAt: millis(u.UpdatedAt),
 		},
-		Messages:     make([]ExportedMessageJSON, 0, len(x.Messages)),
-		AccessTokens: make([]AccessTokenJSON, 0, len(x.AccessTokens)),
-	}
-	for _, m := range x.Messages {
-		out.Messages = append(out.Messages, ExportedMessageJSON{
-			ID: m.ID, Title: m.Title, Name: m.Name, Recipient: m.Recipient, Message: m.Body,
-			Interval: m.Interval, SendDate: millis(m.SendDate), IsActive: m.IsActive, Featured: m.Featured,
-			WebhookURL: m.WebhookURL, Status: m.DisplayStatus(), CreatedAt: millis(m.CreatedAt),
-			UpdatedAt: millis(m.UpdatedAt), ReminderSentAt: millis(m.ReminderSentAt), DeliveredAt: millis(m.DeliveredAt),
-		})
-	}
-	for _, t := range x.AccessTokens {
-		out.AccessTokens = append(out.AccessTokens, NewAccessTokenJSON(t))
+		Messages: each(x.Messages, func(m *core.Message) ExportedMessageJSON {
+			return ExportedMessageJSON{MessageJSON: NewMessageJSON(m), UpdatedAt: millis(m.UpdatedAt)}
+		}),
+		AccessTokens: each(x.AccessTokens, NewAccessTokenJSON),
 	}
 	return out
 }

@@ -77,10 +77,4 @@ func (j *MessageJSON) Core() *core.Message {
 }
 
 // messagesCore is the messages of a decoded list.
-func messagesCore(js []*MessageJSON) []*core.Message {
-	ms := make([]*core.Message, len(js))
-	for i, j := range js {
-		ms[i] = j.Core()
-	}
-	return ms
-}
+func messagesCore(js []*MessageJSON) []*core.Message { return each(js, (*MessageJSON).Core) }

@@ -59,11 +59,7 @@ func (a *authorAPI) handleListTokens(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := make([]AccessTokenJSON, len(ts))
-	for i, t := range ts {
-		out[i] = NewAccessTokenJSON(t)
-	}
-	writeData(w, http.StatusOK, out)
+	writeData(w, http.StatusOK, each(ts, NewAccessTokenJSON))
 }
 
 // createTokenRequest is POST /api/me/tokens.

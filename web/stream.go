@@ -57,11 +57,7 @@ func (a *authorAPI) handleMessagesStream(w http.ResponseWriter, r *http.Request)
 		return
 	}
 
-	every := a.heartbeat
-	if every <= 0 {
-		every = DefaultStreamHeartbeat
-	}
-	heartbeat := time.NewTicker(every)
+	heartbeat := time.NewTicker(a.heartbeatEvery())
 	defer heartbeat.Stop()
 	for {
 		select {
@@ -101,4 +97,11 @@ func writeStreamError(w io.Writer, r *http.Request, err error) {
 	}
 	data, _ := json.Marshal(errorEnvelope{Status: "error", Code: code, Message: core.ErrorMessage(err)})
 	fmt.Fprintf(w, "event: error\ndata: %s\n\n", data)
+}
+
+func (a *authorAPI) heartbeatEvery() time.Duration {
+	if a.heartbeat > 0 {
+		return a.heartbeat
+	}
+	return DefaultStreamHeartbeat
 }

@@ -79,61 +79,64 @@ func describeFailure(status int, err error) string {
 	return "HTTP " + strconv.Itoa(status)
 }
 
-// closedLoop runs conns workers sending req back to back for d.
-func closedLoop(addr string, conns int, d time.Duration, req []byte) result {
-	var col collector
-	var wg sync.WaitGroup
-	start := time.Now()
-	end := start.Add(d)
-	for range conns {
-		wg.Add(1)
+// crew is the workers of one loop, each on its own connection.
+type crew struct {
+	col collector
+	wg  sync.WaitGroup
+}
+
+// start starts n workers running work.
+func (cr *crew) start(addr string, n int, work func(c *conn, w *worker)) {
+	for range n {
+		cr.wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer cr.wg.Done()
 			c := &conn{addr: addr}
 			defer c.close()
 			w := &worker{lat: make([]time.Duration, 0, 4096)}
-			for {
-				t0 := time.Now()
-				if !t0.Before(end) {
-					break
-				}
-				w.send(c, req, t0)
-			}
-			col.add(w)
+			work(c, w)
+			cr.col.add(w)
 		}()
 	}
-	wg.Wait()
-	return col.result(time.Since(start))
+}
+
+// result waits for the workers and returns what they measured since start.
+func (cr *crew) result(start time.Time) result {
+	cr.wg.Wait()
+	return cr.col.result(time.Since(start))
+}
+
+// closedLoop runs conns workers sending req back to back for d.
+func closedLoop(addr string, conns int, d time.Duration, req []byte) result {
+	var cr crew
+	start := time.Now()
+	end := start.Add(d)
+	cr.start(addr, conns, func(c *conn, w *worker) {
+		for t0 := time.Now(); t0.Before(end); t0 = time.Now() {
+			w.send(c, req, t0)
+		}
+	})
+	return cr.result(start)
 }
 
 // openLoop sends rate requests per second on a fixed schedule for d, over at
 // most conns connections at once; latency counts from the scheduled time.
 func openLoop(addr string, conns int, rate float64, d time.Duration, req []byte) result {
-	var col collector
+	var cr crew
 	jobs := make(chan time.Time, conns*4)
-	var wg sync.WaitGroup
-	for range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := &conn{addr: addr}
-			defer c.close()
-			w := &worker{}
-			for at := range jobs {
-				if wait := time.Until(at); wait > 0 {
-					time.Sleep(wait)
-				}
-				w.send(c, req, at)
+	cr.start(addr, conns, func(c *conn, w *worker) {
+		for at := range jobs {
+			if wait := time.Until(at); wait > 0 {
+				time.Sleep(wait)
 			}
-			col.add(w)
-		}()
-	}
+			w.send(c, req, at)
+		}
+	})
 	start := time.Now()
 	interval := time.Duration(float64(time.Second) / rate)
 	for at := start; at.Before(start.Add(d)); at = at.Add(interval) {
 		jobs <- at
 	}
 	close(jobs)
-	wg.Wait()
-	return col.result(time.Since(start))
+	return cr.result(start)
 }
