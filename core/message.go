@@ -31,7 +31,13 @@ const (
 	StatusPaused    MessageStatus = "paused" // isActive is false
 )
 
-// Message is a message for the future (SPEC.md section 3) and its delivery state.
+// Message is a message for the future (SPEC.md section 3) and its delivery
+// state: the one Go form of a message. Its wire form is web.MessageJSON (the
+// API, the admin socket, web.APIClient and the CLI's --json). Three parallel
+// forms are kept by hand and checked by tests: the bbolt store's binary
+// record (store/bolt/records_message.go, codec.go), web's append encoder of
+// the hot replies (web/json_append.go, byte-for-byte MessageJSON), and the
+// web app's TypeScript type (web/ui/src/features/dashboard/api/messages.ts).
 type Message struct {
 	ID           string
 	Owner        string
