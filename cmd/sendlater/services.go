@@ -33,21 +33,21 @@ type services struct {
 }
 
 // build wires the services over st; key is the store's encryption key, from
-// which the ID token and refusal link keys are derived. close releases the
+// which the ID token and refusal link keys are derived. release closes the
 // mailer's connections.
-func (a *app) build(st store, key []byte) (s *services, close func(), err error) {
+func (a *app) build(st store, key []byte) (s *services, release func(), err error) {
 	m, err := a.newMailer()
 	if err != nil {
 		return nil, nil, err
 	}
-	close = func() {
+	release = func() {
 		if c, ok := m.(io.Closer); ok {
 			c.Close()
 		}
 	}
 	emails, err := mailer.NewTemplates(a.cfg.AppName, a.cfg.BaseURL)
 	if err != nil {
-		close()
+		release()
 		return nil, nil, err
 	}
 	clock := core.SystemClock{}
@@ -85,7 +85,7 @@ func (a *app) build(st store, key []byte) (s *services, close func(), err error)
 	if url := a.cfg.Scheduler.HeartbeatURL; url != "" {
 		s.Scheduler.Heartbeat = webhook.NewHeartbeat(url, webhook.DefaultTimeout).Beat
 	}
-	return s, close, nil
+	return s, release, nil
 }
 
 // newMailer returns the SMTP transport when a host is configured, else the
