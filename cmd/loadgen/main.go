@@ -1,7 +1,8 @@
 // Command loadgen measures the JSON API under load, as docs/benchmarks.md
 // reports it: requests per second and latency percentiles of authenticated
-// GET /api/messages (20 messages), POST /api/messages and sign-in, and the
-// server's resident memory idle and under load.
+// GET /api/messages (20 messages), POST /api/messages and sign-in, the
+// server's CPU time per request (which a shared machine's other processes
+// do not inflate), and its resident memory idle and under load.
 //
 // With -bin it starts `sendlater serve` itself on a fresh data directory and
 // a free port, grants the Pro plan with `sendlater users set-plan` and stops
@@ -78,7 +79,7 @@ func main() {
 		time.Sleep(time.Second)
 		fmt.Printf("server RSS idle after setup: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(*pid)), mib(rssAnon(*pid)))
 	}
-	fmt.Printf("\n%-34s %9s %8s %10s %8s %8s %8s %10s %10s\n", "scenario", "requests", "errors", "req/s", "p50 ms", "p99 ms", "max ms", "peak RSS", "anonymous")
+	fmt.Printf("\n%-34s %9s %8s %10s %8s %8s %8s %10s %10s %8s\n", "scenario", "requests", "errors", "req/s", "p50 ms", "p99 ms", "max ms", "peak RSS", "anonymous", "CPU µs")
 	for _, name := range strings.Split(*scenarios, ",") {
 		var label string
 		var run func(d time.Duration) result // one scenario for d
@@ -106,10 +107,13 @@ func main() {
 		mem := watchRSS(*pid)
 		run(*warmup)
 		mem.reset()
+		cpu := cpuTime(*pid)
 		res := run(*duration)
+		cpu = cpuTime(*pid) - cpu
 		peak, anon := mem.stop()
-		fmt.Printf("%-34s %9d %8d %10.0f %8.2f %8.2f %8.2f %10s %10s\n", label, res.n, res.errors,
-			float64(res.n)/res.elapsed.Seconds(), ms(res.pct(50)), ms(res.pct(99)), ms(res.pct(100)), fmtMiB(peak), fmtMiB(anon))
+		fmt.Printf("%-34s %9d %8d %10.0f %8.2f %8.2f %8.2f %10s %10s %8s\n", label, res.n, res.errors,
+			float64(res.n)/res.elapsed.Seconds(), ms(res.pct(50)), ms(res.pct(99)), ms(res.pct(100)), fmtMiB(peak), fmtMiB(anon),
+			perRequest(cpu, res.n, *pid))
 		if res.firstError != "" {
 			fmt.Printf("  first error: %s\n", res.firstError)
 		}
@@ -118,6 +122,14 @@ func main() {
 		time.Sleep(2 * time.Second)
 		fmt.Printf("\nserver RSS after the load: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(*pid)), mib(rssAnon(*pid)))
 	}
+}
+
+// perRequest is the server's CPU time per request in µs, "-" without a pid.
+func perRequest(cpu time.Duration, n, pid int) string {
+	if pid == 0 || n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", float64(cpu.Microseconds())/float64(n))
 }
 
 const password = "loadgen passphrase, long enough"

@@ -1,6 +1,6 @@
 package main
 
-// The server's memory, read from /proc while the load runs.
+// The server's memory and CPU time, read from /proc while the load runs.
 
 import (
 	"fmt"
@@ -19,6 +19,26 @@ func rss(pid int) int64 { return procStatus(pid, "VmRSS:") }
 // RssAnon. The rest is mostly the store's file, which bbolt maps and the
 // kernel can reclaim at any time.
 func rssAnon(pid int) int64 { return procStatus(pid, "RssAnon:") }
+
+// cpuTime is the CPU time process pid has used (user and system), 0 if
+// unknown. Unlike latency and throughput it does not count the time other
+// processes of a shared machine take the CPU away: the cost per request
+// compares runs on a noisy machine.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces: count from after it.
+	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	const userHZ = 100 // clock ticks per second of /proc on Linux
+	return time.Duration(utime+stime) * time.Second / userHZ
+}
 
 // procStatus reads one kB figure of /proc/<pid>/status in bytes, 0 if unknown.
 func procStatus(pid int, key string) int64 {
