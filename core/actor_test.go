@@ -88,10 +88,9 @@ func TestOperatorIdentity(t *testing.T) {
 	}
 }
 
-// VerifyIdentity holds as long as what proved the identity: the ID token's
-// hour and its session, the access token.
-func TestVerifyIdentity(t *testing.T) {
-	e := testenv.New(t, testenv.Config{})
+// signedUp signs ann up and returns the identity her ID token proves.
+func signedUp(t *testing.T, e *testenv.Env) *core.Identity {
+	t.Helper()
 	tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.com", Password: goodPassword}, core.Client{})
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +99,14 @@ func TestVerifyIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return id
+}
+
+// VerifyIdentity holds as long as what proved the identity: the ID token's
+// hour and its session, the access token.
+func TestVerifyIdentity(t *testing.T) {
+	e := testenv.New(t, testenv.Config{})
+	id := signedUp(t, e)
 	_, secret, err := e.Auth.CreateAccessToken(e.Acting(id), "script")
 	if err != nil {
 		t.Fatal(err)
@@ -127,14 +134,7 @@ func TestVerifyIdentity(t *testing.T) {
 func TestFollow(t *testing.T) {
 	e := testenv.New(t, testenv.Config{})
 	e.Messages.Recheck = 50 * time.Millisecond
-	tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.com", Password: goodPassword}, core.Client{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := e.Auth.Authenticate(e.Ctx, tok.IDToken)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := signedUp(t, e)
 	ctx := e.Acting(id)
 	lists, err := e.Messages.Follow(ctx)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/testenv"
@@ -64,33 +63,15 @@ func TestSocketActsForTheNamedUserOnly(t *testing.T) {
 	}
 	url := startBare(t, newTestServer(e, slogDiscard()))
 
-	// On TCP the header is ignored: bob's token acts for bob, and the
-	// header alone is no sign-in.
-	req, _ := http.NewRequest("GET", url+"/api/messages", nil)
-	req.Header.Set(web.ActAsHeader, ann.ID)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	// On TCP the header is ignored: the header alone is no sign-in, and
+	// bob's token acts for bob.
+	resp, env := requestWith(t, http.DefaultClient, "GET", url+"/api/messages", map[string]string{web.ActAsHeader: ann.ID})
+	if resp.StatusCode != http.StatusUnauthorized || env.Code != core.EInvalidToken {
+		t.Fatalf("act-as without a bearer on TCP: %d %+v", resp.StatusCode, env)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("act-as without a bearer on TCP: %d", resp.StatusCode)
-	}
-	if ms, err := web.NewAPIClient(url, bob.IDToken, time.Second).List(ctx); err != nil || len(ms) != 0 {
-		t.Fatalf("bob's list: %v %v", ms, err)
-	}
-	req, _ = http.NewRequest("GET", url+"/api/messages", nil)
-	req.Header.Set(web.ActAsHeader, ann.ID)
-	req.Header.Set("Authorization", "Bearer "+bob.IDToken)
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var env envelope
-	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
-		t.Fatal(err)
-	}
+	resp, env = requestWith(t, http.DefaultClient, "GET", url+"/api/messages", map[string]string{
+		web.ActAsHeader: ann.ID, "Authorization": "Bearer " + bob.IDToken,
+	})
 	if resp.StatusCode != http.StatusOK || string(env.Data) != "[]" {
 		t.Fatalf("bob's token with act-as ann on TCP: %d %s", resp.StatusCode, env.Data)
 	}
@@ -113,7 +94,14 @@ func overSocket(t *testing.T, path, method, target string, header map[string]str
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", path)
 	}}}
-	req, err := http.NewRequest(method, "http://sendlater"+target, nil)
+	return requestWith(t, c, method, "http://sendlater"+target, header)
+}
+
+// requestWith sends a request without a body and with headers through c, and
+// decodes the envelope of the reply.
+func requestWith(t *testing.T, c *http.Client, method, url string, header map[string]string) (*http.Response, envelope) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
