@@ -26,11 +26,11 @@ $(UI)/node_modules/.package-lock.json: $(UI)/package-lock.json $(UI)/package.jso
 ui: ui-deps
 	cd $(UI) && $(NPM) run build
 
-## test: vet, the Go tests with -race, the SPA's type check, unit tests and build
+## test: vet, the Go tests with -race, the SPA's type check, lint, unit tests and build
 test: tools ui test-ui vet test-go
 
 test-ui: ui-deps
-	cd $(UI) && $(NPM) run typecheck && $(NPM) test
+	cd $(UI) && $(NPM) run typecheck && $(NPM) run lint && $(NPM) test
 
 vet:
 	$(GO) vet ./...

@@ -3,10 +3,11 @@ import "./styles.css";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app/app";
-import { loadSession } from "./lib/auth";
+import { connectApiClient, loadSession } from "./lib/auth";
 import { applyTheme } from "./lib/theme";
 
 applyTheme();
+connectApiClient();
 void loadSession();
 
 createRoot(document.getElementById("root")!).render(

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
-import { api, ApiError } from "./api-client";
-import { endSession, idToken, startSession, user, type SessionUser } from "./auth";
+import { api, ApiError, connectSession } from "./api-client";
+import { connectApiClient, endSession, idToken, startSession, user, type SessionUser } from "./auth";
 
 const fetchMock = vi.fn<typeof fetch>();
 
@@ -75,4 +75,19 @@ test("a reply without the envelope is an internal error", async () => {
   fetchMock.mockResolvedValueOnce(new Response("<html>Bad Gateway</html>", { status: 502 }));
 
   await expect(api("me")).rejects.toMatchObject({ code: "internal/error" });
+});
+
+test("the client takes its token and its sign-out from the session it is connected to", async () => {
+  const onInvalidToken = vi.fn();
+  connectSession({ idToken: async () => "from-the-hooks", onInvalidToken });
+  try {
+    reply(401, { status: "error", code: "auth/invalid-user-token", message: "Please sign in again." });
+
+    await expect(api("me")).rejects.toMatchObject({ code: "auth/invalid-user-token" });
+
+    expect(fetchMock.mock.calls[0]![1]?.headers).toMatchObject({ Authorization: "Bearer from-the-hooks" });
+    expect(onInvalidToken).toHaveBeenCalledTimes(1);
+  } finally {
+    connectApiClient();
+  }
 });

@@ -1,5 +1,3 @@
-import { currentIdToken, endSession } from "./auth";
-
 export class ApiError extends Error {
   readonly code: string;
   readonly fields: Record<string, string>;
@@ -23,8 +21,22 @@ type RequestOptions = {
   bearer?: boolean;
 };
 
+/** What the client needs of the session: its ID token, and who to tell when the server refuses it. */
+export type SessionHooks = {
+  idToken: () => Promise<string | undefined>;
+  onInvalidToken: () => void;
+};
+
+// Without a session (until start-up wires one) requests go out anonymous.
+let session: SessionHooks = { idToken: async () => undefined, onInvalidToken: () => undefined };
+
+/** Wires the client to the session once at start-up; lib/auth.ts depends on this file, never the reverse. */
+export function connectSession(hooks: SessionHooks) {
+  session = hooks;
+}
+
 export async function api<T>(path: string, { method = "GET", body, bearer = true }: RequestOptions = {}): Promise<T> {
-  const token = bearer ? await currentIdToken() : undefined;
+  const token = bearer ? await session.idToken() : undefined;
   const response = await fetch(`/api/${path}`, {
     method,
     credentials: "same-origin",
@@ -45,7 +57,7 @@ export async function api<T>(path: string, { method = "GET", body, bearer = true
 
   if (envelope.status === "error") {
     if (envelope.code === "auth/invalid-user-token") {
-      endSession();
+      session.onInvalidToken();
     }
     throw new ApiError(envelope.code, envelope.message, envelope.fields);
   }

@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals-react";
 import type { PlanId } from "../config/plans";
-import { api } from "./api-client";
+import { api, connectSession } from "./api-client";
 
 export type SessionUser = {
   uid: string;
@@ -97,6 +97,11 @@ export function refreshSession(): Promise<void> {
 
 /** Called once on load: whoever holds a refresh cookie is signed in. */
 export const loadSession = refreshSession;
+
+/** Gives the API client this session's ID token and sign-out; called once at start-up. */
+export function connectApiClient() {
+  connectSession({ idToken: currentIdToken, onInvalidToken: endSession });
+}
 
 /** The ID token for a request, renewed first when it is about to expire (a sleeping tab misses its timer). */
 export async function currentIdToken(): Promise<string | undefined> {

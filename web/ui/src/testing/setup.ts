@@ -1,5 +1,8 @@
 import { cleanup } from "@testing-library/react";
 import { afterEach, vi } from "vitest";
+import { connectApiClient } from "../lib/auth";
+
+connectApiClient();
 
 // jsdom implements neither; the app calls both.
 window.matchMedia = (query: string) =>

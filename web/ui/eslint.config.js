@@ -1,0 +1,46 @@
+// Lint for the SPA (flat config). Besides the recommended rules, it holds the house rule of
+// DESIGN.md 12: a feature never imports another feature; what two features share moves to
+// components/, lib/ or config/.
+import { readdirSync } from "node:fs";
+import js from "@eslint/js";
+import importPlugin from "eslint-plugin-import";
+import reactHooks from "eslint-plugin-react-hooks";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+const features = readdirSync(new URL("./src/features", import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+export default tseslint.config(
+  { ignores: ["dist", "node_modules"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["src/**/*.{ts,tsx}"],
+    languageOptions: { globals: globals.browser },
+    plugins: { import: importPlugin, "react-hooks": reactHooks },
+    settings: {
+      "import/resolver": { node: { extensions: [".ts", ".tsx", ".js", ".json"] } },
+    },
+    rules: {
+      "react-hooks/rules-of-hooks": "error",
+      "react-hooks/exhaustive-deps": "error",
+      "import/no-restricted-paths": [
+        "error",
+        {
+          zones: features.map((feature) => ({
+            target: `./src/features/${feature}`,
+            from: "./src/features",
+            except: [`./${feature}`],
+            message: "A feature does not import another feature: move what they share to components/, lib/ or config/.",
+          })),
+        },
+      ],
+    },
+  },
+  {
+    files: ["e2e/**/*.mjs", "scripts/**/*.mjs", "*.config.{js,ts}"],
+    languageOptions: { globals: globals.node },
+  },
+);
