@@ -50,7 +50,7 @@ func (s *Server) refreshCookie(value string, expires time.Time) *http.Cookie {
 }
 
 func (s *Server) clearRefreshCookie(w http.ResponseWriter) {
-	http.SetCookie(w, s.refreshCookie("", time.Time{}))
+	s.setRefreshCookie(w, "", time.Time{})
 }
 
 // TokensJSON is a sign-in's reply; the refresh token travels in the cookie.
@@ -64,7 +64,7 @@ type TokensJSON struct {
 // token) and writes the ID token and, after a sign-in, the session user.
 func (s *Server) writeTokens(w http.ResponseWriter, status int, t *core.Tokens) {
 	if t.RefreshToken != "" {
-		http.SetCookie(w, s.refreshCookie(t.RefreshToken, t.RefreshExpiresAt))
+		s.setRefreshCookie(w, t.RefreshToken, t.RefreshExpiresAt)
 	}
 	out := TokensJSON{IDToken: t.IDToken, ExpiresAt: millis(t.ExpiresAt)}
 	if t.Session != nil {

@@ -208,20 +208,24 @@ func TestSecureRefreshCookie(t *testing.T) {
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("signup %d %s", rec.Code, rec.Body)
 	}
+	// The refresh cookie and its readable session hint (web/session_hint.go).
 	cookies := rec.Result().Cookies()
-	if len(cookies) != 1 {
+	if len(cookies) != 2 {
 		t.Fatalf("cookies %v", cookies)
 	}
-	c := cookies[0]
+	c, hint := cookies[0], cookies[1]
 	if c.Name != "__Host-sl_refresh" || !c.Secure || !c.HttpOnly || c.Path != "/" || c.Domain != "" || c.SameSite != http.SameSiteStrictMode {
 		t.Fatalf("cookie %+v", c)
+	}
+	if hint.Name != "__Host-sl_session" || hint.Value != "1" || !hint.Secure || hint.HttpOnly || hint.Path != "/" || hint.MaxAge != c.MaxAge {
+		t.Fatalf("session hint %+v", hint)
 	}
 
 	req = httptest.NewRequest("POST", "/api/auth/token", nil)
 	req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
 	rec = httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK || len(rec.Result().Cookies()) != 1 || rec.Result().Cookies()[0].Name != "__Host-sl_refresh" {
+	if rec.Code != http.StatusOK || len(rec.Result().Cookies()) != 2 || rec.Result().Cookies()[0].Name != "__Host-sl_refresh" {
 		t.Fatalf("refresh %d %s %v", rec.Code, rec.Body, rec.Result().Cookies())
 	}
 }

@@ -15,6 +15,9 @@ import {
 
 const fetchMock = vi.fn<typeof fetch>();
 
+const grantReply = (token: string) =>
+  Response.json({ status: "success", data: { idToken: token, expiresAt: Date.now() + 3_600_000, user: { uid: "u1" } } });
+
 beforeEach(() => {
   vi.stubGlobal("fetch", fetchMock);
 });
@@ -26,7 +29,13 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
+const sessionHint = "sl_session=1; path=/";
+const forgetSessionHint = () => (document.cookie = "sl_session=; path=/; max-age=0");
+
+afterEach(forgetSessionHint);
+
 test("loadSession trades the refresh cookie for the user and an in-memory token", async () => {
+  document.cookie = sessionHint;
   fetchMock.mockResolvedValueOnce(
     Response.json({ status: "success", data: { idToken: "t1", expiresAt: Date.now() + 3_600_000, user: { uid: "u1" } } }),
   );
@@ -41,7 +50,15 @@ test("loadSession trades the refresh cookie for the user and an in-memory token"
   expect(localStorage.length).toBe(0);
 });
 
+test("without the session hint cookie, loadSession signs out without asking the server", async () => {
+  await loadSession();
+
+  expect(fetchMock).not.toHaveBeenCalled();
+  expect(user.value).toBeNull();
+});
+
 test("loadSession signs out when the server refuses", async () => {
+  document.cookie = sessionHint;
   fetchMock.mockResolvedValueOnce(
     Response.json({ status: "error", code: "auth/invalid-user-token", message: "Not signed in." }, { status: 401 }),
   );
@@ -51,15 +68,42 @@ test("loadSession signs out when the server refuses", async () => {
   expect(user.value).toBeNull();
 });
 
-test("loadSession signs out when the server cannot be reached", async () => {
+test("a refresh that cannot reach the server is tried again instead of signing out", async () => {
+  vi.useFakeTimers();
+  try {
+    document.cookie = sessionHint;
+    fetchMock.mockRejectedValueOnce(new TypeError("Failed to fetch"));
+    fetchMock.mockResolvedValueOnce(Response.json({ status: "error", code: "internal/error", message: "Internal error." }, { status: 502 }));
+    fetchMock.mockResolvedValueOnce(grantReply("t1"));
+
+    await loadSession();
+    expect(user.value).toBeUndefined();
+
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(user.value).toBeUndefined();
+
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
+    expect(user.value).toEqual({ uid: "u1" });
+    expect(idToken.value).toBe("t1");
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+test("a signed-in user stays signed in while the renewal cannot reach the server", async () => {
+  startSession({ idToken: "t1", expiresAt: Date.now() + 3_600_000, user: { uid: "u1" } as SessionUser });
   fetchMock.mockRejectedValueOnce(new TypeError("Failed to fetch"));
 
-  await loadSession();
+  await refreshSession();
 
-  expect(user.value).toBeNull();
+  expect(user.value).toEqual({ uid: "u1" });
+  expect(idToken.value).toBe("t1");
 });
 
 test("signOut ends the local session even when the server call fails", async () => {
+  document.cookie = sessionHint;
   fetchMock.mockResolvedValueOnce(
     Response.json({ status: "success", data: { idToken: "t1", expiresAt: Date.now() + 3_600_000, user: { uid: "u1" } } }),
   );
@@ -72,9 +116,6 @@ test("signOut ends the local session even when the server call fails", async () 
   expect(user.value).toBeNull();
   expect(idToken.value).toBeUndefined();
 });
-
-const grantReply = (token: string) =>
-  Response.json({ status: "success", data: { idToken: token, expiresAt: Date.now() + 3_600_000, user: { uid: "u1" } } });
 
 test("refreshes asked for at once share one exchange of the cookie", async () => {
   fetchMock.mockImplementation(async () => grantReply("t1"));

@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals-react";
 import type { PlanId } from "../config/plans";
-import { api, connectSession } from "./api-client";
+import { api, ApiError, connectSession } from "./api-client";
 
 export type SessionUser = {
   uid: string;
@@ -65,6 +65,8 @@ export function startSession(grant: SessionGrant) {
 
 export function endSession() {
   clearTimeout(refreshTimer);
+  clearTimeout(retryTimer);
+  retries = 0;
   tokenExpiresAt = 0;
   idToken.value = undefined;
   user.value = null;
@@ -74,19 +76,37 @@ const tokenIsFresh = () => idToken.peek() !== undefined && tokenExpiresAt - Date
 
 let refreshing: Promise<void> | undefined;
 
+// A refresh that failed on the way (offline, a server restarting) is tried again after these
+// pauses, then every last one, while the user stays signed in.
+const retryDelays = [1000, 2000, 5000, 10_000, 30_000];
+let retries = 0;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** Only the server's auth/* answers end a session; a network or server failure is retried. */
+const refused = (error: unknown) => error instanceof ApiError && error.code.startsWith("auth/");
+
 /**
- * Trades the refresh cookie for an ID token and the session user; signed out if that fails.
- * One refresh runs at a time in this tab, and, where the browser has Web Locks, in all tabs;
- * a tab that waited for another's refresh takes its grant from the channel instead.
+ * Trades the refresh cookie for an ID token and the session user; signed out when the server
+ * refuses, tried again later when it cannot be reached. One refresh runs at a time in this tab,
+ * and, where the browser has Web Locks, in all tabs; a tab that waited for another's refresh
+ * takes its grant from the channel instead.
  */
 export function refreshSession(): Promise<void> {
   const tokenBefore = idToken.peek();
   const exchange = async () => {
     if (idToken.peek() !== tokenBefore && tokenIsFresh()) return;
+    clearTimeout(retryTimer);
     try {
       startSession(await api<SessionGrant>("auth/token", { method: "POST", bearer: false }));
-    } catch {
-      endSession();
+      retries = 0;
+    } catch (error) {
+      if (refused(error)) {
+        endSession();
+        return;
+      }
+      const delay = retryDelays[Math.min(retries, retryDelays.length - 1)];
+      retries++;
+      retryTimer = setTimeout(() => void refreshSession(), delay);
     }
   };
   refreshing ??= (navigator.locks ? navigator.locks.request(refreshLock, exchange) : exchange()).finally(() => {
@@ -95,8 +115,18 @@ export function refreshSession(): Promise<void> {
   return refreshing;
 }
 
+// The server sets this readable cookie beside the HttpOnly refresh cookie (docs/identity.md),
+// so a visitor who never signed in is known to be signed out without a refused request.
+const sessionHint = /(?:^|;\s*)(?:__Host-)?sl_session=1(?:;|$)/;
+
 /** Called once on load: whoever holds a refresh cookie is signed in. */
-export const loadSession = refreshSession;
+export function loadSession(): Promise<void> {
+  if (!sessionHint.test(document.cookie)) {
+    endSession();
+    return Promise.resolve();
+  }
+  return refreshSession();
+}
 
 /** Gives the API client this session's ID token and sign-out; called once at start-up. */
 export function connectApiClient() {
