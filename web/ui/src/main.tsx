@@ -1,5 +1,5 @@
-import "@picocss/pico/css/pico.min.css";
-import "./styles.css";
+import "./styles/pico.scss";
+import "./styles/app.css";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app/app";

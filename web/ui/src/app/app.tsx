@@ -1,8 +1,10 @@
-import { createBrowserRouter, RouterProvider } from "react-router";
-import { routes } from "./routes";
-
-const router = createBrowserRouter(routes);
+import { BrowserRouter } from "react-router";
+import { AppRoutes } from "./routes";
 
 export function App() {
-  return <RouterProvider router={router} />;
+  return (
+    <BrowserRouter>
+      <AppRoutes />
+    </BrowserRouter>
+  );
 }

@@ -1,36 +1,35 @@
+import { pathOf, type AuthType, type LegalSection, type SettingsSection } from "./pages";
 import type { PlanId } from "./plans";
 
-export type AuthType = "signup" | "signin" | "forgotpass" | "changepass";
-export type SettingsSection = "general" | "password" | "billing";
-export type LegalSection = "terms-of-service" | "privacy-policy";
+export type { AuthType, LegalSection, SettingsSection };
 
 // Slashes stay readable in ?next=/purchase/pro; everything else is escaped.
 const queryValue = (value: string) => encodeURIComponent(value).replaceAll("%2F", "/");
 
 export const paths = {
-  home: { path: "/", href: () => "/" },
-  about: { path: "/about", href: () => "/about" },
-  faq: { path: "/faq", href: () => "/faq" },
-  contact: { path: "/contact", href: () => "/contact" },
-  pricing: { path: "/pricing", href: () => "/pricing" },
-  dashboard: { path: "/dashboard", href: () => "/dashboard" },
+  home: { path: pathOf("home"), href: () => "/" },
+  about: { path: pathOf("about"), href: () => "/about" },
+  faq: { path: pathOf("faq"), href: () => "/faq" },
+  contact: { path: pathOf("contact"), href: () => "/contact" },
+  pricing: { path: pathOf("pricing"), href: () => "/pricing" },
+  dashboard: { path: pathOf("dashboard"), href: () => "/dashboard" },
   auth: {
-    path: "/auth/:type",
+    path: pathOf("auth"),
     href: (type: AuthType, next?: string) =>
       next === undefined ? `/auth/${type}` : `/auth/${type}?next=${queryValue(next)}`,
   },
   settings: {
-    path: "/settings/:section",
+    path: pathOf("settings"),
     href: (section: SettingsSection) => `/settings/${section}`,
   },
   legal: {
-    path: "/legal/:section",
+    path: pathOf("legal"),
     href: (section: LegalSection) => `/legal/${section}`,
   },
-  purchase: { path: "/purchase/:plan", href: (plan: PlanId) => `/purchase/${plan}` },
-  firebaseAction: { path: "/firebase-action", href: () => "/firebase-action" },
+  purchase: { path: pathOf("purchase"), href: (plan: PlanId) => `/purchase/${plan}` },
+  firebaseAction: { path: pathOf("firebaseAction"), href: () => "/firebase-action" },
   postpone: {
-    path: "/postpone/:id",
+    path: pathOf("postpone"),
     href: (id: string, code: string) => `/postpone/${id}?code=${queryValue(code)}`,
   },
 } as const;

@@ -1,6 +1,8 @@
+import { site as fromTable } from "./pages";
+
 export const site = {
-  name: "Sendlater",
-  description: "Send important messages when the time is right.",
+  name: fromTable.name,
+  description: fromTable.description,
   social: [
     { name: "X", href: "https://x.com/sendlater" },
     { name: "GitHub", href: "https://github.com/sendlater" },

@@ -1,7 +1,8 @@
+import { pageHead } from "../../config/pages";
 import { AboutPage } from "../../features/about/components/about-page";
-import { useDocumentTitle } from "../../lib/document-title";
+import { usePageHead } from "../../lib/head";
 
-export function Component() {
-  useDocumentTitle("About");
+export default function AboutPageRoute() {
+  usePageHead(pageHead("about"));
   return <AboutPage />;
 }

@@ -1,10 +1,8 @@
 import { useParams, useSearchParams } from "react-router";
-import { paths, type AuthType } from "../../config/paths";
-import { AuthPage, authTitles } from "../../features/auth/components/auth-page";
-import { useDocumentTitle } from "../../lib/document-title";
-
-const isAuthType = (value: string | undefined): value is AuthType =>
-  value !== undefined && Object.hasOwn(authTitles, value);
+import { pageHead, paramValue, type AuthType } from "../../config/pages";
+import { paths } from "../../config/paths";
+import { AuthPage } from "../../features/auth/components/auth-page";
+import { usePageHead } from "../../lib/head";
 
 /** Only a path on this site: "//host" and "/\host" would leave it. */
 function safeNext(next: string | null) {
@@ -13,11 +11,11 @@ function safeNext(next: string | null) {
     : paths.dashboard.href();
 }
 
-export function Component() {
+export default function AuthRoute() {
   const params = useParams();
   const [search] = useSearchParams();
   // Any other type signs up.
-  const type = isAuthType(params.type) ? params.type : "signup";
-  useDocumentTitle(authTitles[type]);
+  const type = paramValue("auth", params.type) as AuthType;
+  usePageHead(pageHead("auth", type));
   return <AuthPage key={type} type={type} next={safeNext(search.get("next"))} oobCode={search.get("oobCode") ?? ""} />;
 }

@@ -1,7 +1,8 @@
+import { pageHead } from "../../config/pages";
 import { ContactPage } from "../../features/contact/components/contact-page";
-import { useDocumentTitle } from "../../lib/document-title";
+import { usePageHead } from "../../lib/head";
 
-export function Component() {
-  useDocumentTitle("Contact");
+export default function ContactPageRoute() {
+  usePageHead(pageHead("contact"));
   return <ContactPage />;
 }

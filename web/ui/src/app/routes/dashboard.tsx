@@ -1,9 +1,10 @@
 import { useSearchParams } from "react-router";
+import { pageHead } from "../../config/pages";
 import { DashboardPage } from "../../features/dashboard/components/dashboard-page";
-import { useDocumentTitle } from "../../lib/document-title";
+import { usePageHead } from "../../lib/head";
 
-export function Component() {
-  useDocumentTitle("Dashboard");
+export default function DashboardRoute() {
+  usePageHead(pageHead("dashboard"));
   const [search] = useSearchParams();
   return <DashboardPage paid={search.get("paid") === "true"} />;
 }

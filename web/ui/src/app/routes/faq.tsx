@@ -1,7 +1,8 @@
+import { pageHead } from "../../config/pages";
 import { FaqPage } from "../../features/faq/components/faq-page";
-import { useDocumentTitle } from "../../lib/document-title";
+import { usePageHead } from "../../lib/head";
 
-export function Component() {
-  useDocumentTitle("Faq");
+export default function FaqPageRoute() {
+  usePageHead(pageHead("faq"));
   return <FaqPage />;
 }

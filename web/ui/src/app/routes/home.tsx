@@ -1,7 +1,8 @@
+import { pageHead } from "../../config/pages";
 import { HomePage } from "../../features/home/components/home-page";
-import { useDocumentTitle } from "../../lib/document-title";
+import { usePageHead } from "../../lib/head";
 
-export function Component() {
-  useDocumentTitle();
+export default function HomePageRoute() {
+  usePageHead(pageHead("home"));
   return <HomePage />;
 }

@@ -1,15 +1,12 @@
 import { useParams } from "react-router";
-import type { LegalSection } from "../../config/paths";
-import { LegalPage, legalTitles } from "../../features/legal/components/legal-page";
-import { useDocumentTitle } from "../../lib/document-title";
+import { pageHead, paramValue, type LegalSection } from "../../config/pages";
+import { LegalPage } from "../../features/legal/components/legal-page";
+import { usePageHead } from "../../lib/head";
 
-const isLegalSection = (value: string | undefined): value is LegalSection =>
-  value !== undefined && Object.hasOwn(legalTitles, value);
-
-export function Component() {
+export default function LegalRoute() {
   const params = useParams();
   // Any other section shows the terms.
-  const section = isLegalSection(params.section) ? params.section : "terms-of-service";
-  useDocumentTitle(legalTitles[section]);
+  const section = paramValue("legal", params.section) as LegalSection;
+  usePageHead(pageHead("legal", section));
   return <LegalPage section={section} />;
 }

@@ -1,9 +1,10 @@
 import { useLocation } from "react-router";
+import { notFoundHead } from "../../config/pages";
 import { NotFoundPage } from "../../features/not-found/components/not-found-page";
-import { useDocumentTitle } from "../../lib/document-title";
+import { usePageHead } from "../../lib/head";
 
-export function Component() {
+export default function NotFoundRoute() {
   const { pathname } = useLocation();
-  useDocumentTitle("Page not found");
+  usePageHead(notFoundHead(pathname));
   return <NotFoundPage path={pathname} />;
 }

@@ -1,7 +1,8 @@
+import { pageHead } from "../../config/pages";
 import { PricingPage } from "../../features/pricing/components/pricing-page";
-import { useDocumentTitle } from "../../lib/document-title";
+import { usePageHead } from "../../lib/head";
 
-export function Component() {
-  useDocumentTitle("Pricing");
+export default function PricingPageRoute() {
+  usePageHead(pageHead("pricing"));
   return <PricingPage />;
 }

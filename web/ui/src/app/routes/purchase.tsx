@@ -1,17 +1,16 @@
 import { useParams } from "react-router";
-import { plans, type PlanId } from "../../config/plans";
+import { pageHead, paramValue } from "../../config/pages";
+import type { PlanId } from "../../config/plans";
 import { PurchasePage } from "../../features/purchase/components/purchase-page";
-import { useDocumentTitle } from "../../lib/document-title";
-import { Component as NotFound } from "./not-found";
-
-const isPlan = (value: string | undefined): value is PlanId => plans.some((p) => p.id === value);
+import { usePageHead } from "../../lib/head";
+import NotFoundRoute from "./not-found";
 
 function Purchase({ plan }: { plan: PlanId }) {
-  useDocumentTitle("Purchase");
+  usePageHead(pageHead("purchase"));
   return <PurchasePage plan={plan} />;
 }
 
-export function Component() {
-  const { plan } = useParams();
-  return isPlan(plan) ? <Purchase plan={plan} /> : <NotFound />;
+export default function PurchaseRoute() {
+  const plan = paramValue("purchase", useParams().plan) as PlanId | undefined;
+  return plan ? <Purchase plan={plan} /> : <NotFoundRoute />;
 }

@@ -1,15 +1,11 @@
 import { useParams } from "react-router";
-import type { SettingsSection } from "../../config/paths";
-import { SettingsPage, sectionTitles } from "../../features/settings/components/settings-page";
-import { useDocumentTitle } from "../../lib/document-title";
+import { pageHead, paramValue, type SettingsSection } from "../../config/pages";
+import { SettingsPage } from "../../features/settings/components/settings-page";
+import { usePageHead } from "../../lib/head";
 
-const isSection = (value: string | undefined): value is SettingsSection =>
-  value !== undefined && Object.hasOwn(sectionTitles, value);
-
-export function Component() {
-  const params = useParams();
+export default function SettingsRoute() {
   // Any other section shows the general settings.
-  const section = isSection(params.section) ? params.section : "general";
-  useDocumentTitle("Settings");
+  const section = paramValue("settings", useParams().section) as SettingsSection;
+  usePageHead(pageHead("settings"));
   return <SettingsPage section={section} />;
 }

@@ -1,17 +1,11 @@
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { Alert, requireFields, SubmitButton, TextField, useForm, type FieldErrors } from "../../../components/form";
+import { paramTitle } from "../../../config/pages";
 import { paths, type AuthType } from "../../../config/paths";
 import { signIn, signUp } from "../../../lib/auth";
 import { confirmPasswordReset, requestPasswordReset } from "../api/auth";
 import { rememberProvider, SocialSignIn } from "./social-sign-in";
-
-export const authTitles: Record<AuthType, string> = {
-  signup: "Get yourself an account",
-  signin: "Welcome back",
-  forgotpass: "Get a new password",
-  changepass: "Choose a new password",
-};
 
 const buttonLabels: Record<AuthType, string> = {
   signup: "Sign up",
@@ -126,7 +120,7 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
     <section className="auth">
       <article>
         <header>
-          <h1>{authTitles[type]}</h1>
+          <h1>{paramTitle("auth", type)}</h1>
         </header>
         {(type === "signup" || type === "signin") && <SocialSignIn onSignedIn={signedIn} />}
         {done && success ? (

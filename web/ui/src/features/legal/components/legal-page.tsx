@@ -1,12 +1,8 @@
 import { NavLink } from "react-router";
+import { paramTitle } from "../../../config/pages";
 import { paths, type LegalSection } from "../../../config/paths";
 
-export const legalTitles: Record<LegalSection, string> = {
-  "terms-of-service": "Terms of Service",
-  "privacy-policy": "Privacy Policy",
-};
-
-const sections = Object.keys(legalTitles) as LegalSection[];
+const sections: LegalSection[] = ["terms-of-service", "privacy-policy"];
 
 export function LegalPage({ section }: { section: LegalSection }) {
   return (
@@ -15,12 +11,12 @@ export function LegalPage({ section }: { section: LegalSection }) {
         <ul>
           {sections.map((item) => (
             <li key={item}>
-              <NavLink to={paths.legal.href(item)}>{legalTitles[item]}</NavLink>
+              <NavLink to={paths.legal.href(item)}>{paramTitle("legal", item)}</NavLink>
             </li>
           ))}
         </ul>
       </nav>
-      <h1>{legalTitles[section]}</h1>
+      <h1>{paramTitle("legal", section)}</h1>
       <p>
         <small>Last updated October 5th, 2021</small>
       </p>
