@@ -56,7 +56,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.gate = newCPUGate()
 	s.routes(mux)
-	return withRequest(s.logger(), s.TrustedProxies, s.crossOriginProtection().Handler(mux))
+	return withRequest(s.logger(), s.TrustedProxies, compressReplies(s.crossOriginProtection().Handler(mux)))
 }
 
 func (s *Server) logger() *slog.Logger {

@@ -1,4 +1,4 @@
-// Package ui embeds the built React SPA.
+// Package ui embeds the built React SPA and its page table.
 package ui
 
 import (
@@ -10,6 +10,12 @@ import (
 //
 //go:embed all:dist
 var dist embed.FS
+
+// pages is the SPA's page table, which the server reads for each page's head
+// tags; it is source, not build output, so it is there before any build.
+//
+//go:embed src/config/pages.json
+var pages []byte
 
 // FS returns the SPA build, rooted at dist.
 func FS() fs.FS {
@@ -25,3 +31,7 @@ func Built() bool {
 	_, err := fs.Stat(FS(), "index.html")
 	return err == nil
 }
+
+// Pages returns src/config/pages.json: the SPA's pages with their paths,
+// titles and descriptions.
+func Pages() []byte { return pages }

@@ -1,0 +1,145 @@
+package web
+
+import (
+	"compress/gzip"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// compressMinSize is the smallest reply worth gzipping: below about one
+// packet the saving does not pay for the work and the header.
+const compressMinSize = 1400
+
+// compressLevel trades size for speed on replies made per request (the
+// build compresses the static files at the highest levels once).
+const compressLevel = gzip.BestSpeed
+
+var gzipWriters = sync.Pool{New: func() any {
+	w, _ := gzip.NewWriterLevel(io.Discard, compressLevel) // a valid level cannot fail
+	return w
+}}
+
+// compressible are the content types of dynamic replies worth gzipping:
+// the API's JSON, the pages' HTML, the sitemap and robots.txt.
+func compressible(contentType string) bool {
+	t, _, _ := strings.Cut(contentType, ";")
+	switch strings.TrimSpace(t) {
+	case "application/json", "text/html", "application/xml", "text/plain":
+		return true
+	}
+	return false
+}
+
+// compressReplies gzips replies of a compressible type from compressMinSize
+// bytes on, for clients that accept gzip. It holds back the first bytes
+// until it knows the reply is that large; a flush (a message stream) sends
+// what it holds as it is. Replies that already carry a Content-Encoding (the
+// build's brotli and gzip copies) pass untouched.
+func compressReplies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			next.ServeHTTP(w, r)
+			return
+		}
+		cw := &compressWriter{ResponseWriter: w, accepts: acceptsEncoding(r.Header.Get("Accept-Encoding"), "gzip")}
+		defer cw.close()
+		next.ServeHTTP(cw, r)
+	})
+}
+
+type compressWriter struct {
+	http.ResponseWriter
+	accepts bool
+	status  int
+	held    []byte
+	decided bool
+	gz      *gzip.Writer
+}
+
+func (c *compressWriter) WriteHeader(status int) {
+	if c.decided || c.status != 0 {
+		if c.decided {
+			c.ResponseWriter.WriteHeader(status)
+		}
+		return
+	}
+	c.status = status
+	// Replies without a body, or with one already encoded, need no holding back.
+	if status < 200 || status == http.StatusNoContent || status == http.StatusNotModified ||
+		c.Header().Get("Content-Encoding") != "" || !compressible(c.Header().Get("Content-Type")) {
+		c.decide(false)
+	}
+}
+
+func (c *compressWriter) Write(p []byte) (int, error) {
+	if c.status == 0 {
+		c.WriteHeader(http.StatusOK)
+	}
+	if !c.decided {
+		if len(c.held)+len(p) < compressMinSize {
+			c.held = append(c.held, p...)
+			return len(p), nil
+		}
+		c.decide(c.accepts)
+	}
+	if c.gz != nil {
+		return c.gz.Write(p)
+	}
+	return c.ResponseWriter.Write(p)
+}
+
+// decide sends the header, gzipped or not, and what was held back.
+func (c *compressWriter) decide(compress bool) {
+	c.decided = true
+	h := c.Header()
+	if compressible(h.Get("Content-Type")) && h.Get("Content-Encoding") == "" {
+		h.Add("Vary", "Accept-Encoding")
+	}
+	if compress {
+		h.Set("Content-Encoding", "gzip")
+		h.Del("Content-Length")
+		c.gz = gzipWriters.Get().(*gzip.Writer)
+		c.gz.Reset(c.ResponseWriter)
+	}
+	if c.status != 0 {
+		c.ResponseWriter.WriteHeader(c.status)
+	}
+	held := c.held
+	c.held = nil
+	if len(held) == 0 {
+		return
+	}
+	if c.gz != nil {
+		c.gz.Write(held)
+	} else {
+		c.ResponseWriter.Write(held)
+	}
+}
+
+// Flush sends what is held back as it is and flushes (Server-Sent Events).
+func (c *compressWriter) Flush() {
+	if !c.decided {
+		c.decide(false)
+	}
+	if c.gz != nil {
+		c.gz.Flush()
+	}
+	http.NewResponseController(c.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (c *compressWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+func (c *compressWriter) close() {
+	if !c.decided && c.status != 0 {
+		c.decide(false)
+	}
+	if c.gz != nil {
+		c.gz.Close()
+		c.gz.Reset(io.Discard)
+		gzipWriters.Put(c.gz)
+		c.gz = nil
+	}
+}
