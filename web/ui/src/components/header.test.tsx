@@ -37,11 +37,38 @@ test("the drawer holds the same links and closes", async () => {
   renderRoute("/");
 
   fireEvent.click(await screen.findByRole("button", { name: "Open menu" }));
-  const drawer = screen.getByRole("complementary", { name: "Menu" });
-  expect(within(drawer).getByRole("link", { name: "Dashboard" })).toBeTruthy();
-  expect(within(drawer).getByRole("link", { name: "Settings" })).toBeTruthy();
+  const drawer = screen.getByRole("dialog", { name: "Menu" });
+  for (const name of ["Pricing", "FAQ", "About", "Dashboard", "Settings"]) {
+    expect(within(drawer).getByRole("link", { name })).toBeTruthy();
+  }
   expect(within(drawer).getByRole("button", { name: "Signout" })).toBeTruthy();
 
   fireEvent.click(within(drawer).getByRole("button", { name: "Close menu" }));
-  expect(screen.queryByRole("complementary", { name: "Menu" })).toBeNull();
+  expect(screen.queryByRole("dialog", { name: "Menu" })).toBeNull();
+});
+
+test("the drawer is modal: focus moves in and stays, the page behind is inert, Escape closes and focus returns", async () => {
+  user.value = null;
+  renderRoute("/");
+  const open = await screen.findByRole("button", { name: "Open menu" });
+  open.focus();
+
+  fireEvent.click(open);
+  const drawer = screen.getByRole("dialog", { name: "Menu" });
+  const close = within(drawer).getByRole("button", { name: "Close menu" });
+  const signIn = within(drawer).getByRole("link", { name: "Sign in" });
+  expect(drawer.getAttribute("aria-modal")).toBe("true");
+  expect(document.activeElement).toBe(close);
+  expect(open.closest("[inert]")).not.toBeNull();
+
+  signIn.focus();
+  fireEvent.keyDown(document, { key: "Tab" });
+  expect(document.activeElement).toBe(close);
+  fireEvent.keyDown(document, { key: "Tab", shiftKey: true });
+  expect(document.activeElement).toBe(signIn);
+
+  fireEvent.keyDown(document, { key: "Escape" });
+  expect(screen.queryByRole("dialog", { name: "Menu" })).toBeNull();
+  expect(document.activeElement).toBe(open);
+  expect(open.closest("[inert]")).toBeNull();
 });

@@ -1,11 +1,28 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
-import { Link, useNavigate } from "react-router";
+import { Link, NavLink, useNavigate } from "react-router";
 import { paths } from "../config/paths";
-import { site } from "../config/site";
 import { signOut, user } from "../lib/auth";
 import { showToast } from "../lib/toasts";
+import { Logo } from "./logo";
+import { Modal } from "./modal";
 import { ThemeToggle } from "./theme-toggle";
+
+const pageLinks = [
+  { label: "Pricing", to: paths.pricing.href() },
+  { label: "FAQ", to: paths.faq.href() },
+  { label: "About", to: paths.about.href() },
+];
+
+function PageLinks({ onDone }: { onDone: () => void }) {
+  return pageLinks.map((link) => (
+    <li key={link.to}>
+      <NavLink to={link.to} onClick={onDone}>
+        {link.label}
+      </NavLink>
+    </li>
+  ));
+}
 
 /** The account links, shared by the wide-screen menu and the small-screen drawer. */
 function AccountLinks({ onDone }: { onDone: () => void }) {
@@ -50,44 +67,46 @@ function AccountLinks({ onDone }: { onDone: () => void }) {
   );
 }
 
+/** Sign in, or the account menu with the user's name. */
 function AccountMenu() {
   useSignals();
   const [open, setOpen] = useState(false);
 
   if (!user.value) {
-    return <AccountLinks onDone={() => undefined} />;
+    return (
+      <Link to={paths.auth.href("signin")} className="sign-in">
+        Sign in
+      </Link>
+    );
   }
   return (
-    <li>
-      <details className="dropdown" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
-        <summary>{user.value.name || "Account"}</summary>
-        <ul dir="rtl">
-          <AccountLinks onDone={() => setOpen(false)} />
-        </ul>
-      </details>
-    </li>
+    <details className="dropdown" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>{user.value.name || "Account"}</summary>
+      <ul dir="rtl">
+        <AccountLinks onDone={() => setOpen(false)} />
+      </ul>
+    </details>
   );
 }
 
+/** The small-screen menu: a modal panel from the right, 250 px wide (SPEC.md section 2). */
 function Drawer({ onClose }: { onClose: () => void }) {
   return (
-    <div className="drawer-backdrop" onClick={onClose}>
-      <aside
-        className="drawer"
-        aria-label="Menu"
-        onClick={(event) => event.stopPropagation()}
-        onKeyDown={(event) => event.key === "Escape" && onClose()}
-      >
-        <button type="button" className="link-button drawer-close" onClick={onClose} aria-label="Close menu" autoFocus>
+    <Modal label="Menu" className="drawer" onClose={onClose}>
+      <article>
+        <button type="button" className="link-button drawer-close" onClick={onClose} aria-label="Close menu">
           ✕
         </button>
-        <nav>
+        <nav aria-label="Menu">
+          <ul>
+            <PageLinks onDone={onClose} />
+          </ul>
           <ul>
             <AccountLinks onDone={onClose} />
           </ul>
         </nav>
-      </aside>
-    </div>
+      </article>
+    </Modal>
   );
 }
 
@@ -95,29 +114,32 @@ export function Header() {
   const [drawerOpen, setDrawerOpen] = useState(false);
 
   return (
-    <header className="container">
-      <nav>
+    <header className="site-header">
+      <nav className="container" aria-label="Main">
         <ul>
           <li>
-            <Link to={paths.home.href()} className="logo">
-              <img src="/favicon.svg" alt="" width={28} height={28} />
-              <strong>{site.name}</strong>
+            <Link to={paths.home.href()} className="logo" aria-label="Sendlater home">
+              <Logo />
             </Link>
           </li>
         </ul>
-        <ul className="account-nav wide-only">
-          <AccountMenu />
+        <ul className="page-nav wide-only">
+          <PageLinks onDone={() => undefined} />
         </ul>
-        <ul>
+        <ul className="account-nav">
+          <li className="wide-only">
+            <AccountMenu />
+          </li>
           <li>
             <ThemeToggle />
           </li>
           <li className="narrow-only">
             <button
               type="button"
-              className="outline secondary"
+              className="outline secondary icon-button"
               aria-label="Open menu"
               aria-expanded={drawerOpen}
+              aria-haspopup="dialog"
               onClick={() => setDrawerOpen(true)}
             >
               ☰

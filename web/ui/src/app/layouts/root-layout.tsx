@@ -1,4 +1,4 @@
-import { Suspense, useEffect } from "react";
+import { Suspense, useLayoutEffect } from "react";
 import { Outlet, useLocation } from "react-router";
 import { Footer } from "../../components/footer";
 import { Header } from "../../components/header";
@@ -8,7 +8,8 @@ import { Toaster } from "../../components/toaster";
 export function RootLayout() {
   const { pathname } = useLocation();
 
-  useEffect(() => {
+  // Before paint, so the new page never shows at the old one's scroll position.
+  useLayoutEffect(() => {
     window.scrollTo(0, 0);
   }, [pathname]);
 

@@ -1,7 +1,11 @@
+import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "react-router";
+import heroDark from "../../../assets/hero-dark.svg?no-inline";
+import heroLight from "../../../assets/hero-light.svg?no-inline";
 import { CtaBanner } from "../../../components/cta-banner";
 import { StatsStrip } from "../../../components/stats-strip";
 import { paths } from "../../../config/paths";
+import { theme } from "../../../lib/theme";
 
 const steps = [
   {
@@ -30,14 +34,32 @@ const testimonials = [
 ];
 
 export function HomePage() {
+  useSignals();
   return (
     <>
-      <section className="hero">
-        <h1>Send important messages when the time is right!</h1>
-        <p>Write a message for the future. We keep it safe and deliver it unless you postpone it.</p>
-        <Link to={paths.pricing.href()} role="button">
-          Get Started
-        </Link>
+      <section className="hero home-hero">
+        <div>
+          <h1>Send important messages when the time is right!</h1>
+          <p className="lead">
+            Write the letter, the passwords or the words you have been saving. We keep them sealed and deliver them on the
+            day you choose, unless you postpone.
+          </p>
+          <p className="hero-actions">
+            <Link to={paths.pricing.href()} role="button">
+              Get Started
+            </Link>
+            <Link to={paths.faq.href()} className="secondary">
+              How it works
+            </Link>
+          </p>
+        </div>
+        <img
+          className="hero-art"
+          src={theme.value === "dark" ? heroDark : heroLight}
+          alt=""
+          width={480}
+          height={320}
+        />
       </section>
 
       <section>
@@ -45,9 +67,12 @@ export function HomePage() {
         <div className="cards">
           {steps.map((step, index) => (
             <article key={step.title}>
-              <header>
-                <span className="step-number">{index + 1}</span> {step.title}
-              </header>
+              <h3>
+                <span className="step-number" aria-hidden="true">
+                  {index + 1}
+                </span>
+                {step.title}
+              </h3>
               <p>{step.text}</p>
             </article>
           ))}

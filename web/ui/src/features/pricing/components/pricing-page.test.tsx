@@ -31,7 +31,8 @@ test("signed in, Choose goes straight to the purchase", async () => {
   act(() => {
     user.value = { uid: "u1", name: "Ada", planId: "starter", planIsActive: false } as SessionUser;
   });
-  expect(chooseHrefs()).toEqual(["/purchase/starter", "/purchase/pro", "/purchase/business"]);
+  // The signal's change re-renders on React's schedule, which a loaded machine can delay.
+  await waitFor(() => expect(chooseHrefs()).toEqual(["/purchase/starter", "/purchase/pro", "/purchase/business"]));
 });
 
 test("the plans show their prices", async () => {
@@ -39,4 +40,13 @@ test("the plans show their prices", async () => {
 
   const cards = await screen.findAllByRole("article");
   expect(cards.map((card) => card.querySelector(".price")?.textContent)).toEqual(["€0/month", "€10/month", "-"]);
+});
+
+test("Pro stands out as the recommended plan, and Business offers to talk", async () => {
+  renderRoute("/pricing");
+
+  const cards = await screen.findAllByRole("article");
+  expect(cards.map((card) => card.classList.contains("recommended"))).toEqual([false, true, false]);
+  expect(cards[1]!.textContent).toContain("Most popular");
+  expect(screen.getByRole("link", { name: "Contact us" }).getAttribute("href")).toBe("/contact");
 });

@@ -4,6 +4,9 @@ import { paths } from "../../../config/paths";
 import { plans, type PlanId } from "../../../config/plans";
 import { user } from "../../../lib/auth";
 
+// The plan most people pick; its card stands out.
+const recommended: PlanId = "pro";
+
 /** Signed-out visitors sign up first and come back to the purchase. */
 function chooseHref(planId: PlanId, signedIn: boolean) {
   const purchase = paths.purchase.href(planId);
@@ -20,11 +23,14 @@ export function PricingPage() {
         <h1>Pricing</h1>
         <p>Choose the plan that makes sense for you.</p>
       </hgroup>
-      <div className="cards">
+      <div className="cards plans">
         {plans.map((plan) => (
-          <article key={plan.id} className="plan">
+          <article key={plan.id} className={plan.id === recommended ? "plan recommended" : "plan"}>
             <header>
-              <h2>{plan.name}</h2>
+              <h2>
+                {plan.name}
+                {plan.id === recommended && <mark>Most popular</mark>}
+              </h2>
               <p className="price">
                 {plan.price === null ? (
                   "-"
@@ -35,6 +41,11 @@ export function PricingPage() {
                   </>
                 )}
               </p>
+              {plan.price === null && (
+                <p className="price-note">
+                  Priced with you. <Link to={paths.contact.href()}>Contact us</Link>
+                </p>
+              )}
             </header>
             <ul>
               {plan.perks.map((perk) => (
@@ -42,7 +53,12 @@ export function PricingPage() {
               ))}
             </ul>
             <footer>
-              <Link to={chooseHref(plan.id, signedIn)} role="button" aria-label={`Choose ${plan.name}`}>
+              <Link
+                to={chooseHref(plan.id, signedIn)}
+                role="button"
+                className={plan.id === recommended ? undefined : "outline"}
+                aria-label={`Choose ${plan.name}`}
+              >
                 Choose
               </Link>
             </footer>
