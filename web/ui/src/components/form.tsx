@@ -61,12 +61,10 @@ export function useForm<K extends string>(initial: Record<K, string>, validate: 
     try {
       await submit(values);
     } catch (error) {
-      const fields = error instanceof ApiError ? (error.fields as FieldErrors<K>) : {};
-      setErrors(fields);
-      // A validation reply names its fields; any other failure needs the alert.
-      if (!(error instanceof ApiError && error.code === "request/validation" && Object.keys(fields).length > 0)) {
-        setAlert(errorMessage(error));
-      }
+      // An error shows once: under the fields of this form it names, else in the alert.
+      const named = error instanceof ApiError ? (Object.keys(error.fields).filter((name) => name in values) as K[]) : [];
+      setErrors(Object.fromEntries(named.map((name) => [name, (error as ApiError).fields[name]])) as FieldErrors<K>);
+      if (named.length === 0) setAlert(errorMessage(error));
     } finally {
       setBusy(false);
     }

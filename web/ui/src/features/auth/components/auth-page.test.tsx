@@ -3,7 +3,7 @@ import { afterEach, expect, test, vi } from "vitest";
 import { endSession, user } from "../../../lib/auth";
 import { deferred, fail, mockApi, ok } from "../../../testing/api-mock";
 import { renderRoute } from "../../../testing/render-route";
-import { testUser } from "../../../testing/session";
+import { signInAs, testUser } from "../../../testing/session";
 
 afterEach(() => {
   endSession();
@@ -191,4 +191,35 @@ test("configured providers show, above OR, the last used one marked", async () =
   expect(await screen.findByRole("button", { name: "Google" })).toBeTruthy();
   expect(screen.getByRole("button", { name: "GitHub Last used" })).toBeTruthy();
   expect(screen.getByText("OR")).toBeTruthy();
+});
+
+test.each([
+  ["/auth/signin", "/dashboard"],
+  ["/auth/signin?next=/settings/password", "/settings/password"],
+  ["/auth/signup?next=/purchase/pro", "/purchase/pro"],
+])("signed in, %s goes on to %s", async (path, landing) => {
+  signInAs();
+  mockApi({ "GET messages": () => ok([]) });
+  const { router } = renderRoute(path);
+
+  await waitFor(() => expect(router.state.location.pathname + router.state.location.search).toBe(landing));
+  expect(router.state.historyAction).toBe("REPLACE");
+});
+
+test("a refusal that names a field of the form shows under it, not also in the alert", async () => {
+  user.value = null;
+  mockApi({
+    "POST auth/signup": () =>
+      fail(422, "auth/weak-password", "This password is too common.", { password: "This password is too common." }),
+  });
+  renderRoute("/auth/signup");
+
+  fireEvent.change(await screen.findByLabelText("Email"), { target: { value: "ada@example.com" } });
+  fireEvent.change(screen.getByLabelText("Password"), { target: { value: "password1" } });
+  fireEvent.change(screen.getByLabelText("Confirm password"), { target: { value: "password1" } });
+  fireEvent.click(screen.getByRole("button", { name: "Sign up" }));
+
+  expect(await screen.findByText("This password is too common.")).toBeTruthy();
+  expect(screen.getAllByText("This password is too common.")).toHaveLength(1);
+  expect(screen.queryByRole("alert")).toBeNull();
 });

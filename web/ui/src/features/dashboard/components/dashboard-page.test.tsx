@@ -231,6 +231,8 @@ test("Delete is offered when editing and closes the dialog", async () => {
   await screen.findByRole("cell", { name: "For Charles" });
   fireEvent.click(screen.getByRole("button", { name: "Edit" }));
   fireEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Delete" }));
+  // Delete asks first.
+  fireEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Delete message" }));
 
   await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
   expect(screen.queryByRole("cell", { name: "For Charles" })).toBeNull();
@@ -339,4 +341,75 @@ test("when the stream ends, the list is read once instead", async () => {
   act(() => FakeEventSource.opened[0]!.send("error", { status: "error", code: "internal/error", message: "Internal error." }));
 
   expect(await screen.findByRole("cell", { name: "Read by hand" })).toBeTruthy();
+});
+
+test("delete asks for confirmation, and Keep it leaves the message alone", async () => {
+  signInAs();
+  const calls = mockApi({ "GET messages": () => ok([stored()]) });
+  renderRoute("/dashboard");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Edit" }));
+  const dialog = screen.getByRole("dialog", { name: "Update Message" });
+  fireEvent.click(within(dialog).getByRole("button", { name: "Delete" }));
+
+  expect(within(dialog).getByText("Delete this message? It will not be delivered, and this cannot be undone.")).toBeTruthy();
+  expect(document.activeElement).toBe(within(dialog).getByRole("button", { name: "Keep it" }));
+  fireEvent.click(within(dialog).getByRole("button", { name: "Keep it" }));
+
+  expect(within(dialog).queryByRole("button", { name: "Delete message" })).toBeNull();
+  expect(within(dialog).getByRole("button", { name: "Update" })).toBeTruthy();
+  expect(calls.some((call) => call.method === "DELETE")).toBe(false);
+});
+
+test.each([
+  ["paused", "Paused: switch it on to postpone"],
+  ["sending", "Being delivered now"],
+  ["delivered", "Already delivered"],
+] as const)("Postpone is disabled on a %s message and says why", async (status, reason) => {
+  signInAs();
+  const calls = mockApi({ "GET messages": () => ok([stored({ status, isActive: status !== "paused" })]) });
+  renderRoute("/dashboard");
+
+  const postpone = (await screen.findByRole("button", { name: "Postpone" })) as HTMLButtonElement;
+  expect(postpone.disabled).toBe(true);
+  expect(postpone.parentElement?.getAttribute("data-tooltip")).toBe(reason);
+  expect(document.getElementById(postpone.getAttribute("aria-describedby")!)?.textContent).toBe(reason);
+  fireEvent.click(postpone);
+  expect(calls.some((call) => call.path.endsWith("/postpone"))).toBe(false);
+});
+
+test("a postpone that changes nothing says so with the date", async () => {
+  signInAs();
+  mockApi({
+    "GET messages": () => ok([stored()]),
+    "POST messages/m1/postpone": () => ok(stored()),
+  });
+  renderRoute("/dashboard");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Postpone" }));
+
+  expect(await screen.findByText(`Already postponed to ${formatDate(sendDate)}`)).toBeTruthy();
+  expect(screen.queryByText("The message is postponed!")).toBeNull();
+});
+
+test("the message dialog is modal: the page behind is inert, Escape closes it and focus returns to Add Message", async () => {
+  signInAs();
+  mockApi({ "GET messages": () => ok([]) });
+  renderRoute("/dashboard");
+
+  const add = await screen.findByRole("button", { name: "Add Message" });
+  add.focus();
+  fireEvent.click(add);
+  const dialog = screen.getByRole("dialog", { name: "Create Message" });
+  expect(document.activeElement).toBe(within(dialog).getByLabelText("Title"));
+  expect(add.closest("[inert]")).not.toBeNull();
+
+  const create = within(dialog).getByRole("button", { name: "Create" });
+  create.focus();
+  fireEvent.keyDown(document, { key: "Tab" });
+  expect(dialog.contains(document.activeElement)).toBe(true);
+
+  fireEvent.keyDown(document, { key: "Escape" });
+  expect(screen.queryByRole("dialog")).toBeNull();
+  expect(document.activeElement).toBe(add);
 });

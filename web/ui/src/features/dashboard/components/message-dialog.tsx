@@ -9,6 +9,7 @@ import {
   TextField,
   useForm,
 } from "../../../components/form";
+import { Modal } from "../../../components/modal";
 import { createMessage, deleteMessage, updateMessage, type Interval, type Message, type MessageFields } from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
 
@@ -49,8 +50,9 @@ export function MessageDialog({
     (values) => requireFields(values, requiredMessages),
   );
   const [deleting, setDeleting] = useState(false);
+  // Delete asks first: the dialog's footer turns into the question.
+  const [confirming, setConfirming] = useState(false);
   const busy = form.busy || deleting;
-
   const interval = form.values.interval as Interval;
   const sendDate =
     message && interval === message.interval ? message.sendDate : addMonths(Date.now(), intervalMonths[interval]);
@@ -77,12 +79,14 @@ export function MessageDialog({
     } catch (error) {
       form.setAlert(errorMessage(error));
       setDeleting(false);
+      setConfirming(false);
     }
   };
 
   const title = message ? "Update Message" : "Create Message";
+
   return (
-    <dialog open aria-labelledby="message-dialog-title" onKeyDown={(event) => event.key === "Escape" && !busy && onClose()}>
+    <Modal labelledBy="message-dialog-title" className="message-dialog" onClose={busy ? undefined : onClose}>
       <article>
         <form onSubmit={save} noValidate>
           <header>
@@ -91,9 +95,15 @@ export function MessageDialog({
           </header>
           {form.alert && <Alert>{form.alert}</Alert>}
           <TextField label="Title" autoFocus {...form.bind("title")} />
-          <TextField label="Recipient name" autoComplete="off" {...form.bind("name")} />
-          <TextField label="Recipient email" type="email" autoComplete="off" {...form.bind("recipient")} />
-          <TextAreaField label="Message" rows={5} {...form.bind("message")} />
+          <div className="field-pair">
+            <div>
+              <TextField label="Recipient name" autoComplete="off" {...form.bind("name")} />
+            </div>
+            <div>
+              <TextField label="Recipient email" type="email" autoComplete="off" {...form.bind("recipient")} />
+            </div>
+          </div>
+          <TextAreaField label="Message" rows={4} {...form.bind("message")} />
           <SelectField label="Deliver after" {...form.bind("interval")}>
             {Object.entries(intervalLabels).map(([value, label]) => (
               <option key={value} value={value}>
@@ -101,24 +111,36 @@ export function MessageDialog({
               </option>
             ))}
           </SelectField>
-          <p>The message will be delivered on {formatDate(sendDate)}.</p>
-          <footer>
-            {message && (
+          <p className="delivery-date">The message will be delivered on {formatDate(sendDate)}.</p>
+          {confirming ? (
+            <footer className="confirm" role="group" aria-labelledby="confirm-delete">
+              <p id="confirm-delete">Delete this message? It will not be delivered, and this cannot be undone.</p>
+              <button type="button" className="secondary outline" onClick={() => setConfirming(false)} disabled={deleting} autoFocus>
+                Keep it
+              </button>
               <button
                 type="button"
-                className="secondary outline"
+                className="danger"
                 onClick={remove}
-                disabled={busy}
+                disabled={deleting}
                 aria-busy={deleting}
-                aria-label={deleting ? "Delete" : undefined}
+                aria-label={deleting ? "Delete message" : undefined}
               >
-                {deleting ? "" : "Delete"}
+                {deleting ? "" : "Delete message"}
               </button>
-            )}
-            <SubmitButton busy={form.busy}>{message ? "Update" : "Create"}</SubmitButton>
-          </footer>
+            </footer>
+          ) : (
+            <footer>
+              {message && (
+                <button type="button" className="secondary outline" onClick={() => setConfirming(true)} disabled={busy}>
+                  Delete
+                </button>
+              )}
+              <SubmitButton busy={form.busy}>{message ? "Update" : "Create"}</SubmitButton>
+            </footer>
+          )}
         </form>
       </article>
-    </dialog>
+    </Modal>
   );
 }

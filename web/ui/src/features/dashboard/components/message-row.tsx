@@ -7,6 +7,17 @@ import { formatDate } from "./dates";
 // SPEC.md section 9: the postponed toast stays 6 seconds.
 const postponedToastMs = 6000;
 
+// Postpone cannot move these; its button is disabled and says why.
+const postponeBlockers: Partial<Record<Message["status"], string>> = {
+  paused: "Paused: switch it on to postpone",
+  sending: "Being delivered now",
+  delivered: "Already delivered",
+};
+
+/** The toast after a postpone: the server leaves the date alone when it already falls on the target day. */
+const postponed = (before: Message) => (after: Message) =>
+  after.sendDate === before.sendDate ? `Already postponed to ${formatDate(after.sendDate)}` : "The message is postponed!";
+
 const statusLabels: Record<Message["status"], string> = {
   scheduled: "Scheduled",
   reminded: "Reminded",
@@ -28,12 +39,14 @@ export function MessageRow({
   const [busy, setBusy] = useState<"toggle" | "postpone">();
   // A message on its way or delivered can no longer change.
   const settled = message.status === "delivered" || message.status === "sending";
+  const cannotPostpone = postponeBlockers[message.status];
 
-  const run = async (action: "toggle" | "postpone", call: () => Promise<Message>, success?: string) => {
+  const run = async (action: "toggle" | "postpone", call: () => Promise<Message>, success?: (changed: Message) => string) => {
     setBusy(action);
     try {
-      onChanged(await call());
-      if (success) showToast(success, { kind: "success", duration: postponedToastMs });
+      const changed = await call();
+      onChanged(changed);
+      if (success) showToast(success(changed), { kind: "success", duration: postponedToastMs });
     } catch (error) {
       showToast(errorMessage(error), { kind: "error" });
     } finally {
@@ -50,7 +63,9 @@ export function MessageRow({
         <small>{message.recipient}</small>
       </td>
       <td data-label="Delivery date">
-        <time dateTime={new Date(message.sendDate).toISOString()}>{formatDate(message.sendDate)}</time>
+        <time className="date" dateTime={new Date(message.sendDate).toISOString()}>
+          {formatDate(message.sendDate)}
+        </time>
       </td>
       <td data-label="Status">{statusLabels[message.status] ?? message.status}</td>
       <td data-label="Active">
@@ -66,15 +81,23 @@ export function MessageRow({
         </span>
       </td>
       <td className="row-actions">
-        <button
-          type="button"
-          className="outline"
-          disabled={settled || busy !== undefined}
-          aria-busy={busy === "postpone"}
-          onClick={() => run("postpone", () => postponeMessage(message.id), "The message is postponed!")}
-        >
-          Postpone
-        </button>
+        <span className="control-tooltip" data-tooltip={cannotPostpone} data-placement="left">
+          <button
+            type="button"
+            className="outline"
+            disabled={cannotPostpone !== undefined || busy !== undefined}
+            aria-busy={busy === "postpone"}
+            aria-describedby={cannotPostpone ? `postpone-reason-${message.id}` : undefined}
+            onClick={() => run("postpone", () => postponeMessage(message.id), postponed(message))}
+          >
+            Postpone
+          </button>
+        </span>
+        {cannotPostpone && (
+          <span id={`postpone-reason-${message.id}`} className="visually-hidden">
+            {cannotPostpone}
+          </span>
+        )}
         <button type="button" className="outline secondary" disabled={settled} onClick={onEdit}>
           Edit
         </button>

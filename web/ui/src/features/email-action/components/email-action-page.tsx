@@ -23,6 +23,8 @@ const successText = {
     `Your email has been set back to ${email}. We've also sent you a password reset email so that you can change your password if you think someone may have access to your account.`,
 };
 
+const headings: Record<string, string> = { verifyEmail: "Verify your email", recoverEmail: "Restore your email" };
+
 type State = { kind: "busy" } | { kind: "done"; text: string } | { kind: "error"; message: string };
 
 function ApplyCode({ mode, oobCode }: { mode: keyof typeof successText; oobCode: string }) {
@@ -57,6 +59,7 @@ export function EmailActionPage({ mode, oobCode }: { mode: string; oobCode: stri
   return (
     <section className="auth">
       <article>
+        <h1>{headings[mode] ?? "Email link"}</h1>
         {mode === "verifyEmail" || mode === "recoverEmail" ? (
           <ApplyCode mode={mode} oobCode={oobCode} />
         ) : (

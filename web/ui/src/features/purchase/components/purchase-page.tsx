@@ -45,5 +45,10 @@ export function PurchasePage({ plan }: { plan: PlanId }) {
     };
   }, [account, plan, navigate]);
 
-  return error ? <Alert>{error}</Alert> : <Spinner />;
+  return (
+    <section className="narrow">
+      <h1>Purchase</h1>
+      {error ? <Alert>{error}</Alert> : <Spinner label="Starting the purchase" />}
+    </section>
+  );
 }

@@ -1,5 +1,6 @@
 import { useRef, useState } from "react";
 import { Alert, requireFields, SubmitButton, TextField, useForm } from "../../../components/form";
+import { Modal } from "../../../components/modal";
 import { ApiError } from "../../../lib/api-client";
 import { reauthenticate } from "../../../lib/auth";
 
@@ -57,7 +58,7 @@ function ReauthDialog({ pending }: { pending: Pending }) {
   });
 
   return (
-    <dialog open aria-labelledby="reauth-title">
+    <Modal labelledBy="reauth-title" onClose={retrying ? undefined : () => settle(pending.refusal)}>
       <article>
         <form onSubmit={submit} noValidate>
           <header>
@@ -71,6 +72,6 @@ function ReauthDialog({ pending }: { pending: Pending }) {
           </footer>
         </form>
       </article>
-    </dialog>
+    </Modal>
   );
 }
