@@ -41,8 +41,10 @@ type Server struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the
 	// client (config trusted_proxies); none: the direct peer is the client.
 	TrustedProxies []netip.Prefix
-	// StreamHeartbeat is how often message streams send a keep-alive;
-	// zero: DefaultStreamHeartbeat.
+	// Public are the settings the SPA reads (its optional third-party
+	// scripts); the zero value switches them all off.
+	Public PublicSettings
+	// StreamHeartbeat is how often message streams send a keep-alive; zero: DefaultStreamHeartbeat.
 	StreamHeartbeat time.Duration
 
 	httpServer *http.Server
@@ -56,7 +58,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.gate = newCPUGate()
 	s.routes(mux)
-	return withRequest(s.logger(), s.TrustedProxies, compressReplies(s.crossOriginProtection().Handler(mux)))
+	return withRequest(s.logger(), s.TrustedProxies, compressReplies(s.withPublicSettingsCSP(s.crossOriginProtection().Handler(mux))))
 }
 
 func (s *Server) logger() *slog.Logger {

@@ -144,7 +144,7 @@ func (s *Server) spaHandler() http.Handler {
 		if !found {
 			status, head = http.StatusNotFound, pages.notFound(r.URL.Path)
 		}
-		page := withHead(index, pages.headTags(head, s.siteURL(r)))
+		page := withHead(index, pages.headTags(head, s.siteURL(r))+s.Public.settingsTag())
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(status)

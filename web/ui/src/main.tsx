@@ -4,11 +4,17 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app/app";
 import { connectApiClient, loadSession } from "./lib/auth";
+import { readPublicSettings } from "./lib/public-settings";
 import { applyTheme } from "./lib/theme";
 
 applyTheme();
 connectApiClient();
 void loadSession();
+
+// Third parties only when the server names them, each in its own chunk.
+const settings = readPublicSettings();
+if (settings.analytics) void import("./lib/analytics").then((m) => m.startAnalytics(settings.analytics!));
+if (settings.chat) void import("./lib/chat").then((m) => m.startChat(settings.chat!));
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

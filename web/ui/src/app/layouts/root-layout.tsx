@@ -4,6 +4,7 @@ import { Footer } from "../../components/footer";
 import { Header } from "../../components/header";
 import { Spinner } from "../../components/loading";
 import { Toaster } from "../../components/toaster";
+import { pagePath } from "../../lib/page-path";
 
 export function RootLayout() {
   const { pathname } = useLocation();
@@ -11,6 +12,7 @@ export function RootLayout() {
   // Before paint, so the new page never shows at the old one's scroll position.
   useLayoutEffect(() => {
     window.scrollTo(0, 0);
+    pagePath.value = pathname;
   }, [pathname]);
 
   return (

@@ -1,0 +1,25 @@
+/** The settings the server writes into the page (web/public_settings.go); every third party is off without them. */
+export type PublicSettings = {
+  analytics?: { scriptUrl: string; websiteId: string };
+  chat?: { scriptUrl: string; websiteId: string };
+};
+
+export function readPublicSettings(): PublicSettings {
+  const block = document.getElementById("public-settings");
+  if (!block?.textContent) return {};
+  try {
+    return JSON.parse(block.textContent) as PublicSettings;
+  } catch {
+    return {};
+  }
+}
+
+/** Adds a script from another origin; the server's CSP allows the configured ones only. */
+export function loadScript(src: string, attributes: Record<string, string> = {}) {
+  const script = document.createElement("script");
+  script.src = src;
+  script.async = true;
+  for (const [name, value] of Object.entries(attributes)) script.setAttribute(name, value);
+  document.head.append(script);
+  return script;
+}
