@@ -1,11 +1,10 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
-	"strings"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -30,51 +29,44 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// renderDOM loads url in headless Chromium, lets its scripts run, and returns
-// the rendered DOM and what the browser logged.
-func renderDOM(t *testing.T, browser, url string) (dom, logs string) {
+// browserSuite returns node and the SPA's browser suite, or skips the test
+// when node or web/ui's node_modules (playwright-core, axe-core) are
+// missing, unless SENDLATER_REQUIRE_BROWSER=1, as chromium() does.
+func browserSuite(t *testing.T) (node, script string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=5000", "--enable-logging=stderr", "--v=0",
-		"--dump-dom", url)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errb.String())
+	ui := filepath.Join("..", "..", "web", "ui")
+	node, err := exec.LookPath("node")
+	_, statErr := os.Stat(filepath.Join(ui, "node_modules", "@axe-core", "playwright", "package.json"))
+	if err == nil && statErr == nil {
+		return node, filepath.Join(ui, "e2e", "suite.mjs")
 	}
-	return out.String(), errb.String()
+	if os.Getenv("SENDLATER_REQUIRE_BROWSER") == "1" {
+		t.Fatal("node and web/ui/node_modules are required (run `make test`)")
+	}
+	t.Skip("needs node and web/ui/node_modules (`make test` provides both)")
+	return "", ""
 }
 
-// TestHomePageInABrowser proves the whole pipeline: the SPA is built,
-// embedded, served by `sendlater serve`, and renders in a real browser under
-// the server's Content-Security-Policy.
-func TestHomePageInABrowser(t *testing.T) {
+// TestWebAppInABrowser drives one headless Chromium against the real binary
+// (web/ui/e2e/suite.mjs holds the steps): every route as an anonymous
+// visitor (its HTTP status, 404 included, one h1, its title, no console
+// error or failing request, no serious axe violation in light and dark);
+// then a user's first visit: sign up, create a message, the modal dialog's
+// focus trap, a paused message's disabled Postpone, delete's confirmation,
+// sign out and in again, a reload, the redirect away from sign in, the
+// theme surviving a reload and the drawer at 390 px.
+func TestWebAppInABrowser(t *testing.T) {
 	browser := chromium(t)
+	node, script := browserSuite(t)
 	srv := startServer(t, t.TempDir())
 
-	dom, logs := renderDOM(t, browser, srv.url+"/")
-	for _, want := range []string{
-		"Send important messages when the time is right!",
-		"All the steps you need to secure your message",
-		"Here's what people are saying",
-		"Ready to get started?",
-		"Get Started",
-	} {
-		if !strings.Contains(dom, want) {
-			t.Errorf("the home page lacks %q", want)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, srv.url)
+	cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the browser suite failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
 	}
-	for _, bad := range []string{"Refused to", "Uncaught", "Content Security Policy"} {
-		if strings.Contains(logs, bad) {
-			t.Errorf("the browser logged %q:\n%s", bad, logs)
-		}
-	}
-
-	dom, _ = renderDOM(t, browser, srv.url+"/no/such/page")
-	if !strings.Contains(dom, "The page /no/such/page could not be found") {
-		t.Errorf("unknown paths must show the SPA's 404 page")
-	}
+	t.Logf("%s", out)
 }

@@ -1,126 +1,212 @@
-// A real user's first visit, in headless Chromium against a running server:
-// sign up -> dashboard -> create a message -> it is listed -> sign out ->
-// sign in again -> it is still there (and after a reload, from the refresh cookie).
-//
-//   node web/ui/e2e/flow.mjs <server url>
-//
-// CHROMIUM names the browser (default /usr/bin/chromium; none is ever downloaded);
-// SCREENSHOTS names a folder to keep a screenshot of each page in.
-import { mkdirSync } from "node:fs";
+// A real user's first visit, then the interactions that must be safe, in one page:
+// sign up -> dashboard -> create a message -> it is listed -> the message dialog is modal ->
+// pausing disables Postpone -> a postpone that moves nothing says so -> delete asks first ->
+// sign out -> sign in again -> it is still there (and after a reload, from the refresh cookie) ->
+// sign-in redirects a signed-in user -> the theme survives a reload -> the drawer at 390 px.
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { axeViolations, expect, openPage, takeNoise } from "./browser.mjs";
 
-const base = process.argv[2];
-if (!base) {
-  console.error("usage: node flow.mjs <server url>");
-  process.exit(2);
-}
-const screenshots = process.env.SCREENSHOTS;
-if (screenshots) mkdirSync(screenshots, { recursive: true });
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
-
-const problems = [];
-let step = "start";
-try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(15_000);
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    // Signed out, the first POST /api/auth/token answers 401, which Chromium logs.
-    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
-      problems.push(`console: ${message.text()}`);
-    }
-  });
-
+export async function checkSignedInFlow(browser, base, { check }, screenshots) {
+  const context = await browser.newContext({ reducedMotion: "reduce" });
+  const page = await openPage(context);
   const shot = async (name) => {
     if (screenshots) await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
   };
-  const expectVisible = async (locator) => locator.first().waitFor({ state: "visible" });
+  const visible = async (locator) => locator.first().waitFor({ state: "visible" });
+  const focusedInside = (selector) => page.evaluate((s) => document.querySelector(s)?.contains(document.activeElement) ?? false, selector);
+  const quiet = (what) => {
+    const noise = takeNoise(page);
+    expect(noise.length === 0, `${what}: ${noise.join("; ")}`);
+  };
+  const axe = async (what) => {
+    for (const scheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const violations = await axeViolations(page);
+      expect(violations.length === 0, `axe on ${what} (${scheme}): ${violations.join("; ")}`);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+  };
 
   const email = `e2e-${Date.now()}@example.com`;
   const password = "plum-kettle-orbit-47";
   const title = "For Charles, in a month";
 
-  step = "sign up";
-  await page.goto(`${base}/auth/signup`);
-  await expectVisible(page.getByRole("heading", { name: "Get yourself an account" }));
-  await page.getByRole("button", { name: "Sign up" }).click();
-  await expectVisible(page.getByText("Please enter your email"));
-  await shot("signup-validation");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByLabel("Confirm password").fill(password);
-  await page.getByRole("button", { name: "Sign up" }).click();
-  await page.waitForURL(`${base}/dashboard`);
+  await check("sign up", async () => {
+    await page.goto(`${base}/auth/signup`);
+    await visible(page.getByRole("heading", { name: "Get yourself an account" }));
+    await page.getByRole("button", { name: "Sign up" }).click();
+    await visible(page.getByText("Please enter your email"));
+    await shot("signup-validation");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(password);
+    await page.getByLabel("Confirm password").fill(password);
+    await page.getByRole("button", { name: "Sign up" }).click();
+    await page.waitForURL(`${base}/dashboard`);
+    quiet("sign up");
+  });
 
-  step = "empty dashboard";
-  await expectVisible(page.getByText("Remaining messages: 1"));
-  await expectVisible(page.getByRole("link", { name: "add your name in the settings" }));
-  await shot("dashboard-empty");
+  await check("empty dashboard", async () => {
+    await visible(page.getByText("Remaining messages: 1"));
+    await visible(page.getByRole("link", { name: "add your name in the settings" }));
+    await shot("dashboard-empty");
+    await axe("the empty dashboard");
+  });
 
-  step = "create a message";
-  await page.getByRole("button", { name: "Add Message" }).click();
-  const dialog = page.getByRole("dialog", { name: "Create Message" });
-  await expectVisible(dialog);
-  await expectVisible(dialog.getByText(/^The message will be delivered on .+\.$/));
-  await dialog.getByLabel("Title").fill(title);
-  await dialog.getByLabel("Recipient name").fill("Charles");
-  await dialog.getByLabel("Recipient email").fill("charles@example.com");
-  await dialog.getByLabel("Message").fill("Dear Charles,\nthe key is under the mat.");
-  await dialog.getByLabel("Deliver after").selectOption("6M");
-  await shot("message-dialog");
-  await dialog.getByRole("button", { name: "Create" }).click();
-  await dialog.waitFor({ state: "detached" });
-  await expectVisible(page.getByRole("cell", { name: title, exact: true }));
-  await expectVisible(page.getByText("Remaining messages: 0"));
-  if (!(await page.getByRole("button", { name: "Add Message" }).isDisabled())) {
-    throw new Error("Add Message stays enabled on the free plan with one message");
-  }
-  await shot("dashboard");
+  await check("the message dialog is modal", async () => {
+    const add = page.getByRole("button", { name: "Add Message" });
+    await add.click();
+    const dialog = page.getByRole("dialog", { name: "Create Message" });
+    await visible(dialog);
+    expect(await focusedInside("dialog"), "focus did not move into the dialog");
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press("Tab");
+      expect(await focusedInside("dialog"), `Tab ${i + 1} left the dialog`);
+    }
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press("Shift+Tab");
+      expect(await focusedInside("dialog"), `Shift+Tab ${i + 1} left the dialog`);
+    }
+    expect(await page.evaluate(() => document.getElementById("root")?.inert === true), "the page behind is not inert");
+    const box = await dialog.locator("article").boundingBox();
+    expect(box && box.y >= 0 && box.y + box.height <= 800, `the dialog does not fit 1280x800: ${JSON.stringify(box)}`);
+    await axe("the message dialog");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(await add.evaluate((el) => el === document.activeElement), "focus did not return to Add Message");
+  });
 
-  step = "sign out";
-  await page.getByText("Account", { exact: true }).click();
-  await page.getByRole("button", { name: "Signout" }).first().click();
-  await page.waitForURL(`${base}/`);
-  await expectVisible(page.getByRole("link", { name: "Sign in" }));
+  await check("create a message", async () => {
+    await page.getByRole("button", { name: "Add Message" }).click();
+    const dialog = page.getByRole("dialog", { name: "Create Message" });
+    await visible(dialog.getByText(/^The message will be delivered on .+\.$/));
+    await dialog.getByLabel("Title").fill(title);
+    await dialog.getByLabel("Recipient name").fill("Charles");
+    await dialog.getByLabel("Recipient email").fill("charles@example.com");
+    await dialog.getByLabel("Message").fill("Dear Charles,\nthe key is under the mat.");
+    await dialog.getByLabel("Deliver after").selectOption("6M");
+    await shot("message-dialog");
+    await dialog.getByRole("button", { name: "Create" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await visible(page.getByRole("cell", { name: title, exact: true }));
+    await visible(page.getByText("Remaining messages: 0"));
+    expect(await page.getByRole("button", { name: "Add Message" }).isDisabled(), "Add Message stays enabled on the free plan with one message");
+    await shot("dashboard");
+    await axe("the dashboard with a message");
+    quiet("create a message");
+  });
 
-  step = "sign in again";
-  await page.goto(`${base}/dashboard`);
-  await page.waitForURL(`${base}/auth/signin`);
-  await expectVisible(page.getByRole("heading", { name: "Welcome back" }));
-  await shot("signin");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("not-the-password-1");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expectVisible(page.getByRole("alert").getByText("The email or password is incorrect."));
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${base}/dashboard`);
-  await expectVisible(page.getByRole("cell", { name: title, exact: true }));
+  await check("a paused message cannot be postponed, and says why", async () => {
+    await page.getByRole("switch", { name: `Active: ${title}` }).click();
+    await visible(page.getByRole("cell", { name: "Paused" }));
+    const postpone = page.getByRole("button", { name: "Postpone" });
+    expect(await postpone.isDisabled(), "Postpone is enabled on a paused message");
+    expect((await postpone.getAttribute("aria-describedby")) !== null, "no reason is given");
+    await visible(page.getByText("Paused: switch it on to postpone"));
+    await page.getByRole("switch", { name: `Active: ${title}` }).click();
+    await visible(page.getByRole("cell", { name: "Scheduled" }));
+    expect(!(await postpone.isDisabled()), "Postpone stays disabled once active again");
+  });
 
-  step = "reload";
-  await page.reload();
-  await expectVisible(page.getByRole("cell", { name: title, exact: true }));
-} catch (error) {
-  problems.unshift(`${step}: ${error instanceof Error ? error.message : String(error)}`);
-} finally {
-  await browser.close();
+  await check("a postpone that moves nothing says so", async () => {
+    await page.getByRole("button", { name: "Postpone" }).click();
+    await visible(page.getByText(/^Already postponed to .+$/));
+  });
+
+  await check("delete asks for confirmation", async () => {
+    await page.getByRole("button", { name: "Edit" }).click();
+    const dialog = page.getByRole("dialog", { name: "Update Message" });
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await visible(dialog.getByText("Delete this message? It will not be delivered, and this cannot be undone."));
+    await dialog.getByRole("button", { name: "Keep it" }).click();
+    await visible(dialog.getByRole("button", { name: "Update" }));
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    await visible(page.getByRole("cell", { name: title, exact: true }));
+    quiet("delete asks first");
+  });
+
+  await check("settings", async () => {
+    await page.goto(`${base}/settings/general`);
+    await visible(page.getByRole("heading", { name: "Settings" }));
+    await axe("the settings");
+    quiet("settings");
+  });
+
+  await check("sign out", async () => {
+    await page.goto(`${base}/dashboard`);
+    await page.getByText("Account", { exact: true }).click();
+    await page.getByRole("button", { name: "Signout" }).first().click();
+    await page.waitForURL(`${base}/`);
+    await visible(page.getByRole("link", { name: "Sign in" }));
+  });
+
+  await check("sign in again", async () => {
+    await page.goto(`${base}/dashboard`);
+    await page.waitForURL(`${base}/auth/signin`);
+    await visible(page.getByRole("heading", { name: "Welcome back" }));
+    await shot("signin");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("not-the-password-1");
+    page.expected = [/status of 401/, /HTTP 401 POST .*\/api\/auth\/signin/];
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await visible(page.getByRole("alert").getByText("The email or password is incorrect."));
+    page.expected = [];
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${base}/dashboard`);
+    await visible(page.getByRole("cell", { name: title, exact: true }));
+  });
+
+  await check("reload", async () => {
+    await page.reload();
+    await visible(page.getByRole("cell", { name: title, exact: true }));
+    quiet("sign in and reload");
+  });
+
+  await check("a signed-in user is sent on from sign in", async () => {
+    await page.goto(`${base}/auth/signin`);
+    await page.waitForURL(`${base}/dashboard`);
+    await page.goto(`${base}/auth/signin?next=/settings/password`);
+    await page.waitForURL(`${base}/settings/password`);
+    await visible(page.getByRole("heading", { name: "Settings" }));
+  });
+
+  await check("the theme survives a reload", async () => {
+    await page.goto(`${base}/`);
+    const before = await page.evaluate(() => document.documentElement.dataset.theme);
+    await page.getByRole("button", { name: /Switch to (dark|light) theme/ }).click();
+    const chosen = await page.evaluate(() => document.documentElement.dataset.theme);
+    expect(chosen !== before, "the toggle did not change the theme");
+    await page.reload();
+    await visible(page.getByRole("heading", { level: 1 }));
+    expect((await page.evaluate(() => document.documentElement.dataset.theme)) === chosen, "the theme was lost on reload");
+    await page.getByRole("button", { name: /Switch to (dark|light) theme/ }).click();
+  });
+
+  await check("the drawer at 390 px", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/pricing`);
+    const open = page.getByRole("button", { name: "Open menu" });
+    await open.click();
+    const drawer = page.getByRole("dialog", { name: "Menu" });
+    await visible(drawer);
+    const box = await drawer.locator("article").boundingBox();
+    expect(box && Math.round(box.width) === 250 && Math.round(box.x + box.width) === 390, `drawer box ${JSON.stringify(box)}`);
+    for (const name of ["Pricing", "FAQ", "About", "Dashboard", "Settings"]) await visible(drawer.getByRole("link", { name }));
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press("Tab");
+      expect(await focusedInside("dialog.drawer"), `Tab ${i + 1} left the drawer`);
+    }
+    await axe("the drawer");
+    await page.keyboard.press("Escape");
+    await drawer.waitFor({ state: "detached" });
+    expect(await open.evaluate((el) => el === document.activeElement), "focus did not return to the menu button");
+    await open.click();
+    await drawer.getByRole("link", { name: "FAQ" }).click();
+    await page.waitForURL(`${base}/faq`);
+    expect((await drawer.count()) === 0, "the drawer stays open after following a link");
+    quiet("the drawer");
+  });
+
+  await context.close();
 }
-
-if (problems.length > 0) {
-  console.error(problems.join("\n"));
-  process.exit(1);
-}
-console.log("flow ok");

@@ -39,8 +39,8 @@ export function AppRoutes() {
         <Route element={<RequireAuth />}>
           <Route path={paths.dashboard.path} element={<Dashboard />} />
           <Route path={paths.settings.path} element={<Settings />} />
-          <Route path={paths.purchase.path} element={<Purchase />} />
         </Route>
+        <Route path={paths.purchase.path} element={<Purchase />} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -131,9 +131,9 @@ export function SelectField({
 }
 
 /** A submit button that shows a spinner instead of its label, and is disabled, while busy. */
-export function SubmitButton({ busy, children, className }: { busy: boolean; children: string; className?: string }) {
+export function SubmitButton({ busy, children, className, form }: { busy: boolean; children: string; className?: string; form?: string }) {
   return (
-    <button type="submit" className={className} disabled={busy} aria-busy={busy} aria-label={busy ? children : undefined}>
+    <button type="submit" form={form} className={className} disabled={busy} aria-busy={busy} aria-label={busy ? children : undefined}>
       {busy ? "" : children}
     </button>
   );

@@ -3,6 +3,7 @@ import { pageHead, paramValue } from "../../config/pages";
 import type { PlanId } from "../../config/plans";
 import { PurchasePage } from "../../features/purchase/components/purchase-page";
 import { usePageHead } from "../../lib/head";
+import { RequireAuth } from "../layouts/require-auth";
 import NotFoundRoute from "./not-found";
 
 function Purchase({ plan }: { plan: PlanId }) {
@@ -12,5 +13,12 @@ function Purchase({ plan }: { plan: PlanId }) {
 
 export default function PurchaseRoute() {
   const plan = paramValue("purchase", useParams().plan) as PlanId | undefined;
-  return plan ? <Purchase plan={plan} /> : <NotFoundRoute />;
+  // An unknown plan is no page, signed in or not (the server answers 404 for it too).
+  return plan ? (
+    <RequireAuth>
+      <Purchase plan={plan} />
+    </RequireAuth>
+  ) : (
+    <NotFoundRoute />
+  );
 }

@@ -88,11 +88,11 @@ export function MessageDialog({
   return (
     <Modal labelledBy="message-dialog-title" className="message-dialog" onClose={busy ? undefined : onClose}>
       <article>
-        <form onSubmit={save} noValidate>
-          <header>
-            <button type="button" aria-label="Close" rel="prev" onClick={onClose} disabled={busy} />
-            <h2 id="message-dialog-title">{title}</h2>
-          </header>
+        <header>
+          <button type="button" aria-label="Close" rel="prev" onClick={onClose} disabled={busy} />
+          <h2 id="message-dialog-title">{title}</h2>
+        </header>
+        <form id="message-form" onSubmit={save} noValidate>
           {form.alert && <Alert>{form.alert}</Alert>}
           <TextField label="Title" autoFocus {...form.bind("title")} />
           <div className="field-pair">
@@ -112,34 +112,36 @@ export function MessageDialog({
             ))}
           </SelectField>
           <p className="delivery-date">The message will be delivered on {formatDate(sendDate)}.</p>
-          {confirming ? (
-            <footer className="confirm" role="group" aria-labelledby="confirm-delete">
-              <p id="confirm-delete">Delete this message? It will not be delivered, and this cannot be undone.</p>
-              <button type="button" className="secondary outline" onClick={() => setConfirming(false)} disabled={deleting} autoFocus>
-                Keep it
-              </button>
-              <button
-                type="button"
-                className="danger"
-                onClick={remove}
-                disabled={deleting}
-                aria-busy={deleting}
-                aria-label={deleting ? "Delete message" : undefined}
-              >
-                {deleting ? "" : "Delete message"}
-              </button>
-            </footer>
-          ) : (
-            <footer>
-              {message && (
-                <button type="button" className="secondary outline" onClick={() => setConfirming(true)} disabled={busy}>
-                  Delete
-                </button>
-              )}
-              <SubmitButton busy={form.busy}>{message ? "Update" : "Create"}</SubmitButton>
-            </footer>
-          )}
         </form>
+        {confirming ? (
+          <footer className="confirm" role="group" aria-labelledby="confirm-delete">
+            <p id="confirm-delete">Delete this message? It will not be delivered, and this cannot be undone.</p>
+            <button type="button" className="secondary outline" onClick={() => setConfirming(false)} disabled={deleting} autoFocus>
+              Keep it
+            </button>
+            <button
+              type="button"
+              className="danger"
+              onClick={remove}
+              disabled={deleting}
+              aria-busy={deleting}
+              aria-label={deleting ? "Delete message" : undefined}
+            >
+              {deleting ? "" : "Delete message"}
+            </button>
+          </footer>
+        ) : (
+          <footer>
+            {message && (
+              <button type="button" className="secondary outline" onClick={() => setConfirming(true)} disabled={busy}>
+                Delete
+              </button>
+            )}
+            <SubmitButton busy={form.busy} form="message-form">
+              {message ? "Update" : "Create"}
+            </SubmitButton>
+          </footer>
+        )}
       </article>
     </Modal>
   );

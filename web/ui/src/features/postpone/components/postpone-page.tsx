@@ -69,7 +69,7 @@ export function PostponePage({ id, code }: { id: string; code: string }) {
           <strong>{view.title}</strong>
         </header>
         <p>
-          The message will be delivered on <time dateTime={new Date(view.sendDate).toISOString()}>{dateFormat.format(view.sendDate)}</time>.
+          The message will be delivered on <time className="date" dateTime={new Date(view.sendDate).toISOString()}>{dateFormat.format(view.sendDate)}</time>.
         </p>
         {settled.has(view.status) ? (
           <p>This message can no longer be postponed.</p>

@@ -1,0 +1,88 @@
+// What the browser tests share: one Chromium (the system's, through playwright-core; none is
+// ever downloaded), pages that record every console error, page error and failed request, and
+// axe-core's accessibility check.
+import { AxeBuilder } from "@axe-core/playwright";
+import { chromium } from "playwright-core";
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/**
+ * A page that notes what a visitor's console would show. `expected` (a list of regular
+ * expressions) names the failures a page provokes on purpose, such as the API's 404 for a made-up
+ * link; everything else lands in `page.noise`.
+ */
+export async function openPage(context, { width = 1280, height = 800 } = {}) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  page.setDefaultTimeout(15_000);
+  page.noise = [];
+  page.expected = [];
+  const note = (text) => {
+    if (!page.expected.some((pattern) => pattern.test(text))) page.noise.push(text);
+  };
+  page.on("pageerror", (error) => note(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") note(`console: ${message.text()} (${message.location().url})`);
+  });
+  page.on("response", (response) => {
+    if (response.status() >= 400) note(`HTTP ${response.status()} ${response.request().method()} ${response.url()}`);
+  });
+  page.on("requestfailed", (request) => {
+    const failure = request.failure()?.errorText ?? "";
+    // A navigation cancels what the page before it was still loading.
+    if (failure !== "net::ERR_ABORTED") note(`failed: ${request.method()} ${request.url()} ${failure}`);
+  });
+  return page;
+}
+
+/** Takes what the page logged so far, leaving it empty. */
+export function takeNoise(page) {
+  return page.noise.splice(0);
+}
+
+/** The serious and critical accessibility violations axe finds on the page as it is. */
+export async function axeViolations(page, include) {
+  const builder = new AxeBuilder({ page });
+  if (include) builder.include(include);
+  const { violations } = await builder.analyze();
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+}
+
+/** Runs the named checks in order, collecting failures instead of stopping at the first. */
+export function checker() {
+  const problems = [];
+  let count = 0;
+  return {
+    problems,
+    get count() {
+      return count;
+    },
+    async check(name, fn) {
+      count++;
+      try {
+        await fn();
+      } catch (error) {
+        problems.push(`${name}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+      }
+    },
+  };
+}
+
+export function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
