@@ -37,7 +37,7 @@ test("the drawer holds the same links and closes", async () => {
   renderRoute("/");
 
   fireEvent.click(await screen.findByRole("button", { name: "Open menu" }));
-  const drawer = screen.getByRole("dialog", { name: "Menu" });
+  const drawer = await screen.findByRole("dialog", { name: "Menu" });
   for (const name of ["Pricing", "FAQ", "About", "Dashboard", "Settings"]) {
     expect(within(drawer).getByRole("link", { name })).toBeTruthy();
   }
@@ -54,7 +54,7 @@ test("the drawer is modal: focus moves in and stays, the page behind is inert, E
   open.focus();
 
   fireEvent.click(open);
-  const drawer = screen.getByRole("dialog", { name: "Menu" });
+  const drawer = await screen.findByRole("dialog", { name: "Menu" });
   const close = within(drawer).getByRole("button", { name: "Close menu" });
   const signIn = within(drawer).getByRole("link", { name: "Sign in" });
   expect(drawer.getAttribute("aria-modal")).toBe("true");

@@ -1,71 +1,11 @@
 import { useSignals } from "@preact/signals-react/runtime";
-import { useState } from "react";
-import { Link, NavLink, useNavigate } from "react-router";
+import { lazy, Suspense, useState } from "react";
+import { Link } from "react-router";
 import { paths } from "../config/paths";
-import { signOut, user } from "../lib/auth";
-import { showToast } from "../lib/toasts";
+import { user } from "../lib/auth";
 import { Logo } from "./logo";
-import { Modal } from "./modal";
+import { AccountLinks, PageLinks } from "./nav-links";
 import { ThemeToggle } from "./theme-toggle";
-
-const pageLinks = [
-  { label: "Pricing", to: paths.pricing.href() },
-  { label: "FAQ", to: paths.faq.href() },
-  { label: "About", to: paths.about.href() },
-];
-
-function PageLinks({ onDone }: { onDone: () => void }) {
-  return pageLinks.map((link) => (
-    <li key={link.to}>
-      <NavLink to={link.to} onClick={onDone}>
-        {link.label}
-      </NavLink>
-    </li>
-  ));
-}
-
-/** The account links, shared by the wide-screen menu and the small-screen drawer. */
-function AccountLinks({ onDone }: { onDone: () => void }) {
-  useSignals();
-  const navigate = useNavigate();
-
-  if (!user.value) {
-    return (
-      <li>
-        <Link to={paths.auth.href("signin")} onClick={onDone}>
-          Sign in
-        </Link>
-      </li>
-    );
-  }
-
-  const handleSignOut = () => {
-    onDone();
-    signOut()
-      .catch((error: Error) => showToast(error.message, { kind: "error" }))
-      .finally(() => navigate(paths.home.href()));
-  };
-
-  return (
-    <>
-      <li>
-        <Link to={paths.dashboard.href()} onClick={onDone}>
-          Dashboard
-        </Link>
-      </li>
-      <li>
-        <Link to={paths.settings.href("general")} onClick={onDone}>
-          Settings
-        </Link>
-      </li>
-      <li>
-        <button type="button" className="link-button" onClick={handleSignOut}>
-          Signout
-        </button>
-      </li>
-    </>
-  );
-}
 
 /** Sign in, or the account menu with the user's name. */
 function AccountMenu() {
@@ -89,26 +29,8 @@ function AccountMenu() {
   );
 }
 
-/** The small-screen menu: a modal panel from the right, 250 px wide (SPEC.md section 2). */
-function Drawer({ onClose }: { onClose: () => void }) {
-  return (
-    <Modal label="Menu" className="drawer" onClose={onClose}>
-      <article>
-        <button type="button" className="link-button drawer-close" onClick={onClose} aria-label="Close menu">
-          ✕
-        </button>
-        <nav aria-label="Menu">
-          <ul>
-            <PageLinks onDone={onClose} />
-          </ul>
-          <ul>
-            <AccountLinks onDone={onClose} />
-          </ul>
-        </nav>
-      </article>
-    </Modal>
-  );
-}
+// The drawer's code arrives when it is first opened: the home page does not pay for it.
+const Drawer = lazy(() => import("./drawer"));
 
 export function Header() {
   const [drawerOpen, setDrawerOpen] = useState(false);
@@ -147,7 +69,11 @@ export function Header() {
           </li>
         </ul>
       </nav>
-      {drawerOpen && <Drawer onClose={() => setDrawerOpen(false)} />}
+      {drawerOpen && (
+        <Suspense>
+          <Drawer onClose={() => setDrawerOpen(false)} />
+        </Suspense>
+      )}
     </header>
   );
 }

@@ -1,0 +1,23 @@
+import { Modal } from "./modal";
+import { AccountLinks, PageLinks } from "./nav-links";
+
+/** The small-screen menu: a modal panel from the right, 250 px wide (SPEC.md section 2). */
+export default function Drawer({ onClose }: { onClose: () => void }) {
+  return (
+    <Modal label="Menu" className="drawer" onClose={onClose}>
+      <article>
+        <button type="button" className="link-button drawer-close" onClick={onClose} aria-label="Close menu">
+          ✕
+        </button>
+        <nav aria-label="Menu">
+          <ul>
+            <PageLinks onDone={onClose} />
+          </ul>
+          <ul>
+            <AccountLinks onDone={onClose} />
+          </ul>
+        </nav>
+      </article>
+    </Modal>
+  );
+}
