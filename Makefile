@@ -7,7 +7,7 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 
-.PHONY: run build ui ui-deps test test-go test-ui lint lighthouse vet bench tools clean
+.PHONY: run build ui ui-deps test test-go test-ui lint lighthouse screenshots vet bench tools clean
 
 ## run: build the SPA and the binary, then serve on the zero-config defaults
 run: build
@@ -36,15 +36,26 @@ test-ui: ui-deps
 lint: ui-deps
 	cd $(UI) && $(NPM) run lint
 
-## lighthouse: Lighthouse 12.8.2 mobile on /, /pricing and /auth/signin, three runs each, against
-## a fresh server (docs/benchmarks.md); not part of make test
-LIGHTHOUSE_ADDR ?= 127.0.0.1:18181
-lighthouse: tools build
-	@data=$$(mktemp -d); \
-	./bin/sendlater serve --addr $(LIGHTHOUSE_ADDR) --data-dir $$data >$$data/serve.log 2>&1 & pid=$$!; \
+# WITH_SERVER runs a shell command in web/ui against bin/sendlater serving a fresh data directory
+# on $(WEB_ADDR) (its url in $$url), and stops the server after.
+WEB_ADDR ?= 127.0.0.1:18181
+define WITH_SERVER
+	@data=$$(mktemp -d); url=http://$(WEB_ADDR); \
+	./bin/sendlater serve --addr $(WEB_ADDR) --data-dir $$data >$$data/serve.log 2>&1 & pid=$$!; \
 	trap 'kill $$pid; wait $$pid 2>/dev/null; rm -rf $$data' EXIT; \
-	for i in 1 2 3 4 5 6 7 8 9 10; do curl -fs http://$(LIGHTHOUSE_ADDR)/healthz >/dev/null && break; sleep 0.5; done; \
-	cd $(UI) && node scripts/lighthouse.mjs http://$(LIGHTHOUSE_ADDR) 3
+	for i in 1 2 3 4 5 6 7 8 9 10; do curl -fs $$url/healthz >/dev/null && break; sleep 0.5; done; \
+	cd $(UI) && $(1)
+endef
+
+## lighthouse: the home page's bytes as sent, then Lighthouse 12.8.2 mobile on /, /pricing and
+## /auth/signin, three runs each, against a fresh server (docs/benchmarks.md); not in make test
+lighthouse: tools build
+	$(call WITH_SERVER,node scripts/home-weight.mjs $$url && node scripts/lighthouse.mjs $$url 3)
+
+## screenshots: docs/screenshots (home, pricing, dashboard, message dialog, sign in; light and
+## dark; desktop and phone), against a fresh server
+screenshots: tools build
+	$(call WITH_SERVER,node scripts/screenshots.mjs $$url ../../docs/screenshots)
 
 vet:
 	$(GO) vet ./...
