@@ -1,7 +1,7 @@
 import { CtaBanner } from "../../../components/cta-banner";
 import { StatsStrip } from "../../../components/stats-strip";
 
-// Template placeholders.
+// Placeholders for the real team (SPEC.md: the about and team texts are template placeholders).
 const team = [
   {
     name: "John Smith",
@@ -17,8 +17,10 @@ export function AboutPage() {
         <h1>About</h1>
         <p className="lead">We help you make money</p>
         <p>
-          Lorem ipsum dolor sit amet, consectetur adipiscing elit. Integer nec odio. Praesent libero. Sed cursus ante dapibus
-          diam. Sed nisi. Nulla quis sem at nibh elementum imperdiet.
+          Sendlater started with a simple worry: the things that matter most are often written down nowhere, or somewhere
+          nobody will look. We built a quiet service for the letters, instructions and passwords that should arrive later,
+          and only if you do not stop them. Your messages are encrypted at rest, you are reminded before anything is sent,
+          and one click keeps a message waiting for another season.
         </p>
       </section>
 
