@@ -181,11 +181,5 @@ func (a *identityAPI) followLink(p *smtptest.Parsed, mode string) string {
 
 func refreshCookie(t *testing.T, resp *http.Response) *http.Cookie {
 	t.Helper()
-	for _, c := range resp.Cookies() {
-		if c.Name == "sl_refresh" {
-			return c
-		}
-	}
-	t.Fatalf("no refresh cookie in %v", resp.Header["Set-Cookie"])
-	return nil
+	return cookieNamed(t, resp, "sl_refresh")
 }

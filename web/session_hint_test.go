@@ -5,15 +5,21 @@ import (
 	"testing"
 )
 
-func sessionHint(t *testing.T, resp *http.Response) *http.Cookie {
+// cookieNamed is the cookie of that name a reply sets.
+func cookieNamed(t *testing.T, resp *http.Response, name string) *http.Cookie {
 	t.Helper()
 	for _, c := range resp.Cookies() {
-		if c.Name == "sl_session" {
+		if c.Name == name {
 			return c
 		}
 	}
-	t.Fatalf("no session hint in %v", resp.Header["Set-Cookie"])
+	t.Fatalf("no %s cookie in %v", name, resp.Header["Set-Cookie"])
 	return nil
+}
+
+func sessionHint(t *testing.T, resp *http.Response) *http.Cookie {
+	t.Helper()
+	return cookieNamed(t, resp, "sl_session")
 }
 
 // TestSessionHintFollowsTheRefreshCookie: the readable hint that tells the

@@ -4,19 +4,20 @@
 import { AxeBuilder } from "@axe-core/playwright";
 import { chromium } from "playwright-core";
 
-export async function launch() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+/** The Chromium every script here drives, and the flags of the project's standards. */
+export const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
+export const chromiumFlags = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export function launch() {
+  return chromium.launch({ executablePath: chromiumPath, args: chromiumFlags });
 }
 
 /**

@@ -3,7 +3,7 @@
 // Chromium asks for) and under gzip alone.
 //   node scripts/home-weight.mjs <server url>
 import { get } from "node:http";
-import { chromium } from "playwright-core";
+import { launch } from "../e2e/browser.mjs";
 
 /** The bytes the server sends for url under one Accept-Encoding, as they come (not decoded). */
 const bytesSent = (url, encoding) =>
@@ -20,10 +20,7 @@ if (!base) {
   console.error("usage: node scripts/home-weight.mjs <server url>");
   process.exit(2);
 }
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking"],
-});
+const browser = await launch();
 const assets = [];
 try {
   const page = await browser.newPage();

@@ -4,6 +4,7 @@
 // `make lighthouse` builds the binary, starts it on a fresh data directory and runs this.
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
+import { chromiumFlags, chromiumPath } from "../e2e/browser.mjs";
 
 const base = process.argv[2];
 const runs = Number(process.argv[3] ?? 3);
@@ -16,19 +17,7 @@ const categories = ["performance", "accessibility", "best-practices", "seo"];
 // docs/benchmarks.md: what each category must reach.
 const wanted = { performance: 0.95, accessibility: 1, "best-practices": 1, seo: 1 };
 
-const chrome = await chromeLauncher.launch({
-  chromePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  chromeFlags: [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags: ["--headless=new", ...chromiumFlags] });
 
 const rows = [];
 let failed = false;

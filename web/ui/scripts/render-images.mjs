@@ -5,16 +5,13 @@
 //   scripts/og-image.html  -> og-image.png (1200x630, the share card)
 // Run after changing a source: node scripts/render-images.mjs (CHROMIUM names the browser).
 import { readFileSync, writeFileSync } from "node:fs";
-import { chromium } from "playwright-core";
+import { launch } from "../e2e/browser.mjs";
 
 const root = new URL("..", import.meta.url);
 const file = (path) => new URL(path, root);
 const icon = readFileSync(file("public/icon.svg"), "utf8");
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const page = await browser.newPage();
 
 /** The icon at size px; a maskable icon keeps its mark inside the middle 80% on a full-bleed background. */

@@ -5,7 +5,7 @@
 // `make screenshots` builds the binary, starts it and runs this.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launch } from "../e2e/browser.mjs";
 
 const [base, folder] = process.argv.slice(2);
 if (!base || !folder) {
@@ -15,10 +15,7 @@ if (!base || !folder) {
 mkdirSync(folder, { recursive: true });
 const devices = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking"],
-});
+const browser = await launch();
 try {
   // One account with a message, whose refresh cookie every signed-in shot reuses.
   const setup = await browser.newContext({ reducedMotion: "reduce" });
