@@ -44,7 +44,8 @@ type Server struct {
 	// Public are the settings the SPA reads (its optional third-party
 	// scripts); the zero value switches them all off.
 	Public PublicSettings
-	// StreamHeartbeat is how often message streams send a keep-alive; zero: DefaultStreamHeartbeat.
+	// StreamHeartbeat is how often message streams send a keep-alive;
+	// zero: DefaultStreamHeartbeat.
 	StreamHeartbeat time.Duration
 
 	httpServer *http.Server
