@@ -397,7 +397,9 @@ test("the message dialog is modal: the page behind is inert, Escape closes it an
   mockApi({ "GET messages": () => ok([]) });
   renderRoute("/dashboard");
 
-  const add = await screen.findByRole("button", { name: "Add Message" });
+  // The button is disabled until the list has loaded.
+  await screen.findByText("Remaining messages: 1");
+  const add = screen.getByRole("button", { name: "Add Message" });
   add.focus();
   fireEvent.click(add);
   const dialog = screen.getByRole("dialog", { name: "Create Message" });
