@@ -4,8 +4,6 @@ package bolt
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
 	"go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -41,10 +40,9 @@ type Options struct {
 // core.ContactStore and core.Backuper. Safe for concurrent use.
 type DB struct {
 	db        *bbolt.DB
-	aead      cipher.AEAD
+	seal      *seal.Sealer
 	reminders core.Reminders
 	watchers  watchers
-	hashKey   []byte // keys the hashes of refused addresses
 	settles   commitGroup
 }
 
@@ -62,16 +60,9 @@ var (
 // and verifies that opts.Key is the key the store was created with. It waits
 // at most opts.Timeout for the file lock and then fails with EUnavailable.
 func Open(path string, opts Options) (*DB, error) {
-	if len(opts.Key) != KeySize {
-		return nil, core.Errorf(core.EInvalid, "The encryption key must be %d bytes, got %d.", KeySize, len(opts.Key))
-	}
-	block, err := aes.NewCipher(opts.Key)
+	sealer, err := seal.New(opts.Key)
 	if err != nil {
-		return nil, fmt.Errorf("bolt: %w", err)
-	}
-	aead, err := cipher.NewGCMWithRandomNonce(block)
-	if err != nil {
-		return nil, fmt.Errorf("bolt: %w", err)
+		return nil, err
 	}
 	if opts.Reminders == nil {
 		opts.Reminders = core.DefaultReminders
@@ -104,7 +95,7 @@ func Open(path string, opts Options) (*DB, error) {
 	case err != nil:
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
-	s := &DB{db: bdb, aead: aead, reminders: opts.Reminders, hashKey: core.DeriveKey(opts.Key, core.PurposeStoreHashes)}
+	s := &DB{db: bdb, seal: sealer, reminders: opts.Reminders}
 	if opts.ReadOnly {
 		err = bdb.View(s.checkSchema)
 	} else {

@@ -3,8 +3,6 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -30,14 +28,6 @@ func createDeliveryBuckets(tx *bbolt.Tx) error {
 	}
 	return nil
 }
-
-// Sealed fields outside messages; the id in their additional data is the
-// record's key, the field name keeps them apart from message fields.
-const (
-	fieldWebhookRecipient = "webhookRecipient"
-	fieldWebhookSecret    = "webhookSecret"
-	fieldWebhookError     = "webhookError"
-)
 
 // ClaimDeliveries claims due deliveries in one write transaction; see
 // core.DeliveryStore.
@@ -132,14 +122,6 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 	return m, nil
 }
 
-// refusalKey is the keyed hash under which an address's refusal is stored:
-// the address itself is never written.
-func (s *DB) refusalKey(email string) []byte {
-	mac := hmac.New(sha256.New, s.hashKey)
-	mac.Write([]byte(core.EmailKey(email)))
-	return mac.Sum(nil)
-}
-
 type refusalRecord struct {
 	header
 	At int64 `json:"at"`
@@ -147,7 +129,7 @@ type refusalRecord struct {
 
 // RefuseAddress records a refusal; refusing twice keeps the first time.
 func (s *DB) RefuseAddress(ctx context.Context, email string, at time.Time) error {
-	key := s.refusalKey(email)
+	key := s.seal.AddressHash(email)
 	return s.update(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketRefusals)
 		if b.Get(key) != nil {
@@ -162,7 +144,7 @@ func (s *DB) RefuseAddress(ctx context.Context, email string, at time.Time) erro
 }
 
 func (s *DB) AddressRefused(ctx context.Context, email string) (bool, error) {
-	key := s.refusalKey(email)
+	key := s.seal.AddressHash(email)
 	refused := false
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		refused = tx.Bucket(bucketRefusals).Get(key) != nil

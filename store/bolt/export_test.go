@@ -53,13 +53,13 @@ func WithSealedField(v []byte, field string, sealed []byte) []byte {
 
 func (r *messageRecord) sealed(field string) *[]byte {
 	switch field {
-	case fieldTitle:
+	case "title":
 		return &r.Title
-	case fieldName:
+	case "name":
 		return &r.Name
-	case fieldRecipient:
+	case "recipient":
 		return &r.Recipient
-	case fieldBody:
+	case "body":
 		return &r.Body
 	}
 	panic("no sealed field " + field)

@@ -11,14 +11,11 @@ import (
 	"strings"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
 )
 
 // KeySize is the length of the store key: AES-256.
-const KeySize = 32
-
-// keyCheckPlaintext is sealed into meta when a store is created; a key that
-// cannot open it is not the store's key.
-var keyCheckPlaintext = []byte("sendlater store key check v1")
+const KeySize = seal.KeySize
 
 // ParseKey reads a key given in config: 64 hex characters, or the base64
 // (standard or URL alphabet, padded or not) of 32 bytes. The error never

@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
 )
 
 // messageRecord holds Title, Name, Recipient, Body and LastError (which may
-// quote the recipient's address) sealed with AES-256-GCM; see sealField. It
+// quote the recipient's address) sealed with AES-256-GCM; see store/seal. It
 // is stored with the binary codec of codec.go, not JSON: see there.
 type messageRecord struct {
 	ID                           []byte // compared with the key, never copied
@@ -98,25 +99,45 @@ func (r *messageRecord) unmarshal(b []byte) error {
 }
 
 func (s *DB) encodeMessage(m *core.Message) []byte {
-	r := messageRecord{
+	sm := s.seal.SealMessage(m)
+	r := recordOf(&sm)
+	return r.marshal()
+}
+
+// recordOf is the stored form of a sealed message.
+func recordOf(sm *seal.Message) messageRecord {
+	m := &sm.Plain
+	return messageRecord{
 		ID: []byte(m.ID), Owner: m.Owner,
-		Title:     s.sealField(m.ID, fieldTitle, m.Title),
-		Name:      s.sealField(m.ID, fieldName, m.Name),
-		Recipient: s.sealField(m.ID, fieldRecipient, m.Recipient),
-		Body:      s.sealField(m.ID, fieldBody, m.Body),
-		Interval:  string(m.Interval), SendDate: unixNano(m.SendDate), IsActive: m.IsActive,
+		Title: sm.Title, Name: sm.Name, Recipient: sm.Recipient, Body: sm.Body,
+		Interval: string(m.Interval), SendDate: unixNano(m.SendDate), IsActive: m.IsActive,
 		PostponeCode: m.PostponeCode, Featured: m.Featured, WebhookURL: m.WebhookURL,
 		CreatedAt: unixNano(m.CreatedAt), UpdatedAt: unixNano(m.UpdatedAt),
 		Status: string(m.Status), RemindersSent: int64(m.RemindersSent),
 		ReminderSentAt: unixNano(m.ReminderSentAt), DeliveredAt: unixNano(m.DeliveredAt),
-		Attempts: int64(m.Attempts), NextAttemptAt: unixNano(m.NextAttemptAt),
+		Attempts: int64(m.Attempts), LastError: sm.LastError, NextAttemptAt: unixNano(m.NextAttemptAt),
 		LeaseUntil: unixNano(m.LeaseUntil), EmailMessageID: m.EmailMessageID,
 		DueAt: unixNano(m.DueAt), RemindAt: unixNano(m.RemindAt),
 	}
-	if m.LastError != "" {
-		r.LastError = s.sealField(m.ID, fieldLastError, m.LastError)
+}
+
+// sealedMessage is the sealed message r holds, with id (r's, which the
+// caller has checked) as its id. Its sealed fields point into r.
+func (r *messageRecord) sealedMessage(id string) seal.Message {
+	return seal.Message{
+		Plain: core.Message{
+			ID: id, Owner: r.Owner,
+			Interval: core.Interval(r.Interval), SendDate: fromUnixNano(r.SendDate), IsActive: r.IsActive,
+			PostponeCode: r.PostponeCode, Featured: r.Featured, WebhookURL: r.WebhookURL,
+			CreatedAt: fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
+			Status: core.MessageStatus(r.Status), RemindersSent: int(r.RemindersSent),
+			ReminderSentAt: fromUnixNano(r.ReminderSentAt), DeliveredAt: fromUnixNano(r.DeliveredAt),
+			Attempts: int(r.Attempts), NextAttemptAt: fromUnixNano(r.NextAttemptAt),
+			LeaseUntil: fromUnixNano(r.LeaseUntil), EmailMessageID: r.EmailMessageID,
+			DueAt: fromUnixNano(r.DueAt), RemindAt: fromUnixNano(r.RemindAt),
+		},
+		Title: r.Title, Name: r.Name, Recipient: r.Recipient, Body: r.Body, LastError: r.LastError,
 	}
-	return r.marshal()
 }
 
 // decodeMessage reads and decrypts the message stored under id; a record
@@ -129,44 +150,6 @@ func (s *DB) decodeMessage(id string, b []byte) (*core.Message, error) {
 	if string(r.ID) != id {
 		return nil, fmt.Errorf("message %s: the record holds message %s", id, r.ID)
 	}
-	m := &core.Message{
-		ID: id, Owner: r.Owner,
-		Interval: core.Interval(r.Interval), SendDate: fromUnixNano(r.SendDate), IsActive: r.IsActive,
-		PostponeCode: r.PostponeCode, Featured: r.Featured, WebhookURL: r.WebhookURL,
-		CreatedAt: fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
-		Status: core.MessageStatus(r.Status), RemindersSent: int(r.RemindersSent),
-		ReminderSentAt: fromUnixNano(r.ReminderSentAt), DeliveredAt: fromUnixNano(r.DeliveredAt),
-		Attempts: int(r.Attempts), NextAttemptAt: fromUnixNano(r.NextAttemptAt),
-		LeaseUntil: fromUnixNano(r.LeaseUntil), EmailMessageID: r.EmailMessageID,
-		DueAt: fromUnixNano(r.DueAt), RemindAt: fromUnixNano(r.RemindAt),
-	}
-	// Every sealed field opens into one buffer that becomes one string; the
-	// fields are substrings of it: one allocation for a message's contents.
-	fields := [...]struct {
-		name   string
-		sealed []byte
-		dst    *string
-	}{
-		{fieldTitle, r.Title, &m.Title},
-		{fieldName, r.Name, &m.Name},
-		{fieldRecipient, r.Recipient, &m.Recipient},
-		{fieldBody, r.Body, &m.Body},
-		{fieldLastError, r.LastError, &m.LastError},
-	}
-	buf := openBuffers.Get().(*openBuffer)
-	defer buf.release()
-	var ends [len(fields)]int
-	for i, f := range fields {
-		if f.sealed != nil {
-			if err := s.openInto(buf, id, f.name, f.sealed); err != nil {
-				return nil, err
-			}
-		}
-		ends[i] = len(buf.pt)
-	}
-	contents, start := string(buf.pt), 0
-	for i, f := range fields {
-		*f.dst, start = contents[start:ends[i]], ends[i]
-	}
-	return m, nil
+	sm := r.sealedMessage(id)
+	return s.seal.OpenMessage(&sm)
 }

@@ -128,7 +128,7 @@ func (s *DB) createMeta(tx *bbolt.Tx) error {
 	if err := meta.Put(metaVersion, binary.BigEndian.AppendUint64(nil, 0)); err != nil {
 		return err
 	}
-	return meta.Put(metaKeyCheck, s.aead.Seal(nil, nil, keyCheckPlaintext, metaKeyCheck))
+	return meta.Put(metaKeyCheck, s.seal.KeyCheck(metaKeyCheck))
 }
 
 // verifyMeta returns the schema version after checking that this binary
@@ -145,8 +145,7 @@ func (s *DB) verifyMeta(meta *bbolt.Bucket) (uint64, error) {
 			"The store %s has schema version %d, newer than this sendlater knows (%d): upgrade sendlater.",
 			path, version, len(migrations))
 	}
-	check := meta.Get(metaKeyCheck)
-	if pt, err := s.aead.Open(nil, nil, check, metaKeyCheck); err != nil || string(pt) != string(keyCheckPlaintext) {
+	if !s.seal.CheckKey(metaKeyCheck, meta.Get(metaKeyCheck)) {
 		return 0, core.Errorf(core.EInvalid,
 			"The encryption key does not match this store (%s): use the key it was created with.", path)
 	}

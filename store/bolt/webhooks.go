@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
 	"go.etcd.io/bbolt"
 )
 
@@ -25,8 +26,15 @@ type webhookRecord struct {
 	LastError     []byte `json:"lastError,omitempty"`
 }
 
-// putWebhookCall writes c and moves its due entry.
+// putWebhookCall seals c and writes it.
 func (s *DB) putWebhookCall(tx *bbolt.Tx, c *core.WebhookCall) error {
+	sc := s.seal.SealWebhookCall(c)
+	return putSealedWebhookCall(tx, &sc)
+}
+
+// putSealedWebhookCall writes a sealed call and moves its due entry.
+func putSealedWebhookCall(tx *bbolt.Tx, sc *seal.WebhookCall) error {
+	c := &sc.Plain
 	if err := validID("message", c.MessageID); err != nil {
 		return err
 	}
@@ -40,15 +48,11 @@ func (s *DB) putWebhookCall(tx *bbolt.Tx, c *core.WebhookCall) error {
 			return err
 		}
 	}
-	r := webhookRecord{
+	v, err := encode(webhookRecord{
 		header: current, Kind: c.Kind, MessageID: c.MessageID, Owner: c.Owner, URL: c.URL,
-		Recipient:   s.sealField(c.MessageID, fieldWebhookRecipient, c.Recipient),
-		DeliveredAt: unixNano(c.DeliveredAt), Attempts: c.Attempts, NextAttemptAt: unixNano(c.NextAttemptAt),
-	}
-	if c.LastError != "" {
-		r.LastError = s.sealField(c.MessageID, fieldWebhookError, c.LastError)
-	}
-	v, err := encode(r)
+		Recipient: sc.Recipient, DeliveredAt: unixNano(c.DeliveredAt), Attempts: c.Attempts,
+		NextAttemptAt: unixNano(c.NextAttemptAt), LastError: sc.LastError,
+	})
 	if err != nil {
 		return err
 	}
@@ -58,25 +62,24 @@ func (s *DB) putWebhookCall(tx *bbolt.Tx, c *core.WebhookCall) error {
 	return due.Put(timeID(c.NextAttemptAt, c.MessageID), nil)
 }
 
+// sealedCall is the sealed call r holds.
+func (r *webhookRecord) sealedCall() seal.WebhookCall {
+	return seal.WebhookCall{
+		Plain: core.WebhookCall{
+			Kind: r.Kind, MessageID: r.MessageID, Owner: r.Owner, URL: r.URL, DeliveredAt: fromUnixNano(r.DeliveredAt),
+			Attempts: r.Attempts, NextAttemptAt: fromUnixNano(r.NextAttemptAt),
+		},
+		Recipient: r.Recipient, LastError: r.LastError,
+	}
+}
+
 func (s *DB) decodeWebhookCall(v []byte) (*core.WebhookCall, error) {
 	var r webhookRecord
 	if err := decode("webhook", v, &r); err != nil {
 		return nil, err
 	}
-	c := &core.WebhookCall{
-		Kind: r.Kind, MessageID: r.MessageID, Owner: r.Owner, URL: r.URL, DeliveredAt: fromUnixNano(r.DeliveredAt),
-		Attempts: r.Attempts, NextAttemptAt: fromUnixNano(r.NextAttemptAt),
-	}
-	var err error
-	if c.Recipient, err = s.openField(r.MessageID, fieldWebhookRecipient, r.Recipient); err != nil {
-		return nil, err
-	}
-	if r.LastError != nil {
-		if c.LastError, err = s.openField(r.MessageID, fieldWebhookError, r.LastError); err != nil {
-			return nil, err
-		}
-	}
-	return c, nil
+	sc := r.sealedCall()
+	return s.seal.OpenWebhookCall(&sc)
 }
 
 // ClaimWebhooks leases due webhook calls by moving their next attempt to
@@ -153,7 +156,7 @@ func (s *DB) SetWebhookSecret(ctx context.Context, userID, secret string) error 
 		if _, err := findUser(tx, userID); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketWebhookSecrets).Put([]byte(userID), s.sealField(userID, fieldWebhookSecret, secret))
+		return tx.Bucket(bucketWebhookSecrets).Put([]byte(userID), s.seal.SealWebhookSecret(userID, secret))
 	})
 }
 
@@ -165,7 +168,7 @@ func (s *DB) WebhookSecret(ctx context.Context, userID string) (string, error) {
 			return nil
 		}
 		var err error
-		secret, err = s.openField(userID, fieldWebhookSecret, v)
+		secret, err = s.seal.OpenWebhookSecret(userID, v)
 		return err
 	})
 	return secret, err
