@@ -13,6 +13,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/seal"
+	"github.com/sendlater/sendlater/store/watch"
 	"go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -42,7 +43,7 @@ type DB struct {
 	db        *bbolt.DB
 	seal      *seal.Sealer
 	reminders core.Reminders
-	watchers  watchers
+	watchers  watch.Hub
 	settles   commitGroup
 }
 
