@@ -1,0 +1,316 @@
+// Package postgres is the store for many servers on one PostgreSQL database:
+// every core store interface over pgx, with message contents sealed exactly
+// as in the bbolt store (store/seal), delivery claims taken with
+// FOR UPDATE SKIP LOCKED, and the message watchers fed by LISTEN/NOTIFY so a
+// change made by any process reaches the watchers of all.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
+	"github.com/sendlater/sendlater/store/watch"
+)
+
+// Options configure Open.
+type Options struct {
+	// Key is the 32-byte AES-256 key that seals message contents: the same
+	// key as the bbolt store's, so sealed bytes move between them.
+	Key []byte
+	// Reminders are the reminder offsets before sendDate, largest first,
+	// handed to Message.Reschedule. Default: one reminder core.ReminderLeadTime
+	// ahead.
+	Reminders []time.Duration
+}
+
+// DB is the PostgreSQL store. It implements core.UserStore,
+// core.MessageStore, core.SessionStore, core.AccessTokenStore,
+// core.ActionCodeStore, core.ContactStore, core.DeliveryStore,
+// core.MessageWatcher and core.Backuper. Safe for concurrent use.
+type DB struct {
+	pool      *pgxpool.Pool
+	seal      *seal.Sealer
+	reminders []time.Duration
+	where     string // database and schema, for messages to operators
+
+	watchers watch.Hub
+	listener listener
+}
+
+var (
+	_ core.UserStore        = (*DB)(nil)
+	_ core.MessageStore     = (*DB)(nil)
+	_ core.SessionStore     = (*DB)(nil)
+	_ core.AccessTokenStore = (*DB)(nil)
+	_ core.ActionCodeStore  = (*DB)(nil)
+	_ core.ContactStore     = (*DB)(nil)
+	_ core.DeliveryStore    = (*DB)(nil)
+	_ core.MessageWatcher   = (*DB)(nil)
+	_ core.Backuper         = (*DB)(nil)
+)
+
+// metaKeyCheck is the meta row holding the key check (seal.KeyCheck).
+const metaKeyCheck = "key_check"
+
+// Open connects to the database at url (a postgres:// URL or key=value
+// string; empty: the PG* environment variables), migrates the schema named
+// first in its search_path under an advisory lock, and verifies that
+// opts.Key is the key the store was created with.
+func Open(ctx context.Context, url string, opts Options) (*DB, error) {
+	sealer, err := seal.New(opts.Key)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Reminders == nil {
+		opts.Reminders = []time.Duration{core.ReminderLeadTime}
+	}
+	cfg, err := parseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, core.Errorf(core.EInvalid, "The PostgreSQL connection settings are not valid: %v", err)
+	}
+	s := &DB{pool: pool, seal: sealer, reminders: opts.Reminders}
+	if err := s.start(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// parseConfig reads the connection settings; the error never repeats a
+// password.
+func parseConfig(url string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		var pe *pgconn.ParseConfigError
+		if errors.As(err, &pe) && pe.Unwrap() != nil {
+			return nil, core.Errorf(core.EInvalid, "The PostgreSQL URL is not valid: %v", pe.Unwrap())
+		}
+		return nil, core.Errorf(core.EInvalid, "The PostgreSQL URL is not valid: it is neither a postgres:// URL nor key=value settings.")
+	}
+	return cfg, nil
+}
+
+// start checks the connection, migrates and verifies the key.
+func (s *DB) start(ctx context.Context) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return s.unreachable(err)
+	}
+	defer conn.Release()
+	var database string
+	var schema, channel *string
+	err = conn.QueryRow(ctx, "select current_database(), current_schema(), 'sendlater_' || md5(current_schema())").
+		Scan(&database, &schema, &channel)
+	if err != nil {
+		return s.unreachable(err)
+	}
+	if schema == nil {
+		return core.Errorf(core.EInvalid,
+			"The database %s has no schema named in search_path (%s): create it, or name an existing one.",
+			database, conn.Conn().Config().RuntimeParams["search_path"])
+	}
+	s.where = fmt.Sprintf("database %s, schema %s", database, *schema)
+	s.listener.channel = *channel // as the trigger of migration 1 names it
+	if _, err := migrate(ctx, conn.Conn()); err != nil {
+		return wrapErr(err)
+	}
+	return s.checkKey(ctx, conn.Conn())
+}
+
+// unreachable is the error of a failed first contact, for the operator
+// starting the process: it names the server, never the password.
+func (s *DB) unreachable(err error) error {
+	cfg := s.pool.Config().ConnConfig
+	return core.Errorf(core.EUnavailable, "Cannot reach PostgreSQL at %s:%d (database %s, user %s): %v",
+		cfg.Host, cfg.Port, cfg.Database, cfg.User, briefCause(err))
+}
+
+// briefCause is the innermost useful text of a connection error.
+func briefCause(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Message
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) && errors.Unwrap(ce) != nil {
+		return errors.Unwrap(ce).Error()
+	}
+	return err.Error()
+}
+
+// checkKey stores the key check in a new store and verifies it in any.
+func (s *DB) checkKey(ctx context.Context, conn *pgx.Conn) error {
+	_, err := conn.Exec(ctx, "insert into meta (key, value) values ($1, $2) on conflict (key) do nothing",
+		metaKeyCheck, s.seal.KeyCheck([]byte(metaKeyCheck)))
+	if err != nil {
+		return wrapErr(err)
+	}
+	var check []byte
+	if err := conn.QueryRow(ctx, "select value from meta where key = $1", metaKeyCheck).Scan(&check); err != nil {
+		return wrapErr(err)
+	}
+	if !s.seal.CheckKey([]byte(metaKeyCheck), check) {
+		return core.Errorf(core.EInvalid,
+			"The encryption key does not match this store (%s): use the key it was created with.", s.where)
+	}
+	return nil
+}
+
+// Close stops the listener and closes every connection.
+func (s *DB) Close() error {
+	s.listener.stop()
+	s.pool.Close()
+	return nil
+}
+
+// KeyID names the store's key without revealing it (seal.Sealer.KeyID).
+func (s *DB) KeyID() string { return s.seal.KeyID() }
+
+// Ping reports whether the database answers and holds the store.
+func (s *DB) Ping(ctx context.Context) error {
+	var one int
+	return wrapErr(s.pool.QueryRow(ctx, "select 1 from meta where key = $1", metaKeyCheck).Scan(&one))
+}
+
+// Backup refuses: the database's own tools copy it consistently.
+func (s *DB) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	return 0, core.Errorf(core.EInvalid,
+		"A PostgreSQL store is backed up with pg_dump, not `sendlater backup` (which copies a bbolt store): "+
+			"for example `pg_dump --format=custom --file=sendlater.dump \"$URL\"`, restored with pg_restore. "+
+			"Keep the encryption key apart from the dump: it is not inside it.")
+}
+
+// querier is what a lowercase helper runs its statements on: a transaction,
+// or the pool for a method whose one statement is its transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// view runs fn in one read-only transaction that sees one snapshot.
+func (s *DB) view(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return s.inTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+}
+
+// update runs fn in one read-write transaction (read committed: rows are
+// locked with FOR UPDATE where they are read to be written).
+func (s *DB) update(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return s.inTx(ctx, pgx.TxOptions{}, fn)
+}
+
+func (s *DB) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return wrapErr(pgx.BeginTxFunc(ctx, s.pool, opts, fn))
+}
+
+// Constraint violations that are the caller's mistake, by constraint name
+// (migrations name every one).
+var constraintErrors = map[string]func() error{
+	"users_pkey":                   func() error { return core.Errorf(core.EConflict, "A user with this id already exists.") },
+	"users_email_key_key":          errEmailInUse,
+	"messages_pkey":                func() error { return core.Errorf(core.EConflict, "A message with this id already exists.") },
+	"messages_owner_fkey":          errUserNotFound,
+	"sessions_pkey":                func() error { return core.Errorf(core.EConflict, "A session with this id already exists.") },
+	"sessions_user_id_fkey":        errUserNotFound,
+	"access_tokens_pkey":           func() error { return core.Errorf(core.EConflict, "An access token with this id already exists.") },
+	"access_tokens_hash_key":       func() error { return core.Errorf(core.EConflict, "Another access token has this hash.") },
+	"access_tokens_user_id_fkey":   errUserNotFound,
+	"action_codes_pkey":            func() error { return core.Errorf(core.EConflict, "An action code with this hash already exists.") },
+	"contacts_pkey":                func() error { return core.Errorf(core.EConflict, "A contact submission with this id already exists.") },
+	"webhook_secrets_user_id_fkey": errUserNotFound,
+}
+
+// wrapErr turns driver errors into core codes (DESIGN rule 3): a violated
+// constraint is the conflict or not-found its caller expects, a lost or
+// refused connection is EUnavailable with a sentence a user may read (the
+// driver's detail stays in the error's text, for the log). Application and
+// context errors pass through; anything else stays internal.
+func wrapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := core.AsError(err); ok {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		if e, ok := constraintErrors[pgErr.ConstraintName]; ok && (pgErr.Code == "23505" || pgErr.Code == "23503") {
+			return e()
+		}
+		switch {
+		case pgErr.Code == "40001" || pgErr.Code == "40P01": // serialization failure, deadlock
+			return unavailable(err, "The database was busy with a conflicting change. Please try again.")
+		case pgErr.Code == "25006": // read-only transaction: a standby
+			return unavailable(err, "The database is read-only at the moment. Please try again shortly.")
+		case pgErr.Code[:2] == "08", pgErr.Code[:2] == "53", pgErr.Code[:3] == "57P":
+			// connection exception, insufficient resources, operator intervention
+			return unavailable(err, errDatabaseDown)
+		}
+		return fmt.Errorf("postgres: %w", err)
+	}
+	if errors.Is(err, puddle.ErrClosedPool) {
+		return unavailable(err, "The store is closed.")
+	}
+	var netErr net.Error
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) || errors.As(err, &netErr) || pgconn.Timeout(err) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) {
+		return unavailable(err, errDatabaseDown)
+	}
+	return fmt.Errorf("postgres: %w", err)
+}
+
+const errDatabaseDown = "The database cannot be reached at the moment. Please try again shortly."
+
+// storeError is an application error for its reader and the driver's error
+// for the log: ErrorCode and ErrorMessage find the first, Error shows the
+// second.
+type storeError struct {
+	public *core.Error
+	cause  error
+}
+
+func unavailable(cause error, message string) error {
+	return &storeError{public: core.Errorf(core.EUnavailable, "%s", message), cause: cause}
+}
+
+func (e *storeError) Error() string   { return "postgres: " + e.public.Message + " (" + e.cause.Error() + ")" }
+func (e *storeError) Unwrap() []error { return []error{e.public, e.cause} }
+
+// validID refuses ids the bbolt store could not hold either (empty, or
+// longer than 255 bytes), so both backends accept the same records.
+func validID(kind, id string) error {
+	if id == "" || len(id) > 255 {
+		return core.Errorf(core.EInvalid, "The %s id must be 1 to 255 bytes.", kind)
+	}
+	return nil
+}
+
+// limitArg is a LIMIT argument: limit, or no limit when it is 0 or less.
+func limitArg(limit int) any {
+	if limit <= 0 {
+		return nil // LIMIT NULL: no limit
+	}
+	return limit
+}

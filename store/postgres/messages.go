@@ -1,0 +1,231 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
+)
+
+func errMessageNotFound() error {
+	return core.Errorf(core.EMessageNotFound, "The message could not be found.")
+}
+
+// A message row: its plain columns, then its sealed ones.
+const (
+	plainMessageColumns = `owner, send_interval, send_date, is_active, postpone_code, featured, webhook_url,
+	created_at, updated_at, status, reminders_sent, reminder_sent_at, delivered_at, attempts,
+	next_attempt_at, lease_until, email_message_id, due_at, remind_at`
+	sealedMessageColumns = `title, name, recipient, body, last_error`
+	messageColumns       = `id, ` + plainMessageColumns + `, ` + sealedMessageColumns
+)
+
+// scanSealedMessage reads a row of messageColumns without opening it.
+func scanSealedMessage(row pgx.Row, sm *seal.Message) error {
+	m := &sm.Plain
+	return row.Scan(&m.ID, &m.Owner, &m.Interval, at(&m.SendDate), &m.IsActive, &m.PostponeCode, &m.Featured,
+		&m.WebhookURL, at(&m.CreatedAt), at(&m.UpdatedAt), &m.Status, &m.RemindersSent, at(&m.ReminderSentAt),
+		at(&m.DeliveredAt), &m.Attempts, at(&m.NextAttemptAt), at(&m.LeaseUntil), &m.EmailMessageID,
+		at(&m.DueAt), at(&m.RemindAt),
+		&sm.Title, &sm.Name, &sm.Recipient, &sm.Body, &sm.LastError)
+}
+
+// scanMessage reads and opens a row of messageColumns.
+func (s *DB) scanMessage(row pgx.Row) (*core.Message, error) {
+	var sm seal.Message
+	err := scanSealedMessage(row, &sm)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errMessageNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.seal.OpenMessage(&sm)
+}
+
+func (s *DB) collectMessages(rows pgx.Rows, err error) ([]*core.Message, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*core.Message, error) { return s.scanMessage(row) })
+}
+
+// plainMessageArgs are m's plain columns in the order of plainMessageColumns.
+func plainMessageArgs(m *core.Message) []any {
+	return []any{m.Owner, m.Interval, nanos(m.SendDate), m.IsActive, m.PostponeCode, m.Featured, m.WebhookURL,
+		nanos(m.CreatedAt), nanos(m.UpdatedAt), m.Status, m.RemindersSent, nanos(m.ReminderSentAt),
+		nanos(m.DeliveredAt), m.Attempts, nanos(m.NextAttemptAt), nanos(m.LeaseUntil), m.EmailMessageID,
+		nanos(m.DueAt), nanos(m.RemindAt)}
+}
+
+// sealedMessageArgs are messageColumns' values of a sealed message.
+func sealedMessageArgs(sm *seal.Message) []any {
+	return append(append([]any{sm.Plain.ID}, plainMessageArgs(&sm.Plain)...),
+		sm.Title, sm.Name, sm.Recipient, sm.Body, nullIfEmpty(sm.LastError))
+}
+
+const (
+	insertMessage = `insert into messages (` + messageColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+		$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`
+	updateMessage = `update messages set (` + plainMessageColumns + `, ` + sealedMessageColumns + `)
+		= ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+		$21, $22, $23, $24, $25) where id = $1`
+	updatePlainMessage = `update messages set (` + plainMessageColumns + `)
+		= ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) where id = $1`
+)
+
+// CreateMessage stores m after check approved it with the owner and whether
+// they hold any message. The owner's row stays locked until the commit, so
+// concurrent creates of one author run one after the other and a plan limit
+// cannot be raced; other authors' creates go on in parallel.
+func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owner *core.User, hasMessages bool) error) error {
+	if err := validID("message", m.ID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx pgx.Tx) error {
+		owner, err := findUser(ctx, tx, m.Owner, "for no key update")
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			var has bool
+			if err := tx.QueryRow(ctx, "select exists (select 1 from messages where owner = $1)", m.Owner).Scan(&has); err != nil {
+				return err
+			}
+			if err := check(owner, has); err != nil {
+				return err
+			}
+		}
+		return s.putMessage(ctx, tx, nil, m)
+	})
+}
+
+func (s *DB) FindMessageByID(ctx context.Context, id string) (*core.Message, error) {
+	m, err := s.findMessage(ctx, s.pool, id, "")
+	return m, wrapErr(err)
+}
+
+// ListMessages lists one owner's messages, or everyone's when f.Owner is
+// empty, newest first, with the total before paging: an index seek and a
+// count of the owner's index entries, from one snapshot.
+func (s *DB) ListMessages(ctx context.Context, f core.MessageFilter) ([]*core.Message, int, error) {
+	msgs := []*core.Message{}
+	total := 0
+	err := s.view(ctx, func(tx pgx.Tx) error {
+		where, args, paging := "", []any{}, " limit $1 offset $2"
+		if f.Owner != "" {
+			where, args, paging = "where owner = $1", []any{f.Owner}, " limit $2 offset $3"
+		}
+		if err := tx.QueryRow(ctx, "select count(*) from messages "+where, args...).Scan(&total); err != nil {
+			return err
+		}
+		if total == 0 {
+			return nil
+		}
+		page, err := s.collectMessages(tx.Query(ctx, "select "+messageColumns+" from messages "+where+
+			" order by created_at desc, id"+paging, append(args, limitArg(f.Limit), max(f.Offset, 0))...))
+		if page != nil {
+			msgs = page
+		}
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return msgs, total, nil
+}
+
+// CountMessages counts the owner's messages (an index-only scan).
+func (s *DB) CountMessages(ctx context.Context, owner string) (int, error) {
+	n := 0
+	err := s.pool.QueryRow(ctx, "select count(*) from messages where owner = $1", owner).Scan(&n)
+	return n, wrapErr(err)
+}
+
+// UpdateMessage applies fn to the message, its row locked, and writes it back
+// rescheduled, in one transaction. The id cannot change.
+func (s *DB) UpdateMessage(ctx context.Context, id string, fn func(m *core.Message) error) (*core.Message, error) {
+	var m *core.Message
+	err := s.update(ctx, func(tx pgx.Tx) error {
+		var err error
+		if m, err = s.findMessage(ctx, tx, id, "for update"); err != nil {
+			return err
+		}
+		old := *m
+		if err := fn(m); err != nil {
+			return err
+		}
+		if m.ID != id {
+			return core.Errorf(core.EInvalid, "A message's id cannot change.")
+		}
+		return s.putMessage(ctx, tx, &old, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (s *DB) DeleteMessage(ctx context.Context, id string) error {
+	tag, err := s.pool.Exec(ctx, "delete from messages where id = $1", id)
+	if err != nil {
+		return wrapErr(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errMessageNotFound()
+	}
+	return nil
+}
+
+// DueMessages seeks the due index up to until: the cost is what is due, not
+// what is stored. limit <= 0 means no limit.
+func (s *DB) DueMessages(ctx context.Context, until time.Time, limit int) ([]*core.Message, error) {
+	return s.due(ctx, "due_at", until, limit)
+}
+
+// DueReminders is DueMessages over the reminder index.
+func (s *DB) DueReminders(ctx context.Context, until time.Time, limit int) ([]*core.Message, error) {
+	return s.due(ctx, "remind_at", until, limit)
+}
+
+// due reads the index on column (due_at or remind_at) up to until.
+func (s *DB) due(ctx context.Context, column string, until time.Time, limit int) ([]*core.Message, error) {
+	msgs, err := s.collectMessages(s.pool.Query(ctx, "select "+messageColumns+" from messages where "+column+
+		" <= $1 order by "+column+", id limit $2", until.UnixNano(), limitArg(limit)))
+	return msgs, wrapErr(err)
+}
+
+// findMessage reads a message; lock ("" or "for update") locks its row.
+func (s *DB) findMessage(ctx context.Context, q querier, id, lock string) (*core.Message, error) {
+	return s.scanMessage(q.QueryRow(ctx, "select "+messageColumns+" from messages where id = $1 "+lock, id))
+}
+
+// putMessage reschedules m and writes it: a new row when old is nil, else
+// over old (as read in this transaction). Contents are sealed again only
+// when they changed, so a delivery's state changes leave the sealed columns
+// (and their storage) alone. Every write fires the trigger that tells the
+// owner's watchers after the commit.
+func (s *DB) putMessage(ctx context.Context, tx pgx.Tx, old, m *core.Message) error {
+	m.Reschedule(s.reminders)
+	if old != nil && sameContents(old, m) {
+		_, err := tx.Exec(ctx, updatePlainMessage, append([]any{m.ID}, plainMessageArgs(m)...)...)
+		return err
+	}
+	sm := s.seal.SealMessage(m)
+	query := insertMessage
+	if old != nil {
+		query = updateMessage
+	}
+	_, err := tx.Exec(ctx, query, sealedMessageArgs(&sm)...)
+	return err
+}
+
+// sameContents reports whether a and b have the same sealed fields.
+func sameContents(a, b *core.Message) bool {
+	return a.Title == b.Title && a.Name == b.Name && a.Recipient == b.Recipient && a.Body == b.Body &&
+		a.LastError == b.LastError
+}

@@ -1,0 +1,24 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sendlater/sendlater/store/postgres"
+	"github.com/sendlater/sendlater/store/postgres/pgtest"
+	"github.com/sendlater/sendlater/store/storetest"
+)
+
+var ctx = context.Background()
+
+// stores wraps one DB as every store of the contract.
+func stores(db *postgres.DB) storetest.Stores {
+	return storetest.Stores{
+		Users: db, Messages: db, Sessions: db, Tokens: db, ActionCodes: db, Contacts: db,
+		Delivery: db,
+	}
+}
+
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(pgtest.Open(t)) })
+}

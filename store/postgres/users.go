@@ -1,0 +1,158 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+func errUserNotFound() error { return core.Errorf(core.EUserNotFound, "The user could not be found.") }
+
+func errEmailInUse() error {
+	return core.Errorf(core.EEmailInUse, "The email address is already in use by another account.")
+}
+
+const userColumns = `id, email, name, picture, timezone, password_hash, providers, email_verified,
+	stripe_customer_id, stripe_price_id, stripe_subscription_status, created_at, updated_at`
+
+func scanUser(row pgx.Row) (*core.User, error) {
+	u := new(core.User)
+	err := row.Scan(&u.ID, &u.Email, &u.Name, &u.Picture, &u.Timezone, &u.PasswordHash, &u.Providers,
+		&u.EmailVerified, &u.StripeCustomerID, &u.StripePriceID, &u.StripeSubscriptionStatus,
+		at(&u.CreatedAt), at(&u.UpdatedAt))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errUserNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// userArgs are u's columns in the order of userColumns, then its email key.
+func userArgs(u *core.User) []any {
+	return []any{u.ID, u.Email, u.Name, u.Picture, u.Timezone, u.PasswordHash, list(u.Providers),
+		u.EmailVerified, u.StripeCustomerID, u.StripePriceID, u.StripeSubscriptionStatus,
+		nanos(u.CreatedAt), nanos(u.UpdatedAt), nullIfEmpty(core.EmailKey(u.Email))}
+}
+
+const insertUser = `insert into users (` + userColumns + `, email_key)
+	values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+
+// CreateUser stores u, giving it a new id when it has none. The email must
+// not be in use by another user, whatever its case (a unique index on the
+// email's key: concurrent sign-ups cannot both take it).
+func (s *DB) CreateUser(ctx context.Context, u *core.User) error {
+	if u.ID == "" {
+		u.ID = core.NewID()
+	}
+	if err := validID("user", u.ID); err != nil {
+		return err
+	}
+	_, err := s.pool.Exec(ctx, insertUser, userArgs(u)...)
+	return wrapErr(err)
+}
+
+func (s *DB) FindUserByID(ctx context.Context, id string) (*core.User, error) {
+	u, err := findUser(ctx, s.pool, id, "")
+	return u, wrapErr(err)
+}
+
+// FindUserByEmail finds the user whose email matches, whatever its case.
+func (s *DB) FindUserByEmail(ctx context.Context, email string) (*core.User, error) {
+	u, err := findUserByEmail(ctx, s.pool, email)
+	return u, wrapErr(err)
+}
+
+// UpdateUser applies fn in one transaction, the user's row locked. A changed
+// email fails with EEmailInUse when another user holds it; the id cannot
+// change.
+func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) error) (*core.User, error) {
+	var u *core.User
+	err := s.update(ctx, func(tx pgx.Tx) error {
+		var err error
+		if u, err = findUser(ctx, tx, id, "for update"); err != nil {
+			return err
+		}
+		if err := fn(u); err != nil {
+			return err
+		}
+		if u.ID != id {
+			return core.Errorf(core.EInvalid, "A user's id cannot change.")
+		}
+		_, err = tx.Exec(ctx, `update users set (`+userColumns+`, email_key)
+			= ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) where id = $1`, userArgs(u)...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// DeleteUser deletes the user; their messages, sessions, access tokens and
+// webhook secret go with them (foreign keys on delete cascade), in one
+// statement.
+func (s *DB) DeleteUser(ctx context.Context, id string) error {
+	tag, err := s.pool.Exec(ctx, "delete from users where id = $1", id)
+	if err != nil {
+		return wrapErr(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errUserNotFound()
+	}
+	return nil
+}
+
+// ListUsers lists users in id order, or the one user with f.Email, with the
+// total before paging.
+func (s *DB) ListUsers(ctx context.Context, f core.UserFilter) ([]*core.User, int, error) {
+	var users []*core.User
+	total := 0
+	err := s.view(ctx, func(tx pgx.Tx) error {
+		if f.Email != "" {
+			u, err := findUserByEmail(ctx, tx, f.Email)
+			if core.ErrorCode(err) == core.EUserNotFound {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			total = 1
+			if f.Offset <= 0 {
+				users = append(users, u)
+			}
+			return nil
+		}
+		if err := tx.QueryRow(ctx, "select count(*) from users").Scan(&total); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, "select "+userColumns+" from users order by id limit $1 offset $2",
+			limitArg(f.Limit), max(f.Offset, 0))
+		if err != nil {
+			return err
+		}
+		users, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*core.User, error) { return scanUser(row) })
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return users, total, nil
+}
+
+// findUser reads a user; lock ("" or "for update" ...) locks its row.
+func findUser(ctx context.Context, q querier, id, lock string) (*core.User, error) {
+	return scanUser(q.QueryRow(ctx, "select "+userColumns+" from users where id = $1 "+lock, id))
+}
+
+func findUserByEmail(ctx context.Context, q querier, email string) (*core.User, error) {
+	key := core.EmailKey(email)
+	if key == "" {
+		return nil, errUserNotFound()
+	}
+	return scanUser(q.QueryRow(ctx, "select "+userColumns+" from users where email_key = $1", key))
+}

@@ -1,0 +1,107 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// WatchMessages implements core.MessageWatcher across processes: the
+// trigger on messages notifies the schema's channel with the owner's id
+// when a change commits, whichever process made it, and one connection of
+// this store listens and tells the watchers here. The first watch starts
+// the listener and waits (at most listenWait) until it listens, so a change
+// committed after WatchMessages returns is seen. While the listener is cut
+// off it reconnects, then signals every watcher: changes may have been
+// missed.
+func (s *DB) WatchMessages(ctx context.Context, owner string) (<-chan struct{}, func()) {
+	ch, cancel := s.watchers.Watch(ctx, owner)
+	s.listener.start(s)
+	select {
+	case <-s.listener.ready:
+	case <-ctx.Done():
+	case <-time.After(listenWait):
+	}
+	return ch, cancel
+}
+
+// listenWait bounds how long a first watch waits for the listener; after
+// it, the watch works once the database answers.
+const listenWait = 5 * time.Second
+
+// listener holds the LISTEN connection of a store.
+type listener struct {
+	channel string // the schema's channel, as the trigger names it
+
+	once  sync.Once
+	ready chan struct{} // closed once the first LISTEN holds
+	ctx   context.Context
+	quit  context.CancelFunc
+	done  chan struct{}
+}
+
+func (l *listener) start(s *DB) {
+	l.once.Do(func() {
+		l.ready, l.done = make(chan struct{}), make(chan struct{})
+		l.ctx, l.quit = context.WithCancel(context.Background())
+		go l.run(s)
+	})
+}
+
+// stop ends the listener, if it started, and waits for it.
+func (l *listener) stop() {
+	l.once.Do(func() {}) // a later start does nothing
+	if l.quit != nil {
+		l.quit()
+		<-l.done
+	}
+}
+
+// run listens until stopped, reconnecting with a growing pause (up to 5s)
+// while the database is away.
+func (l *listener) run(s *DB) {
+	defer close(l.done)
+	missed := false // whether changes may have gone unheard
+	pause := 100 * time.Millisecond
+	for l.ctx.Err() == nil {
+		if l.listen(s, &missed) {
+			pause = 100 * time.Millisecond
+		}
+		missed = true
+		select {
+		case <-l.ctx.Done():
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 5*time.Second)
+	}
+}
+
+// listen holds one connection until it fails, passing notifications to the
+// watchers. It reports whether it got as far as listening.
+func (l *listener) listen(s *DB, missed *bool) bool {
+	conn, err := pgx.ConnectConfig(l.ctx, s.pool.Config().ConnConfig)
+	if err != nil {
+		return false
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(l.ctx, "listen "+pgx.Identifier{l.channel}.Sanitize()); err != nil {
+		return false
+	}
+	select {
+	case <-l.ready:
+	default:
+		close(l.ready)
+	}
+	if *missed {
+		s.watchers.NotifyAll()
+	}
+	for {
+		n, err := conn.WaitForNotification(l.ctx)
+		if err != nil {
+			return true
+		}
+		s.watchers.Notify(n.Payload)
+	}
+}
