@@ -295,7 +295,9 @@ func unavailable(cause error, message string) error {
 	return &storeError{public: core.Errorf(core.EUnavailable, "%s", message), cause: cause}
 }
 
-func (e *storeError) Error() string   { return "postgres: " + e.public.Message + " (" + e.cause.Error() + ")" }
+func (e *storeError) Error() string {
+	return "postgres: " + e.public.Message + " (" + e.cause.Error() + ")"
+}
 func (e *storeError) Unwrap() []error { return []error{e.public, e.cause} }
 
 // validID refuses ids the bbolt store could not hold either (empty, or
