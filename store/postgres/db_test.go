@@ -64,7 +64,7 @@ var secrets = []string{"PLAINTEXT-TITLE-7f3a", "PLAINTEXT-NAME-91c2", "plaintext
 // any table, in text or in bytes.
 func TestEncryptedAtRest(t *testing.T) {
 	url := pgtest.URL(t)
-	db := pgtest.OpenURL(t, url, postgres.Options{Key: pgtest.Key})
+	db := mustOpen(t, url)
 	u, m := seed(t, db)
 	_, err := db.UpdateMessage(ctx, m.ID, func(m *core.Message) error {
 		m.Body += " PLAINTEXT-BODY-0b6e again"
@@ -107,7 +107,7 @@ func TestEncryptedAtRest(t *testing.T) {
 // fails to open instead of showing the wrong text.
 func TestCiphertextBoundToItsMessage(t *testing.T) {
 	url := pgtest.URL(t)
-	db := pgtest.OpenURL(t, url, postgres.Options{Key: pgtest.Key})
+	db := mustOpen(t, url)
 	u, a := seed(t, db)
 	b := storetest.NewMessage(storetest.Stores{Clock: core.NewManualClock(storetest.Epoch)}, u.ID, core.Interval1M)
 	must(t, db.CreateMessage(ctx, b, nil))
@@ -126,7 +126,7 @@ func TestCiphertextBoundToItsMessage(t *testing.T) {
 
 func TestWrongKey(t *testing.T) {
 	url := pgtest.URL(t)
-	db := pgtest.OpenURL(t, url, postgres.Options{Key: pgtest.Key})
+	db := mustOpen(t, url)
 	seed(t, db)
 	other := bytes.Repeat([]byte{0x17}, 32)
 	_, err := postgres.Open(ctx, url, postgres.Options{Key: other})
@@ -136,7 +136,7 @@ func TestWrongKey(t *testing.T) {
 	}
 	_, err = postgres.Open(ctx, url, postgres.Options{Key: other[:16]})
 	wantCode(t, err, core.EInvalid)
-	pgtest.OpenURL(t, url, postgres.Options{Key: pgtest.Key}) // a refused open changed nothing
+	mustOpen(t, url) // a refused open changed nothing
 }
 
 // Ten processes starting at once on a new database migrate it once.
@@ -236,7 +236,7 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestBackupSaysPgDump(t *testing.T) {
-	db := pgtest.Open(t)
+	db := mustOpen(t, pgtest.URL(t))
 	n, err := db.Backup(ctx, io.Discard)
 	wantCode(t, err, core.EInvalid)
 	if n != 0 || !strings.Contains(core.ErrorMessage(err), "pg_dump") {
@@ -250,7 +250,7 @@ func TestBackupSaysPgDump(t *testing.T) {
 func TestDatabaseDownAndBack(t *testing.T) {
 	url := pgtest.URL(t)
 	p := startProxy(t, url)
-	db := pgtest.OpenURL(t, p.url, postgres.Options{Key: pgtest.Key})
+	db := mustOpen(t, p.url)
 	u, m := seed(t, db)
 
 	p.down()

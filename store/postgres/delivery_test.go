@@ -40,7 +40,7 @@ func TestPassesAcrossProcesses(t *testing.T) {
 	srv := smtptest.Start(t)
 	var dbs []*postgres.DB
 	for range 3 {
-		dbs = append(dbs, pgtest.OpenURL(t, url, postgres.Options{Key: pgtest.Key}))
+		dbs = append(dbs, mustOpen(t, url))
 	}
 	s := stores(dbs[0])
 	s.Clock = core.NewManualClock(storetest.Epoch)
@@ -103,7 +103,7 @@ func TestPassesAcrossProcesses(t *testing.T) {
 func TestExpiredLeaseTakenOver(t *testing.T) {
 	url := pgtest.URL(t)
 	srv := smtptest.Start(t)
-	dead, alive := pgtest.OpenURL(t, url, postgres.Options{Key: pgtest.Key}), pgtest.OpenURL(t, url, postgres.Options{Key: pgtest.Key})
+	dead, alive := mustOpen(t, url), mustOpen(t, url)
 	s := stores(dead)
 	s.Clock = core.NewManualClock(storetest.Epoch)
 	u := storetest.MustCreateUser(t, s, "ada@example.com")

@@ -20,5 +20,16 @@ func stores(db *postgres.DB) storetest.Stores {
 }
 
 func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(pgtest.Open(t)) })
+	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(mustOpen(t, pgtest.URL(t))) })
+}
+
+// mustOpen opens the store at url with pgtest.Key, closed after the test.
+func mustOpen(tb testing.TB, url string) *postgres.DB {
+	tb.Helper()
+	db, err := postgres.Open(ctx, url, postgres.Options{Key: pgtest.Key})
+	if err != nil {
+		tb.Fatalf("postgres.Open: %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/postgres/pgtest"
 	"github.com/sendlater/sendlater/store/storetest"
 )
@@ -16,8 +15,8 @@ import (
 // second, and only the owner's; a rolled-back write tells nobody.
 func TestWatchMessagesAcrossProcesses(t *testing.T) {
 	url := pgtest.URL(t)
-	a := pgtest.OpenURL(t, url, postgres.Options{Key: pgtest.Key})
-	b := pgtest.OpenURL(t, url, postgres.Options{Key: pgtest.Key})
+	a := mustOpen(t, url)
+	b := mustOpen(t, url)
 	s := stores(b)
 	s.Clock = core.NewManualClock(storetest.Epoch)
 	alice := storetest.MustCreateUser(t, s, "alice@example.com")
@@ -125,7 +124,7 @@ func TestWatchMessagesAcrossProcesses(t *testing.T) {
 // Stores in two schemas of one database are two installations: neither
 // hears the other's changes.
 func TestWatchMessagesSchemasApart(t *testing.T) {
-	a, b := pgtest.Open(t), pgtest.Open(t)
+	a, b := mustOpen(t, pgtest.URL(t)), mustOpen(t, pgtest.URL(t))
 	clock := core.NewManualClock(storetest.Epoch)
 	sa, sb := stores(a), stores(b)
 	sa.Clock, sb.Clock = clock, clock

@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/seal"
 )
 
@@ -118,21 +117,4 @@ func Exec(tb testing.TB, dbURL, sql string, args ...any) {
 	if _, err := conn.Exec(ctx, sql, args...); err != nil {
 		tb.Fatalf("%s: %v", sql, err)
 	}
-}
-
-// Open opens a store on a new schema with Key, closed after the test.
-func Open(tb testing.TB) *postgres.DB {
-	tb.Helper()
-	return OpenURL(tb, URL(tb), postgres.Options{Key: Key})
-}
-
-// OpenURL opens the store at dbURL, closed after the test.
-func OpenURL(tb testing.TB, dbURL string, opts postgres.Options) *postgres.DB {
-	tb.Helper()
-	db, err := postgres.Open(context.Background(), dbURL, opts)
-	if err != nil {
-		tb.Fatalf("postgres.Open: %v", err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
 }

@@ -1,0 +1,256 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/postgres/pgtest"
+	"github.com/sendlater/sendlater/store/seal"
+)
+
+// recorder is a pgx tracer that keeps the statements run while it is on.
+type recorder struct {
+	mu    sync.Mutex
+	on    bool
+	stmts []pgx.TraceQueryStartData
+}
+
+func (r *recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.on {
+		r.stmts = append(r.stmts, data)
+	}
+	return ctx
+}
+
+func (r *recorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// record runs fn and returns the statements it ran, but those that begin
+// and end transactions.
+func (r *recorder) record(fn func()) []pgx.TraceQueryStartData {
+	r.mu.Lock()
+	r.on, r.stmts = true, nil
+	r.mu.Unlock()
+	fn()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.on = false
+	return slices.DeleteFunc(r.stmts, func(d pgx.TraceQueryStartData) bool {
+		return regexp.MustCompile(`^(?i)\s*(begin|commit|rollback)`).MatchString(d.SQL)
+	})
+}
+
+// TestHotQueriesSeekIndexes runs every hot operation of the store,
+// records the exact statements it sends, and checks with EXPLAIN that
+// PostgreSQL can plan each with the index meant for it, never scanning a
+// whole table. Sequential scans are switched off for the EXPLAIN: on the
+// test's small tables one could be cheaper, and the question is whether an
+// index serves the query at all (docs/benchmarks.md has the plans over
+// 1,000,000 messages).
+func TestHotQueriesSeekIndexes(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	cfg.ConnConfig.Tracer = rec
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := seal.New(pgtest.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &DB{pool: pool, seal: sealer, reminders: []time.Duration{core.ReminderLeadTime}}
+	if err := s.start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+
+	epoch := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	const owners, each = 40, 50
+	var firstOwner *core.User
+	var aSession *core.Session
+	err = s.update(ctx, func(tx pgx.Tx) error {
+		for i := range owners {
+			u := &core.User{ID: fmt.Sprintf("owner%04d", i), Email: fmt.Sprintf("author%d@example.com", i), CreatedAt: epoch}
+			if _, err := tx.Exec(ctx, insertUser, userArgs(u)...); err != nil {
+				return err
+			}
+			if i == 0 {
+				firstOwner = u
+			}
+			for j := range each {
+				now := epoch.Add(time.Duration(i*each+j) * time.Minute)
+				m := core.NewMessage(u.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com",
+					Body: "a letter", Interval: core.Interval6M}, now, time.UTC)
+				if err := s.putMessage(ctx, tx, nil, m); err != nil {
+					return err
+				}
+			}
+			for j := range 10 {
+				x := &core.Session{ID: fmt.Sprintf("s%d-%d", i, j), UserID: u.ID, RefreshHash: core.HashSecret(core.NewSecret()),
+					RotatedHashes: []string{core.HashSecret(core.NewSecret())}, ExpiresAt: epoch.AddDate(0, 1, j)}
+				if _, err := tx.Exec(ctx, insertSession, sessionArgs(x)...); err != nil {
+					return err
+				}
+				aSession = x
+				c := &core.ActionCode{Hash: core.HashSecret(core.NewSecret()), Mode: core.ModeVerifyEmail, UserID: u.ID,
+					ExpiresAt: epoch.AddDate(0, 0, 3+j)}
+				if _, err := tx.Exec(ctx, insertActionCode, actionCodeArgs(c)...); err != nil {
+					return err
+				}
+				if err := s.putWebhookCall(ctx, tx, &core.WebhookCall{MessageID: fmt.Sprintf("w%d-%d", i, j), Owner: u.ID,
+					URL: "https://hooks.example/x", NextAttemptAt: epoch.AddDate(1, 0, j)}); err != nil {
+					return err
+				}
+			}
+			t := &core.AccessToken{ID: "tok" + u.ID, UserID: u.ID, Hash: core.HashSecret(u.ID)}
+			if _, err := tx.Exec(ctx, insertToken, tokenArgs(t)...); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, "analyze")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	noneDue := epoch // every sendDate is months later
+	ops := []struct {
+		name    string
+		indexes []string // each must serve one of the op's statements
+		run     func() error
+	}{
+		{"list an author's 20 newest", []string{"messages_owner_created"}, func() error {
+			_, _, err := s.ListMessages(ctx, core.MessageFilter{Owner: firstOwner.ID, Limit: 20})
+			return err
+		}},
+		{"list everyone's 20 newest (admin)", []string{"messages_created"}, func() error {
+			_, _, err := s.ListMessages(ctx, core.MessageFilter{Limit: 20, Offset: 20})
+			return err
+		}},
+		{"count an author's messages", []string{"messages_owner_created"}, func() error {
+			_, err := s.CountMessages(ctx, firstOwner.ID)
+			return err
+		}},
+		{"create (plan check)", []string{"users_pkey", "messages_owner_created"}, func() error {
+			m := core.NewMessage(firstOwner.ID, core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com", Body: "b"}, epoch, time.UTC)
+			return s.CreateMessage(ctx, m, func(*core.User, bool) error { return nil })
+		}},
+		{"find a message", []string{"messages_pkey"}, func() error {
+			_, err := s.FindMessageByID(ctx, "nope")
+			return ignoreNotFound(err)
+		}},
+		{"due deliveries", []string{"messages_due"}, func() error { _, err := s.DueMessages(ctx, noneDue, 100); return err }},
+		{"due reminders", []string{"messages_remind"}, func() error { _, err := s.DueReminders(ctx, noneDue, 100); return err }},
+		{"claim deliveries, none due", []string{"messages_due"}, func() error {
+			_, err := s.ClaimDeliveries(ctx, noneDue, 128, func(*core.Message) bool { return true })
+			return err
+		}},
+		{"claim reminders, none due", []string{"messages_remind"}, func() error {
+			_, err := s.ClaimReminders(ctx, noneDue, 128, func(*core.Message) bool { return true })
+			return err
+		}},
+		{"claim webhooks, none due", []string{"webhook_calls_due"}, func() error {
+			_, err := s.ClaimWebhooks(ctx, noneDue, noneDue.Add(time.Minute), 64)
+			return err
+		}},
+		{"find a session by refresh token", []string{"sessions_refresh_hash", "sessions_rotated_hashes"}, func() error {
+			_, _, err := s.FindSessionByRefreshHash(ctx, aSession.RotatedHashes[0])
+			return err
+		}},
+		{"sign out everywhere", []string{"sessions_user"}, func() error {
+			return s.DeleteUserSessions(ctx, "nobody", "")
+		}},
+		{"sweep expired sessions", []string{"sessions_expiry"}, func() error {
+			_, err := s.DeleteExpiredSessions(ctx, epoch)
+			return err
+		}},
+		{"sweep expired action codes", []string{"action_codes_expiry"}, func() error {
+			_, err := s.DeleteExpiredActionCodes(ctx, epoch)
+			return err
+		}},
+		{"find a user by email", []string{"users_email_key_key"}, func() error {
+			_, err := s.FindUserByEmail(ctx, "AUTHOR7@example.com")
+			return err
+		}},
+		{"find an access token", []string{"access_tokens_hash_key"}, func() error {
+			_, err := s.FindAccessTokenByHash(ctx, core.HashSecret("owner0007"))
+			return err
+		}},
+		{"list access tokens", []string{"access_tokens_user"}, func() error {
+			_, err := s.ListAccessTokens(ctx, firstOwner.ID)
+			return err
+		}},
+	}
+	for _, op := range ops {
+		var opErr error
+		stmts := rec.record(func() { opErr = op.run() })
+		if opErr != nil {
+			t.Fatalf("%s: %v", op.name, opErr)
+		}
+		var plans []string
+		for _, st := range stmts {
+			plan := explain(t, pool, st)
+			if strings.Contains(plan, "Seq Scan") {
+				t.Errorf("%s scans a table:\n%s\n%s", op.name, st.SQL, plan)
+			}
+			plans = append(plans, plan)
+		}
+		for _, index := range op.indexes {
+			if !strings.Contains(strings.Join(plans, "\n"), " on "+index) && !strings.Contains(strings.Join(plans, "\n"), "using "+index) {
+				t.Errorf("%s does not use %s:\n%s", op.name, index, strings.Join(plans, "\n---\n"))
+			}
+		}
+	}
+}
+
+func ignoreNotFound(err error) error {
+	if core.ErrorCode(err) == core.EMessageNotFound {
+		return nil
+	}
+	return err
+}
+
+// explain returns the plan PostgreSQL makes for a recorded statement with
+// its arguments.
+func explain(tb testing.TB, pool *pgxpool.Pool, st pgx.TraceQueryStartData) string {
+	tb.Helper()
+	var lines []string
+	err := pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(context.Background(), "set local enable_seqscan = off"); err != nil {
+			return err
+		}
+		rows, err := tx.Query(context.Background(), "explain "+st.SQL, st.Args...)
+		if err != nil {
+			return err
+		}
+		lines, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		tb.Fatalf("explain %s: %v", st.SQL, err)
+	}
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
