@@ -63,7 +63,7 @@ func baseURL(tb testing.TB) string {
 	if server.err != nil {
 		notice := fmt.Sprintf("PostgreSQL tests skipped: no server answers at %s (%v). "+
 			"Start PostgreSQL 15 there (trust auth, database test) or set %s to run them; %s=1 fails instead of skipping.",
-			redacted(server.url), server.err, EnvURL, EnvRequire)
+			redacted(server.url), strings.Join(strings.Fields(server.err.Error()), " "), EnvURL, EnvRequire)
 		if os.Getenv(EnvRequire) == "1" {
 			tb.Fatal(notice)
 		}
