@@ -181,26 +181,31 @@ func (s *DB) indexedMessage(records *bbolt.Cursor, id string) (*core.Message, er
 	return s.decodeMessage(id, v)
 }
 
-// putMessage reschedules m, writes it and moves its index entries from old
-// (nil for a new message) to where m now belongs. Every message write goes
-// through here, which tells the owner's watchers after the commit.
+// putMessage reschedules m and writes it over old (nil for a new message).
 func (s *DB) putMessage(tx *bbolt.Tx, old *messageIndex, m *core.Message) error {
-	s.changed(tx, m.Owner)
 	m.Reschedule(s.reminders)
-	if err := tx.Bucket(bucketMessages).Put([]byte(m.ID), s.encodeMessage(m)); err != nil {
+	return s.putMessageRecord(tx, old, indexOf(m), s.encodeMessage(m))
+}
+
+// putMessageRecord writes a message's stored record v and moves its index
+// entries from old (nil for a new message) to next. Every message write goes
+// through here, which tells the owner's watchers after the commit.
+func (s *DB) putMessageRecord(tx *bbolt.Tx, old *messageIndex, next messageIndex, v []byte) error {
+	s.changed(tx, next.owner)
+	if err := tx.Bucket(bucketMessages).Put([]byte(next.id), v); err != nil {
 		return err
 	}
-	next := indexOf(m).entries()
+	entries := next.entries()
 	if old != nil {
 		for i, e := range old.entries() {
-			if e.key != nil && !bytes.Equal(e.key, next[i].key) {
+			if e.key != nil && !bytes.Equal(e.key, entries[i].key) {
 				if err := tx.Bucket(e.bucket).Delete(e.key); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	for _, e := range next {
+	for _, e := range entries {
 		if e.key != nil {
 			if err := tx.Bucket(e.bucket).Put(e.key, nil); err != nil {
 				return err

@@ -48,11 +48,7 @@ func putSealedWebhookCall(tx *bbolt.Tx, sc *seal.WebhookCall) error {
 			return err
 		}
 	}
-	v, err := encode(webhookRecord{
-		header: current, Kind: c.Kind, MessageID: c.MessageID, Owner: c.Owner, URL: c.URL,
-		Recipient: sc.Recipient, DeliveredAt: unixNano(c.DeliveredAt), Attempts: c.Attempts,
-		NextAttemptAt: unixNano(c.NextAttemptAt), LastError: sc.LastError,
-	})
+	v, err := encode(webhookRecordOf(sc))
 	if err != nil {
 		return err
 	}
@@ -60,6 +56,16 @@ func putSealedWebhookCall(tx *bbolt.Tx, sc *seal.WebhookCall) error {
 		return err
 	}
 	return due.Put(timeID(c.NextAttemptAt, c.MessageID), nil)
+}
+
+// webhookRecordOf is the stored form of a sealed call.
+func webhookRecordOf(sc *seal.WebhookCall) webhookRecord {
+	c := &sc.Plain
+	return webhookRecord{
+		header: current, Kind: c.Kind, MessageID: c.MessageID, Owner: c.Owner, URL: c.URL,
+		Recipient: sc.Recipient, DeliveredAt: unixNano(c.DeliveredAt), Attempts: c.Attempts,
+		NextAttemptAt: unixNano(c.NextAttemptAt), LastError: sc.LastError,
+	}
 }
 
 // sealedCall is the sealed call r holds.

@@ -53,10 +53,13 @@ func nullIfEmpty[T string | []byte](v T) any {
 
 // excluded is a column list ("a, b") as the values an upsert proposed
 // ("excluded.a, excluded.b").
-func excluded(columns string) string {
+func excluded(columns string) string { return qualified("excluded", columns) }
+
+// qualified is a column list with each column qualified by table.
+func qualified(table, columns string) string {
 	cols := strings.Split(columns, ",")
 	for i, c := range cols {
-		cols[i] = "excluded." + strings.TrimSpace(c)
+		cols[i] = table + "." + strings.TrimSpace(c)
 	}
 	return strings.Join(cols, ", ")
 }

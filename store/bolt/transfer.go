@@ -1,0 +1,314 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/transfer"
+	"go.etcd.io/bbolt"
+)
+
+var _ transfer.Store = (*DB)(nil)
+
+// KeyID names the store's key without revealing it (seal.Sealer.KeyID).
+func (s *DB) KeyID() string { return s.seal.KeyID() }
+
+// Counts counts the records of each kind.
+func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
+	var c transfer.Counts
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		n := func(bucket []byte) int { return tx.Bucket(bucket).Stats().KeyN }
+		c = transfer.Counts{
+			Users: n(bucketUsers), Messages: n(bucketMessages), Sessions: n(bucketSessions),
+			AccessTokens: n(bucketTokens), ActionCodes: n(bucketActionCodes), Contacts: n(bucketContacts),
+			Refusals: n(bucketRefusals), WebhookCalls: n(bucketWebhooks), WebhookSecrets: n(bucketWebhookSecrets),
+		}
+		return nil
+	})
+	return c, err
+}
+
+// Export yields every record from one read transaction, bucket by bucket in
+// key order, sealed fields copied out of the file unopened.
+func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) error) error {
+	return s.view(ctx, func(tx *bbolt.Tx) error {
+		var r transfer.Records
+		size := 0
+		flush := func() error {
+			if size == 0 {
+				return nil
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			err := fn(&r)
+			r, size = transfer.Records{}, 0
+			return err
+		}
+		each := func(bucket []byte, add func(k, v []byte) error) error {
+			c := tx.Bucket(bucket).Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				if err := add(k, v); err != nil {
+					return err
+				}
+				if size++; size >= n {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+			return flush()
+		}
+		kinds := []struct {
+			bucket []byte
+			add    func(k, v []byte) error
+		}{
+			{bucketUsers, func(_, v []byte) error {
+				u, err := decodeUser(v)
+				r.Users = append(r.Users, u)
+				return err
+			}},
+			{bucketMessages, func(k, v []byte) error {
+				var rec messageRecord
+				if err := rec.unmarshal(v); err != nil {
+					return err
+				}
+				sm := rec.sealedMessage(string(k))
+				for _, b := range []*[]byte{&sm.Title, &sm.Name, &sm.Recipient, &sm.Body, &sm.LastError} {
+					*b = bytes.Clone(*b) // out of the mmap
+				}
+				r.Messages = append(r.Messages, &sm)
+				return nil
+			}},
+			{bucketSessions, func(_, v []byte) error {
+				x, err := decodeSession(v)
+				r.Sessions = append(r.Sessions, x)
+				return err
+			}},
+			{bucketTokens, func(_, v []byte) error {
+				t, err := decodeToken(v)
+				r.AccessTokens = append(r.AccessTokens, t)
+				return err
+			}},
+			{bucketActionCodes, func(_, v []byte) error {
+				c, err := decodeActionCode(v)
+				r.ActionCodes = append(r.ActionCodes, c)
+				return err
+			}},
+			{bucketContacts, func(_, v []byte) error {
+				c, err := decodeContact(v)
+				r.Contacts = append(r.Contacts, c)
+				return err
+			}},
+			{bucketRefusals, func(k, v []byte) error {
+				var rec refusalRecord
+				err := decode("refusal", v, &rec)
+				r.Refusals = append(r.Refusals, &transfer.Refusal{Hash: bytes.Clone(k), At: fromUnixNano(rec.At)})
+				return err
+			}},
+			{bucketWebhooks, func(_, v []byte) error {
+				var rec webhookRecord
+				if err := decode("webhook", v, &rec); err != nil {
+					return err
+				}
+				sc := rec.sealedCall()
+				r.WebhookCalls = append(r.WebhookCalls, &sc)
+				return nil
+			}},
+			{bucketWebhookSecrets, func(k, v []byte) error {
+				r.WebhookSecrets = append(r.WebhookSecrets, &transfer.WebhookSecret{UserID: string(k), Secret: bytes.Clone(v)})
+				return nil
+			}},
+		}
+		for _, kind := range kinds {
+			if err := each(kind.bucket, kind.add); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Import writes the records in one write transaction, each with its index
+// entries, leaving alone a record whose stored bytes are already the ones it
+// would write.
+func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
+	changed := 0
+	err := s.update(ctx, func(tx *bbolt.Tx) error {
+		changed = 0
+		// put writes v under key in bucket unless it is there already, and
+		// then calls write with what was stored before (nil: nothing).
+		put := func(bucket, key, v []byte, write func(old []byte) error) error {
+			old := tx.Bucket(bucket).Get(key)
+			if bytes.Equal(old, v) {
+				return nil
+			}
+			changed++
+			return write(old)
+		}
+		for _, u := range r.Users {
+			if err := validID("user", u.ID); err != nil {
+				return err
+			}
+			v, err := encodeUser(u)
+			if err != nil {
+				return err
+			}
+			err = put(bucketUsers, []byte(u.ID), v, func(old []byte) error {
+				oldEmail := ""
+				if old != nil {
+					was, err := decodeUser(old)
+					if err != nil {
+						return err
+					}
+					oldEmail = was.Email
+				}
+				if err := indexEmail(tx, u.ID, oldEmail, u.Email); err != nil {
+					return err
+				}
+				return tx.Bucket(bucketUsers).Put([]byte(u.ID), v)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for _, sm := range r.Messages {
+			if err := validID("message", sm.Plain.ID); err != nil {
+				return err
+			}
+			rec := recordOf(sm)
+			v := rec.marshal()
+			err := put(bucketMessages, rec.ID, v, func(old []byte) error {
+				var was *messageIndex
+				if old != nil {
+					var oldRec messageRecord
+					if err := oldRec.unmarshal(old); err != nil {
+						return err
+					}
+					x := oldRec.index()
+					was = &x
+				}
+				return s.putMessageRecord(tx, was, indexOf(&sm.Plain), v)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for _, x := range r.Sessions {
+			if err := validID("session", x.ID); err != nil {
+				return err
+			}
+			v, err := encodeSession(x)
+			if err != nil {
+				return err
+			}
+			err = put(bucketSessions, []byte(x.ID), v, func(old []byte) error {
+				var was *core.Session
+				if old != nil {
+					if was, err = decodeSession(old); err != nil {
+						return err
+					}
+				}
+				return putSession(tx, was, x)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for _, t := range r.AccessTokens {
+			if err := validID("access token", t.ID); err != nil {
+				return err
+			}
+			v, err := encodeToken(t)
+			if err != nil {
+				return err
+			}
+			err = put(bucketTokens, []byte(t.ID), v, func(old []byte) error {
+				var was *core.AccessToken
+				if old != nil {
+					if was, err = decodeToken(old); err != nil {
+						return err
+					}
+				}
+				return putToken(tx, was, t)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for _, c := range r.ActionCodes {
+			v, err := encodeActionCode(c)
+			if err != nil {
+				return err
+			}
+			err = put(bucketActionCodes, []byte(c.Hash), v, func(old []byte) error {
+				byExpiry := tx.Bucket(bucketActionCodesByExpiry)
+				if old != nil {
+					was, err := decodeActionCode(old)
+					if err != nil {
+						return err
+					}
+					if !was.ExpiresAt.IsZero() {
+						if err := byExpiry.Delete(timeID(was.ExpiresAt, was.Hash)); err != nil {
+							return err
+						}
+					}
+				}
+				if !c.ExpiresAt.IsZero() {
+					if err := byExpiry.Put(timeID(c.ExpiresAt, c.Hash), nil); err != nil {
+						return err
+					}
+				}
+				return tx.Bucket(bucketActionCodes).Put([]byte(c.Hash), v)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for _, c := range r.Contacts {
+			if err := validID("contact", c.ID); err != nil {
+				return err
+			}
+			v, err := encodeContact(c)
+			if err != nil {
+				return err
+			}
+			key := timeID(c.CreatedAt, c.ID)
+			if err := put(bucketContacts, key, v, func([]byte) error { return tx.Bucket(bucketContacts).Put(key, v) }); err != nil {
+				return err
+			}
+		}
+		for _, f := range r.Refusals {
+			v, err := encode(refusalRecord{header: current, At: unixNano(f.At)})
+			if err != nil {
+				return err
+			}
+			if err := put(bucketRefusals, f.Hash, v, func([]byte) error { return tx.Bucket(bucketRefusals).Put(f.Hash, v) }); err != nil {
+				return err
+			}
+		}
+		for _, sc := range r.WebhookCalls {
+			v, err := encode(webhookRecordOf(sc))
+			if err != nil {
+				return err
+			}
+			if err := put(bucketWebhooks, []byte(sc.Plain.MessageID), v, func([]byte) error { return putSealedWebhookCall(tx, sc) }); err != nil {
+				return err
+			}
+		}
+		for _, w := range r.WebhookSecrets {
+			if err := validID("user", w.UserID); err != nil {
+				return err
+			}
+			key := []byte(w.UserID)
+			if err := put(bucketWebhookSecrets, key, w.Secret, func([]byte) error {
+				return tx.Bucket(bucketWebhookSecrets).Put(key, w.Secret)
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return changed, err
+}

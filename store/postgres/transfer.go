@@ -1,0 +1,196 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sendlater/sendlater/store/seal"
+	"github.com/sendlater/sendlater/store/transfer"
+)
+
+var _ transfer.Store = (*DB)(nil)
+
+// Counts counts the records of each kind, from one snapshot.
+func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
+	var c transfer.Counts
+	err := s.pool.QueryRow(ctx, `select (select count(*) from users), (select count(*) from messages),
+		(select count(*) from sessions), (select count(*) from access_tokens), (select count(*) from action_codes),
+		(select count(*) from contacts), (select count(*) from refusals), (select count(*) from webhook_calls),
+		(select count(*) from webhook_secrets)`).Scan(&c.Users, &c.Messages, &c.Sessions, &c.AccessTokens,
+		&c.ActionCodes, &c.Contacts, &c.Refusals, &c.WebhookCalls, &c.WebhookSecrets)
+	return c, wrapErr(err)
+}
+
+// exported is how one table is read out: its query, in key order, and how
+// a row joins a batch.
+type exported struct {
+	query string
+	add   func(r *transfer.Records, row pgx.Rows) error
+}
+
+var exports = []exported{
+	{"select " + userColumns + " from users order by id", func(r *transfer.Records, row pgx.Rows) error {
+		u, err := scanUser(row)
+		r.Users = append(r.Users, u)
+		return err
+	}},
+	{"select " + messageColumns + " from messages order by id", func(r *transfer.Records, row pgx.Rows) error {
+		sm := new(seal.Message)
+		r.Messages = append(r.Messages, sm)
+		return scanSealedMessage(row, sm)
+	}},
+	{"select " + sessionColumns + " from sessions order by id", func(r *transfer.Records, row pgx.Rows) error {
+		x, err := scanSession(row)
+		r.Sessions = append(r.Sessions, x)
+		return err
+	}},
+	{"select " + tokenColumns + " from access_tokens order by id", func(r *transfer.Records, row pgx.Rows) error {
+		t, err := scanToken(row)
+		r.AccessTokens = append(r.AccessTokens, t)
+		return err
+	}},
+	{"select " + actionCodeColumns + " from action_codes order by hash", func(r *transfer.Records, row pgx.Rows) error {
+		c, err := scanActionCode(row)
+		r.ActionCodes = append(r.ActionCodes, c)
+		return err
+	}},
+	{"select " + contactColumns + " from contacts order by created_at, id", func(r *transfer.Records, row pgx.Rows) error {
+		c, err := scanContact(row)
+		r.Contacts = append(r.Contacts, c)
+		return err
+	}},
+	{"select hash, refused_at from refusals order by hash", func(r *transfer.Records, row pgx.Rows) error {
+		f := new(transfer.Refusal)
+		r.Refusals = append(r.Refusals, f)
+		return row.Scan(&f.Hash, at(&f.At))
+	}},
+	{"select " + webhookColumns + " from webhook_calls order by message_id", func(r *transfer.Records, row pgx.Rows) error {
+		sc := new(seal.WebhookCall)
+		r.WebhookCalls = append(r.WebhookCalls, sc)
+		return scanSealedWebhookCall(row, sc)
+	}},
+	{"select user_id, secret from webhook_secrets order by user_id", func(r *transfer.Records, row pgx.Rows) error {
+		w := new(transfer.WebhookSecret)
+		r.WebhookSecrets = append(r.WebhookSecrets, w)
+		return row.Scan(&w.UserID, &w.Secret)
+	}},
+}
+
+// Export yields every record from one snapshot (a repeatable-read
+// transaction), table by table in key order, sealed columns unopened.
+func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) error) error {
+	return s.view(ctx, func(tx pgx.Tx) error {
+		for _, e := range exports {
+			if err := exportTable(ctx, tx, e, n, fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// exportTable streams one table's rows into batches of n. fn writes to
+// another store while the rows are read: this transaction's connection
+// carries only the query.
+func exportTable(ctx context.Context, tx pgx.Tx, e exported, n int, fn func(r *transfer.Records) error) error {
+	rows, err := tx.Query(ctx, e.query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	r, size := new(transfer.Records), 0
+	for rows.Next() {
+		if err := e.add(r, rows); err != nil {
+			return err
+		}
+		if size++; size == n {
+			if err := fn(r); err != nil {
+				return err
+			}
+			r, size = new(transfer.Records), 0
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if size > 0 {
+		return fn(r)
+	}
+	return nil
+}
+
+// upsert is an insert into table of columns that replaces the row with the
+// same key only when it differs, so RowsAffected counts what changed.
+func upsert(table, key, columns string) string {
+	n := len(strings.Split(columns, ","))
+	params := make([]string, n)
+	for i := range params {
+		params[i] = "$" + strconv.Itoa(i+1)
+	}
+	return "insert into " + table + " as t (" + columns + ") values (" + strings.Join(params, ", ") + ")" +
+		" on conflict (" + key + ") do update set (" + columns + ") = (" + excluded(columns) + ")" +
+		" where (" + qualified("t", columns) + ") is distinct from (" + excluded(columns) + ")"
+}
+
+var (
+	upsertUser          = upsert("users", "id", userColumns+", email_key")
+	upsertMessage       = upsert("messages", "id", messageColumns)
+	upsertSession       = upsert("sessions", "id", sessionColumns)
+	upsertToken         = upsert("access_tokens", "id", tokenColumns)
+	upsertActionCode    = upsert("action_codes", "hash", actionCodeColumns)
+	upsertContact       = upsert("contacts", "id", contactColumns)
+	upsertRefusal       = upsert("refusals", "hash", "hash, refused_at")
+	upsertWebhookRecord = upsert("webhook_calls", "message_id", webhookColumns)
+	upsertWebhookSecret = upsert("webhook_secrets", "user_id", "user_id, secret")
+)
+
+// Import upserts the records in one transaction, sent as one batch of
+// statements, and counts the rows inserted or changed.
+func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
+	b := &pgx.Batch{}
+	for _, u := range r.Users {
+		b.Queue(upsertUser, userArgs(u)...)
+	}
+	for _, sm := range r.Messages {
+		b.Queue(upsertMessage, sealedMessageArgs(sm)...)
+	}
+	for _, x := range r.Sessions {
+		b.Queue(upsertSession, sessionArgs(x)...)
+	}
+	for _, t := range r.AccessTokens {
+		b.Queue(upsertToken, tokenArgs(t)...)
+	}
+	for _, c := range r.ActionCodes {
+		b.Queue(upsertActionCode, actionCodeArgs(c)...)
+	}
+	for _, c := range r.Contacts {
+		b.Queue(upsertContact, contactArgs(c)...)
+	}
+	for _, f := range r.Refusals {
+		b.Queue(upsertRefusal, f.Hash, nanos(f.At))
+	}
+	for _, sc := range r.WebhookCalls {
+		b.Queue(upsertWebhookRecord, sealedWebhookArgs(sc)...)
+	}
+	for _, w := range r.WebhookSecrets {
+		b.Queue(upsertWebhookSecret, w.UserID, w.Secret)
+	}
+	changed := 0
+	err := s.update(ctx, func(tx pgx.Tx) error {
+		changed = 0
+		results := tx.SendBatch(ctx, b)
+		for range b.Len() {
+			tag, err := results.Exec()
+			if err != nil {
+				results.Close()
+				return err
+			}
+			changed += int(tag.RowsAffected())
+		}
+		return results.Close()
+	})
+	return changed, err
+}

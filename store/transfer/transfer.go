@@ -1,0 +1,143 @@
+// Package transfer moves an installation between store backends: every
+// record, as the source keeps it (message contents, webhook recipients and
+// secrets still sealed: nothing is opened on the way), copied into the
+// destination with upserts, so a copy can be rerun and a rerun changes
+// nothing; the counts are verified at the end. Each backend exposes its
+// records through Store; the copy knows no backend.
+package transfer
+
+import (
+	"context"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
+)
+
+// Records is a batch of a store's records as it keeps them.
+type Records struct {
+	Users          []*core.User
+	Messages       []*seal.Message
+	Sessions       []*core.Session
+	AccessTokens   []*core.AccessToken
+	ActionCodes    []*core.ActionCode
+	Contacts       []*core.ContactSubmission
+	Refusals       []*Refusal
+	WebhookCalls   []*seal.WebhookCall
+	WebhookSecrets []*WebhookSecret
+}
+
+// Refusal is a refused address, known only by its keyed hash
+// (seal.Sealer.AddressHash).
+type Refusal struct {
+	Hash []byte
+	At   time.Time
+}
+
+// WebhookSecret is a user's sealed webhook signing secret.
+type WebhookSecret struct {
+	UserID string
+	Secret []byte
+}
+
+// Counts are how many records of each kind a store holds.
+type Counts struct {
+	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, WebhookCalls, WebhookSecrets int
+}
+
+// Count is what r holds.
+func (r *Records) Count() Counts {
+	return Counts{
+		Users: len(r.Users), Messages: len(r.Messages), Sessions: len(r.Sessions),
+		AccessTokens: len(r.AccessTokens), ActionCodes: len(r.ActionCodes), Contacts: len(r.Contacts),
+		Refusals: len(r.Refusals), WebhookCalls: len(r.WebhookCalls), WebhookSecrets: len(r.WebhookSecrets),
+	}
+}
+
+func (c Counts) add(d Counts) Counts {
+	return Counts{
+		Users: c.Users + d.Users, Messages: c.Messages + d.Messages, Sessions: c.Sessions + d.Sessions,
+		AccessTokens: c.AccessTokens + d.AccessTokens, ActionCodes: c.ActionCodes + d.ActionCodes,
+		Contacts: c.Contacts + d.Contacts, Refusals: c.Refusals + d.Refusals,
+		WebhookCalls: c.WebhookCalls + d.WebhookCalls, WebhookSecrets: c.WebhookSecrets + d.WebhookSecrets,
+	}
+}
+
+// kinds names each count, in the order Export yields them.
+func (c Counts) kinds() []struct {
+	name string
+	n    int
+} {
+	return []struct {
+		name string
+		n    int
+	}{
+		{"users", c.Users}, {"messages", c.Messages}, {"sessions", c.Sessions}, {"access tokens", c.AccessTokens},
+		{"action codes", c.ActionCodes}, {"contact submissions", c.Contacts}, {"refused addresses", c.Refusals},
+		{"webhook calls", c.WebhookCalls}, {"webhook secrets", c.WebhookSecrets},
+	}
+}
+
+// Store is what a backend exposes to be copied from and to.
+type Store interface {
+	// KeyID names the key the store seals with (seal.Sealer.KeyID).
+	KeyID() string
+	// Export calls fn with every record of the store, read from one
+	// consistent view, in batches of at most n records of one kind; users
+	// come first, so an importer meets a user before what is theirs.
+	Export(ctx context.Context, n int, fn func(r *Records) error) error
+	// Import writes the records in one transaction, inserting each or
+	// replacing the record with its key, and returns how many were new or
+	// different: importing what the store holds changes nothing.
+	Import(ctx context.Context, r *Records) (changed int, err error)
+	// Counts counts the records of each kind.
+	Counts(ctx context.Context) (Counts, error)
+}
+
+// Report is what Copy did.
+type Report struct {
+	Copied  Counts // the source's records, every one copied
+	Changed int    // of those, how many were new or different in the destination
+}
+
+// batchSize is how many records one Import writes: one transaction (and one
+// fsync) per batch.
+const batchSize = 500
+
+// Copy copies every record of from into to and verifies that to then holds
+// as many of each kind as from: a destination that held other records
+// before fails the check. Both stores must seal with the same key, since
+// sealed bytes are copied unopened. Writers to from should be stopped: the
+// copy is of one consistent view, and later writes are not in it.
+func Copy(ctx context.Context, from, to Store) (Report, error) {
+	var rep Report
+	if from.KeyID() != to.KeyID() {
+		return rep, core.Errorf(core.EInvalid,
+			"The two stores use different encryption keys: open the destination with the source's key, or its sealed messages could not be read.")
+	}
+	err := from.Export(ctx, batchSize, func(r *Records) error {
+		n, err := to.Import(ctx, r)
+		if err != nil {
+			return err
+		}
+		rep.Copied = rep.Copied.add(r.Count())
+		rep.Changed += n
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	held, err := to.Counts(ctx)
+	if err != nil {
+		return rep, err
+	}
+	want := rep.Copied.kinds()
+	for i, got := range held.kinds() {
+		if got.n != want[i].n {
+			return rep, core.Errorf(core.EConflict,
+				"After the copy the destination holds %d %s, the source %d: it held other records before. Copy into an empty store.",
+				got.n, got.name, want[i].n)
+		}
+	}
+	return rep, nil
+}

@@ -1,0 +1,278 @@
+package transfer_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/store/postgres"
+	"github.com/sendlater/sendlater/store/postgres/pgtest"
+	"github.com/sendlater/sendlater/store/storetest"
+	"github.com/sendlater/sendlater/store/transfer"
+)
+
+var ctx = context.Background()
+
+func must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func openBolt(tb testing.TB, key []byte) *bolt.DB {
+	tb.Helper()
+	db, err := bolt.Open(filepath.Join(tb.TempDir(), "sendlater.db"), bolt.Options{Key: key, NoSync: true})
+	must(tb, err)
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func openPostgres(tb testing.TB, key []byte) *postgres.DB {
+	tb.Helper()
+	db, err := postgres.Open(ctx, pgtest.URL(tb), postgres.Options{Key: key})
+	must(tb, err)
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// fill stores an installation of every kind of record: authors with 10,000
+// messages in every state, sessions with rotated refresh tokens, access
+// tokens, action codes, contact submissions, refusals, webhook calls and
+// secrets. It returns how many of each.
+func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
+	tb.Helper()
+	clock := core.NewManualClock(storetest.Epoch.Add(1234567 * time.Nanosecond)) // not whole: times must survive to the nanosecond
+	s := storetest.Stores{Users: db, Messages: db, Sessions: db, Tokens: db, ActionCodes: db, Contacts: db, Delivery: db, Clock: clock}
+	const authors = 50
+	var c transfer.Counts
+	for i := range authors {
+		u := storetest.MustCreateUser(tb, s, fmt.Sprintf("author%d@example.com", i))
+		x := storetest.MustCreateSession(tb, s, u.ID)
+		_, err := db.UpdateSession(ctx, x.ID, func(x *core.Session) error {
+			x.RotatedHashes = append(x.RotatedHashes, x.RefreshHash)
+			x.RefreshHash = core.HashSecret(core.NewSecret())
+			return nil
+		})
+		must(tb, err)
+		storetest.MustCreateAccessToken(tb, s, u.ID, "cli")
+		must(tb, db.CreateActionCode(ctx, &core.ActionCode{Hash: core.HashSecret(core.NewSecret()), Mode: core.ModeVerifyEmail,
+			UserID: u.ID, Email: u.Email, CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(72 * time.Hour)}))
+		must(tb, db.SetWebhookSecret(ctx, u.ID, "whsec_"+u.ID))
+		c.Users++
+		c.Sessions++
+		c.AccessTokens++
+		c.ActionCodes++
+		c.WebhookSecrets++
+	}
+	must(tb, db.CreateActionCode(ctx, &core.ActionCode{Hash: "never-expires", Mode: core.ModeRecoverEmail, UserID: "gone"}))
+	c.ActionCodes++
+	users, _, err := db.ListUsers(ctx, core.UserFilter{})
+	must(tb, err)
+	// Created by concurrent writers, as requests would be: bbolt commits
+	// them together.
+	ms := make([]*core.Message, messages)
+	var wg sync.WaitGroup
+	const writers = 32
+	for w := range writers {
+		wg.Go(func() {
+			for i := w; i < messages; i += writers {
+				ms[i] = core.NewMessage(users[i%authors].ID, core.MessageInput{
+					Title: fmt.Sprintf("Letter %d", i), Name: "Grace", Recipient: fmt.Sprintf("grace%d@example.com", i),
+					Body:     fmt.Sprintf("Dear Grace, letter %d.", i),
+					Interval: []core.Interval{core.Interval1M, core.Interval6M, core.Interval12M}[i%3],
+				}, clock.Now().Add(time.Duration(i)*time.Second), time.UTC)
+				if err := db.CreateMessage(ctx, ms[i], nil); err != nil {
+					tb.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if tb.Failed() {
+		tb.FailNow()
+	}
+	clock.Add(time.Duration(messages) * time.Second)
+	for i, m := range ms {
+		c.Messages++
+		switch i % 10 {
+		case 1: // delivered, its webhook call pending with a failure
+			_, err := db.SettleMessage(ctx, m.ID, func(m *core.Message) (*core.WebhookCall, error) {
+				m.Status, m.DeliveredAt, m.EmailMessageID = core.StatusDelivered, clock.Now(), "id"+m.ID+"@x"
+				return &core.WebhookCall{MessageID: m.ID, Owner: m.Owner, URL: "https://hooks.example/" + m.ID,
+					Recipient: m.Recipient, DeliveredAt: clock.Now(), Attempts: 2, NextAttemptAt: clock.Now(),
+					LastError: "503 from hooks.example"}, nil
+			})
+			must(tb, err)
+			c.WebhookCalls++
+		case 2: // a temporary failure
+			_, err := db.UpdateMessage(ctx, m.ID, func(m *core.Message) error {
+				m.Attempts, m.LastError, m.NextAttemptAt = 1, "421 "+m.Recipient+" try later", clock.Now().Add(time.Hour)
+				return nil
+			})
+			must(tb, err)
+		case 3: // paused
+			_, err := db.UpdateMessage(ctx, m.ID, func(m *core.Message) error { m.IsActive = false; return nil })
+			must(tb, err)
+		}
+	}
+	for i := range 20 {
+		must(tb, db.CreateContact(ctx, &core.ContactSubmission{Name: "Ada", Email: "ada@example.com",
+			Message: fmt.Sprintf("hello %d", i), CreatedAt: clock.Now().Add(time.Duration(i) * time.Minute)}))
+		must(tb, db.RefuseAddress(ctx, fmt.Sprintf("refuser%d@example.com", i), clock.Now()))
+		c.Contacts++
+		c.Refusals++
+	}
+	return c
+}
+
+// dump reads every record of a store.
+func dump(tb testing.TB, s transfer.Store) *transfer.Records {
+	tb.Helper()
+	all := &transfer.Records{}
+	must(tb, s.Export(ctx, 333, func(r *transfer.Records) error {
+		all.Users = append(all.Users, r.Users...)
+		all.Messages = append(all.Messages, r.Messages...)
+		all.Sessions = append(all.Sessions, r.Sessions...)
+		all.AccessTokens = append(all.AccessTokens, r.AccessTokens...)
+		all.ActionCodes = append(all.ActionCodes, r.ActionCodes...)
+		all.Contacts = append(all.Contacts, r.Contacts...)
+		all.Refusals = append(all.Refusals, r.Refusals...)
+		all.WebhookCalls = append(all.WebhookCalls, r.WebhookCalls...)
+		all.WebhookSecrets = append(all.WebhookSecrets, r.WebhookSecrets...)
+		return nil
+	}))
+	return all
+}
+
+// sameRecords fails unless a and b hold the same records, byte for byte
+// and to the nanosecond.
+func sameRecords(tb testing.TB, what string, a, b *transfer.Records) {
+	tb.Helper()
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	for i := range va.NumField() {
+		fa, fb := va.Field(i), vb.Field(i)
+		if fa.Len() != fb.Len() {
+			tb.Fatalf("%s: %d %s, want %d", what, fb.Len(), va.Type().Field(i).Name, fa.Len())
+		}
+		for j := range fa.Len() {
+			if !reflect.DeepEqual(fa.Index(j).Interface(), fb.Index(j).Interface()) {
+				tb.Fatalf("%s: %s[%d] differs:\n got %+v\nwant %+v", what, va.Type().Field(i).Name, j,
+					fb.Index(j).Elem().Interface(), fa.Index(j).Elem().Interface())
+			}
+		}
+	}
+}
+
+func wantReport(tb testing.TB, what string, rep transfer.Report, err error, copied transfer.Counts, changed int) {
+	tb.Helper()
+	must(tb, err)
+	if rep.Copied != copied || rep.Changed != changed {
+		tb.Fatalf("%s: copied %+v, %d changed; want %+v, %d changed", what, rep.Copied, rep.Changed, copied, changed)
+	}
+}
+
+func total(c transfer.Counts) int {
+	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.WebhookCalls + c.WebhookSecrets
+}
+
+// An installation of 10,000 messages moves bolt -> postgres -> bolt with
+// nothing lost: every record of the last store equals the first's, sealed
+// bytes and all, and every message opens to the same text. Each copy run
+// again changes nothing.
+func TestRoundTrip(t *testing.T) {
+	key := pgtest.Key
+	src := openBolt(t, key)
+	counts := fill(t, src, 10000)
+	pg := openPostgres(t, key)
+	back := openBolt(t, key)
+
+	rep, err := transfer.Copy(ctx, src, pg)
+	wantReport(t, "bolt -> postgres", rep, err, counts, total(counts))
+	rep, err = transfer.Copy(ctx, src, pg)
+	wantReport(t, "bolt -> postgres again", rep, err, counts, 0)
+	rep, err = transfer.Copy(ctx, pg, back)
+	wantReport(t, "postgres -> bolt", rep, err, counts, total(counts))
+	rep, err = transfer.Copy(ctx, pg, back)
+	wantReport(t, "postgres -> bolt again", rep, err, counts, 0)
+
+	want := dump(t, src)
+	sameRecords(t, "postgres", want, dump(t, pg))
+	sameRecords(t, "bolt after the round trip", want, dump(t, back))
+	must(t, back.Check())
+
+	// Through the stores' own reads: the same messages, opened, in the
+	// same order, and the same indexes.
+	for _, s := range []interface {
+		core.MessageStore
+		core.DeliveryStore
+	}{pg, back} {
+		ms, n, err := s.ListMessages(ctx, core.MessageFilter{})
+		must(t, err)
+		orig, _, err := src.ListMessages(ctx, core.MessageFilter{})
+		must(t, err)
+		if n != counts.Messages || !reflect.DeepEqual(ms, orig) {
+			t.Fatalf("%T: the opened messages differ from the source's", s)
+		}
+		far := storetest.Epoch.AddDate(2, 0, 0)
+		for _, due := range []func(core.MessageStore) ([]*core.Message, error){
+			func(s core.MessageStore) ([]*core.Message, error) { return s.DueMessages(ctx, far, 0) },
+			func(s core.MessageStore) ([]*core.Message, error) { return s.DueReminders(ctx, far, 0) },
+		} {
+			got, err := due(s)
+			must(t, err)
+			wantDue, err := due(src)
+			must(t, err)
+			if len(got) == 0 || !reflect.DeepEqual(got, wantDue) {
+				t.Fatalf("%T: %d due, want the source's %d", s, len(got), len(wantDue))
+			}
+		}
+		refused, err := s.AddressRefused(ctx, "REFUSER7@example.com")
+		must(t, err)
+		secret, err := s.WebhookSecret(ctx, ms[0].Owner)
+		must(t, err)
+		if !refused || secret != "whsec_"+ms[0].Owner {
+			t.Fatalf("%T: refused %v, secret %q", s, refused, secret)
+		}
+	}
+}
+
+// Sealed bytes cannot be copied into a store with another key; nothing is
+// written.
+func TestCopyRefusesAnotherKey(t *testing.T) {
+	src := openBolt(t, pgtest.Key)
+	fill(t, src, 10)
+	dst := openPostgres(t, bytes.Repeat([]byte{0x17}, 32))
+	_, err := transfer.Copy(ctx, src, dst)
+	if core.ErrorCode(err) != core.EInvalid {
+		t.Fatalf("Copy with another key: %v", err)
+	}
+	c, err := dst.Counts(ctx)
+	must(t, err)
+	if c != (transfer.Counts{}) {
+		t.Fatalf("the refused copy wrote %+v", c)
+	}
+}
+
+// A destination that held other records fails the final count check, with
+// a sentence saying so.
+func TestCopyVerifiesCounts(t *testing.T) {
+	src := openPostgres(t, pgtest.Key)
+	u := &core.User{Email: "ada@example.com"}
+	must(t, src.CreateUser(ctx, u))
+	dst := openBolt(t, pgtest.Key)
+	must(t, dst.CreateUser(ctx, &core.User{Email: "someone-else@example.com"}))
+	_, err := transfer.Copy(ctx, src, dst)
+	if core.ErrorCode(err) != core.EConflict || core.ErrorMessage(err) !=
+		"After the copy the destination holds 2 users, the source 1: it held other records before. Copy into an empty store." {
+		t.Fatalf("Copy into a used store: %v", err)
+	}
+}
