@@ -94,6 +94,21 @@ func URL(tb testing.TB) string {
 	schema := "t_" + strings.ToLower(core.RandomString(16))
 	Exec(tb, base, "create schema "+schema)
 	tb.Cleanup(func() { Exec(tb, base, "drop schema "+schema+" cascade") })
+	return schemaURL(tb, base, schema)
+}
+
+// KeptURL returns the URL of the schema named schema, created when absent
+// and kept after the test: for benchmark fixtures that take minutes to
+// build. Drop it by hand to rebuild.
+func KeptURL(tb testing.TB, schema string) string {
+	tb.Helper()
+	base := baseURL(tb)
+	Exec(tb, base, "create schema if not exists "+pgx.Identifier{schema}.Sanitize())
+	return schemaURL(tb, base, schema)
+}
+
+func schemaURL(tb testing.TB, base, schema string) string {
+	tb.Helper()
 	u, err := url.Parse(base)
 	if err != nil {
 		tb.Fatalf("%s is not a URL: %v", EnvURL, err)
