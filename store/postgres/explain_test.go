@@ -229,28 +229,28 @@ func ignoreNotFound(err error) error {
 	return err
 }
 
-// explain returns the plan PostgreSQL makes for a recorded statement with
-// its arguments.
+// explain returns the plans PostgreSQL makes for a recorded statement with
+// its arguments: the custom plan of these arguments and the generic plan a
+// prepared statement may switch to after five runs.
 func explain(tb testing.TB, pool *pgxpool.Pool, st pgx.TraceQueryStartData) string {
 	tb.Helper()
-	var lines []string
-	err := pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(context.Background(), "set local enable_seqscan = off"); err != nil {
-			return err
-		}
-		rows, err := tx.Query(context.Background(), "explain "+st.SQL, st.Args...)
-		if err != nil {
-			return err
-		}
-		lines, err = pgx.CollectRows(rows, pgx.RowTo[string])
-		return err
-	})
-	if err != nil {
-		tb.Fatalf("explain %s: %v", st.SQL, err)
-	}
 	var b bytes.Buffer
-	for _, l := range lines {
-		b.WriteString(l + "\n")
+	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+		err := pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(context.Background(), "set local enable_seqscan = off; set local plan_cache_mode = "+mode); err != nil {
+				return err
+			}
+			rows, err := tx.Query(context.Background(), "explain "+st.SQL, st.Args...)
+			if err != nil {
+				return err
+			}
+			lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			fmt.Fprintf(&b, "%s:\n%s\n", mode, strings.Join(lines, "\n"))
+			return err
+		})
+		if err != nil {
+			tb.Fatalf("explain %s: %v", st.SQL, err)
+		}
 	}
 	return b.String()
 }

@@ -24,20 +24,21 @@ const (
 	messageColumns       = `id, ` + plainMessageColumns + `, ` + sealedMessageColumns
 )
 
-// scanSealedMessage reads a row of messageColumns without opening it.
-func scanSealedMessage(row pgx.Row, sm *seal.Message) error {
+// scanSealedMessage reads a row of messageColumns, then of more columns into
+// more, without opening it.
+func scanSealedMessage(row pgx.Row, sm *seal.Message, more ...any) error {
 	m := &sm.Plain
-	return row.Scan(&m.ID, &m.Owner, &m.Interval, at(&m.SendDate), &m.IsActive, &m.PostponeCode, &m.Featured,
+	return row.Scan(append([]any{&m.ID, &m.Owner, &m.Interval, at(&m.SendDate), &m.IsActive, &m.PostponeCode, &m.Featured,
 		&m.WebhookURL, at(&m.CreatedAt), at(&m.UpdatedAt), &m.Status, &m.RemindersSent, at(&m.ReminderSentAt),
 		at(&m.DeliveredAt), &m.Attempts, at(&m.NextAttemptAt), at(&m.LeaseUntil), &m.EmailMessageID,
 		at(&m.DueAt), at(&m.RemindAt),
-		&sm.Title, &sm.Name, &sm.Recipient, &sm.Body, &sm.LastError)
+		&sm.Title, &sm.Name, &sm.Recipient, &sm.Body, &sm.LastError}, more...)...)
 }
 
-// scanMessage reads and opens a row of messageColumns.
-func (s *DB) scanMessage(row pgx.Row) (*core.Message, error) {
+// scanMessage reads and opens a row of messageColumns (and more).
+func (s *DB) scanMessage(row pgx.Row, more ...any) (*core.Message, error) {
 	var sm seal.Message
-	err := scanSealedMessage(row, &sm)
+	err := scanSealedMessage(row, &sm, more...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, errMessageNotFound()
 	}
@@ -110,33 +111,31 @@ func (s *DB) FindMessageByID(ctx context.Context, id string) (*core.Message, err
 }
 
 // ListMessages lists one owner's messages, or everyone's when f.Owner is
-// empty, newest first, with the total before paging: an index seek and a
-// count of the owner's index entries, from one snapshot.
+// empty, newest first, with the total before paging: one statement (one
+// snapshot, one round trip) that seeks the index for the page and counts
+// the owner's index entries once.
 func (s *DB) ListMessages(ctx context.Context, f core.MessageFilter) ([]*core.Message, int, error) {
-	msgs := []*core.Message{}
-	total := 0
-	err := s.view(ctx, func(tx pgx.Tx) error {
-		where, args, paging := "", []any{}, " limit $1 offset $2"
-		if f.Owner != "" {
-			where, args, paging = "where owner = $1", []any{f.Owner}, " limit $2 offset $3"
-		}
-		if err := tx.QueryRow(ctx, "select count(*) from messages "+where, args...).Scan(&total); err != nil {
-			return err
-		}
-		if total == 0 {
-			return nil
-		}
-		page, err := s.collectMessages(tx.Query(ctx, "select "+messageColumns+" from messages "+where+
-			" order by created_at desc, id"+paging, append(args, limitArg(f.Limit), max(f.Offset, 0))...))
-		if page != nil {
-			msgs = page
-		}
-		return err
-	})
-	if err != nil {
-		return nil, 0, err
+	where, args, paging := "", []any{}, " limit $1 offset $2"
+	if f.Owner != "" {
+		where, args, paging = " where owner = $1", []any{f.Owner}, " limit $2 offset $3"
 	}
-	return msgs, total, nil
+	rows, err := s.pool.Query(ctx, "select "+messageColumns+", (select count(*) from messages"+where+") from messages"+
+		where+" order by created_at desc, id"+paging, append(args, limitArg(f.Limit), max(f.Offset, 0))...)
+	if err != nil {
+		return nil, 0, wrapErr(err)
+	}
+	total := 0
+	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*core.Message, error) { return s.scanMessage(row, &total) })
+	if err != nil {
+		return nil, 0, wrapErr(err)
+	}
+	if len(msgs) == 0 {
+		msgs = []*core.Message{}
+		if f.Offset > 0 { // a page past the end: the total is not in a row
+			err = s.pool.QueryRow(ctx, "select count(*) from messages"+where, args...).Scan(&total)
+		}
+	}
+	return msgs, total, wrapErr(err)
 }
 
 // CountMessages counts the owner's messages (an index-only scan).
