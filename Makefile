@@ -77,6 +77,7 @@ tools:
 ## bench: the benchmarks of docs/benchmarks.md
 bench:
 	$(GO) test ./store/bolt -run '^$$' -bench . -benchtime 2s
+	$(GO) test ./store/postgres -run '^$$' -bench . -benchtime 2s
 	$(GO) test ./core -run '^$$' -bench 'DeliveryThroughput|SchedulerLateness' -benchtime 2x
 	$(GO) test ./web -run '^$$' -bench . -benchtime 2s
 	$(GO) build -o bin/sendlater ./cmd/sendlater
