@@ -190,9 +190,9 @@ func total(c transfer.Counts) int {
 // again changes nothing.
 func TestRoundTrip(t *testing.T) {
 	key := pgtest.Key
+	pg := openPostgres(t, key) // first: without a server the test skips before the fill
 	src := openBolt(t, key)
 	counts := fill(t, src, 10000)
-	pg := openPostgres(t, key)
 	back := openBolt(t, key)
 
 	rep, err := transfer.Copy(ctx, src, pg)
@@ -248,9 +248,9 @@ func TestRoundTrip(t *testing.T) {
 // Sealed bytes cannot be copied into a store with another key; nothing is
 // written.
 func TestCopyRefusesAnotherKey(t *testing.T) {
+	dst := openPostgres(t, bytes.Repeat([]byte{0x17}, 32))
 	src := openBolt(t, pgtest.Key)
 	fill(t, src, 10)
-	dst := openPostgres(t, bytes.Repeat([]byte{0x17}, 32))
 	_, err := transfer.Copy(ctx, src, dst)
 	if core.ErrorCode(err) != core.EInvalid {
 		t.Fatalf("Copy with another key: %v", err)
