@@ -72,7 +72,7 @@ func buildFixture(db *postgres.DB) error {
 		return err
 	}
 	batch.Users = nil
-	reminders := []time.Duration{core.ReminderLeadTime}
+	reminders := core.DefaultReminders
 	for i := range storetest.FixtureTotal {
 		m := storetest.FixtureMessage(i)
 		m.Reschedule(reminders)

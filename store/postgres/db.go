@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -28,10 +27,9 @@ type Options struct {
 	// Key is the 32-byte AES-256 key that seals message contents: the same
 	// key as the bbolt store's, so sealed bytes move between them.
 	Key []byte
-	// Reminders are the reminder offsets before sendDate, largest first,
-	// handed to Message.Reschedule. Default: one reminder core.ReminderLeadTime
-	// ahead.
-	Reminders []time.Duration
+	// Reminders are the reminder offsets (core.NewReminders), handed to
+	// Message.Reschedule. Default: core.DefaultReminders.
+	Reminders core.Reminders
 }
 
 // DB is the PostgreSQL store. It implements core.UserStore,
@@ -41,7 +39,7 @@ type Options struct {
 type DB struct {
 	pool      *pgxpool.Pool
 	seal      *seal.Sealer
-	reminders []time.Duration
+	reminders core.Reminders
 	where     string // database and schema, for messages to operators
 
 	watchers watch.Hub
@@ -73,7 +71,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	if opts.Reminders == nil {
-		opts.Reminders = []time.Duration{core.ReminderLeadTime}
+		opts.Reminders = core.DefaultReminders
 	}
 	cfg, err := parseConfig(url)
 	if err != nil {

@@ -28,7 +28,7 @@ func newDelivery(tb testing.TB, db *postgres.DB, srv *smtptest.Server, clock cor
 	must(tb, err)
 	return &core.Delivery{
 		Messages: db, Users: db, Store: db, Mailer: m, Emails: emails, Clock: clock,
-		BaseURL: "http://sendlater.test", Reminders: []time.Duration{core.ReminderLeadTime}, Concurrency: 4,
+		BaseURL: "http://sendlater.test", Reminders: core.DefaultReminders, Concurrency: 4,
 		Logger: slog.New(slog.DiscardHandler),
 	}
 }

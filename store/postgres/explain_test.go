@@ -76,7 +76,7 @@ func TestHotQueriesSeekIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &DB{pool: pool, seal: sealer, reminders: []time.Duration{core.ReminderLeadTime}}
+	s := &DB{pool: pool, seal: sealer, reminders: core.DefaultReminders}
 	if err := s.start(ctx); err != nil {
 		t.Fatal(err)
 	}

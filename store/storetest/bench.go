@@ -119,7 +119,7 @@ func BenchPassNoneDue(b *testing.B, s Stores) {
 	sent := &mailertest.Mailer{}
 	d := &core.Delivery{
 		Messages: s.Messages, Users: s.Users, Store: s.Delivery, Mailer: sent, Clock: core.NewManualClock(FixtureStart),
-		Reminders: []time.Duration{core.ReminderLeadTime}, Logger: slog.New(slog.DiscardHandler),
+		Reminders: core.DefaultReminders, Logger: slog.New(slog.DiscardHandler),
 		Webhooks: noWebhooks{},
 	}
 	for b.Loop() {
