@@ -50,6 +50,7 @@ var migrations = []migration{
 	createBuckets,
 	createDeliveryBuckets, // delivery.go
 	indexSessionExpiry,    // sessions.go
+	createBillingBuckets,  // billing.go
 }
 
 // createBuckets is version 1.

@@ -29,6 +29,9 @@ func (s *DB) CreateUser(ctx context.Context, u *core.User) error {
 		if err := indexEmail(tx, u.ID, "", u.Email); err != nil {
 			return err
 		}
+		if err := indexCustomer(tx, u.ID, "", u.StripeCustomerID); err != nil {
+			return err
+		}
 		return putUser(tx, u)
 	})
 }
@@ -68,7 +71,7 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 		if u, err = findUser(tx, id); err != nil {
 			return err
 		}
-		oldEmail := u.Email
+		oldEmail, oldCustomer := u.Email, u.StripeCustomerID
 		if err := fn(u); err != nil {
 			return err
 		}
@@ -76,6 +79,9 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 			return core.Errorf(core.EInvalid, "A user's id cannot change.")
 		}
 		if err := indexEmail(tx, id, oldEmail, u.Email); err != nil {
+			return err
+		}
+		if err := indexCustomer(tx, id, oldCustomer, u.StripeCustomerID); err != nil {
 			return err
 		}
 		return putUser(tx, u)
@@ -111,6 +117,9 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 			}
 		}
 		if err := indexEmail(tx, id, u.Email, ""); err != nil {
+			return err
+		}
+		if err := indexCustomer(tx, id, u.StripeCustomerID, ""); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketWebhookSecrets).Delete([]byte(id)); err != nil {

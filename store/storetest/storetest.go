@@ -24,6 +24,8 @@ type Stores struct {
 	Contacts    core.ContactStore
 	// Delivery is the delivery pass's store; nil skips its tests.
 	Delivery core.DeliveryStore
+	// Billing is billing's store; nil skips its tests.
+	Billing core.BillingStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -70,6 +72,8 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"SettleMessage", needsDelivery(testSettleMessage)},
 		{"Refusals", needsDelivery(testRefusals)},
 		{"WebhookSecrets", needsDelivery(testWebhookSecrets)},
+		{"BillingCustomers", needsBilling(testBillingCustomers)},
+		{"BillingEvents", needsBilling(testBillingEvents)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

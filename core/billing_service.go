@@ -1,0 +1,355 @@
+package core
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+)
+
+// BillingService sells plans through a PaymentProvider: checkout, the billing
+// portal, webhooks and the operator's sync. The user who acts is the identity
+// in ctx. A user's plan is never taken from an event's body: every change
+// re-reads the customer's subscriptions from the provider, so events that
+// come late, twice or out of order store the provider's state of now.
+type BillingService struct {
+	Users    UserStore
+	Billing  BillingStore
+	Provider PaymentProvider
+	Prices   PriceMap
+	Clock    Clock
+	BaseURL  string // e.g. https://sendlater.example, without a trailing slash
+	Logger   *slog.Logger
+
+	locks keyedMutex
+}
+
+// CheckoutRequest is what the pricing page sends: a plan or a price, and
+// optionally where to come back to (on this site only).
+type CheckoutRequest struct {
+	PlanID     PlanID
+	PriceID    string
+	SuccessURL string
+	CancelURL  string
+}
+
+func (s *BillingService) log() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
+
+func (s *BillingService) baseURL() string { return strings.TrimRight(s.BaseURL, "/") }
+
+// currentUser returns the user of the identity in ctx.
+func (s *BillingService) currentUser(ctx context.Context) (*User, error) {
+	id := IdentityFrom(ctx)
+	if id == nil {
+		return nil, errInvalidToken()
+	}
+	u, err := s.Users.FindUserByID(ctx, id.UserID)
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	return u, nil
+}
+
+// Checkout starts a subscription checkout with the purchase rules of SPEC.md
+// section 4: a user whose plan is active manages it in the billing portal,
+// the Free plan needs no purchase, and Business without a configured price
+// is arranged through the contact page.
+func (s *BillingService) Checkout(ctx context.Context, in CheckoutRequest) (*CheckoutSession, error) {
+	plan, price, err := s.resolvePrice(in)
+	if err != nil {
+		return nil, err
+	}
+	f := map[string]string{}
+	success := s.ownURL(f, "successUrl", in.SuccessURL, "/dashboard?paid=true")
+	cancel := s.ownURL(f, "cancelUrl", in.CancelURL, "/pricing")
+	if err := ValidationError(f); err != nil {
+		return nil, err
+	}
+	u, err := s.currentUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if SubscriptionActive(u.StripeSubscriptionStatus) {
+		return nil, Errorf(EAlreadySubscribed, "Your %s plan is active: change it from the billing portal.", planName(s.Prices.PlanFor(u.StripePriceID)))
+	}
+	switch {
+	case plan == PlanStarter:
+		return nil, Errorf(ENothingToBuy, "The Free plan needs no purchase.")
+	case price == "":
+		return nil, Errorf(EContactUs, "The %s plan is arranged with us: please write to us from the contact page.", planName(plan))
+	}
+	customer, err := s.customer(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return s.Provider.CreateCheckoutSession(ctx, CheckoutInput{
+		CustomerID: customer, PriceID: price, UserID: u.ID, SuccessURL: success, CancelURL: cancel,
+	})
+}
+
+// resolvePrice finds the plan and its configured price from a plan id or a
+// price id. A known plan without a configured price has price "".
+func (s *BillingService) resolvePrice(in CheckoutRequest) (PlanID, string, error) {
+	if in.PriceID != "" {
+		plan, ok := s.Prices[in.PriceID]
+		if !ok {
+			return "", "", ValidationError(map[string]string{"priceId": "The price is not one of this site's plans"})
+		}
+		return plan, in.PriceID, nil
+	}
+	if _, ok := FindPlan(in.PlanID); !ok {
+		return "", "", ValidationError(map[string]string{"planId": "The plan must be starter, pro or business"})
+	}
+	for price, plan := range s.Prices {
+		if plan == in.PlanID {
+			return plan, price, nil
+		}
+	}
+	return in.PlanID, "", nil
+}
+
+// ownURL returns raw when it is on this site, the default path when raw is
+// empty, and notes a field error otherwise.
+func (s *BillingService) ownURL(f map[string]string, field, raw, defaultPath string) string {
+	if raw == "" {
+		return s.baseURL() + defaultPath
+	}
+	if len(raw) > MaxPictureURLLen || !SameOrigin(s.baseURL(), raw) {
+		f[field] = "The address must be on this site (" + s.baseURL() + ")"
+	}
+	return raw
+}
+
+func planName(id PlanID) string {
+	p, _ := FindPlan(id)
+	return p.Name
+}
+
+// customer returns the user's provider customer, creating it the first time.
+// The idempotency key makes concurrent first checkouts create one customer,
+// and the first one stored stays.
+func (s *BillingService) customer(ctx context.Context, u *User) (string, error) {
+	if u.StripeCustomerID != "" {
+		return u.StripeCustomerID, nil
+	}
+	id, err := s.Provider.CreateCustomer(ctx, CustomerInput{
+		UserID: u.ID, Email: u.Email, Name: u.Name, IdempotencyKey: "sendlater-customer-" + u.ID,
+	})
+	if err != nil {
+		return "", err
+	}
+	u, err = s.Users.UpdateUser(ctx, u.ID, func(u *User) error {
+		if u.StripeCustomerID == "" {
+			u.StripeCustomerID = id
+			u.UpdatedAt = s.Clock.Now()
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return u.StripeCustomerID, nil
+}
+
+// Portal returns the URL of the user's billing portal, which sends them back
+// to returnURL (on this site; default /settings/general).
+func (s *BillingService) Portal(ctx context.Context, returnURL string) (string, error) {
+	f := map[string]string{}
+	back := s.ownURL(f, "returnUrl", returnURL, "/settings/general")
+	if err := ValidationError(f); err != nil {
+		return "", err
+	}
+	u, err := s.currentUser(ctx)
+	if err != nil {
+		return "", err
+	}
+	if u.StripeCustomerID == "" {
+		return "", Errorf(EBillingNoCustomer, "You have no subscription to manage yet: choose a plan first.")
+	}
+	return s.Provider.CreatePortalSession(ctx, u.StripeCustomerID, back)
+}
+
+// HandleWebhook verifies and applies one webhook delivery. An event seen
+// before is ignored; one that changes a subscription re-reads the customer's
+// subscriptions and stores the current one. Its id is recorded only once it
+// is applied, so an error here (answered 5xx) makes the provider retry it.
+func (s *BillingService) HandleWebhook(ctx context.Context, payload []byte, signature string) error {
+	ev, err := s.Provider.ParseWebhook(payload, signature)
+	if err != nil {
+		return err
+	}
+	seen, err := s.Billing.BillingEventSeen(ctx, ev.ID)
+	if err != nil || seen {
+		return err
+	}
+	if ev.changesSubscription() {
+		if err := s.applyEvent(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return s.Billing.RecordBillingEvent(ctx, ev.ID, s.Clock.Now())
+}
+
+// applyEvent finds the event's user and syncs them. A customer that is no
+// user of ours (another application on the same account) is logged and
+// left alone.
+func (s *BillingService) applyEvent(ctx context.Context, ev *BillingEvent) error {
+	u, err := s.eventUser(ctx, ev)
+	if ErrorCode(err) == EUserNotFound {
+		s.log().Warn("billing event for an unknown customer", "event", ev.ID, "type", ev.Type, "customer", ev.CustomerID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	change, err := s.sync(ctx, u)
+	if err != nil {
+		return err
+	}
+	if change.Changed() {
+		s.log().Info("subscription changed", "event", ev.ID, "type", ev.Type, "uid", u.ID,
+			"price", change.PriceID, "status", change.Status)
+	}
+	return nil
+}
+
+// eventUser finds the user of the event's customer, or for a checkout the
+// user it was started for, whose customer it then becomes.
+func (s *BillingService) eventUser(ctx context.Context, ev *BillingEvent) (*User, error) {
+	if ev.CustomerID == "" {
+		return nil, Errorf(EUserNotFound, "The event names no customer.")
+	}
+	u, err := s.Billing.FindUserByStripeCustomer(ctx, ev.CustomerID)
+	if ErrorCode(err) != EUserNotFound || ev.ClientReference == "" {
+		return u, err
+	}
+	return s.Users.UpdateUser(ctx, ev.ClientReference, func(u *User) error {
+		if u.StripeCustomerID != "" && u.StripeCustomerID != ev.CustomerID {
+			return Errorf(EUserNotFound, "The checkout's user has another customer.")
+		}
+		u.StripeCustomerID = ev.CustomerID
+		u.UpdatedAt = s.Clock.Now()
+		return nil
+	})
+}
+
+// BillingChange is what a sync found for one user.
+type BillingChange struct {
+	UserID, Email             string
+	CustomerID                string
+	OldPriceID, OldStatus     string
+	PriceID, Status           string
+	OldPlan, Plan             PlanID
+	OldPlanActive, PlanActive bool
+}
+
+// Changed reports whether the price or the status changed.
+func (c BillingChange) Changed() bool {
+	return c.OldPriceID != c.PriceID || c.OldStatus != c.Status
+}
+
+// sync re-reads the user's subscriptions and stores the current one. It runs
+// one at a time per user, so a slower read can never overwrite a newer one.
+// A customer without any subscription keeps what it has (an operator's
+// grant, say).
+func (s *BillingService) sync(ctx context.Context, u *User) (BillingChange, error) {
+	unlock := s.locks.lock(u.ID)
+	defer unlock()
+	c := BillingChange{UserID: u.ID, Email: u.Email, CustomerID: u.StripeCustomerID}
+	subs, err := s.Provider.Subscriptions(ctx, u.StripeCustomerID)
+	if err != nil {
+		return c, err
+	}
+	price, status, found := CurrentSubscription(subs, s.Prices)
+	u, err = s.Users.UpdateUser(ctx, u.ID, func(u *User) error {
+		c.OldPriceID, c.OldStatus = u.StripePriceID, u.StripeSubscriptionStatus
+		if found && (u.StripePriceID != price || u.StripeSubscriptionStatus != status) {
+			u.StripePriceID, u.StripeSubscriptionStatus = price, status
+			u.UpdatedAt = s.Clock.Now()
+		}
+		return nil
+	})
+	if err != nil {
+		return c, err
+	}
+	c.PriceID, c.Status = u.StripePriceID, u.StripeSubscriptionStatus
+	c.OldPlan, c.OldPlanActive = s.Prices.PlanFor(c.OldPriceID), SubscriptionActive(c.OldStatus)
+	c.Plan, c.PlanActive = s.Prices.PlanFor(c.PriceID), SubscriptionActive(c.Status)
+	return c, nil
+}
+
+// Sync re-reads the subscriptions of one user (id or email) or, with "", of
+// every user with a customer, and returns what it found for each. It stops
+// at the first failure, returning what it did so far.
+func (s *BillingService) Sync(ctx context.Context, idOrEmail string) ([]BillingChange, error) {
+	var users []*User
+	if idOrEmail != "" {
+		u, err := (&AdminService{Users: s.Users}).FindUser(ctx, idOrEmail)
+		if err != nil {
+			return nil, err
+		}
+		if u.StripeCustomerID == "" {
+			return nil, Errorf(EBillingNoCustomer, "%s has no Stripe customer.", u.Email)
+		}
+		users = []*User{u}
+	} else {
+		all, _, err := s.Users.ListUsers(ctx, UserFilter{})
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range all {
+			if u.StripeCustomerID != "" {
+				users = append(users, u)
+			}
+		}
+	}
+	var out []BillingChange
+	for _, u := range users {
+		c, err := s.sync(ctx, u)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// keyedMutex is a mutex per key, held only while in use.
+type keyedMutex struct {
+	mu    sync.Mutex
+	locks map[string]*keyedLock
+}
+
+type keyedLock struct {
+	sync.Mutex
+	users int
+}
+
+// lock locks key and returns its unlock.
+func (k *keyedMutex) lock(key string) func() {
+	k.mu.Lock()
+	if k.locks == nil {
+		k.locks = map[string]*keyedLock{}
+	}
+	l := k.locks[key]
+	if l == nil {
+		l = &keyedLock{}
+		k.locks[key] = l
+	}
+	l.users++
+	k.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		k.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(k.locks, key)
+		}
+		k.mu.Unlock()
+	}
+}
