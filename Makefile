@@ -70,7 +70,7 @@ test-go:
 	SENDLATER_REQUIRE_BROWSER=1 SENDLATER_SKIP_LOG=$$skipped $(GO) test -race -count=1 -timeout 15m ./...; \
 	status=$$?; sort -u $$skipped; rm -f $$skipped; exit $$status
 
-## tools: what the tests need that a fresh machine lacks (chromium)
+## tools: what the tests need that a fresh machine lacks (chromium, stripe-mock)
 tools:
 	@scripts/ensure-tools.sh
 
