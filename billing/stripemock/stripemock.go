@@ -130,4 +130,3 @@ func moduleRoot() string {
 		dir = parent
 	}
 }
-
