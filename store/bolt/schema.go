@@ -51,6 +51,7 @@ var migrations = []migration{
 	createDeliveryBuckets, // delivery.go
 	indexSessionExpiry,    // sessions.go
 	createBillingBuckets,  // billing.go
+	createLinkBuckets,     // links.go
 }
 
 // createBuckets is version 1.

@@ -22,18 +22,20 @@ func (s *DB) CreateUser(ctx context.Context, u *core.User) error {
 	if err := validID("user", u.ID); err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx *bbolt.Tx) error {
-		if tx.Bucket(bucketUsers).Get([]byte(u.ID)) != nil {
-			return core.Errorf(core.EConflict, "A user with this id already exists.")
-		}
-		if err := indexEmail(tx, u.ID, "", u.Email); err != nil {
-			return err
-		}
-		if err := indexCustomer(tx, u.ID, "", u.StripeCustomerID); err != nil {
-			return err
-		}
-		return putUser(tx, u)
-	})
+	return s.update(ctx, func(tx *bbolt.Tx) error { return createUser(tx, u) })
+}
+
+func createUser(tx *bbolt.Tx, u *core.User) error {
+	if tx.Bucket(bucketUsers).Get([]byte(u.ID)) != nil {
+		return core.Errorf(core.EConflict, "A user with this id already exists.")
+	}
+	if err := indexEmail(tx, u.ID, "", u.Email); err != nil {
+		return err
+	}
+	if err := indexCustomer(tx, u.ID, "", u.StripeCustomerID); err != nil {
+		return err
+	}
+	return putUser(tx, u)
 }
 
 func (s *DB) FindUserByID(ctx context.Context, id string) (*core.User, error) {
@@ -68,28 +70,34 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 	var u *core.User
 	err := s.update(ctx, func(tx *bbolt.Tx) error {
 		var err error
-		if u, err = findUser(tx, id); err != nil {
-			return err
-		}
-		oldEmail, oldCustomer := u.Email, u.StripeCustomerID
-		if err := fn(u); err != nil {
-			return err
-		}
-		if u.ID != id {
-			return core.Errorf(core.EInvalid, "A user's id cannot change.")
-		}
-		if err := indexEmail(tx, id, oldEmail, u.Email); err != nil {
-			return err
-		}
-		if err := indexCustomer(tx, id, oldCustomer, u.StripeCustomerID); err != nil {
-			return err
-		}
-		return putUser(tx, u)
+		u, err = updateUser(tx, id, fn)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return u, nil
+}
+
+func updateUser(tx *bbolt.Tx, id string, fn func(u *core.User) error) (*core.User, error) {
+	u, err := findUser(tx, id)
+	if err != nil {
+		return nil, err
+	}
+	oldEmail, oldCustomer := u.Email, u.StripeCustomerID
+	if err := fn(u); err != nil {
+		return nil, err
+	}
+	if u.ID != id {
+		return nil, core.Errorf(core.EInvalid, "A user's id cannot change.")
+	}
+	if err := indexEmail(tx, id, oldEmail, u.Email); err != nil {
+		return nil, err
+	}
+	if err := indexCustomer(tx, id, oldCustomer, u.StripeCustomerID); err != nil {
+		return nil, err
+	}
+	return u, putUser(tx, u)
 }
 
 // DeleteUser deletes the user with their messages, sessions and access
@@ -120,6 +128,9 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 			return err
 		}
 		if err := indexCustomer(tx, id, u.StripeCustomerID, ""); err != nil {
+			return err
+		}
+		if err := deleteUserLinks(tx, id); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketWebhookSecrets).Delete([]byte(id)); err != nil {

@@ -26,6 +26,8 @@ type Stores struct {
 	Delivery core.DeliveryStore
 	// Billing is billing's store; nil skips its tests.
 	Billing core.BillingStore
+	// Links is social sign-in's store; nil skips its tests.
+	Links core.ProviderLinkStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -74,6 +76,10 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"WebhookSecrets", needsDelivery(testWebhookSecrets)},
 		{"BillingCustomers", needsBilling(testBillingCustomers)},
 		{"BillingEvents", needsBilling(testBillingEvents)},
+		{"LinksCreateUser", needsLinks(testLinksCreateUser)},
+		{"LinksLinkAndUnlink", needsLinks(testLinksLinkAndUnlink)},
+		{"LinksUpdate", needsLinks(testLinksUpdate)},
+		{"LinksDeleteUser", needsLinks(testLinksDeleteUser)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

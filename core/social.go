@@ -1,0 +1,127 @@
+package core
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Social sign-in error codes (docs/identity.md).
+const (
+	// The provider's email belongs to an account the provider cannot vouch
+	// for: the owner signs in and links the provider from settings.
+	EAccountExists = "auth/account-exists-with-different-credential"
+	// The provider account is linked to another user.
+	ECredentialInUse = "auth/credential-already-in-use"
+	// The provider gave no email: the user is asked for one.
+	EEmailRequired = "auth/email-required"
+	// The email given for such a provider is not confirmed yet.
+	EEmailNotVerified = "auth/email-not-verified"
+	// Unlinking would leave no way to sign in.
+	ELastSignInMethod = "auth/last-sign-in-method"
+	// The provider's callback does not match a sign-in started here, or
+	// came back twice.
+	EInvalidState = "auth/invalid-oauth-state"
+	// The person declined at the provider.
+	EUserCancelled = "auth/user-cancelled"
+	// The provider answered with an error or could not confirm the sign-in.
+	EProviderFailed = "auth/provider-error"
+)
+
+// SocialProviders are the social sign-in providers, in the order the sign-in
+// page shows them.
+var SocialProviders = []string{ProviderGoogle, ProviderFacebook, ProviderTwitter, ProviderGitHub}
+
+// ProviderName is how a provider is called on screen.
+func ProviderName(id string) string {
+	switch id {
+	case ProviderGoogle:
+		return "Google"
+	case ProviderFacebook:
+		return "Facebook"
+	case ProviderTwitter:
+		return "X"
+	case ProviderGitHub:
+		return "GitHub"
+	case ProviderPassword:
+		return "password"
+	}
+	return id
+}
+
+func isSocialProvider(id string) bool {
+	for _, p := range SocialProviders {
+		if p == id {
+			return true
+		}
+	}
+	return false
+}
+
+// ProviderProfile is what a social provider says about the person who signed
+// in through it.
+type ProviderProfile struct {
+	Provider string
+	Subject  string // the provider's stable id of the account
+	Email    string // "" when the provider gives none (X)
+	// EmailVerified: the provider asserts that the person controls Email.
+	EmailVerified bool
+	Name          string
+	Picture       string
+}
+
+// Validate checks what the sign-in depends on and tidies the rest: an
+// invalid email is dropped (the person is then asked for one), as are a
+// picture that is no http(s) URL and a name that is no one-line name.
+func (p *ProviderProfile) Validate() error {
+	if !isSocialProvider(p.Provider) {
+		return Errorf(EProviderNotConfigured, "There is no sign-in provider %q.", p.Provider)
+	}
+	if p.Subject == "" || len(p.Subject) > 255 {
+		return Errorf(EInvalid, "The %s account has no usable id.", ProviderName(p.Provider))
+	}
+	if p.Email = NormalizeEmail(p.Email); !ValidEmail(p.Email) {
+		p.Email, p.EmailVerified = "", false
+	}
+	p.Name = strings.TrimSpace(p.Name)
+	f := map[string]string{}
+	if validateProfileName(f, p.Name, false); len(f) > 0 {
+		p.Name = ""
+	}
+	if p.Picture != "" && !validPictureURL(p.Picture) {
+		p.Picture = ""
+	}
+	return nil
+}
+
+// ProviderLink ties a provider account to a user.
+type ProviderLink struct {
+	Provider string
+	Subject  string
+	UserID   string
+	Email    string // the email the provider gave, "" when none
+	// PendingCodeHash is the hash of the email code sent when the link was
+	// made with an address the provider did not give; until that code is
+	// used, the link does not sign in. Empty once confirmed.
+	PendingCodeHash string
+	CreatedAt       time.Time
+}
+
+// ProviderLinkStore persists provider links. Each method is one transaction.
+// A provider account is linked to at most one user (else ECredentialInUse),
+// a user has at most one link per provider (else EConflict). Not found is
+// ENotFound.
+type ProviderLinkStore interface {
+	FindProviderLink(ctx context.Context, provider, subject string) (*ProviderLink, error)
+	// ListProviderLinks lists the user's links, oldest first.
+	ListProviderLinks(ctx context.Context, userID string) ([]*ProviderLink, error)
+	// CreateUserWithLink creates u (as UserStore.CreateUser) and l for it.
+	CreateUserWithLink(ctx context.Context, u *User, l *ProviderLink) error
+	// LinkProvider applies fn to the user l.UserID, given their links so
+	// far, and stores both the user and l; fn's error aborts.
+	LinkProvider(ctx context.Context, l *ProviderLink, fn func(u *User, links []*ProviderLink) error) (*User, error)
+	// UnlinkProvider applies fn to the user, given their links, and deletes
+	// their link of provider; fn's error aborts.
+	UnlinkProvider(ctx context.Context, userID, provider string, fn func(u *User, links []*ProviderLink) error) (*User, error)
+	UpdateProviderLink(ctx context.Context, provider, subject string, fn func(l *ProviderLink) error) (*ProviderLink, error)
+}

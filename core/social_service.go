@@ -1,0 +1,268 @@
+package core
+
+import (
+	"context"
+	"net/url"
+	"slices"
+)
+
+// SocialAuth signs people in with social providers, on top of Auth's
+// accounts and sessions. The provider's side (the OAuth flow, reading the
+// profile) is the oauth package's; this is what the profile means here.
+type SocialAuth struct {
+	Auth  *Auth
+	Links ProviderLinkStore
+}
+
+func errAccountExists() error {
+	return Errorf(EAccountExists, "An account with that email already exists; sign in and link it from settings.")
+}
+
+// SignIn signs in the user linked to the provider account, or makes one:
+//   - a linked account signs in (once its email code is used, when the
+//     provider gave no email);
+//   - an account with the profile's email is linked only when the provider
+//     asserts the email verified; otherwise EAccountExists;
+//   - without an email (X) the person is asked for one: EEmailRequired,
+//     then SignUpWithEmail;
+//   - otherwise a new account is made, its email verified when the provider
+//     says so, else sent the usual verification email.
+func (s *SocialAuth) SignIn(ctx context.Context, p ProviderProfile, c Client) (*Tokens, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	link, err := s.Links.FindProviderLink(ctx, p.Provider, p.Subject)
+	switch {
+	case err == nil:
+		return s.signInLinked(ctx, link, c)
+	case ErrorCode(err) != ENotFound:
+		return nil, err
+	case p.Email == "":
+		return nil, Errorf(EEmailRequired, "%s does not share your email address: please enter it to finish signing up.", ProviderName(p.Provider))
+	}
+	a := s.Auth
+	u, err := a.Users.FindUserByEmail(ctx, p.Email)
+	switch {
+	case err == nil && !p.EmailVerified:
+		return nil, errAccountExists()
+	case err == nil:
+		u, err = s.link(ctx, u.ID, p, "")
+		if err != nil {
+			return nil, err
+		}
+		return a.startSession(ctx, u, c)
+	case ErrorCode(err) != EUserNotFound:
+		return nil, err
+	}
+	now := a.Clock.Now()
+	u = &User{
+		ID: NewID(), Email: p.Email, EmailVerified: p.EmailVerified, Name: p.Name, Picture: p.Picture,
+		Providers: []string{p.Provider}, CreatedAt: now, UpdatedAt: now,
+	}
+	l := &ProviderLink{Provider: p.Provider, Subject: p.Subject, UserID: u.ID, Email: p.Email, CreatedAt: now}
+	if err := s.Links.CreateUserWithLink(ctx, u, l); err != nil {
+		if ErrorCode(err) == EEmailInUse {
+			return nil, errAccountExists()
+		}
+		return nil, err
+	}
+	if !u.EmailVerified {
+		a.sendVerification(ctx, u)
+	}
+	return a.startSession(ctx, u, c)
+}
+
+// signInLinked starts a session for a linked account whose link is
+// confirmed. An unconfirmed link whose code expired gets a new one.
+func (s *SocialAuth) signInLinked(ctx context.Context, l *ProviderLink, c Client) (*Tokens, error) {
+	a := s.Auth
+	u, err := a.Users.FindUserByID(ctx, l.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if l.PendingCodeHash != "" {
+		ac, err := a.ActionCodes.FindActionCode(ctx, l.PendingCodeHash)
+		switch {
+		case err == nil && !ac.UsedAt.IsZero():
+			if _, err := s.Links.UpdateProviderLink(ctx, l.Provider, l.Subject, func(l *ProviderLink) error {
+				l.PendingCodeHash = ""
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+		case err == nil && a.Clock.Now().Before(ac.ExpiresAt):
+			return nil, Errorf(EEmailNotVerified, "Please confirm your email address with the link we sent to %s, then sign in again.", u.Email)
+		case err != nil && ErrorCode(err) != EInvalidActionCode && ErrorCode(err) != ENotFound:
+			return nil, err
+		default:
+			hash, err := s.sendLinkCode(ctx, u)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := s.Links.UpdateProviderLink(ctx, l.Provider, l.Subject, func(l *ProviderLink) error {
+				l.PendingCodeHash = hash
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+			return nil, Errorf(EEmailNotVerified, "We sent a new link to %s: follow it to confirm your email address, then sign in again.", u.Email)
+		}
+	}
+	return a.startSession(ctx, u, c)
+}
+
+// SignUpWithEmail makes the account of a provider that gave no email, with
+// the address the person typed. The account signs in once the verification
+// code sent to that address is used, so an address that is not theirs never
+// gets them in.
+func (s *SocialAuth) SignUpWithEmail(ctx context.Context, p ProviderProfile, email string) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	email = NormalizeEmail(email)
+	f := map[string]string{}
+	validateEmail(f, "email", email)
+	if err := ValidationError(f); err != nil {
+		return err
+	}
+	if _, err := s.Links.FindProviderLink(ctx, p.Provider, p.Subject); ErrorCode(err) != ENotFound {
+		if err == nil {
+			return Errorf(ECredentialInUse, "This %s account already has an account here: sign in with it.", ProviderName(p.Provider))
+		}
+		return err
+	}
+	a := s.Auth
+	now := a.Clock.Now()
+	u := &User{ID: NewID(), Email: email, Name: p.Name, Picture: p.Picture, Providers: []string{p.Provider}, CreatedAt: now, UpdatedAt: now}
+	// The code is stored first: a crash before the account exists leaves a
+	// code that expires unused, never a link that signs in unconfirmed.
+	link, err := a.newActionCode(ctx, ModeVerifyEmail, u, email, "")
+	if err != nil {
+		return err
+	}
+	l := &ProviderLink{Provider: p.Provider, Subject: p.Subject, UserID: u.ID, PendingCodeHash: HashSecret(actionCodeOf(link)), CreatedAt: now}
+	if err := s.Links.CreateUserWithLink(ctx, u, l); err != nil {
+		if ErrorCode(err) == EEmailInUse {
+			return errAccountExists()
+		}
+		return err
+	}
+	return s.mailVerification(ctx, u, link)
+}
+
+// sendLinkCode sends u a new verification code and returns its hash.
+func (s *SocialAuth) sendLinkCode(ctx context.Context, u *User) (string, error) {
+	link, err := s.Auth.newActionCode(ctx, ModeVerifyEmail, u, u.Email, "")
+	if err != nil {
+		return "", err
+	}
+	return HashSecret(actionCodeOf(link)), s.mailVerification(ctx, u, link)
+}
+
+func (s *SocialAuth) mailVerification(ctx context.Context, u *User, link string) error {
+	e, err := s.Auth.Emails.VerifyEmail(ActionEmail{To: Address{Name: u.Name, Address: u.Email}, Link: link})
+	if err != nil {
+		return err
+	}
+	return s.Auth.Mailer.Send(ctx, e)
+}
+
+// actionCodeOf returns the code inside an action link.
+func actionCodeOf(link string) string {
+	u, err := url.Parse(link)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("oobCode")
+}
+
+// Link links a provider account to the signed-in user (identity in ctx). The
+// web layer starts the provider's flow only for a recent login.
+func (s *SocialAuth) Link(ctx context.Context, p ProviderProfile) (*User, error) {
+	id := IdentityFrom(ctx)
+	if id == nil || id.SessionID == "" {
+		return nil, Errorf(ERequiresRecentLogin, "Please sign in again to complete this action.")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	l, err := s.Links.FindProviderLink(ctx, p.Provider, p.Subject)
+	switch {
+	case err == nil && l.UserID == id.UserID:
+		return s.Auth.User(ctx, id)
+	case err == nil:
+		return nil, Errorf(ECredentialInUse, "This %s account is linked to another account.", ProviderName(p.Provider))
+	case ErrorCode(err) != ENotFound:
+		return nil, err
+	}
+	return s.link(ctx, id.UserID, p, p.Email)
+}
+
+// link stores the link of p to user userID: the provider joins the user's
+// providers, and a verified email that is the user's marks it verified.
+func (s *SocialAuth) link(ctx context.Context, userID string, p ProviderProfile, email string) (*User, error) {
+	now := s.Auth.Clock.Now()
+	if email == "" {
+		email = p.Email
+	}
+	l := &ProviderLink{Provider: p.Provider, Subject: p.Subject, UserID: userID, Email: email, CreatedAt: now}
+	return s.Links.LinkProvider(ctx, l, func(u *User, links []*ProviderLink) error {
+		for _, other := range links {
+			if other.Provider == p.Provider {
+				return Errorf(EConflict, "A %s account is linked already: unlink it first.", ProviderName(p.Provider))
+			}
+		}
+		if !slices.Contains(u.Providers, p.Provider) {
+			u.Providers = append(u.Providers, p.Provider)
+		}
+		if p.EmailVerified && EmailKey(p.Email) == EmailKey(u.Email) {
+			u.EmailVerified = true
+		}
+		if u.Name == "" {
+			u.Name = p.Name
+		}
+		if u.Picture == "" {
+			u.Picture = p.Picture
+		}
+		u.UpdatedAt = now
+		return nil
+	})
+}
+
+// Unlink removes the signed-in user's link of provider (recent login), when
+// another way to sign in remains: a password or another confirmed link.
+func (s *SocialAuth) Unlink(ctx context.Context, provider string) (*User, error) {
+	id := IdentityFrom(ctx)
+	if err := s.Auth.RequireRecentLogin(id); err != nil {
+		return nil, err
+	}
+	return s.Links.UnlinkProvider(ctx, id.UserID, provider, func(u *User, links []*ProviderLink) error {
+		found, others := false, u.PasswordHash != ""
+		for _, l := range links {
+			if l.Provider == provider {
+				found = true
+			} else if l.PendingCodeHash == "" {
+				others = true
+			}
+		}
+		switch {
+		case !found:
+			return Errorf(ENotFound, "No %s account is linked.", ProviderName(provider))
+		case !others:
+			return Errorf(ELastSignInMethod, "%s is your only way to sign in: set a password or link another account first.", ProviderName(provider))
+		}
+		u.Providers = slices.DeleteFunc(u.Providers, func(p string) bool { return p == provider })
+		u.UpdatedAt = s.Auth.Clock.Now()
+		return nil
+	})
+}
+
+// LinkedAccounts lists the signed-in user's linked provider accounts, oldest
+// first.
+func (s *SocialAuth) LinkedAccounts(ctx context.Context) ([]*ProviderLink, error) {
+	id := IdentityFrom(ctx)
+	if id == nil {
+		return nil, errInvalidToken()
+	}
+	return s.Links.ListProviderLinks(ctx, id.UserID)
+}

@@ -1,0 +1,233 @@
+package bolt
+
+import (
+	"context"
+	"slices"
+
+	"github.com/sendlater/sendlater/core"
+	"go.etcd.io/bbolt"
+)
+
+// Social sign-in's buckets (schema version 5).
+var (
+	bucketLinks       = []byte("provider_links")         // provider|0|subject -> linkRecord
+	bucketLinksByUser = []byte("provider_links_by_user") // userPrefix|provider -> provider|0|subject
+)
+
+var _ core.ProviderLinkStore = (*DB)(nil)
+
+// createLinkBuckets is version 5.
+func createLinkBuckets(tx *bbolt.Tx) error {
+	for _, name := range [][]byte{bucketLinks, bucketLinksByUser} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type linkRecord struct {
+	header
+	Provider        string `json:"provider"`
+	Subject         string `json:"subject"`
+	UserID          string `json:"userId"`
+	Email           string `json:"email,omitempty"`
+	PendingCodeHash string `json:"pendingCodeHash,omitempty"`
+	CreatedAt       int64  `json:"createdAt"`
+}
+
+// linkKey is provider|0|subject: no provider name holds a zero byte.
+func linkKey(provider, subject string) []byte {
+	return append(append([]byte(provider), 0), subject...)
+}
+
+func errLinkNotFound() error {
+	return core.Errorf(core.ENotFound, "The linked account could not be found.")
+}
+
+func findLink(tx *bbolt.Tx, key []byte) (*core.ProviderLink, error) {
+	v := tx.Bucket(bucketLinks).Get(key)
+	if v == nil {
+		return nil, errLinkNotFound()
+	}
+	var r linkRecord
+	if err := decode("provider link", v, &r); err != nil {
+		return nil, err
+	}
+	return &core.ProviderLink{
+		Provider: r.Provider, Subject: r.Subject, UserID: r.UserID, Email: r.Email,
+		PendingCodeHash: r.PendingCodeHash, CreatedAt: fromUnixNano(r.CreatedAt),
+	}, nil
+}
+
+func putLink(tx *bbolt.Tx, l *core.ProviderLink) error {
+	v, err := encode(linkRecord{
+		header: current, Provider: l.Provider, Subject: l.Subject, UserID: l.UserID, Email: l.Email,
+		PendingCodeHash: l.PendingCodeHash, CreatedAt: unixNano(l.CreatedAt),
+	})
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketLinks).Put(linkKey(l.Provider, l.Subject), v)
+}
+
+// addLink stores a new link, refusing a provider account linked already and
+// a second link of one provider for one user.
+func addLink(tx *bbolt.Tx, l *core.ProviderLink) error {
+	if err := validID("provider", l.Provider); err != nil {
+		return err
+	}
+	if err := validID("provider account", l.Subject); err != nil {
+		return err
+	}
+	key := linkKey(l.Provider, l.Subject)
+	if tx.Bucket(bucketLinks).Get(key) != nil {
+		return core.Errorf(core.ECredentialInUse, "This %s account is linked to another account.", core.ProviderName(l.Provider))
+	}
+	byUser := tx.Bucket(bucketLinksByUser)
+	userKey := ownerID(l.UserID, l.Provider)
+	if byUser.Get(userKey) != nil {
+		return core.Errorf(core.EConflict, "A %s account is linked already.", core.ProviderName(l.Provider))
+	}
+	if err := byUser.Put(userKey, key); err != nil {
+		return err
+	}
+	return putLink(tx, l)
+}
+
+// userLinks returns the user's links, oldest first.
+func userLinks(tx *bbolt.Tx, userID string) ([]*core.ProviderLink, error) {
+	var links []*core.ProviderLink
+	prefix := ownerPrefix(userID)
+	for _, k := range prefixKeys(tx.Bucket(bucketLinksByUser), prefix) {
+		l, err := findLink(tx, tx.Bucket(bucketLinksByUser).Get(k))
+		if err != nil {
+			return nil, err
+		}
+		links = append(links, l)
+	}
+	slices.SortStableFunc(links, func(a, b *core.ProviderLink) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return links, nil
+}
+
+// deleteUserLinks deletes every link of the user (DeleteUser).
+func deleteUserLinks(tx *bbolt.Tx, userID string) error {
+	byUser := tx.Bucket(bucketLinksByUser)
+	for _, k := range prefixKeys(byUser, ownerPrefix(userID)) {
+		if err := tx.Bucket(bucketLinks).Delete(byUser.Get(k)); err != nil {
+			return err
+		}
+		if err := byUser.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *DB) FindProviderLink(ctx context.Context, provider, subject string) (*core.ProviderLink, error) {
+	var l *core.ProviderLink
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		l, err = findLink(tx, linkKey(provider, subject))
+		return err
+	})
+	return l, err
+}
+
+func (s *DB) ListProviderLinks(ctx context.Context, userID string) ([]*core.ProviderLink, error) {
+	var links []*core.ProviderLink
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		links, err = userLinks(tx, userID)
+		return err
+	})
+	return links, err
+}
+
+// CreateUserWithLink creates u as CreateUser does, and its link l.
+func (s *DB) CreateUserWithLink(ctx context.Context, u *core.User, l *core.ProviderLink) error {
+	if u.ID == "" {
+		u.ID = core.NewID()
+	}
+	if err := validID("user", u.ID); err != nil {
+		return err
+	}
+	l.UserID = u.ID
+	return s.update(ctx, func(tx *bbolt.Tx) error {
+		if err := createUser(tx, u); err != nil {
+			return err
+		}
+		return addLink(tx, l)
+	})
+}
+
+func (s *DB) LinkProvider(ctx context.Context, l *core.ProviderLink, fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, error) {
+	var u *core.User
+	err := s.update(ctx, func(tx *bbolt.Tx) error {
+		links, err := userLinks(tx, l.UserID)
+		if err != nil {
+			return err
+		}
+		u, err = updateUser(tx, l.UserID, func(u *core.User) error { return fn(u, links) })
+		if err != nil {
+			return err
+		}
+		return addLink(tx, l)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func (s *DB) UnlinkProvider(ctx context.Context, userID, provider string, fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, error) {
+	var u *core.User
+	err := s.update(ctx, func(tx *bbolt.Tx) error {
+		links, err := userLinks(tx, userID)
+		if err != nil {
+			return err
+		}
+		u, err = updateUser(tx, userID, func(u *core.User) error { return fn(u, links) })
+		if err != nil {
+			return err
+		}
+		byUser := tx.Bucket(bucketLinksByUser)
+		userKey := ownerID(userID, provider)
+		key := byUser.Get(userKey)
+		if key == nil {
+			return errLinkNotFound()
+		}
+		if err := tx.Bucket(bucketLinks).Delete(key); err != nil {
+			return err
+		}
+		return byUser.Delete(userKey)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// UpdateProviderLink applies fn to the link; the provider, subject and user
+// cannot change.
+func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, fn func(l *core.ProviderLink) error) (*core.ProviderLink, error) {
+	var l *core.ProviderLink
+	err := s.update(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		if l, err = findLink(tx, linkKey(provider, subject)); err != nil {
+			return err
+		}
+		userID := l.UserID
+		if err := fn(l); err != nil {
+			return err
+		}
+		if l.Provider != provider || l.Subject != subject || l.UserID != userID {
+			return core.Errorf(core.EInvalid, "A link's provider account and user cannot change.")
+		}
+		return putLink(tx, l)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
