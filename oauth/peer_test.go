@@ -353,4 +353,3 @@ func wantCode(t *testing.T, what string, got outcome, code string) {
 		t.Fatalf("%s: %+v, want code %s", what, got, code)
 	}
 }
-
