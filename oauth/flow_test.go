@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/oauth"
 )
 
 var ctx = context.Background()
@@ -288,4 +290,17 @@ func TestCodeFromAnotherFlowIsRefused(t *testing.T) {
 	q.Set("code", stolen)
 	cb.RawQuery = q.Encode()
 	wantCode(t, "injected code", victim.get(t, cb.String()), core.EProviderFailed)
+}
+
+// A sign-in left at the provider longer than the state lives is refused.
+func TestExpiredState(t *testing.T) {
+	e := newEnv(t)
+	b := newBrowser(t)
+	b.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if strings.HasSuffix(r.URL.Path, "/callback") {
+			e.clock.Add(oauth.StateTTL + time.Second)
+		}
+		return nil
+	}
+	wantCode(t, "expired", e.signIn(t, b, core.ProviderGitHub, newPerson("1001", "ada@example.com", true), ""), core.EInvalidState)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -209,7 +210,10 @@ func newEnv(t *testing.T) *env {
 	e.soc = &core.SocialAuth{Auth: e.auth, Links: db}
 	e.app = httptest.NewServer(http.HandlerFunc(e.serve))
 	t.Cleanup(e.app.Close)
-	e.flow = &oauth.Flow{Providers: map[string]*oauth.Provider{}, Key: []byte("the oauth state key, 32 bytes or more"), Clock: e.clock}
+	e.flow = &oauth.Flow{
+		Providers: map[string]*oauth.Provider{}, Key: []byte("the oauth state key, 32 bytes or more"), Clock: e.clock,
+		Logger: slog.New(slog.DiscardHandler),
+	}
 	for _, id := range core.SocialProviders {
 		p, err := oauth.NewProvider(id, e.peer.config(id), e.app.URL+"/api/auth/oauth/"+id+"/callback", nil)
 		if err != nil {
