@@ -119,7 +119,7 @@ func (s *Stripe) Subscriptions(ctx context.Context, customerID string) ([]core.S
 		if err != nil {
 			return nil, stripeError("listing subscriptions", err)
 		}
-		cs := core.Subscription{ID: sub.ID, Status: string(sub.Status), Created: time.Unix(sub.Created, 0).UTC()}
+		cs := core.Subscription{Status: string(sub.Status), Created: time.Unix(sub.Created, 0).UTC()}
 		if sub.Items != nil {
 			for _, it := range sub.Items.Data {
 				if it.Price != nil {
@@ -163,7 +163,6 @@ func (s *Stripe) ParseWebhook(payload []byte, signature string) (*core.BillingEv
 		Type:            string(ev.Type),
 		CustomerID:      expandableID(obj.Customer),
 		ClientReference: obj.ClientReferenceID,
-		Created:         time.Unix(ev.Created, 0).UTC(),
 	}, nil
 }
 

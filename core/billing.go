@@ -74,7 +74,6 @@ type CheckoutSession struct {
 
 // Subscription is the part of a provider subscription a plan depends on.
 type Subscription struct {
-	ID       string
 	Status   string // Stripe's: active, trialing, past_due, canceled ...
 	PriceIDs []string
 	Created  time.Time
@@ -86,7 +85,6 @@ type BillingEvent struct {
 	Type            string
 	CustomerID      string
 	ClientReference string // checkout.session.completed: our user id
-	Created         time.Time
 }
 
 // changesSubscription reports whether the event type is one the service
