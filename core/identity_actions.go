@@ -20,7 +20,7 @@ func (a *Auth) actionLink(mode, code string) string {
 	return strings.TrimRight(a.BaseURL, "/") + "/firebase-action?" + q.Encode()
 }
 
-// newActionCode stores a single-use code for u and returns its link. Only the
+// newActionCode stores a single-use code for u and returns it. Only the
 // code's hash is stored; the code itself travels in the email alone.
 func (a *Auth) newActionCode(ctx context.Context, mode string, u *User, email, oldEmail string) (string, error) {
 	ttl := EmailCodeTTL
@@ -41,16 +41,16 @@ func (a *Auth) newActionCode(ctx context.Context, mode string, u *User, email, o
 	if err != nil {
 		return "", err
 	}
-	return a.actionLink(mode, code), nil
+	return code, nil
 }
 
 // sendActionEmail makes a code for u and sends its email to email.
 func (a *Auth) sendActionEmail(ctx context.Context, mode string, u *User, email string) error {
-	link, err := a.newActionCode(ctx, mode, u, email, "")
+	code, err := a.newActionCode(ctx, mode, u, email, "")
 	if err != nil {
 		return err
 	}
-	d := ActionEmail{To: Address{Name: u.Name, Address: email}, Link: link}
+	d := ActionEmail{To: Address{Name: u.Name, Address: email}, Link: a.actionLink(mode, code)}
 	var e *Email
 	if mode == ModeResetPassword {
 		e, err = a.Emails.PasswordReset(d)

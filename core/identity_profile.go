@@ -127,14 +127,14 @@ func (a *Auth) sendEmailChange(ctx context.Context, u *User, oldEmail string) er
 	if err := a.sendActionEmail(ctx, ModeVerifyEmail, u, u.Email); err != nil {
 		return err
 	}
-	link, err := a.newActionCode(ctx, ModeRecoverEmail, u, u.Email, oldEmail)
+	code, err := a.newActionCode(ctx, ModeRecoverEmail, u, u.Email, oldEmail)
 	if err != nil {
 		return err
 	}
 	e, err := a.Emails.EmailChanged(EmailChangedEmail{
 		To:          Address{Name: u.Name, Address: oldEmail},
 		NewEmail:    u.Email,
-		RecoverLink: link,
+		RecoverLink: a.actionLink(ModeRecoverEmail, code),
 	})
 	if err != nil {
 		return err

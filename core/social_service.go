@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"net/url"
 	"slices"
 )
 
@@ -136,30 +135,32 @@ func (s *SocialAuth) SignUpWithEmail(ctx context.Context, p ProviderProfile, ema
 	u := &User{ID: NewID(), Email: email, Name: p.Name, Picture: p.Picture, Providers: []string{p.Provider}, CreatedAt: now, UpdatedAt: now}
 	// The code is stored first: a crash before the account exists leaves a
 	// code that expires unused, never a link that signs in unconfirmed.
-	link, err := a.newActionCode(ctx, ModeVerifyEmail, u, email, "")
+	code, err := a.newActionCode(ctx, ModeVerifyEmail, u, email, "")
 	if err != nil {
 		return err
 	}
-	l := &ProviderLink{Provider: p.Provider, Subject: p.Subject, UserID: u.ID, PendingCodeHash: HashSecret(actionCodeOf(link)), CreatedAt: now}
+	l := &ProviderLink{Provider: p.Provider, Subject: p.Subject, UserID: u.ID, PendingCodeHash: HashSecret(code), CreatedAt: now}
 	if err := s.Links.CreateUserWithLink(ctx, u, l); err != nil {
 		if ErrorCode(err) == EEmailInUse {
 			return errAccountExists()
 		}
 		return err
 	}
-	return s.mailVerification(ctx, u, link)
+	return s.mailVerification(ctx, u, code)
 }
 
 // sendLinkCode sends u a new verification code and returns its hash.
 func (s *SocialAuth) sendLinkCode(ctx context.Context, u *User) (string, error) {
-	link, err := s.Auth.newActionCode(ctx, ModeVerifyEmail, u, u.Email, "")
+	code, err := s.Auth.newActionCode(ctx, ModeVerifyEmail, u, u.Email, "")
 	if err != nil {
 		return "", err
 	}
-	return HashSecret(actionCodeOf(link)), s.mailVerification(ctx, u, link)
+	return HashSecret(code), s.mailVerification(ctx, u, code)
 }
 
-func (s *SocialAuth) mailVerification(ctx context.Context, u *User, link string) error {
+// mailVerification sends u the verification email of code.
+func (s *SocialAuth) mailVerification(ctx context.Context, u *User, code string) error {
+	link := s.Auth.actionLink(ModeVerifyEmail, code)
 	e, err := s.Auth.Emails.VerifyEmail(ActionEmail{To: Address{Name: u.Name, Address: u.Email}, Link: link})
 	if err != nil {
 		return err
@@ -167,21 +168,21 @@ func (s *SocialAuth) mailVerification(ctx context.Context, u *User, link string)
 	return s.Auth.Mailer.Send(ctx, e)
 }
 
-// actionCodeOf returns the code inside an action link.
-func actionCodeOf(link string) string {
-	u, err := url.Parse(link)
-	if err != nil {
-		return ""
-	}
-	return u.Query().Get("oobCode")
-}
-
-// Link links a provider account to the signed-in user (identity in ctx). The
-// web layer starts the provider's flow only for a recent login.
+// Link links a provider account to the user of the session in ctx. The
+// provider's flow starts only for a recent login (RequireRecentLogin); when
+// it comes back, the session must still hold.
 func (s *SocialAuth) Link(ctx context.Context, p ProviderProfile) (*User, error) {
-	id := IdentityFrom(ctx)
-	if id == nil || id.SessionID == "" {
+	id, err := signedIn(ctx)
+	switch {
+	case err != nil:
+		return nil, err
+	case id.Operator != "":
+		return nil, errOperator()
+	case id.SessionID == "":
 		return nil, Errorf(ERequiresRecentLogin, "Please sign in again to complete this action.")
+	}
+	if _, err := s.Auth.checkSession(ctx, id); err != nil {
+		return nil, err
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -189,7 +190,7 @@ func (s *SocialAuth) Link(ctx context.Context, p ProviderProfile) (*User, error)
 	l, err := s.Links.FindProviderLink(ctx, p.Provider, p.Subject)
 	switch {
 	case err == nil && l.UserID == id.UserID:
-		return s.Auth.User(ctx, id)
+		return s.Auth.User(ctx)
 	case err == nil:
 		return nil, Errorf(ECredentialInUse, "This %s account is linked to another account.", ProviderName(p.Provider))
 	case ErrorCode(err) != ENotFound:
@@ -232,10 +233,10 @@ func (s *SocialAuth) link(ctx context.Context, userID string, p ProviderProfile,
 // Unlink removes the signed-in user's link of provider (recent login), when
 // another way to sign in remains: a password or another confirmed link.
 func (s *SocialAuth) Unlink(ctx context.Context, provider string) (*User, error) {
-	id := IdentityFrom(ctx)
-	if err := s.Auth.RequireRecentLogin(id); err != nil {
+	if err := s.Auth.RequireRecentLogin(ctx); err != nil {
 		return nil, err
 	}
+	id := IdentityFrom(ctx)
 	return s.Links.UnlinkProvider(ctx, id.UserID, provider, func(u *User, links []*ProviderLink) error {
 		found, others := false, u.PasswordHash != ""
 		for _, l := range links {
@@ -260,9 +261,9 @@ func (s *SocialAuth) Unlink(ctx context.Context, provider string) (*User, error)
 // LinkedAccounts lists the signed-in user's linked provider accounts, oldest
 // first.
 func (s *SocialAuth) LinkedAccounts(ctx context.Context) ([]*ProviderLink, error) {
-	id := IdentityFrom(ctx)
-	if id == nil {
-		return nil, errInvalidToken()
+	id, err := signedIn(ctx)
+	if err != nil {
+		return nil, err
 	}
 	return s.Links.ListProviderLinks(ctx, id.UserID)
 }
