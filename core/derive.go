@@ -12,6 +12,7 @@ const (
 	PurposeIDTokens     = "sendlater id tokens"     // signs ID tokens
 	PurposeStoreHashes  = "sendlater store hashes"  // keys the stored hashes of refused addresses
 	PurposeRefusalLinks = "sendlater refusal links" // the secret of RefusalTokens
+	PurposeOAuthState   = "sendlater oauth state"   // signs the social sign-in state cookie
 )
 
 // DeriveKey derives the 32-byte key of one purpose from master:

@@ -30,7 +30,7 @@ var errNonce = errors.New("the ID token's nonce is not the one sent")
 // it, once, and reads the profile.
 type Flow struct {
 	Providers map[string]*Provider
-	Key       []byte // HMAC key of the state cookie, at least 32 bytes
+	Key       []byte // HMAC key of the state cookie, at least 32 bytes: core.DeriveKey(master, core.PurposeOAuthState)
 	Secure    bool   // cookies only over HTTPS (an https base URL)
 	Clock     core.Clock
 	Logger    *slog.Logger
@@ -100,7 +100,6 @@ func (f *Flow) Start(w http.ResponseWriter, provider string, intent Intent) (str
 
 func (f *Flow) mac(payload []byte) []byte {
 	h := hmac.New(sha256.New, f.Key)
-	h.Write([]byte("sendlater oauth state\x00"))
 	h.Write(payload)
 	return h.Sum(nil)
 }
