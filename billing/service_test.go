@@ -1,23 +1,21 @@
 package billing_test
 
 import (
-	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/internal/testenv"
 )
 
 // env is core.BillingService over Stripe (stripe-mock behind the proxy) and
-// a bbolt store on disk, with one signed-up user.
+// the test environment's bbolt store, with one signed-up user.
 type env struct {
+	*testenv.Env
 	peer    *peer
 	svc     *core.BillingService
-	db      *bolt.DB
 	user    *core.User
 	userCtx context.Context
 }
@@ -26,36 +24,31 @@ const proPrice = fixturePrice // stripe-mock's subscriptions are on this price
 
 func newEnv(t *testing.T, prices core.PriceMap) *env {
 	t.Helper()
-	p := startPeer(t)
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "sendlater.db"), bolt.Options{Key: bytes.Repeat([]byte{7}, bolt.KeySize)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	now := time.Now()
+	te := testenv.New(t, testenv.Config{BaseURL: "https://sendlater.example/"})
+	now := te.Clock.Now()
 	u := &core.User{ID: core.NewID(), Email: "ada@example.com", Name: "Ada", Providers: []string{core.ProviderPassword}, CreatedAt: now, UpdatedAt: now}
-	if err := db.CreateUser(ctx, u); err != nil {
+	if err := te.DB.CreateUser(ctx, u); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{
-		peer: p, db: db, user: u,
+	p := startPeer(t)
+	return &env{
+		Env: te, peer: p, user: u,
 		svc: &core.BillingService{
-			Users: db, Billing: db, Provider: p.client(), Prices: prices,
-			Clock: core.SystemClock{}, BaseURL: "https://sendlater.example/",
+			Users: te.DB, Billing: te.DB, Provider: p.client(), Prices: prices,
+			Clock: te.Clock, BaseURL: te.BaseURL,
 		},
-		userCtx: core.WithIdentity(ctx, &core.Identity{UserID: u.ID, SessionID: "s1", AuthTime: now}),
+		userCtx: te.Acting(&core.Identity{UserID: u.ID, SessionID: "s1", AuthTime: now}),
 	}
-	return e
 }
 
 // plan is the user's plan as the session user shows it.
 func (e *env) plan(t *testing.T) (core.PlanID, bool) {
 	t.Helper()
-	u, err := e.db.FindUserByID(ctx, e.user.ID)
+	u, err := e.DB.FindUserByID(ctx, e.user.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := u.Session(e.svc.Prices)
+	s := u.Session(e.svc.Prices, false)
 	return s.PlanID, s.PlanIsActive
 }
 
@@ -106,7 +99,7 @@ func TestCheckoutRules(t *testing.T) {
 	if err != nil || cs.ID == "" || !strings.HasPrefix(cs.URL, "https://") {
 		t.Fatalf("Checkout = %+v, %v", cs, err)
 	}
-	u, _ := e.db.FindUserByID(ctx, e.user.ID)
+	u, _ := e.DB.FindUserByID(ctx, e.user.ID)
 	if !strings.HasPrefix(u.StripeCustomerID, "cus_") {
 		t.Fatalf("customer not stored: %q", u.StripeCustomerID)
 	}
@@ -126,7 +119,7 @@ func TestCheckoutRules(t *testing.T) {
 		second.Get("success_url") != "https://sendlater.example/dashboard?paid=true&from=test" {
 		t.Fatalf("checkout requests: %v / %v", first, second)
 	}
-	if c, _ := e.db.FindUserByStripeCustomer(ctx, u.StripeCustomerID); c == nil || c.ID != u.ID {
+	if c, _ := e.DB.FindUserByStripeCustomer(ctx, u.StripeCustomerID); c == nil || c.ID != u.ID {
 		t.Fatal("the customer does not find its user")
 	}
 
@@ -170,7 +163,7 @@ func TestPortal(t *testing.T) {
 // deliver signs an event for the user's customer as Stripe would and hands it
 // to the service.
 func (e *env) deliver(id, typ string, signedAt time.Time) error {
-	u, _ := e.db.FindUserByID(ctx, e.user.ID)
+	u, _ := e.DB.FindUserByID(ctx, e.user.ID)
 	obj := map[string]any{"object": "subscription", "id": "sub_1", "customer": u.StripeCustomerID}
 	if typ == core.EventCheckoutCompleted {
 		obj = map[string]any{"object": "checkout.session", "id": "cs_1", "customer": u.StripeCustomerID, "client_reference_id": u.ID}
@@ -188,7 +181,7 @@ func TestWebhooks(t *testing.T) {
 	reads := func() int { return len(e.peer.sent("GET", "/v1/subscriptions")) }
 
 	// Badly signed and stale deliveries change nothing and are not recorded.
-	u, _ := e.db.FindUserByID(ctx, e.user.ID)
+	u, _ := e.DB.FindUserByID(ctx, e.user.ID)
 	payload := event("evt_paid", core.EventCheckoutCompleted, map[string]any{"object": "checkout.session", "customer": u.StripeCustomerID, "client_reference_id": u.ID})
 	wantCode(t, "bad signature", e.svc.HandleWebhook(ctx, payload, sign(payload, "whsec_forged", time.Now())), core.EInvalidSignature)
 	wantCode(t, "stale", e.deliver("evt_paid", core.EventCheckoutCompleted, time.Now().Add(-10*time.Minute)), core.EInvalidSignature)
@@ -248,7 +241,7 @@ func TestWebhooks(t *testing.T) {
 	err := e.deliver("evt_renewed", core.EventSubscriptionUpdated, time.Now())
 	wantCode(t, "apply while Stripe is down", err, core.EUnavailable)
 	e.wantPlan(t, "after a failed apply", core.PlanPro, false)
-	if seen, _ := e.db.BillingEventSeen(ctx, "evt_renewed"); seen {
+	if seen, _ := e.DB.BillingEventSeen(ctx, "evt_renewed"); seen {
 		t.Fatal("an event that failed to apply was recorded")
 	}
 	e.peer.setDown(false)
@@ -267,7 +260,7 @@ func TestWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"evt_other_app", "evt_invoice_paid", "evt_paid", "evt_renewed"} {
-		if seen, _ := e.db.BillingEventSeen(ctx, id); !seen {
+		if seen, _ := e.DB.BillingEventSeen(ctx, id); !seen {
 			t.Fatalf("%s not recorded", id)
 		}
 	}
@@ -283,7 +276,7 @@ func TestCheckoutCompletedAttachesTheCustomer(t *testing.T) {
 	if err := e.svc.HandleWebhook(ctx, payload, sign(payload, webhookSecret, time.Now())); err != nil {
 		t.Fatal(err)
 	}
-	u, _ := e.db.FindUserByID(ctx, e.user.ID)
+	u, _ := e.DB.FindUserByID(ctx, e.user.ID)
 	if u.StripeCustomerID != "cus_new" {
 		t.Fatalf("customer = %q", u.StripeCustomerID)
 	}
@@ -293,7 +286,7 @@ func TestCheckoutCompletedAttachesTheCustomer(t *testing.T) {
 func TestSync(t *testing.T) {
 	e := newEnv(t, core.PriceMap{proPrice: core.PlanPro, "price_business": core.PlanBusiness})
 	other := &core.User{ID: core.NewID(), Email: "grace@example.com"}
-	if err := e.db.CreateUser(ctx, other); err != nil {
+	if err := e.DB.CreateUser(ctx, other); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.svc.Sync(ctx, "grace@example.com")

@@ -50,9 +50,7 @@ func TestNewAndReturningUser(t *testing.T) {
 			if again.UID != first.UID {
 				t.Fatalf("returning user: %+v, want uid %s", again, first.UID)
 			}
-			if n := len(e.smtp.Messages()); n != e.seen {
-				t.Fatalf("%d emails, want %d", n, e.seen)
-			}
+			e.NoMoreEmail(t)
 		})
 	}
 }
@@ -65,10 +63,10 @@ func TestProviderWithoutEmail(t *testing.T) {
 	got := e.signIn(t, newBrowser(t), core.ProviderTwitter, ada, "")
 	wantCode(t, "X without email", got, core.EEmailRequired)
 	prof := core.ProviderProfile{Provider: core.ProviderTwitter, Subject: "2001", Name: "Ada Lovelace"}
-	if err := e.soc.SignUpWithEmail(ctx, prof, "not an email"); core.ErrorCode(err) != core.EValidation {
+	if err := e.Social.SignUpWithEmail(ctx, prof, "not an email"); core.ErrorCode(err) != core.EValidation {
 		t.Fatalf("a bad email: %v", err)
 	}
-	if err := e.soc.SignUpWithEmail(ctx, prof, "ada@example.com"); err != nil {
+	if err := e.Social.SignUpWithEmail(ctx, prof, "ada@example.com"); err != nil {
 		t.Fatal(err)
 	}
 	got = e.signIn(t, newBrowser(t), core.ProviderTwitter, ada, "")
@@ -86,7 +84,7 @@ func TestProviderWithoutEmail(t *testing.T) {
 		t.Fatalf("user = %+v", u)
 	}
 	// The same X account cannot sign up a second time.
-	if err := e.soc.SignUpWithEmail(ctx, prof, "other@example.com"); core.ErrorCode(err) != core.ECredentialInUse {
+	if err := e.Social.SignUpWithEmail(ctx, prof, "other@example.com"); core.ErrorCode(err) != core.ECredentialInUse {
 		t.Fatalf("second sign-up: %v", err)
 	}
 }
@@ -99,16 +97,15 @@ func TestEmailTypedForXIsNotTakenOver(t *testing.T) {
 	mallory := newPerson("2002", "", false)
 	wantCode(t, "X", e.signIn(t, newBrowser(t), core.ProviderTwitter, mallory, ""), core.EEmailRequired)
 	prof := core.ProviderProfile{Provider: core.ProviderTwitter, Subject: "2002"}
-	if err := e.soc.SignUpWithEmail(ctx, prof, "victim@example.com"); err != nil {
+	if err := e.Social.SignUpWithEmail(ctx, prof, "victim@example.com"); err != nil {
 		t.Fatal(err)
 	}
-	e.nextEmail(t, "victim@example.com") // the victim ignores it
+	e.Next(t, "victim@example.com") // the victim ignores it
 	// The victim takes the account over with a password reset.
-	if err := e.auth.RequestPasswordReset(ctx, "victim@example.com", core.Client{}); err != nil {
+	if err := e.Auth.RequestPasswordReset(ctx, "victim@example.com", core.Client{}); err != nil {
 		t.Fatal(err)
 	}
-	link, _ := url.Parse(e.nextEmail(t, "victim@example.com").Link(baseURL + "/firebase-action?"))
-	if err := e.auth.ConfirmPasswordReset(ctx, link.Query().Get("oobCode"), "a long new passphrase"); err != nil {
+	if err := e.Auth.ConfirmPasswordReset(ctx, e.code(t, "victim@example.com"), "a long new passphrase"); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, "mallory after the victim's reset", e.signIn(t, newBrowser(t), core.ProviderTwitter, mallory, ""), core.EEmailNotVerified)
@@ -118,11 +115,11 @@ func TestLinkingByVerifiedEmail(t *testing.T) {
 	for _, provider := range []string{core.ProviderGoogle, core.ProviderGitHub} {
 		t.Run(provider, func(t *testing.T) {
 			e := newEnv(t)
-			tok, err := e.auth.SignUp(ctx, core.SignUpInput{Email: "Ada@Example.com", Password: "a long passphrase"}, core.Client{})
+			tok, err := e.Auth.SignUp(ctx, core.SignUpInput{Email: "Ada@Example.com", Password: "a long passphrase"}, core.Client{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.nextEmail(t, "Ada@Example.com")
+			e.Next(t, "Ada@Example.com")
 			got := e.signIn(t, newBrowser(t), provider, newPerson("1001", "ada@example.com", true), "")
 			if got.UID != tok.User.ID {
 				t.Fatalf("sign-in with a verified email of an existing account: %+v, want uid %s", got, tok.User.ID)
@@ -139,7 +136,7 @@ func TestRefusalWithUnverifiedEmail(t *testing.T) {
 	for _, provider := range []string{core.ProviderGoogle, core.ProviderGitHub, core.ProviderFacebook} {
 		t.Run(provider, func(t *testing.T) {
 			e := newEnv(t)
-			tok, err := e.auth.SignUp(ctx, core.SignUpInput{Email: "ada@example.com", Password: "a long passphrase"}, core.Client{})
+			tok, err := e.Auth.SignUp(ctx, core.SignUpInput{Email: "ada@example.com", Password: "a long passphrase"}, core.Client{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +148,7 @@ func TestRefusalWithUnverifiedEmail(t *testing.T) {
 			if u := e.user(t, tok.User.ID); !slices.Equal(u.Providers, []string{core.ProviderPassword}) {
 				t.Fatalf("providers after a refusal: %v", u.Providers)
 			}
-			if _, err := e.db.FindProviderLink(ctx, provider, "1001"); core.ErrorCode(err) != core.ENotFound {
+			if _, err := e.DB.FindProviderLink(ctx, provider, "1001"); core.ErrorCode(err) != core.ENotFound {
 				t.Fatalf("a link was stored: %v", err)
 			}
 		})
@@ -252,7 +249,7 @@ func TestDeniedConsentAndProviderError(t *testing.T) {
 			if strings.Contains(got.Error, "down") || strings.Contains(got.Error, "500") {
 				t.Fatalf("the message carries the provider's detail: %q", got.Error)
 			}
-			if _, n, _ := e.db.ListUsers(ctx, core.UserFilter{}); n != 0 {
+			if _, n, _ := e.DB.ListUsers(ctx, core.UserFilter{}); n != 0 {
 				t.Fatalf("%d users after failed sign-ins", n)
 			}
 		})
@@ -298,7 +295,7 @@ func TestExpiredState(t *testing.T) {
 	b := newBrowser(t)
 	b.CheckRedirect = func(r *http.Request, via []*http.Request) error {
 		if strings.HasSuffix(r.URL.Path, "/callback") {
-			e.clock.Add(oauth.StateTTL + time.Second)
+			e.Clock.Add(oauth.StateTTL + time.Second)
 		}
 		return nil
 	}

@@ -10,19 +10,15 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/oauth2-proxy/mockoidc"
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/mailer"
-	"github.com/sendlater/sendlater/mailer/smtptest"
+	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/oauth"
-	"github.com/sendlater/sendlater/store/bolt"
 )
 
 // The peer is a real OAuth 2.0 / OpenID Connect provider in-process
@@ -165,54 +161,24 @@ func (p *provider) config(id string) oauth.Config {
 	}
 }
 
-// env is the app side: the flow, core.SocialAuth over Auth, a bbolt store
-// and a test SMTP server, behind a small HTTP front that does what the web
-// layer's start and callback will do.
+// env is the app side: the flow and core.SocialAuth of the test environment
+// (bbolt, test SMTP server), behind a small HTTP front that does what the
+// web layer's start and callback do.
 type env struct {
-	peer  *provider
-	flow  *oauth.Flow
-	auth  *core.Auth
-	soc   *core.SocialAuth
-	db    *bolt.DB
-	smtp  *smtptest.Server
-	app   *httptest.Server
-	clock *core.ManualClock
-	seen  int // emails read
+	*testenv.Env
+	peer *provider
+	flow *oauth.Flow
+	app  *httptest.Server
 }
-
-const baseURL = "https://sendlater.test"
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{peer: startProvider(t), smtp: smtptest.Start(t), clock: core.NewManualClock(time.Now())}
-	db, err := bolt.Open(filepath.Join(t.TempDir(), "sendlater.db"), bolt.Options{Key: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	e.db = db
-	m, err := mailer.NewSMTP(mailer.SMTPConfig{
-		Host: e.smtp.Host(), Port: e.smtp.Port(), TLS: mailer.TLSNone,
-		From: core.Address{Address: "noreply@sendlater.test"}, Timeout: 5 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	emails, err := mailer.NewTemplates("Sendlater", baseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.auth = &core.Auth{
-		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db, Mailer: m, Emails: emails,
-		Clock: e.clock, BaseURL: baseURL, SigningKey: []byte("an ID token signing key of 32+ bytes"),
-	}
-	e.soc = &core.SocialAuth{Auth: e.auth, Links: db}
+	e := &env{Env: testenv.New(t, testenv.Config{}), peer: startProvider(t)}
 	e.app = httptest.NewServer(http.HandlerFunc(e.serve))
 	t.Cleanup(e.app.Close)
 	e.flow = &oauth.Flow{
-		Providers: map[string]*oauth.Provider{}, Key: []byte("the oauth state key, 32 bytes or more"), Clock: e.clock,
-		Logger: slog.New(slog.DiscardHandler),
+		Providers: map[string]*oauth.Provider{}, Key: core.DeriveKey(testenv.Key, core.PurposeOAuthState),
+		Clock: e.Clock, Logger: slog.New(slog.DiscardHandler),
 	}
 	for _, id := range core.SocialProviders {
 		p, err := oauth.NewProvider(id, e.peer.config(id), e.app.URL+"/api/auth/oauth/"+id+"/callback", nil)
@@ -253,14 +219,14 @@ func (e *env) serve(w http.ResponseWriter, r *http.Request) {
 		var out outcome
 		res, err := e.flow.Callback(r.Context(), w, r, provider)
 		if err == nil && res.Intent.LinkUserID != "" {
-			ctx := core.WithIdentity(r.Context(), &core.Identity{UserID: res.Intent.LinkUserID, SessionID: res.Intent.LinkSessionID, AuthTime: e.clock.Now()})
+			ctx := core.WithIdentity(r.Context(), &core.Identity{UserID: res.Intent.LinkUserID, SessionID: res.Intent.LinkSessionID})
 			var u *core.User
-			if u, err = e.soc.Link(ctx, res.Profile); err == nil {
+			if u, err = e.Social.Link(ctx, res.Profile); err == nil {
 				out.UID = u.ID
 			}
 		} else if err == nil {
 			var tok *core.Tokens
-			if tok, err = e.soc.SignIn(r.Context(), res.Profile, core.Client{Address: "192.0.2.1"}); err == nil {
+			if tok, err = e.Social.SignIn(r.Context(), res.Profile, core.Client{Address: "192.0.2.1"}); err == nil {
 				out.UID = tok.User.ID
 			}
 		}
@@ -312,43 +278,31 @@ func (e *env) signIn(t *testing.T, b *browser, provider string, who *person, que
 
 func (e *env) user(t *testing.T, id string) *core.User {
 	t.Helper()
-	u, err := e.db.FindUserByID(context.Background(), id)
+	u, err := e.DB.FindUserByID(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return u
 }
 
-// nextEmail returns the next email, which must go to to.
-func (e *env) nextEmail(t *testing.T, to string) *smtptest.Parsed {
-	t.Helper()
-	msgs, err := e.smtp.WaitFor(e.seen+1, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := msgs[e.seen]
-	e.seen++
-	if len(m.To) != 1 || m.To[0] != to {
-		t.Fatalf("email to %v, want %s", m.To, to)
-	}
-	p, err := m.Parse()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // verify follows the verification link of the next email to to.
 func (e *env) verify(t *testing.T, to string) {
 	t.Helper()
-	link := e.nextEmail(t, to).Link(baseURL + "/firebase-action?")
-	u, err := url.Parse(link)
-	if err != nil || u.Query().Get("mode") != core.ModeVerifyEmail {
-		t.Fatalf("verification link %q", link)
-	}
-	if _, err := e.auth.ApplyActionCode(context.Background(), u.Query().Get("oobCode")); err != nil {
+	if _, err := e.Auth.ApplyActionCode(context.Background(), e.code(t, to)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// code is the action code in the next email to to.
+func (e *env) code(t *testing.T, to string) string {
+	t.Helper()
+	p, _ := e.Next(t, to)
+	link := p.Link(testenv.DefaultBaseURL + "/firebase-action?")
+	u, err := url.Parse(link)
+	if err != nil || u.Query().Get("oobCode") == "" {
+		t.Fatalf("action link %q", link)
+	}
+	return u.Query().Get("oobCode")
 }
 
 func wantCode(t *testing.T, what string, got outcome, code string) {

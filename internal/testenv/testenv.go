@@ -68,6 +68,7 @@ type Env struct {
 	Mailbox // what the SMTP server received, in order
 
 	Auth           *core.Auth
+	Social         *core.SocialAuth
 	Messages       *core.MessageService
 	Contact        *core.ContactService
 	Postpone       *core.PostponeLinkService
@@ -139,6 +140,7 @@ func (e *Env) wire(log *slog.Logger) {
 		Mailer: e.Mailer, Emails: e.Emails, Clock: clock, BaseURL: e.BaseURL,
 		SigningKey: SigningKey, PasswordParams: CheapPasswords, Logger: log,
 	}
+	e.Social = &core.SocialAuth{Auth: e.Auth, Links: db}
 	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock, Watcher: db, Verifier: e.Auth}
 	e.Contact = &core.ContactService{Contacts: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock, Logger: log}
 	e.Postpone = core.NewPostponeLinkService(db, db, clock)
