@@ -19,6 +19,8 @@ type store interface {
 	core.ActionCodeStore
 	core.ContactStore
 	core.DeliveryStore
+	core.BillingStore
+	core.ProviderLinkStore
 	core.MessageWatcher
 	core.Backuper
 	Ping(ctx context.Context) error
