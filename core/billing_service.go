@@ -44,9 +44,9 @@ func (s *BillingService) baseURL() string { return strings.TrimRight(s.BaseURL, 
 
 // currentUser returns the user of the identity in ctx.
 func (s *BillingService) currentUser(ctx context.Context) (*User, error) {
-	id := IdentityFrom(ctx)
-	if id == nil {
-		return nil, errInvalidToken()
+	id, err := signedIn(ctx)
+	if err != nil {
+		return nil, err
 	}
 	u, err := s.Users.FindUserByID(ctx, id.UserID)
 	if err != nil {
