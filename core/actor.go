@@ -51,3 +51,17 @@ func signedIn(ctx context.Context) (*Identity, error) {
 func errOperator() error {
 	return Errorf(EOperatorNotAllowed, "An operator acting for a user cannot do this; only the user can.")
 }
+
+// signedInUser returns the user of the identity in ctx; a user that is gone
+// is auth/invalid-user-token.
+func signedInUser(ctx context.Context, users UserStore) (*User, error) {
+	id, err := signedIn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := users.FindUserByID(ctx, id.UserID)
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	return u, nil
+}

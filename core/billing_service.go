@@ -42,19 +42,6 @@ func (s *BillingService) log() *slog.Logger {
 
 func (s *BillingService) baseURL() string { return strings.TrimRight(s.BaseURL, "/") }
 
-// currentUser returns the user of the identity in ctx.
-func (s *BillingService) currentUser(ctx context.Context) (*User, error) {
-	id, err := signedIn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	u, err := s.Users.FindUserByID(ctx, id.UserID)
-	if err != nil {
-		return nil, tokenError(err)
-	}
-	return u, nil
-}
-
 // Checkout starts a subscription checkout with the purchase rules of SPEC.md
 // section 4: a user whose plan is active manages it in the billing portal,
 // the Free plan needs no purchase, and Business without a configured price
@@ -70,7 +57,7 @@ func (s *BillingService) Checkout(ctx context.Context, in CheckoutRequest) (*Che
 	if err := ValidationError(f); err != nil {
 		return nil, err
 	}
-	u, err := s.currentUser(ctx)
+	u, err := signedInUser(ctx, s.Users)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +151,7 @@ func (s *BillingService) Portal(ctx context.Context, returnURL string) (string, 
 	if err := ValidationError(f); err != nil {
 		return "", err
 	}
-	u, err := s.currentUser(ctx)
+	u, err := signedInUser(ctx, s.Users)
 	if err != nil {
 		return "", err
 	}

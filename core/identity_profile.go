@@ -49,17 +49,7 @@ func validHTTPURL(s string, max int) bool {
 }
 
 // User returns the user of the identity in ctx.
-func (a *Auth) User(ctx context.Context) (*User, error) {
-	id, err := signedIn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	u, err := a.Users.FindUserByID(ctx, id.UserID)
-	if err != nil {
-		return nil, tokenError(err)
-	}
-	return u, nil
-}
+func (a *Auth) User(ctx context.Context) (*User, error) { return signedInUser(ctx, a.Users) }
 
 // Me returns the user of the identity in ctx as clients see it.
 func (a *Auth) Me(ctx context.Context) (*SessionUser, error) {
