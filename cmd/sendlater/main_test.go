@@ -17,6 +17,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/store/seal"
 )
 
 // binary is the sendlater binary built once for the tests, with a version
@@ -176,7 +177,7 @@ func (s *server) stop(t *testing.T) {
 // creates it.
 func dataKey(t *testing.T, dir string) []byte {
 	t.Helper()
-	key, err := bolt.LoadOrCreateKey(filepath.Join(dir, "data", "sendlater.key"))
+	key, err := seal.LoadOrCreateKey(filepath.Join(dir, "data", "sendlater.key"))
 	if err != nil {
 		t.Fatal(err)
 	}

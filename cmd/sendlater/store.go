@@ -7,6 +7,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/store/seal"
 )
 
 // store is every store interface of core that one backend implements, and
@@ -51,7 +52,7 @@ func (a *app) openStore() (store, []byte, error) {
 // on first start with mode 0600).
 func (a *app) encryptionKey() ([]byte, error) {
 	if a.cfg.EncryptionKey != "" {
-		key, err := bolt.ParseKey(a.cfg.EncryptionKey)
+		key, err := seal.ParseKey(a.cfg.EncryptionKey)
 		if err != nil {
 			return nil, fmt.Errorf("config: encryption_key: %s", core.ErrorMessageOrText(err))
 		}
@@ -61,7 +62,7 @@ func (a *app) encryptionKey() ([]byte, error) {
 	if file == "" {
 		file = a.cfg.keyPath()
 	}
-	key, err := bolt.LoadOrCreateKey(file)
+	key, err := seal.LoadOrCreateKey(file)
 	if err != nil {
 		return nil, fmt.Errorf("config: encryption_key_file: %s", core.ErrorMessageOrText(err))
 	}

@@ -9,13 +9,14 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/store/seal"
 	"github.com/sendlater/sendlater/store/storetest"
 )
 
 var ctx = context.Background()
 
 // testKey is the key of every test store unless a test says otherwise.
-var testKey = bytes.Repeat([]byte{0x5e}, bolt.KeySize)
+var testKey = bytes.Repeat([]byte{0x5e}, seal.KeySize)
 
 // MustOpen opens the store at path with testKey and closes it after the test.
 func MustOpen(tb testing.TB, path string) *bolt.DB {

@@ -21,7 +21,7 @@ import (
 // Options configure Open.
 type Options struct {
 	// Key is the 32-byte AES-256 key that encrypts message contents. See
-	// LoadOrCreateKey and ParseKey.
+	// seal.LoadOrCreateKey and seal.ParseKey.
 	Key []byte
 	// Reminders are the reminder offsets (core.NewReminders),
 	// handed to Message.Reschedule. Default: one reminder core.ReminderLeadTime

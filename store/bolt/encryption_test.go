@@ -10,6 +10,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/store/seal"
 	"github.com/sendlater/sendlater/store/storetest"
 	"go.etcd.io/bbolt"
 )
@@ -148,7 +149,7 @@ func TestWrongKey(t *testing.T) {
 	seed(t, db)
 	must(t, db.Close())
 
-	other := bytes.Repeat([]byte{0x17}, bolt.KeySize)
+	other := bytes.Repeat([]byte{0x17}, seal.KeySize)
 	_, err := bolt.Open(path, bolt.Options{Key: other})
 	if err == nil || !strings.Contains(strings.ToLower(core.ErrorMessage(err)), "the encryption key does not match this store") {
 		t.Fatalf("Open with another key: %v", err)

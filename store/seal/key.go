@@ -1,4 +1,4 @@
-package bolt
+package seal
 
 import (
 	"crypto/rand"
@@ -11,11 +11,7 @@ import (
 	"strings"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/store/seal"
 )
-
-// KeySize is the length of the store key: AES-256.
-const KeySize = seal.KeySize
 
 // ParseKey reads a key given in config: 64 hex characters, or the base64
 // (standard or URL alphabet, padded or not) of 32 bytes. The error never
