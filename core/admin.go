@@ -37,6 +37,10 @@ type Admin interface {
 	// Passes are the last delivery passes of the running server's scheduler
 	// (none when the store is opened directly).
 	Passes(ctx context.Context) ([]PassResult, error)
+	// DeliveryHealth is the delivery's health over every process that
+	// records its passes in the store: the cluster's with a shared store,
+	// the running server's with one it holds alone.
+	DeliveryHealth(ctx context.Context) (DeliveryHealth, error)
 }
 
 // AdminService implements Admin over the stores.

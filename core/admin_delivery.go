@@ -93,3 +93,10 @@ func (s *AdminService) Passes(ctx context.Context) ([]PassResult, error) {
 	}
 	return s.Delivery.Log.Last(), nil
 }
+
+func (s *AdminService) DeliveryHealth(ctx context.Context) (DeliveryHealth, error) {
+	if s.Delivery == nil || s.Delivery.Monitor == nil {
+		return HealthOf(nil, s.Clock.Now()), nil
+	}
+	return s.Delivery.Monitor.DeliveryHealth(ctx)
+}

@@ -57,6 +57,9 @@ type Delivery struct {
 	Logger   *slog.Logger
 	// Log keeps the last passes; nil: not kept.
 	Log *PassLog
+	// Monitor records each pass as this process's delivery health; nil:
+	// not recorded.
+	Monitor *PassMonitor
 
 	mu sync.Mutex // one pass at a time
 }
@@ -138,6 +141,9 @@ func (d *Delivery) Run(ctx context.Context) (PassResult, error) {
 	}
 	if d.Log != nil {
 		d.Log.add(res)
+	}
+	if d.Monitor != nil {
+		d.Monitor.passed(ctx, res)
 	}
 	return res, err
 }

@@ -3,15 +3,14 @@ package core
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 )
 
 // DefaultSchedulerInterval is the server's delivery tick.
 const DefaultSchedulerInterval = 5 * time.Second
 
-// StalledAfter is how long the in-process scheduler may go without finishing
-// a pass before the health check reports it degraded.
+// StalledAfter is how long the schedulers may go without finishing a pass
+// before the health check reports the delivery degraded (HealthOf).
 const StalledAfter = 5 * time.Minute
 
 // Scheduler runs the delivery pass in the server: at start, then every
@@ -23,13 +22,7 @@ type Scheduler struct {
 	// outside monitor notices a dead scheduler.
 	Heartbeat func(ctx context.Context) error
 	Logger    *slog.Logger
-
-	mu       sync.Mutex
-	started  time.Time
-	finished time.Time // of the last pass no error stopped
 }
-
-var _ SchedulerHealth = (*Scheduler)(nil)
 
 // Run passes until ctx ends; the pass in flight then stops between sends.
 func (s *Scheduler) Run(ctx context.Context) {
@@ -41,9 +34,10 @@ func (s *Scheduler) Run(ctx context.Context) {
 	if interval <= 0 {
 		interval = DefaultSchedulerInterval
 	}
-	s.mu.Lock()
-	s.started = s.Delivery.Clock.Now()
-	s.mu.Unlock()
+	if mon := s.Delivery.Monitor; mon != nil {
+		mon.SchedulerStarted(ctx)
+		defer mon.SchedulerStopped(ctx)
+	}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -57,9 +51,6 @@ func (s *Scheduler) Run(ctx context.Context) {
 		case err != nil && ctx.Err() == nil:
 			log.Error("delivery pass stopped", "err", err)
 		case err == nil:
-			s.mu.Lock()
-			s.finished = res.Finished
-			s.mu.Unlock()
 			if res.Delivered+res.Reminded+res.Retried+res.Failed+res.Webhooks > 0 {
 				log.Info("delivery pass", "delivered", res.Delivered, "reminded", res.Reminded,
 					"retried", res.Retried, "failed", res.Failed, "webhooks", res.Webhooks,
@@ -73,16 +64,4 @@ func (s *Scheduler) Run(ctx context.Context) {
 		}
 		timer.Reset(interval)
 	}
-}
-
-// Stalled reports whether no pass has finished for StalledAfter at now, and
-// when the last one did (zero: none yet).
-func (s *Scheduler) Stalled(now time.Time) (bool, time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	since := s.finished
-	if since.IsZero() {
-		since = s.started
-	}
-	return !since.IsZero() && now.Sub(since) > StalledAfter, s.finished
 }

@@ -105,9 +105,8 @@ type WebhookSecrets interface {
 	Rotate(ctx context.Context) (string, error)
 }
 
-// SchedulerHealth tells whether the in-process scheduler keeps passing.
+// SchedulerHealth tells whether the schedulers keep passing: of the
+// cluster when processes share the store (PassMonitor).
 type SchedulerHealth interface {
-	// Stalled reports whether no pass has finished for StalledAfter at now,
-	// and when the last one did (zero: none yet).
-	Stalled(now time.Time) (bool, time.Time)
+	DeliveryHealth(ctx context.Context) (DeliveryHealth, error)
 }

@@ -54,6 +54,7 @@ func (s *AdminServer) Handler() http.Handler {
 	mux.HandleFunc("POST /admin/send-due", s.handleSendDue)
 	mux.HandleFunc("GET /admin/due", s.handlePreviewDue)
 	mux.HandleFunc("GET /admin/passes", s.handlePasses)
+	mux.HandleFunc("GET /admin/health", s.handleHealth)
 	mux.HandleFunc("POST /admin/messages/{id}/reschedule", s.handleReschedule)
 	mux.HandleFunc("POST /admin/messages/{id}/deliver-now", s.handleDeliverNow)
 	mux.HandleFunc("POST /admin/messages/{id}/pause", s.handleSetActive(false))

@@ -138,6 +138,12 @@ func (c *AdminClient) Passes(ctx context.Context) ([]core.PassResult, error) {
 	return each(passes, PassJSON.Core), nil
 }
 
+func (c *AdminClient) DeliveryHealth(ctx context.Context) (core.DeliveryHealth, error) {
+	var h DeliveryHealthJSON
+	err := c.t.do(ctx, "GET", "/admin/health", nil, &h)
+	return h.Core(), err
+}
+
 func (c *AdminClient) RescheduleMessage(ctx context.Context, id string, at time.Time) (*core.Message, error) {
 	var out MessageJSON
 	if err := c.t.do(ctx, "POST", "/admin/messages/"+url.PathEscape(id)+"/reschedule", rescheduleRequest{At: at}, &out); err != nil {

@@ -45,6 +45,15 @@ func (s *AdminServer) handlePasses(w http.ResponseWriter, r *http.Request) {
 	writeData(w, http.StatusOK, each(passes, NewPassJSON))
 }
 
+func (s *AdminServer) handleHealth(w http.ResponseWriter, r *http.Request) {
+	h, err := s.Admin.DeliveryHealth(r.Context())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, NewDeliveryHealthJSON(h))
+}
+
 type rescheduleRequest struct {
 	At time.Time `json:"at"`
 }

@@ -4,20 +4,24 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/sendlater/sendlater/core"
 )
 
 type healthReport struct {
 	Status string `json:"status"`
 	Store  string `json:"store"`
-	// Scheduler is "ok", "stalled" (no pass finished for
-	// core.StalledAfter: status degraded) or "off" (serve --no-scheduler).
+	// Scheduler is the delivery's state (core.DeliveryHealth): "ok",
+	// "stalled" (no pass finished for core.StalledAfter: status degraded)
+	// or "off" (no scheduler runs: serve --no-scheduler, cron instead).
+	// With a shared store it is the cluster's.
 	Scheduler string `json:"scheduler"`
 	// LastPass is when the last delivery pass finished (ms since the epoch).
 	LastPass int64 `json:"lastPass,omitempty"`
 }
 
 // handleHealth answers 200 when the process is up and the store answers,
-// with status "degraded" while the in-process scheduler is stalled.
+// with status "degraded" while the delivery is stalled.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
@@ -30,13 +34,16 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusServiceUnavailable
 		}
 	}
-	rep.Scheduler = "off"
-	if s.Scheduler != nil {
-		stalled, last := s.Scheduler.Stalled(s.Clock.Now())
-		rep.Scheduler, rep.LastPass = "ok", millis(last)
-		if stalled {
-			rep.Scheduler = "stalled"
-			if status == http.StatusOK {
+	rep.Scheduler = core.HealthOff
+	if s.Scheduler != nil && status == http.StatusOK {
+		h, err := s.Scheduler.DeliveryHealth(ctx)
+		if err != nil {
+			logger(r).Error("health check: delivery", "err", err)
+			rep = healthReport{Status: "unavailable", Store: "unavailable", Scheduler: core.HealthOff}
+			status = http.StatusServiceUnavailable
+		} else {
+			rep.Scheduler, rep.LastPass = h.State, millis(h.LastPass)
+			if h.State == core.HealthStalled {
 				rep.Status = "degraded"
 			}
 		}

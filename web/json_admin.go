@@ -51,3 +51,47 @@ func NewDueSendJSON(d core.DueSend) DueSendJSON {
 func (j DueSendJSON) Core() core.DueSend {
 	return core.DueSend{Kind: j.Kind, MessageID: j.MessageID, Owner: j.Owner, To: j.To, DueAt: fromMillis(j.DueAt)}
 }
+
+// DeliveryHealthJSON is the delivery's health (GET /admin/health, `sendlater
+// status --json`).
+type DeliveryHealthJSON struct {
+	State     string              `json:"state"` // ok, stalled or off
+	LastPass  int64               `json:"lastPass,omitempty"`
+	Processes []ProcessHealthJSON `json:"processes"`
+}
+
+// ProcessHealthJSON is one process's record of its passes.
+type ProcessHealthJSON struct {
+	Process   string   `json:"process"`
+	Scheduler bool     `json:"scheduler"`
+	StartedAt int64    `json:"startedAt"`
+	SeenAt    int64    `json:"seenAt"`
+	LastOK    int64    `json:"lastOk,omitempty"`
+	LastPass  PassJSON `json:"lastPass"`
+}
+
+// NewDeliveryHealthJSON is h on the wire.
+func NewDeliveryHealthJSON(h core.DeliveryHealth) DeliveryHealthJSON {
+	return DeliveryHealthJSON{
+		State: h.State, LastPass: millis(h.LastPass),
+		Processes: each(h.Processes, func(p *core.ProcessHealth) ProcessHealthJSON {
+			return ProcessHealthJSON{
+				Process: p.Process, Scheduler: p.Scheduler, StartedAt: millis(p.StartedAt), SeenAt: millis(p.SeenAt),
+				LastOK: millis(p.LastOK), LastPass: NewPassJSON(p.LastPass),
+			}
+		}),
+	}
+}
+
+// Core is the health j describes.
+func (j DeliveryHealthJSON) Core() core.DeliveryHealth {
+	return core.DeliveryHealth{
+		State: j.State, LastPass: fromMillis(j.LastPass),
+		Processes: each(j.Processes, func(p ProcessHealthJSON) *core.ProcessHealth {
+			return &core.ProcessHealth{
+				Process: p.Process, Scheduler: p.Scheduler, StartedAt: fromMillis(p.StartedAt), SeenAt: fromMillis(p.SeenAt),
+				LastOK: fromMillis(p.LastOK), LastPass: p.LastPass.Core(),
+			}
+		}),
+	}
+}

@@ -33,7 +33,7 @@ type Server struct {
 	Postpone       core.PostponeLinks
 	Refusals       core.Refusals
 	WebhookSecrets core.WebhookSecrets
-	// Scheduler is the in-process scheduler, for /healthz; nil: none runs.
+	// Scheduler tells the delivery's health for /healthz; nil: "off".
 	Scheduler core.SchedulerHealth
 	// Health reports whether the store answers.
 	Health func(ctx context.Context) error

@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/web"
 )
 
@@ -92,6 +93,43 @@ func TestHealth(t *testing.T) {
 	if resp.StatusCode != 503 || strings.Contains(body, "EOF") {
 		t.Fatalf("a failing store is a 503 without detail: %d %s", resp.StatusCode, body)
 	}
+}
+
+// deliveryHealth is a fixed answer of the delivery's health.
+type deliveryHealth struct {
+	h   core.DeliveryHealth
+	err error
+}
+
+func (d *deliveryHealth) DeliveryHealth(context.Context) (core.DeliveryHealth, error) {
+	return d.h, d.err
+}
+
+func TestHealthReportsTheDelivery(t *testing.T) {
+	last := time.UnixMilli(1767225600000)
+	delivery := &deliveryHealth{h: core.DeliveryHealth{State: core.HealthOK, LastPass: last}}
+	url := startBare(t, &web.Server{Health: func(context.Context) error { return nil }, Scheduler: delivery})
+	var rep struct {
+		Status, Store, Scheduler string
+		LastPass                 int64
+	}
+	check := func(code int, status, scheduler string) {
+		t.Helper()
+		resp, body := get(t, url+"/healthz")
+		if err := json.Unmarshal([]byte(body), &rep); err != nil || resp.StatusCode != code || rep.Status != status || rep.Scheduler != scheduler {
+			t.Fatalf("healthz: %d %s, want %d status %s scheduler %s", resp.StatusCode, body, code, status, scheduler)
+		}
+	}
+	check(200, "ok", "ok")
+	if rep.LastPass != last.UnixMilli() {
+		t.Fatalf("lastPass %d", rep.LastPass)
+	}
+	delivery.h.State = core.HealthStalled
+	check(200, "degraded", "stalled")
+	delivery.h.State = core.HealthOff
+	check(200, "ok", "off")
+	delivery.err = io.ErrUnexpectedEOF // the records could not be read
+	check(503, "unavailable", "off")
 }
 
 // TestCloseLetsInFlightRequestsFinish: graceful shutdown waits for requests

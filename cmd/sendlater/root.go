@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -17,10 +18,12 @@ type app struct {
 	verbose    bool
 	// noScheduler is serve --no-scheduler.
 	noScheduler bool
-	cfg         *Config
-	log         *slog.Logger
-	stdout      io.Writer
-	stderr      io.Writer
+	// command is the subcommand's path without "sendlater ", e.g. "send-due".
+	command string
+	cfg     *Config
+	log     *slog.Logger
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 func newRootCmd() *cobra.Command {
@@ -31,6 +34,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			a.command = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 			return a.load()
 		},
 	}
@@ -47,6 +51,7 @@ func newRootCmd() *cobra.Command {
 		newMessagesCmd(a),
 		newSendDueCmd(a),
 		newBackupCmd(a),
+		newStatusCmd(a),
 	)
 	return root
 }

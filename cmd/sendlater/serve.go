@@ -62,10 +62,7 @@ func (a *app) serve(ctx context.Context) error {
 		Logger: a.log, BaseURL: a.cfg.BaseURL, AppName: a.cfg.AppName, UI: ui.FS(), Clock: core.SystemClock{},
 		Identities: s.Auth, Messages: s.Messages, Contact: s.Contact,
 		Postpone: s.Postpone, Refusals: s.Refusals, WebhookSecrets: s.WebhookSecrets,
-		Health: st.Ping, TrustedProxies: proxies,
-	}
-	if !a.noScheduler {
-		srv.Scheduler = s.Scheduler
+		Health: st.Ping, Scheduler: s.Delivery.Monitor, TrustedProxies: proxies,
 	}
 	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Messages, Account: s.Auth, Prices: a.cfg.prices(), Logger: a.log}
 	if err := admin.Open(a.cfg.socketPath()); err != nil {
@@ -75,7 +72,8 @@ func (a *app) serve(ctx context.Context) error {
 		admin.Close(context.Background())
 		return fmt.Errorf("addr %s: %w", a.cfg.Addr, err)
 	}
-	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.storePath(), "admin_socket", a.cfg.socketPath())
+	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.storePath(),
+		"admin_socket", a.cfg.socketPath(), "process", a.processName())
 
 	go s.Sweeper.Run(ctx, time.Hour)
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/mail"
+	"os"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/mailer"
@@ -78,6 +79,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Webhooks:    webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
 		Logger:      a.log,
 		Log:         core.NewPassLog(passLogSize),
+		Monitor:     &core.PassMonitor{Store: st, Clock: clock, Process: a.processName(), Logger: a.log},
 	}
 	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery}
 	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Clock: clock, Logger: a.log}
@@ -104,6 +106,20 @@ func (a *app) newMailer() (core.Mailer, error) {
 		Host: s.Host, Port: s.Port, Username: s.Username, Password: s.Password, TLS: s.TLS,
 		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize,
 	})
+}
+
+// processName names this process in the delivery health records: a server
+// by host and pid, a command by host and name, so that cron's runs of
+// send-due share one record.
+func (a *app) processName() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown-host"
+	}
+	if a.command == "serve" {
+		return fmt.Sprintf("%s serve %d", host, os.Getpid())
+	}
+	return host + " " + a.command
 }
 
 // contactAddress is where contact form submissions go (config contact.to,

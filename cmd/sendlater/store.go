@@ -23,6 +23,7 @@ type store interface {
 	core.BillingStore
 	core.ProviderLinkStore
 	core.MessageWatcher
+	core.HealthStore
 	core.Backuper
 	Ping(ctx context.Context) error
 	Close() error

@@ -151,6 +151,7 @@ func (e *Env) wire(log *slog.Logger) {
 		Messages: db, Users: db, Store: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock,
 		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, Concurrency: 4,
 		Refusals: e.Refusals, Log: core.NewPassLog(10), Logger: log,
+		Monitor: &core.PassMonitor{Store: db, Clock: clock, Process: "test", Logger: log},
 	}
 	e.Admin = &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: clock, Delivery: e.Delivery}
 }

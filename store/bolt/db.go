@@ -44,6 +44,7 @@ type DB struct {
 	seal      *seal.Sealer
 	reminders core.Reminders
 	watchers  watch.Hub
+	health    healthRecords
 	settles   commitGroup
 }
 

@@ -28,6 +28,8 @@ type Stores struct {
 	Billing core.BillingStore
 	// Links is social sign-in's store; nil skips its tests.
 	Links core.ProviderLinkStore
+	// Health keeps the processes' delivery health.
+	Health core.HealthStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -80,6 +82,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"LinksLinkAndUnlink", needsLinks(testLinksLinkAndUnlink)},
 		{"LinksUpdate", needsLinks(testLinksUpdate)},
 		{"LinksDeleteUser", needsLinks(testLinksDeleteUser)},
+		{"ProcessHealth", testProcessHealth},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
