@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sendlater/sendlater/core"
@@ -8,18 +10,26 @@ import (
 )
 
 // adminService returns the operator's view of the store: through the running
-// server's admin socket when one answers, else the services over the store
-// opened directly. The returned func releases what was opened.
-func (a *app) adminService() (core.Admin, func() error, error) {
-	if c, err := web.DialAdmin(a.cfg.socketPath()); err == nil {
-		a.sayf("using the running server through its admin socket %s", a.cfg.socketPath())
-		return c, func() error { return nil }, nil
+// server's admin socket when one answers and holds the store alone, else the
+// services over the store opened directly (always for a shared store, which
+// every process uses at once). The returned func releases what was opened.
+func (a *app) adminService(ctx context.Context) (core.Admin, func() error, error) {
+	shared := a.driver().shared
+	if !shared {
+		if c, err := web.DialAdmin(a.cfg.socketPath()); err == nil {
+			a.sayf("using the running server through its admin socket %s", a.cfg.socketPath())
+			return c, func() error { return nil }, nil
+		}
 	}
-	st, key, err := a.openStore()
+	st, key, err := a.openStore(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	a.sayf("no server answers on %s: opened the store %s directly", a.cfg.socketPath(), a.cfg.storePath())
+	if shared {
+		a.sayf("store.driver %s: talking to the database directly", a.cfg.Store.Driver)
+	} else {
+		a.sayf("no server answers on %s: opened the store %s directly", a.cfg.socketPath(), a.cfg.storePath())
+	}
 	s, closeServices, err := a.build(st, key)
 	if err != nil {
 		st.Close()
@@ -36,7 +46,7 @@ func (a *app) adminService() (core.Admin, func() error, error) {
 // of the store (adminService), released when fn returns.
 func (a *app) withAdmin(fn func(cmd *cobra.Command, args []string, admin core.Admin) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		admin, done, err := a.adminService()
+		admin, done, err := a.adminService(cmd.Context())
 		if err != nil {
 			return err
 		}

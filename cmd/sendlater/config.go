@@ -29,7 +29,13 @@ type Config struct {
 	TrustedProxies    []string `mapstructure:"trusted_proxies"`
 	EncryptionKey     string   `mapstructure:"encryption_key" secret:"true"`
 	EncryptionKeyFile string   `mapstructure:"encryption_key_file"`
-	Log               struct {
+	Store             struct {
+		Driver   string `mapstructure:"driver"`
+		URL      string `mapstructure:"url" secret:"true"`
+		URLFile  string `mapstructure:"url_file"`
+		PoolSize int    `mapstructure:"pool_size"`
+	} `mapstructure:"store"`
+	Log struct {
 		Level  string `mapstructure:"level"`
 		Format string `mapstructure:"format"`
 	} `mapstructure:"log"`
@@ -59,6 +65,7 @@ type Config struct {
 		Interval     time.Duration   `mapstructure:"interval"`
 		Reminders    []time.Duration `mapstructure:"reminders"`
 		Concurrency  int             `mapstructure:"concurrency"`
+		Lease        time.Duration   `mapstructure:"lease"`
 		HeartbeatURL string          `mapstructure:"heartbeat_url"`
 	} `mapstructure:"scheduler"`
 	Webhooks struct {
@@ -80,6 +87,10 @@ var defaults = map[string]any{
 	"trusted_proxies":         []string{},
 	"encryption_key":          "",
 	"encryption_key_file":     "",
+	"store.driver":            "bolt",
+	"store.url":               "",
+	"store.url_file":          "",
+	"store.pool_size":         16,
 	"log.level":               "info",
 	"log.format":              "text",
 	"mail.from":               "Sendlater <no-reply@localhost>",
@@ -97,6 +108,7 @@ var defaults = map[string]any{
 	"scheduler.interval":      "5s",
 	"scheduler.reminders":     []string{"240h"},
 	"scheduler.concurrency":   8,
+	"scheduler.lease":         "10m",
 	"scheduler.heartbeat_url": "",
 	"webhooks.allow_private":  false,
 }
@@ -132,6 +144,9 @@ func loadConfig(v *viper.Viper, file string) (*Config, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	if err := readSecretFile(&c.Mail.SMTP.Password, c.Mail.SMTP.PasswordFile, "mail.smtp.password_file"); err != nil {
+		return nil, err
+	}
+	if err := readSecretFile(&c.Store.URL, c.Store.URLFile, "store.url_file"); err != nil {
 		return nil, err
 	}
 	if err := c.validate(); err != nil {
@@ -193,6 +208,12 @@ func (c *Config) validate() error {
 	if c.Mail.SMTP.PoolSize < 1 || c.Mail.SMTP.PoolSize > 64 {
 		return bad("mail.smtp.pool_size", "must be between 1 and 64", c.Mail.SMTP.PoolSize)
 	}
+	if _, ok := drivers[c.Store.Driver]; !ok {
+		return bad("store.driver", "must be one of "+strings.Join(driverNames(), ", "), c.Store.Driver)
+	}
+	if c.Store.PoolSize < 1 || c.Store.PoolSize > 1000 {
+		return bad("store.pool_size", "must be between 1 and 1000", c.Store.PoolSize)
+	}
 	if err := c.validateScheduler(bad); err != nil {
 		return err
 	}
@@ -219,6 +240,9 @@ func (c *Config) validateScheduler(bad func(key, rule string, got any) error) er
 	c.reminders, sc.Reminders = reminders, reminders
 	if sc.Concurrency < 1 || sc.Concurrency > 256 {
 		return bad("scheduler.concurrency", "must be between 1 and 256", sc.Concurrency)
+	}
+	if sc.Lease < time.Second || sc.Lease > 24*time.Hour {
+		return bad("scheduler.lease", "must be between 1s and 24h, e.g. 10m", sc.Lease)
 	}
 	if sc.HeartbeatURL != "" {
 		if u, err := url.Parse(sc.HeartbeatURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -10,7 +10,8 @@ import (
 func TestConfigPrecedenceAndMasking(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("app_name: FromFile\nbase_url: https://file.example\nmail:\n  smtp:\n    password: hunter2\n    port: 2525\n"), 0o600)
-	r := run(t, dir, []string{"SENDLATER_APP_NAME=FromEnv", "SENDLATER_MAIL_SMTP_HOST=smtp.example"}, "config", "--data-dir", "/tmp/flagdir")
+	r := run(t, dir, []string{"SENDLATER_APP_NAME=FromEnv", "SENDLATER_MAIL_SMTP_HOST=smtp.example",
+		"SENDLATER_STORE_URL=postgres://sendlater:hunter2@db/sendlater"}, "config", "--data-dir", "/tmp/flagdir")
 	if r.code != 0 {
 		t.Fatal(r.stderr)
 	}
@@ -21,6 +22,7 @@ func TestConfigPrecedenceAndMasking(t *testing.T) {
 		"mail.smtp.host = smtp.example",   // nested env keys
 		"data_dir = /tmp/flagdir",         // flags beat all
 		"mail.smtp.password = ********",   // secrets masked
+		"store.url = ********",            // a URL may hold a password
 		"addr = :8080",                    // defaults
 	} {
 		if !strings.Contains(r.stdout, want+"\n") {
@@ -52,6 +54,8 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 		{"SENDLATER_MAIL_SMTP_PORT=abc", "mail.smtp.port"},
 		{"SENDLATER_ENCRYPTION_KEY=short", "encryption_key"},
 		{"SENDLATER_MAIL_SMTP_PASSWORD_FILE=/nonexistent/file", "mail.smtp.password_file"},
+		{"SENDLATER_SCHEDULER_LEASE=100ms", "scheduler.lease must be between 1s and 24h"},
+		{"SENDLATER_STORE_URL_FILE=/nonexistent/file", "store.url_file"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()

@@ -201,18 +201,27 @@ func seed(t *testing.T, dir string) (*core.User, []*core.Message) {
 	t.Helper()
 	db := openStore(t, dir, filepath.Join(dir, "data", "sendlater.db"))
 	defer db.Close()
+	return seedInto(t, db)
+}
+
+// seedInto adds a user with two messages to st.
+func seedInto(t *testing.T, st interface {
+	core.UserStore
+	core.MessageStore
+}) (*core.User, []*core.Message) {
+	t.Helper()
 	ctx := context.Background()
 	now := time.Now()
 	u := &core.User{ID: core.NewID(), Email: "Ada@Example.com", Name: "Ada Lovelace", Timezone: "Europe/London",
 		Providers: []string{core.ProviderPassword}, CreatedAt: now, UpdatedAt: now}
-	if err := db.CreateUser(ctx, u); err != nil {
+	if err := st.CreateUser(ctx, u); err != nil {
 		t.Fatal(err)
 	}
 	var ms []*core.Message
 	for i, body := range []string{"The key is under the blue pot.", "Second letter body"} {
 		m := core.NewMessage(u.ID, core.MessageInput{Title: fmt.Sprintf("Letter %d", i+1), Name: "Charles",
 			Recipient: "charles@example.com", Body: body}, now.Add(time.Duration(i)*time.Second), time.UTC)
-		if err := db.CreateMessage(ctx, m, func(*core.User, bool) error { return nil }); err != nil {
+		if err := st.CreateMessage(ctx, m, func(*core.User, bool) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		ms = append(ms, m)

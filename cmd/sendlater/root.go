@@ -52,6 +52,8 @@ func newRootCmd() *cobra.Command {
 		newSendDueCmd(a),
 		newBackupCmd(a),
 		newStatusCmd(a),
+		newMigrateCmd(a),
+		newStoreCmd(a),
 	)
 	return root
 }

@@ -44,7 +44,7 @@ func (a *app) serve(ctx context.Context) error {
 		// hand that back promptly after a burst. GOMEMLIMIT overrides it.
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
-	st, key, err := a.openStore()
+	st, key, err := a.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (a *app) serve(ctx context.Context) error {
 		admin.Close(context.Background())
 		return fmt.Errorf("addr %s: %w", a.cfg.Addr, err)
 	}
-	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.storePath(),
+	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.Store.Driver,
 		"admin_socket", a.cfg.socketPath(), "process", a.processName())
 
 	go s.Sweeper.Run(ctx, time.Hour)

@@ -72,14 +72,15 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	s.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: prices}
 	s.Delivery = &core.Delivery{
 		Messages: st, Users: st, Store: st, Mailer: m, Emails: emails, Clock: clock,
-		BaseURL:     a.cfg.BaseURL,
-		Reminders:   a.cfg.reminders,
-		Concurrency: a.cfg.Scheduler.Concurrency,
-		Refusals:    s.Refusals.Tokens,
-		Webhooks:    webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
-		Logger:      a.log,
-		Log:         core.NewPassLog(passLogSize),
-		Monitor:     &core.PassMonitor{Store: st, Clock: clock, Process: a.processName(), Logger: a.log},
+		BaseURL:       a.cfg.BaseURL,
+		Reminders:     a.cfg.reminders,
+		Concurrency:   a.cfg.Scheduler.Concurrency,
+		LeaseDuration: a.cfg.Scheduler.Lease,
+		Refusals:      s.Refusals.Tokens,
+		Webhooks:      webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
+		Logger:        a.log,
+		Log:           core.NewPassLog(passLogSize),
+		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: a.processName(), Logger: a.log},
 	}
 	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery}
 	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Clock: clock, Logger: a.log}

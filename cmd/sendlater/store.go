@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
+	"time"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/seal"
+	"github.com/sendlater/sendlater/store/transfer"
 )
 
 // store is every store interface of core that one backend implements, and
@@ -25,33 +29,148 @@ type store interface {
 	core.MessageWatcher
 	core.HealthStore
 	core.Backuper
+	transfer.Store
 	Ping(ctx context.Context) error
 	Close() error
 }
 
-var _ store = (*bolt.DB)(nil)
+var (
+	_ store = (*bolt.DB)(nil)
+	_ store = (*postgres.DB)(nil)
+)
 
-// openStore opens the store of the config: the one place that chooses the
-// backend (today the bbolt file in the data directory). It returns the
-// encryption key too, from which the other keys are derived.
-func (a *app) openStore() (store, []byte, error) {
+// driver is one backend, as config store.driver names it. The drivers map
+// is the one place that knows the backends: a new one is a new folder and
+// an entry here.
+type driver struct {
+	// open opens the store at where, creating or migrating it, or with
+	// existing one that must exist already and is only read from (the
+	// source of a copy).
+	open func(ctx context.Context, a *app, where target, key []byte, existing bool) (store, error)
+	// where is the store the config names.
+	where func(c *Config) target
+	// shared: many processes use the store at once (no single writer), so
+	// commands talk to it directly, never through a server's admin socket.
+	shared bool
+	// createsKey: a missing key file is created at first start. A shared
+	// store's key must be given: every replica needs the same one.
+	createsKey bool
+	// migrations lists the store's schema migrations and, with up, applies
+	// the pending ones; nil: the store migrates itself when opened.
+	migrations func(ctx context.Context, where target, up bool) ([]migration, error)
+}
+
+// target is where a store is, and the setting that said so, for errors.
+type target struct {
+	value   string
+	setting string
+}
+
+// migration is one schema migration of a store: applied at a time or
+// pending (zero).
+type migration struct {
+	version   int
+	name      string
+	appliedAt time.Time
+}
+
+var drivers = map[string]driver{
+	"bolt": {
+		open: openBolt, createsKey: true,
+		where: func(c *Config) target { return target{c.storePath(), "data_dir"} },
+	},
+	"postgres": {
+		open: openPostgres, shared: true, migrations: postgresMigrations,
+		where: func(c *Config) target {
+			switch {
+			case c.Store.URLFile != "":
+				return target{c.Store.URL, "store.url_file"}
+			case c.Store.URL != "":
+				return target{c.Store.URL, "store.url"}
+			}
+			return target{"", "store.url (empty: the PG* environment variables)"}
+		},
+	},
+}
+
+func driverNames() []string {
+	var names []string
+	for name := range drivers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// driver is the backend the config names (validated with it).
+func (a *app) driver() driver { return drivers[a.cfg.Store.Driver] }
+
+// openStore opens the store the config names. It returns the encryption
+// key too, from which the other keys are derived.
+func (a *app) openStore(ctx context.Context) (store, []byte, error) {
+	// The data directory holds the admin socket and the outbox whatever the
+	// store, and the bbolt file.
 	if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("data_dir: %w", err)
 	}
-	key, err := a.encryptionKey()
+	d := a.driver()
+	key, err := a.encryptionKey(d.createsKey)
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := bolt.Open(a.cfg.storePath(), bolt.Options{Key: key, Reminders: a.cfg.reminders})
+	st, err := d.open(ctx, a, d.where(a.cfg), key, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	return db, key, nil
+	return st, key, nil
 }
 
-// encryptionKey returns the key from config, else from the key file (created
-// on first start with mode 0600).
-func (a *app) encryptionKey() ([]byte, error) {
+func openBolt(ctx context.Context, a *app, where target, key []byte, existing bool) (store, error) {
+	db, err := bolt.Open(where.value, bolt.Options{Key: key, Reminders: a.cfg.reminders, ReadOnly: existing})
+	if err != nil {
+		return nil, err // its messages name the file
+	}
+	return db, nil
+}
+
+func openPostgres(ctx context.Context, a *app, where target, key []byte, existing bool) (store, error) {
+	db, err := postgres.Open(ctx, where.value, postgres.Options{
+		Key: key, Reminders: a.cfg.reminders, PoolSize: a.cfg.Store.PoolSize, MustExist: existing,
+	})
+	if err != nil {
+		return nil, settingError(where, err)
+	}
+	return db, nil
+}
+
+func postgresMigrations(ctx context.Context, where target, up bool) ([]migration, error) {
+	list := postgres.MigrationStatus
+	if up {
+		list = postgres.MigrateUp
+	}
+	ms, err := list(ctx, where.value)
+	if err != nil {
+		return nil, settingError(where, err)
+	}
+	out := make([]migration, len(ms))
+	for i, m := range ms {
+		out[i] = migration{version: m.Version, name: m.Name, appliedAt: m.AppliedAt}
+	}
+	return out, nil
+}
+
+// settingError prefixes a store's error with the setting that named it,
+// keeping its code: "config: store.url: Cannot reach PostgreSQL at ...".
+func settingError(where target, err error) error {
+	if e, ok := core.AsError(err); ok {
+		return core.Errorf(e.Code, "config: %s: %s", where.setting, e.Message)
+	}
+	return fmt.Errorf("config: %s: %w", where.setting, err)
+}
+
+// encryptionKey returns the key from config, else from the key file,
+// created (mode 0600) when missing if create is set.
+func (a *app) encryptionKey(create bool) ([]byte, error) {
 	if a.cfg.EncryptionKey != "" {
 		key, err := seal.ParseKey(a.cfg.EncryptionKey)
 		if err != nil {
@@ -62,6 +181,14 @@ func (a *app) encryptionKey() ([]byte, error) {
 	file := a.cfg.EncryptionKeyFile
 	if file == "" {
 		file = a.cfg.keyPath()
+	}
+	if !create {
+		if _, err := os.Stat(file); os.IsNotExist(err) {
+			return nil, fmt.Errorf("config: encryption_key_file: there is no key at %s. With store.driver %s every "+
+				"process needs the same key: copy the file of the first server, or make one with "+
+				"`openssl rand -hex 32 > %s` (mode 0600) and set encryption_key_file (or encryption_key) "+
+				"on every replica", file, a.cfg.Store.Driver, file)
+		}
 	}
 	key, err := seal.LoadOrCreateKey(file)
 	if err != nil {

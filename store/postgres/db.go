@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -30,7 +32,18 @@ type Options struct {
 	// Reminders are the reminder offsets (core.NewReminders), handed to
 	// Message.Reschedule. Default: core.DefaultReminders.
 	Reminders core.Reminders
+	// PoolSize bounds the connections kept open; 0: the URL's
+	// pool_max_conns, else pgxpool's default (4, or the CPUs if more).
+	PoolSize int
+	// MustExist refuses a schema that holds no store (the source of a
+	// copy) instead of creating one there.
+	MustExist bool
 }
+
+// connectTimeout bounds a connection attempt unless the URL sets
+// connect_timeout: a server that does not answer fails a request (503)
+// instead of holding it.
+const connectTimeout = 10 * time.Second
 
 // DB is the PostgreSQL store. It implements core.UserStore,
 // core.MessageStore, core.SessionStore, core.AccessTokenStore,
@@ -77,12 +90,15 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.PoolSize > 0 {
+		cfg.MaxConns = int32(opts.PoolSize)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, core.Errorf(core.EInvalid, "The PostgreSQL connection settings are not valid: %v", err)
 	}
 	s := &DB{pool: pool, seal: sealer, reminders: opts.Reminders}
-	if err := s.start(ctx); err != nil {
+	if err := s.start(ctx, opts.MustExist); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -100,11 +116,14 @@ func parseConfig(url string) (*pgxpool.Config, error) {
 		}
 		return nil, core.Errorf(core.EInvalid, "The PostgreSQL URL is not valid: it is neither a postgres:// URL nor key=value settings.")
 	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
 	return cfg, nil
 }
 
 // start checks the connection, migrates and verifies the key.
-func (s *DB) start(ctx context.Context) error {
+func (s *DB) start(ctx context.Context, mustExist bool) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return s.unreachable(err)
@@ -124,6 +143,15 @@ func (s *DB) start(ctx context.Context) error {
 	}
 	s.where = fmt.Sprintf("database %s, schema %s", database, *schema)
 	s.listener.channel = *channel // as the trigger of migration 1 names it
+	if mustExist {
+		var exists bool
+		if err := conn.QueryRow(ctx, "select to_regclass('meta') is not null").Scan(&exists); err != nil {
+			return wrapErr(err)
+		}
+		if !exists {
+			return core.Errorf(core.ENotFound, "There is no Sendlater store in %s.", s.where)
+		}
+	}
 	if _, err := migrate(ctx, conn.Conn()); err != nil {
 		return wrapErr(err)
 	}
@@ -138,17 +166,19 @@ func (s *DB) unreachable(err error) error {
 		cfg.Host, cfg.Port, cfg.Database, cfg.User, briefCause(err))
 }
 
-// briefCause is the innermost useful text of a connection error.
+// briefCause is the innermost useful text of a connection error, on one
+// line: the server's message, or the network's error.
 func briefCause(err error) string {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return pgErr.Message
 	}
-	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) && errors.Unwrap(ce) != nil {
-		return errors.Unwrap(ce).Error()
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return opErr.Error()
 	}
-	return err.Error()
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }
 
 // checkKey stores the key check in a new store and verifies it in any.

@@ -77,7 +77,7 @@ func TestHotQueriesSeekIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &DB{pool: pool, seal: sealer, reminders: core.DefaultReminders}
-	if err := s.start(ctx); err != nil {
+	if err := s.start(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })

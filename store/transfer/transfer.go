@@ -8,6 +8,8 @@ package transfer
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -76,6 +78,15 @@ func (c Counts) kinds() []struct {
 		{"action codes", c.ActionCodes}, {"contact submissions", c.Contacts}, {"refused addresses", c.Refusals},
 		{"webhook calls", c.WebhookCalls}, {"webhook secrets", c.WebhookSecrets},
 	}
+}
+
+// String lists the counts: "2 users, 10 messages, ...".
+func (c Counts) String() string {
+	var parts []string
+	for _, k := range c.kinds() {
+		parts = append(parts, fmt.Sprintf("%d %s", k.n, k.name))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Store is what a backend exposes to be copied from and to.
