@@ -249,11 +249,11 @@ func TestBackupSaysPgDump(t *testing.T) {
 // when it is back, the store works again by itself.
 func TestDatabaseDownAndBack(t *testing.T) {
 	url := pgtest.URL(t)
-	p := startProxy(t, url)
-	db := mustOpen(t, p.url)
+	p := pgtest.StartProxy(t, url)
+	db := mustOpen(t, p.URL)
 	u, m := seed(t, db)
 
-	p.down()
+	p.Down()
 	for _, call := range []func() error{
 		func() error { _, err := db.FindMessageByID(ctx, m.ID); return err },
 		func() error { _, _, err := db.ListMessages(ctx, core.MessageFilter{Owner: u.ID}); return err },
@@ -270,7 +270,7 @@ func TestDatabaseDownAndBack(t *testing.T) {
 		}
 	}
 
-	p.up()
+	p.Up()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got, err := db.FindMessageByID(ctx, m.ID)
@@ -285,71 +285,4 @@ func TestDatabaseDownAndBack(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// proxy forwards a local port to the test server and can cut every
-// connection and refuse new ones, as a database that went away.
-type proxy struct {
-	url    string
-	target string
-	addr   string
-	mu     sync.Mutex
-	l      net.Listener
-	conns  []net.Conn
-}
-
-func startProxy(tb testing.TB, dbURL string) *proxy {
-	tb.Helper()
-	cfg, err := pgx.ParseConfig(dbURL)
-	must(tb, err)
-	p := &proxy{target: net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.Port))}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(tb, err)
-	p.addr = l.Addr().String()
-	p.url = strings.Replace(dbURL, cfg.Host+":"+fmt.Sprint(cfg.Port), p.addr, 1)
-	p.serve(l)
-	tb.Cleanup(p.down)
-	return p
-}
-
-func (p *proxy) serve(l net.Listener) {
-	p.l = l
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			go func() { io.Copy(s, c); s.Close() }()
-			go func() { io.Copy(c, s); c.Close() }()
-		}
-	}()
-}
-
-// down closes the listener and every connection.
-func (p *proxy) down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.l.Close()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-// up listens again on the same address.
-func (p *proxy) up() {
-	l, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		panic(err)
-	}
-	p.serve(l)
 }
