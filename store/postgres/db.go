@@ -57,6 +57,7 @@ type DB struct {
 
 	watchers watch.Hub
 	listener listener
+	notes    notifier
 }
 
 var (
@@ -142,7 +143,7 @@ func (s *DB) start(ctx context.Context, mustExist bool) error {
 			database, conn.Conn().Config().RuntimeParams["search_path"])
 	}
 	s.where = fmt.Sprintf("database %s, schema %s", database, *schema)
-	s.listener.channel = *channel // as the trigger of migration 1 names it
+	s.listener.channel = *channel
 	if mustExist {
 		var exists bool
 		if err := conn.QueryRow(ctx, "select to_regclass('meta') is not null").Scan(&exists); err != nil {
@@ -199,8 +200,10 @@ func (s *DB) checkKey(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-// Close stops the listener and closes every connection.
+// Close sends the pending notifications, stops the listener and closes
+// every connection.
 func (s *DB) Close() error {
+	s.notes.wait()
 	s.listener.stop()
 	s.pool.Close()
 	return nil

@@ -23,7 +23,7 @@ func (s *DB) ClaimReminders(ctx context.Context, now time.Time, limit int, claim
 
 // claim offers the messages due by column (due_at or remind_at) at now,
 // earliest first, to claim, and writes back those it takes, at most limit,
-// in one transaction. The window of due rows is locked FOR UPDATE SKIP
+// in one transaction and one round trip for the writes. The window of due rows is locked FOR UPDATE SKIP
 // LOCKED: passes of other processes claiming at the same moment skip each
 // other's rows instead of waiting or taking them twice, and a row one of
 // them took is, once committed, no longer due until its lease ends.
@@ -41,6 +41,7 @@ func (s *DB) claim(ctx context.Context, column string, now time.Time, limit int,
 		if err != nil {
 			return err
 		}
+		writes := &pgx.Batch{}
 		for _, m := range window {
 			if len(claimed) >= limit {
 				break
@@ -49,16 +50,23 @@ func (s *DB) claim(ctx context.Context, column string, now time.Time, limit int,
 			if !claim(m) {
 				continue
 			}
-			if err := s.putMessage(ctx, tx, &old, m); err != nil {
-				return err
-			}
+			sql, args := s.messageWrite(&old, m)
+			writes.Queue(sql, args...)
 			claimed = append(claimed, m)
 		}
-		return nil
+		if writes.Len() == 0 {
+			return nil
+		}
+		return tx.SendBatch(ctx, writes).Close()
 	})
 	if err != nil {
 		return nil, err
 	}
+	owners := make([]string, len(claimed))
+	for i, m := range claimed {
+		owners[i] = m.Owner
+	}
+	s.changed(owners...)
 	return claimed, nil
 }
 
@@ -102,6 +110,7 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 	if err != nil {
 		return nil, err
 	}
+	s.changed(m.Owner)
 	return m, nil
 }
 

@@ -19,7 +19,7 @@ import (
 func newDelivery(tb testing.TB, db *postgres.DB, srv *smtptest.Server, clock core.Clock) *core.Delivery {
 	tb.Helper()
 	m, err := mailer.NewSMTP(mailer.SMTPConfig{
-		Host: srv.Host(), Port: srv.Port(), TLS: mailer.TLSNone,
+		Host: srv.Host(), Port: srv.Port(), TLS: mailer.TLSNone, PoolSize: 8,
 		From: core.Address{Name: "Sendlater", Address: "noreply@sendlater.test"}, Timeout: 5 * time.Second,
 	})
 	must(tb, err)

@@ -87,7 +87,7 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 	if err := validID("message", m.ID); err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx pgx.Tx) error {
+	err := s.update(ctx, func(tx pgx.Tx) error {
 		owner, err := findUser(ctx, tx, m.Owner, "for no key update")
 		if err != nil {
 			return err
@@ -103,6 +103,10 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 		}
 		return s.putMessage(ctx, tx, nil, m)
 	})
+	if err == nil {
+		s.changed(m.Owner)
+	}
+	return err
 }
 
 func (s *DB) FindMessageByID(ctx context.Context, id string) (*core.Message, error) {
@@ -166,17 +170,20 @@ func (s *DB) UpdateMessage(ctx context.Context, id string, fn func(m *core.Messa
 	if err != nil {
 		return nil, err
 	}
+	s.changed(m.Owner)
 	return m, nil
 }
 
 func (s *DB) DeleteMessage(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, "delete from messages where id = $1", id)
+	var owner string
+	err := s.pool.QueryRow(ctx, "delete from messages where id = $1 returning owner", id).Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errMessageNotFound()
+	}
 	if err != nil {
 		return wrapErr(err)
 	}
-	if tag.RowsAffected() == 0 {
-		return errMessageNotFound()
-	}
+	s.changed(owner)
 	return nil
 }
 
@@ -204,23 +211,28 @@ func (s *DB) findMessage(ctx context.Context, q querier, id, lock string) (*core
 }
 
 // putMessage reschedules m and writes it: a new row when old is nil, else
-// over old (as read in this transaction). Contents are sealed again only
-// when they changed, so a delivery's state changes leave the sealed columns
-// (and their storage) alone. Every write fires the trigger that tells the
-// owner's watchers after the commit.
+// over old (as read in this transaction). The caller tells the watchers
+// (changed) once the transaction committed.
 func (s *DB) putMessage(ctx context.Context, tx pgx.Tx, old, m *core.Message) error {
+	sql, args := s.messageWrite(old, m)
+	_, err := tx.Exec(ctx, sql, args...)
+	return err
+}
+
+// messageWrite reschedules m and returns the statement that writes it, as
+// putMessage does. Contents are sealed again only when they changed, so a
+// delivery's state changes leave the sealed columns (and their storage)
+// alone.
+func (s *DB) messageWrite(old, m *core.Message) (string, []any) {
 	m.Reschedule(s.reminders)
 	if old != nil && sameContents(old, m) {
-		_, err := tx.Exec(ctx, updatePlainMessage, append([]any{m.ID}, plainMessageArgs(m)...)...)
-		return err
+		return updatePlainMessage, append([]any{m.ID}, plainMessageArgs(m)...)
 	}
 	sm := s.seal.SealMessage(m)
-	query := insertMessage
 	if old != nil {
-		query = updateMessage
+		return updateMessage, sealedMessageArgs(&sm)
 	}
-	_, err := tx.Exec(ctx, query, sealedMessageArgs(&sm)...)
-	return err
+	return insertMessage, sealedMessageArgs(&sm)
 }
 
 // sameContents reports whether a and b have the same sealed fields.

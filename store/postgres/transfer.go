@@ -192,5 +192,10 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 		}
 		return results.Close()
 	})
+	if err == nil {
+		for _, sm := range r.Messages {
+			s.changed(sm.Plain.Owner)
+		}
+	}
 	return changed, err
 }

@@ -104,6 +104,7 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 	if tag.RowsAffected() == 0 {
 		return errUserNotFound()
 	}
+	s.changed(id) // their messages went with them
 	return nil
 }
 

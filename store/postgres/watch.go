@@ -9,9 +9,9 @@ import (
 )
 
 // WatchMessages implements core.MessageWatcher across processes: the
-// trigger on messages notifies the schema's channel with the owner's id
-// when a change commits, whichever process made it, and one connection of
-// this store listens and tells the watchers here. The first watch starts
+// process that changed an owner's messages notifies the schema's channel
+// with the owner's id once the change committed (notify.go), and one
+// connection of each store listens and tells the watchers there. The first watch starts
 // the listener and waits (at most listenWait) until it listens, so a change
 // committed after WatchMessages returns is seen. While the listener is cut
 // off it reconnects, then signals every watcher: changes may have been
@@ -33,7 +33,7 @@ const listenWait = 5 * time.Second
 
 // listener holds the LISTEN connection of a store.
 type listener struct {
-	channel string // the schema's channel, as the trigger names it
+	channel string // the schema's channel: sendlater_ and the md5 of its name
 
 	once  sync.Once
 	ready chan struct{} // closed once the first LISTEN holds

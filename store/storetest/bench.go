@@ -138,3 +138,20 @@ type noWebhooks struct{}
 func (noWebhooks) Post(_ context.Context, url string, body []byte, headers map[string]string) error {
 	panic("no webhook is due")
 }
+
+// DueMessages builds (without storing) n messages of owner due at now, to
+// recipient(i), their reminders past: what a delivery benchmark makes due
+// at once through a store's import.
+func DueMessages(owner string, n int, recipient func(i int) string, now time.Time) []*core.Message {
+	ms := make([]*core.Message, n)
+	for i := range ms {
+		m := core.NewMessage(owner, core.MessageInput{
+			Title: fmt.Sprintf("Letter %d", i), Name: "Grace", Recipient: recipient(i),
+			Body: "Delivered once, whatever happens.", Interval: core.Interval1M,
+		}, now.AddDate(0, -1, 0), time.UTC)
+		m.RemindersSent = len(core.DefaultReminders)
+		m.Reschedule(core.DefaultReminders)
+		ms[i] = m
+	}
+	return ms
+}
