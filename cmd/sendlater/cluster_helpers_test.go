@@ -16,6 +16,7 @@ import (
 	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/postgres/pgtest"
 	"github.com/sendlater/sendlater/store/seal"
+	"github.com/sendlater/sendlater/store/storetest"
 	"github.com/sendlater/sendlater/store/transfer"
 )
 
@@ -133,7 +134,7 @@ func seedUser(t *testing.T, db *postgres.DB, email string) string {
 }
 
 // makeDue stores n messages of a new author due now, in one transaction,
-// addressed to r<round>-<i>@example.com; the reminders are past.
+// addressed to r<round>-<i>@example.com.
 func makeDue(t *testing.T, db *postgres.DB, round, n int) string {
 	t.Helper()
 	owner := seedUser(t, db, fmt.Sprintf("author-of-round-%d@example.com", round))
@@ -141,16 +142,8 @@ func makeDue(t *testing.T, db *postgres.DB, round, n int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	created := time.Now().AddDate(0, -1, 0).Add(-time.Minute) // a month ago: due a minute ago
 	recs := &transfer.Records{}
-	for i := range n {
-		m := core.NewMessage(owner, core.MessageInput{
-			Title: fmt.Sprintf("Round %d letter %d", round, i), Name: "Grace",
-			Recipient: fmt.Sprintf("r%d-%d@example.com", round, i), Body: "Delivered once, whatever happens.",
-			Interval: core.Interval1M,
-		}, created, time.UTC)
-		m.RemindersSent = len(core.DefaultReminders)
-		m.Reschedule(core.DefaultReminders)
+	for _, m := range storetest.DueMessages(owner, n, func(i int) string { return fmt.Sprintf("r%d-%d@example.com", round, i) }, time.Now()) {
 		sm := sealer.SealMessage(m)
 		recs.Messages = append(recs.Messages, &sm)
 	}
