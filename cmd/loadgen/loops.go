@@ -85,13 +85,14 @@ type crew struct {
 	wg  sync.WaitGroup
 }
 
-// start starts n workers running work.
-func (cr *crew) start(addr string, n int, work func(c *conn, w *worker)) {
-	for range n {
+// start starts n workers running work, each connected to the next of addrs
+// in turn (replicas behind a balancer that spreads connections).
+func (cr *crew) start(addrs []string, n int, work func(c *conn, w *worker)) {
+	for i := range n {
 		cr.wg.Add(1)
 		go func() {
 			defer cr.wg.Done()
-			c := &conn{addr: addr}
+			c := &conn{addr: addrs[i%len(addrs)]}
 			defer c.close()
 			w := &worker{lat: make([]time.Duration, 0, 4096)}
 			work(c, w)
@@ -107,11 +108,11 @@ func (cr *crew) result(start time.Time) result {
 }
 
 // closedLoop runs conns workers sending req back to back for d.
-func closedLoop(addr string, conns int, d time.Duration, req []byte) result {
+func closedLoop(addrs []string, conns int, d time.Duration, req []byte) result {
 	var cr crew
 	start := time.Now()
 	end := start.Add(d)
-	cr.start(addr, conns, func(c *conn, w *worker) {
+	cr.start(addrs, conns, func(c *conn, w *worker) {
 		for t0 := time.Now(); t0.Before(end); t0 = time.Now() {
 			w.send(c, req, t0)
 		}
@@ -121,10 +122,10 @@ func closedLoop(addr string, conns int, d time.Duration, req []byte) result {
 
 // openLoop sends rate requests per second on a fixed schedule for d, over at
 // most conns connections at once; latency counts from the scheduled time.
-func openLoop(addr string, conns int, rate float64, d time.Duration, req []byte) result {
+func openLoop(addrs []string, conns int, rate float64, d time.Duration, req []byte) result {
 	var cr crew
 	jobs := make(chan time.Time, conns*4)
-	cr.start(addr, conns, func(c *conn, w *worker) {
+	cr.start(addrs, conns, func(c *conn, w *worker) {
 		for at := range jobs {
 			if wait := time.Until(at); wait > 0 {
 				time.Sleep(wait)

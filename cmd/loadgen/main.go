@@ -7,10 +7,17 @@
 // With -bin it starts `sendlater serve` itself on a fresh data directory and
 // a free port, grants the Pro plan with `sendlater users set-plan` and stops
 // the server at the end; with -url it drives a server that runs already
-// (give -pid to read its memory).
+// (give -pid to read its memory). With -postgres URL the servers use a new
+// schema of that database (dropped at the end), and -replicas N starts N
+// of them: the connections are spread over the replicas, and memory and CPU
+// are their sums. The deliver scenario (PostgreSQL only) makes -deliveries
+// messages due at once and times the replicas' schedulers delivering them
+// into loadgen's own SMTP sink.
 //
 //	go build -o bin/sendlater ./cmd/sendlater
 //	go run ./cmd/loadgen -bin bin/sendlater
+//	go run ./cmd/loadgen -bin bin/sendlater -replicas 3 -scenarios list,create,deliver \
+//		-postgres 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
 //
 // The client speaks HTTP/1.1 over raw keep-alive connections, one per
 // worker, so that it costs the server's CPU as little as possible: client
@@ -44,40 +51,56 @@ func main() {
 		signinRate = flag.Float64("signin-rate", 25, "sign-ins per second (open loop)")
 		logLevel   = flag.String("log-level", "info", "with -bin: the server's log.level (info logs every request)")
 		dataDir    = flag.String("data", "", "with -bin: data directory (default: a new temporary one, removed after)")
+		replicas   = flag.Int("replicas", 1, "with -bin: serve processes on one store (more than one needs -postgres)")
+		pgURL      = flag.String("postgres", "", "with -bin: store.driver postgres, in a new schema of this database (dropped after)")
+		deliveries = flag.Int("deliveries", 20000, "messages the deliver scenario makes due at once")
 	)
 	flag.Parse()
 	if (*bin == "") == (*base == "") {
 		fatalf("give -bin or -url")
 	}
-	var srv *server
+	if *replicas < 1 || (*replicas > 1 && *pgURL == "") || ((*replicas > 1 || *pgURL != "") && *bin == "") {
+		fatalf("-replicas above 1 needs -postgres, and both need -bin")
+	}
+	var srv *servers
+	var addrs []string
+	var pids []int
 	if *bin != "" {
 		var err error
-		if srv, err = startServer(*bin, *dataDir, *logLevel); err != nil {
-			fatalf("start server: %v", err)
+		srv, err = startServers(serversConfig{bin: *bin, dir: *dataDir, logLevel: *logLevel, replicas: *replicas, postgres: *pgURL})
+		if err != nil {
+			fatalf("start servers: %v", err)
 		}
 		defer srv.stop()
-		*base, *pid = srv.url, srv.cmd.Process.Pid
+		*base, addrs, pids = srv.list[0].url, srv.addrs(), srv.pids()
+	} else {
+		u, err := url.Parse(*base)
+		if err != nil || u.Host == "" {
+			fatalf("bad -url %q", *base)
+		}
+		addrs = []string{u.Host}
+		if *pid != 0 {
+			pids = []int{*pid}
+		}
 	}
-	u, err := url.Parse(*base)
-	if err != nil || u.Host == "" {
-		fatalf("bad -url %q", *base)
+	store := "bbolt"
+	if *pgURL != "" {
+		store = "PostgreSQL"
 	}
-	addr := u.Host
-
-	fmt.Printf("loadgen: %s, %d connections, %s per scenario after %s warm-up, GOMAXPROCS of this machine: %d CPUs\n",
-		*base, *conns, *duration, *warmup, numCPU())
-	if *pid != 0 {
+	fmt.Printf("loadgen: %d × %s on %s, %d connections, %s per scenario after %s warm-up, GOMAXPROCS of this machine: %d CPUs\n",
+		len(addrs), *base, store, *conns, *duration, *warmup, numCPU())
+	if len(pids) > 0 {
 		time.Sleep(time.Second)
-		fmt.Printf("server RSS idle after start: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(*pid)), mib(rssAnon(*pid)))
+		fmt.Printf("server RSS idle after start: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(pids)), mib(rssAnon(pids)))
 	}
 
 	setup, err := prepare(*base, srv)
 	if err != nil {
 		fatalf("setup: %v", err)
 	}
-	if *pid != 0 {
+	if len(pids) > 0 {
 		time.Sleep(time.Second)
-		fmt.Printf("server RSS idle after setup: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(*pid)), mib(rssAnon(*pid)))
+		fmt.Printf("server RSS idle after setup: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(pids)), mib(rssAnon(pids)))
 	}
 	fmt.Printf("\n%-34s %9s %8s %10s %8s %8s %8s %10s %10s %8s\n", "scenario", "requests", "errors", "req/s", "p50 ms", "p99 ms", "max ms", "peak RSS", "anonymous", "CPU µs")
 	for _, name := range strings.Split(*scenarios, ",") {
@@ -87,46 +110,64 @@ func main() {
 		case "list":
 			label = fmt.Sprintf("GET /api/messages (20), c=%d", *conns)
 			req := request("GET", "/api/messages", setup.listToken, nil)
-			run = func(d time.Duration) result { return closedLoop(addr, *conns, d, req) }
+			run = func(d time.Duration) result { return closedLoop(addrs, *conns, d, req) }
 		case "create":
 			label = fmt.Sprintf("POST /api/messages, c=%d", *conns)
 			req := request("POST", "/api/messages", setup.createToken, createBody)
-			run = func(d time.Duration) result { return closedLoop(addr, *conns, d, req) }
+			run = func(d time.Duration) result { return closedLoop(addrs, *conns, d, req) }
 		case "create-rate":
 			label = fmt.Sprintf("POST /api/messages, %g/s", *createRate)
 			req := request("POST", "/api/messages", setup.createToken, createBody)
-			run = func(d time.Duration) result { return openLoop(addr, *conns, *createRate, d, req) }
+			run = func(d time.Duration) result { return openLoop(addrs, *conns, *createRate, d, req) }
 		case "signin":
 			label = fmt.Sprintf("POST /api/auth/signin, %g/s", *signinRate)
 			body, _ := json.Marshal(map[string]string{"email": setup.signinEmail, "password": password})
 			req := request("POST", "/api/auth/signin", "", body)
-			run = func(d time.Duration) result { return openLoop(addr, *conns, *signinRate, d, req) }
+			run = func(d time.Duration) result { return openLoop(addrs, *conns, *signinRate, d, req) }
+		case "deliver":
+			if srv == nil || srv.pg == nil {
+				fatalf("the deliver scenario needs -bin and -postgres")
+			}
+			label = fmt.Sprintf("deliver %d due (p = arrival)", *deliveries)
+			warm := true
+			run = func(time.Duration) result {
+				n := *deliveries
+				if warm { // the warm-up delivers a tenth
+					n, warm = max(1, n/10), false
+				}
+				res, dups := srv.deliver(n)
+				if dups > 0 {
+					fmt.Printf("  %d duplicate copies\n", dups)
+				}
+				return res
+			}
 		default:
 			fatalf("unknown scenario %q", name)
 		}
-		mem := watchRSS(*pid)
+		mem := watchRSS(pids)
 		run(*warmup)
 		mem.reset()
-		cpu := cpuTime(*pid)
+		cpu := cpuTime(pids)
 		res := run(*duration)
-		cpu = cpuTime(*pid) - cpu
+		cpu = cpuTime(pids) - cpu
 		peak, anon := mem.stop()
 		fmt.Printf("%-34s %9d %8d %10.0f %8.2f %8.2f %8.2f %10s %10s %8s\n", label, res.n, res.errors,
 			float64(res.n)/res.elapsed.Seconds(), ms(res.pct(50)), ms(res.pct(99)), ms(res.pct(100)), fmtMiB(peak), fmtMiB(anon),
-			perRequest(cpu, res.n, *pid))
+			perRequest(cpu, res.n, len(pids) > 0))
 		if res.firstError != "" {
 			fmt.Printf("  first error: %s\n", res.firstError)
 		}
 	}
-	if *pid != 0 {
+	if len(pids) > 0 {
 		time.Sleep(2 * time.Second)
-		fmt.Printf("\nserver RSS after the load: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(*pid)), mib(rssAnon(*pid)))
+		fmt.Printf("\nserver RSS after the load: %.1f MiB (anonymous %.1f MiB)\n", mib(rss(pids)), mib(rssAnon(pids)))
 	}
 }
 
-// perRequest is the server's CPU time per request in µs, "-" without a pid.
-func perRequest(cpu time.Duration, n, pid int) string {
-	if pid == 0 || n == 0 {
+// perRequest is the servers' CPU time per request in µs, "-" without their
+// pids.
+func perRequest(cpu time.Duration, n int, known bool) string {
+	if !known || n == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", float64(cpu.Microseconds())/float64(n))

@@ -12,19 +12,38 @@ import (
 	"time"
 )
 
-// rss is the resident memory of process pid in bytes (VmRSS), 0 if unknown.
-func rss(pid int) int64 { return procStatus(pid, "VmRSS:") }
+// The figures of the server processes, summed over the replicas; 0 if
+// unknown.
 
-// rssAnon is the part of rss that is the process's own memory (heap, stacks):
-// RssAnon. The rest is mostly the store's file, which bbolt maps and the
-// kernel can reclaim at any time.
-func rssAnon(pid int) int64 { return procStatus(pid, "RssAnon:") }
+// rss is the resident memory in bytes (VmRSS).
+func rss(pids []int) int64 {
+	return sum(pids, func(pid int) int64 { return procStatus(pid, "VmRSS:") })
+}
 
-// cpuTime is the CPU time process pid has used (user and system), 0 if
-// unknown. Unlike latency and throughput it does not count the time other
-// processes of a shared machine take the CPU away: the cost per request
-// compares runs on a noisy machine.
-func cpuTime(pid int) time.Duration {
+// rssAnon is the part of rss that is the processes' own memory (heap,
+// stacks): RssAnon. The rest is mostly the store's file, which bbolt maps
+// and the kernel can reclaim at any time.
+func rssAnon(pids []int) int64 {
+	return sum(pids, func(pid int) int64 { return procStatus(pid, "RssAnon:") })
+}
+
+// cpuTime is the CPU time used (user and system). Unlike latency and
+// throughput it does not count the time other processes of a shared
+// machine take the CPU away: the cost per request compares runs on a noisy
+// machine.
+func cpuTime(pids []int) time.Duration {
+	return time.Duration(sum(pids, func(pid int) int64 { return int64(cpuTimeOf(pid)) }))
+}
+
+func sum(pids []int, f func(pid int) int64) int64 {
+	var n int64
+	for _, pid := range pids {
+		n += f(pid)
+	}
+	return n
+}
+
+func cpuTimeOf(pid int) time.Duration {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
@@ -55,16 +74,16 @@ func procStatus(pid int, key string) int64 {
 	return 0
 }
 
-// rssWatch samples a process's resident memory and keeps the peak.
+// rssWatch samples the processes' resident memory and keeps the peak.
 type rssWatch struct {
 	peak, peakAnon atomic.Int64
 	done           chan struct{}
 	wg             sync.WaitGroup
 }
 
-func watchRSS(pid int) *rssWatch {
+func watchRSS(pids []int) *rssWatch {
 	w := &rssWatch{done: make(chan struct{})}
-	if pid == 0 {
+	if len(pids) == 0 {
 		return w
 	}
 	w.wg.Add(1)
@@ -73,10 +92,10 @@ func watchRSS(pid int) *rssWatch {
 		t := time.NewTicker(50 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if v := rss(pid); v > w.peak.Load() {
+			if v := rss(pids); v > w.peak.Load() {
 				w.peak.Store(v)
 			}
-			if v := rssAnon(pid); v > w.peakAnon.Load() {
+			if v := rssAnon(pids); v > w.peakAnon.Load() {
 				w.peakAnon.Store(v)
 			}
 			select {

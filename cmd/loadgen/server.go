@@ -18,40 +18,87 @@ import (
 	"time"
 )
 
-// server is a `sendlater serve` started by loadgen.
-type server struct {
+// servers are the `sendlater serve` processes loadgen started: one on a
+// bbolt store, or replicas on one PostgreSQL database, all with the same
+// key and config and the SMTP sink as their mail server.
+type servers struct {
 	bin, dir string
 	temp     bool
-	env      []string
-	cmd      *exec.Cmd
-	url      string
+	list     []*server
+	pg       *pgStore // nil on bbolt
+	sink     *sink
 }
 
-func startServer(bin, dir, logLevel string) (*server, error) {
-	s := &server{bin: bin, dir: dir}
-	if dir == "" {
+// server is one of them.
+type server struct {
+	env []string
+	cmd *exec.Cmd
+	url string
+}
+
+type serversConfig struct {
+	bin, dir, logLevel string
+	replicas           int
+	postgres           string // a database URL: store.driver postgres in a new schema of it
+}
+
+func startServers(c serversConfig) (*servers, error) {
+	ss := &servers{bin: c.bin, dir: c.dir}
+	if ss.dir == "" {
 		d, err := os.MkdirTemp("", "sendlater-loadgen-")
 		if err != nil {
 			return nil, err
 		}
-		s.dir, s.temp = d, true
+		ss.dir, ss.temp = d, true
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	var err error
+	if ss.sink, err = startSink(); err != nil {
 		return nil, err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	s.url = "http://" + addr
-	s.env = append(os.Environ(),
-		"SENDLATER_DATA_DIR="+filepath.Join(s.dir, "data"),
-		"SENDLATER_ADDR="+addr,
-		"SENDLATER_BASE_URL="+s.url,
-		"SENDLATER_LOG_LEVEL="+logLevel,
+	addrs := make([]string, c.replicas)
+	for i := range addrs {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		addrs[i] = ln.Addr().String()
+		ln.Close()
+	}
+	env := append(os.Environ(),
+		"SENDLATER_BASE_URL=http://"+addrs[0],
+		"SENDLATER_LOG_LEVEL="+c.logLevel,
+		"SENDLATER_SCHEDULER_INTERVAL=1s",
+		"SENDLATER_MAIL_SMTP_HOST=127.0.0.1",
+		"SENDLATER_MAIL_SMTP_PORT="+strconv.Itoa(ss.sink.port),
+		"SENDLATER_MAIL_SMTP_TLS=none",
 	)
-	s.cmd = exec.Command(bin, "serve")
-	s.cmd.Env = s.env
-	logFile, err := os.Create(filepath.Join(s.dir, "serve.log"))
+	if c.postgres != "" {
+		if ss.pg, err = openPostgres(c.postgres); err != nil {
+			return nil, err
+		}
+		env = append(env, ss.pg.env()...)
+	}
+	for i, addr := range addrs {
+		dir := filepath.Join(ss.dir, fmt.Sprintf("replica-%d", i))
+		s, err := startServer(c.bin, dir, addr, append(env, "SENDLATER_DATA_DIR="+filepath.Join(dir, "data"), "SENDLATER_ADDR="+addr))
+		if s != nil {
+			ss.list = append(ss.list, s)
+		}
+		if err != nil {
+			ss.stop()
+			return nil, err
+		}
+	}
+	return ss, nil
+}
+
+func startServer(bin, dir, addr string, env []string) (*server, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	s := &server{env: env, url: "http://" + addr, cmd: exec.Command(bin, "serve")}
+	s.cmd.Env = env
+	logFile, err := os.Create(filepath.Join(dir, "serve.log"))
 	if err != nil {
 		return nil, err
 	}
@@ -68,17 +115,33 @@ func startServer(bin, dir, logLevel string) (*server, error) {
 			}
 		}
 		if time.Now().After(deadline) {
-			s.stop()
-			return nil, fmt.Errorf("no healthy server on %s after 15s (log: %s)", s.url, logFile.Name())
+			return s, fmt.Errorf("no healthy server on %s after 15s (log: %s)", s.url, logFile.Name())
 		}
 	}
 }
 
-// cli runs a sendlater subcommand against the server's data directory (it
-// goes through the admin socket).
-func (s *server) cli(args ...string) error {
-	cmd := exec.Command(s.bin, args...)
-	cmd.Env = s.env
+// addrs are the replicas' host:port.
+func (ss *servers) addrs() []string {
+	var out []string
+	for _, s := range ss.list {
+		out = append(out, strings.TrimPrefix(s.url, "http://"))
+	}
+	return out
+}
+
+func (ss *servers) pids() []int {
+	var out []int
+	for _, s := range ss.list {
+		out = append(out, s.cmd.Process.Pid)
+	}
+	return out
+}
+
+// cli runs a sendlater subcommand with the first replica's config (through
+// its admin socket on bbolt, on the database on PostgreSQL).
+func (ss *servers) cli(args ...string) error {
+	cmd := exec.Command(ss.bin, args...)
+	cmd.Env = ss.list[0].env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("sendlater %s: %v: %s", strings.Join(args, " "), err, out)
@@ -86,18 +149,26 @@ func (s *server) cli(args ...string) error {
 	return nil
 }
 
-func (s *server) stop() {
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
+func (ss *servers) stop() {
+	for _, s := range ss.list {
+		s.cmd.Process.Signal(syscall.SIGTERM)
 	}
-	if s.temp {
-		os.RemoveAll(s.dir)
+	for _, s := range ss.list {
+		done := make(chan struct{})
+		go func() { s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			s.cmd.Process.Kill()
+			<-done
+		}
+	}
+	if ss.pg != nil {
+		ss.pg.close()
+	}
+	ss.sink.close()
+	if ss.temp {
+		os.RemoveAll(ss.dir)
 	}
 }
 
@@ -106,7 +177,7 @@ type setup struct {
 	listToken, createToken, signinEmail string
 }
 
-func prepare(base string, srv *server) (*setup, error) {
+func prepare(base string, srv *servers) (*setup, error) {
 	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
 	email := func(who string) string { return who + "-" + stamp + "@loadgen.test" }
 	var st setup
