@@ -57,18 +57,20 @@ func authCall(t *testing.T, url, path string, body any, cookie string) (int, ses
 
 func signUp(t *testing.T, url, email string) session {
 	t.Helper()
-	code, s := authCall(t, url, "/api/auth/signup", map[string]string{"email": email, "password": clusterPassword}, "")
-	if code != http.StatusCreated || s.idToken == "" {
-		t.Fatalf("sign-up of %s on %s: %d", email, url, code)
-	}
-	return s
+	return signWith(t, url, "/api/auth/signup", email, http.StatusCreated)
 }
 
 func signIn(t *testing.T, url, email string) session {
 	t.Helper()
-	code, s := authCall(t, url, "/api/auth/signin", map[string]string{"email": email, "password": clusterPassword}, "")
-	if code != http.StatusOK || s.refresh == "" {
-		t.Fatalf("sign-in of %s on %s: %d", email, url, code)
+	return signWith(t, url, "/api/auth/signin", email, http.StatusOK)
+}
+
+// signWith signs email up or in (path) on url with clusterPassword.
+func signWith(t *testing.T, url, path, email string, want int) session {
+	t.Helper()
+	code, s := authCall(t, url, path, map[string]string{"email": email, "password": clusterPassword}, "")
+	if code != want || s.idToken == "" || s.refresh == "" {
+		t.Fatalf("%s of %s on %s: %d", path, email, url, code)
 	}
 	return s
 }
