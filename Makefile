@@ -6,6 +6,8 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+# The database of make bench's PostgreSQL figures (each run makes and drops a schema there).
+BENCH_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 
 .PHONY: run build ui ui-deps test test-go test-ui lint lighthouse screenshots vet bench tools clean
 
@@ -82,6 +84,7 @@ bench:
 	$(GO) test ./web -run '^$$' -bench . -benchtime 2s
 	$(GO) build -o bin/sendlater ./cmd/sendlater
 	$(GO) run ./cmd/loadgen -bin bin/sendlater
+	$(GO) run ./cmd/loadgen -bin bin/sendlater -replicas 3 -postgres '$(BENCH_POSTGRES_URL)' -scenarios list,create,deliver
 
 clean:
 	rm -rf bin $(UI)/node_modules
