@@ -83,11 +83,11 @@ func TestPostgresCommandsTalkToTheDatabase(t *testing.T) {
 	env := pgEnv(url, smtpEnv(mail, "SENDLATER_SCHEDULER_INTERVAL=1h")...)
 
 	r := mustRunEnv(t, dir, env, "migrate", "status")
-	if strings.Count(r.stdout, "pending") != 3 {
+	if strings.Count(r.stdout, "pending") != 4 {
 		t.Fatalf("migrate status of an empty schema:\n%s", r.stdout)
 	}
 	r = mustRunEnv(t, dir, env, "migrate", "up")
-	if !strings.Contains(r.stdout, "applied 0001 schema") || !strings.Contains(r.stdout, "applied 0003 notify_after_commit") {
+	if !strings.Contains(r.stdout, "applied 0001 schema") || !strings.Contains(r.stdout, "applied 0004 billing_and_links") {
 		t.Fatalf("migrate up:\n%s", r.stdout)
 	}
 	if r = mustRunEnv(t, dir, env, "migrate", "up"); !strings.Contains(r.stdout, "(0 migrations applied now)") {

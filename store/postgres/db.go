@@ -267,6 +267,10 @@ var constraintErrors = map[string]func() error{
 	"action_codes_pkey":            func() error { return core.Errorf(core.EConflict, "An action code with this hash already exists.") },
 	"contacts_pkey":                func() error { return core.Errorf(core.EConflict, "A contact submission with this id already exists.") },
 	"webhook_secrets_user_id_fkey": errUserNotFound,
+	"users_stripe_customer_key": func() error {
+		return core.Errorf(core.EConflict, "The Stripe customer belongs to another user.")
+	},
+	"provider_links_user_id_fkey": errUserNotFound,
 }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3): a violated

@@ -44,16 +44,22 @@ const insertUser = `insert into users (` + userColumns + `, email_key)
 
 // CreateUser stores u, giving it a new id when it has none. The email must
 // not be in use by another user, whatever its case (a unique index on the
-// email's key: concurrent sign-ups cannot both take it).
+// email's key: concurrent sign-ups cannot both take it), nor its Stripe
+// customer.
 func (s *DB) CreateUser(ctx context.Context, u *core.User) error {
-	if u.ID == "" {
-		u.ID = core.NewID()
-	}
-	if err := validID("user", u.ID); err != nil {
+	if err := newUserID(u); err != nil {
 		return err
 	}
 	_, err := s.pool.Exec(ctx, insertUser, userArgs(u)...)
 	return wrapErr(err)
+}
+
+// newUserID gives u a new id when it has none and checks it.
+func newUserID(u *core.User) error {
+	if u.ID == "" {
+		u.ID = core.NewID()
+	}
+	return validID("user", u.ID)
 }
 
 func (s *DB) FindUserByID(ctx context.Context, id string) (*core.User, error) {
@@ -74,23 +80,30 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 	var u *core.User
 	err := s.update(ctx, func(tx pgx.Tx) error {
 		var err error
-		if u, err = findUser(ctx, tx, id, "for update"); err != nil {
-			return err
-		}
-		if err := fn(u); err != nil {
-			return err
-		}
-		if u.ID != id {
-			return core.Errorf(core.EInvalid, "A user's id cannot change.")
-		}
-		_, err = tx.Exec(ctx, `update users set (`+userColumns+`, email_key)
-			= ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) where id = $1`, userArgs(u)...)
+		u, err = updateUser(ctx, tx, id, fn)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return u, nil
+}
+
+// updateUser is UpdateUser in tx.
+func updateUser(ctx context.Context, tx pgx.Tx, id string, fn func(u *core.User) error) (*core.User, error) {
+	u, err := findUser(ctx, tx, id, "for update")
+	if err != nil {
+		return nil, err
+	}
+	if err := fn(u); err != nil {
+		return nil, err
+	}
+	if u.ID != id {
+		return nil, core.Errorf(core.EInvalid, "A user's id cannot change.")
+	}
+	_, err = tx.Exec(ctx, `update users set (`+userColumns+`, email_key)
+		= ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) where id = $1`, userArgs(u)...)
+	return u, err
 }
 
 // DeleteUser deletes the user; their messages, sessions, access tokens and

@@ -1,0 +1,167 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+var _ core.ProviderLinkStore = (*DB)(nil)
+
+const linkColumns = `provider, subject, user_id, email, pending_code_hash, created_at`
+
+func errLinkNotFound() error {
+	return core.Errorf(core.ENotFound, "The linked account could not be found.")
+}
+
+func scanLink(row pgx.Row) (*core.ProviderLink, error) {
+	l := new(core.ProviderLink)
+	err := row.Scan(&l.Provider, &l.Subject, &l.UserID, &l.Email, &l.PendingCodeHash, at(&l.CreatedAt))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errLinkNotFound()
+	}
+	return l, err
+}
+
+func linkArgs(l *core.ProviderLink) []any {
+	return []any{l.Provider, l.Subject, l.UserID, l.Email, l.PendingCodeHash, nanos(l.CreatedAt)}
+}
+
+func findLink(ctx context.Context, q querier, provider, subject, lock string) (*core.ProviderLink, error) {
+	return scanLink(q.QueryRow(ctx, "select "+linkColumns+" from provider_links where provider = $1 and subject = $2 "+lock,
+		provider, subject))
+}
+
+// userLinks lists the user's links, oldest first.
+func userLinks(ctx context.Context, q querier, userID string) ([]*core.ProviderLink, error) {
+	rows, err := q.Query(ctx, "select "+linkColumns+" from provider_links where user_id = $1 order by created_at, provider", userID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*core.ProviderLink, error) { return scanLink(row) })
+}
+
+// addLink inserts a new link, refusing a provider account linked already
+// and a second link of one provider for one user.
+func addLink(ctx context.Context, tx pgx.Tx, l *core.ProviderLink) error {
+	if err := validID("provider", l.Provider); err != nil {
+		return err
+	}
+	if err := validID("provider account", l.Subject); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "insert into provider_links ("+linkColumns+") values ($1, $2, $3, $4, $5, $6)", linkArgs(l)...)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		switch pgErr.ConstraintName {
+		case "provider_links_pkey":
+			return core.Errorf(core.ECredentialInUse, "This %s account is linked to another account.", core.ProviderName(l.Provider))
+		case "provider_links_user_provider_key":
+			return core.Errorf(core.EConflict, "A %s account is linked already.", core.ProviderName(l.Provider))
+		}
+	}
+	return err
+}
+
+func (s *DB) FindProviderLink(ctx context.Context, provider, subject string) (*core.ProviderLink, error) {
+	l, err := findLink(ctx, s.pool, provider, subject, "")
+	return l, wrapErr(err)
+}
+
+func (s *DB) ListProviderLinks(ctx context.Context, userID string) ([]*core.ProviderLink, error) {
+	links, err := userLinks(ctx, s.pool, userID)
+	return links, wrapErr(err)
+}
+
+// CreateUserWithLink creates u as CreateUser does, and its link l, in one
+// transaction.
+func (s *DB) CreateUserWithLink(ctx context.Context, u *core.User, l *core.ProviderLink) error {
+	if err := newUserID(u); err != nil {
+		return err
+	}
+	l.UserID = u.ID
+	return s.update(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, insertUser, userArgs(u)...); err != nil {
+			return err
+		}
+		return addLink(ctx, tx, l)
+	})
+}
+
+// LinkProvider applies fn to the user l.UserID, their row locked, given
+// their links, and stores both the user and l.
+func (s *DB) LinkProvider(ctx context.Context, l *core.ProviderLink, fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, error) {
+	var u *core.User
+	err := s.update(ctx, func(tx pgx.Tx) error {
+		var err error
+		if u, err = s.updateWithLinks(ctx, tx, l.UserID, fn); err != nil {
+			return err
+		}
+		return addLink(ctx, tx, l)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func (s *DB) UnlinkProvider(ctx context.Context, userID, provider string, fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, error) {
+	var u *core.User
+	err := s.update(ctx, func(tx pgx.Tx) error {
+		var err error
+		if u, err = s.updateWithLinks(ctx, tx, userID, fn); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, "delete from provider_links where user_id = $1 and provider = $2", userID, provider)
+		if err == nil && tag.RowsAffected() == 0 {
+			return errLinkNotFound()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// updateWithLinks applies fn to the user, their row locked, given their
+// links.
+func (s *DB) updateWithLinks(ctx context.Context, tx pgx.Tx, userID string, fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, error) {
+	return updateUser(ctx, tx, userID, func(u *core.User) error {
+		links, err := userLinks(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		return fn(u, links)
+	})
+}
+
+// UpdateProviderLink applies fn to the link, its row locked; the provider
+// account and the user cannot change.
+func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, fn func(l *core.ProviderLink) error) (*core.ProviderLink, error) {
+	var l *core.ProviderLink
+	err := s.update(ctx, func(tx pgx.Tx) error {
+		var err error
+		if l, err = findLink(ctx, tx, provider, subject, "for update"); err != nil {
+			return err
+		}
+		userID := l.UserID
+		if err := fn(l); err != nil {
+			return err
+		}
+		if l.Provider != provider || l.Subject != subject || l.UserID != userID {
+			return core.Errorf(core.EInvalid, "A link's provider account and user cannot change.")
+		}
+		_, err = tx.Exec(ctx, "update provider_links set ("+linkColumns+") = ($1, $2, $3, $4, $5, $6) where provider = $1 and subject = $2",
+			linkArgs(l)...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
