@@ -24,6 +24,11 @@ func appendNewestFirst(b []byte, t time.Time) []byte {
 	return binary.BigEndian.AppendUint64(b, ^(uint64(t.UnixNano()) ^ (1 << 63)))
 }
 
+// timeAt reads the time appendTime wrote at the start of k.
+func timeAt(k []byte) time.Time {
+	return time.Unix(0, int64(binary.BigEndian.Uint64(k)^(1<<63))).UTC()
+}
+
 // timeID is a time-ordered index key: time|id.
 func timeID(t time.Time, id string) []byte {
 	return append(appendTime(make([]byte, 0, timeKeyLen+len(id)), t), id...)

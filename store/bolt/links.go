@@ -61,14 +61,18 @@ func findLink(tx *bbolt.Tx, key []byte) (*core.ProviderLink, error) {
 }
 
 func putLink(tx *bbolt.Tx, l *core.ProviderLink) error {
-	v, err := encode(linkRecord{
-		header: current, Provider: l.Provider, Subject: l.Subject, UserID: l.UserID, Email: l.Email,
-		PendingCodeHash: l.PendingCodeHash, CreatedAt: unixNano(l.CreatedAt),
-	})
+	v, err := encodeLink(l)
 	if err != nil {
 		return err
 	}
 	return tx.Bucket(bucketLinks).Put(linkKey(l.Provider, l.Subject), v)
+}
+
+func encodeLink(l *core.ProviderLink) ([]byte, error) {
+	return encode(linkRecord{
+		header: current, Provider: l.Provider, Subject: l.Subject, UserID: l.UserID, Email: l.Email,
+		PendingCodeHash: l.PendingCodeHash, CreatedAt: unixNano(l.CreatedAt),
+	})
 }
 
 // addLink stores a new link, refusing a provider account linked already and

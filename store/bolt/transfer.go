@@ -23,6 +23,7 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 			Users: n(bucketUsers), Messages: n(bucketMessages), Sessions: n(bucketSessions),
 			AccessTokens: n(bucketTokens), ActionCodes: n(bucketActionCodes), Contacts: n(bucketContacts),
 			Refusals: n(bucketRefusals), WebhookCalls: n(bucketWebhooks), WebhookSecrets: n(bucketWebhookSecrets),
+			ProviderLinks: n(bucketLinks), BillingEvents: n(bucketBillingEvents),
 		}
 		return nil
 	})
@@ -120,6 +121,15 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 				r.WebhookSecrets = append(r.WebhookSecrets, &transfer.WebhookSecret{UserID: string(k), Secret: bytes.Clone(v)})
 				return nil
 			}},
+			{bucketLinks, func(k, _ []byte) error {
+				l, err := findLink(tx, k)
+				r.ProviderLinks = append(r.ProviderLinks, l)
+				return err
+			}},
+			{bucketBillingEvents, func(k, v []byte) error {
+				r.BillingEvents = append(r.BillingEvents, &transfer.BillingEvent{ID: string(k), At: timeAt(v)})
+				return nil
+			}},
 		}
 		for _, kind := range kinds {
 			if err := each(kind.bucket, kind.add); err != nil {
@@ -156,15 +166,16 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 				return err
 			}
 			err = put(bucketUsers, []byte(u.ID), v, func(old []byte) error {
-				oldEmail := ""
+				was := &core.User{}
 				if old != nil {
-					was, err := decodeUser(old)
-					if err != nil {
+					if was, err = decodeUser(old); err != nil {
 						return err
 					}
-					oldEmail = was.Email
 				}
-				if err := indexEmail(tx, u.ID, oldEmail, u.Email); err != nil {
+				if err := indexEmail(tx, u.ID, was.Email, u.Email); err != nil {
+					return err
+				}
+				if err := indexCustomer(tx, u.ID, was.StripeCustomerID, u.StripeCustomerID); err != nil {
 					return err
 				}
 				return tx.Bucket(bucketUsers).Put([]byte(u.ID), v)
@@ -305,6 +316,52 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 			if err := put(bucketWebhookSecrets, key, w.Secret, func([]byte) error {
 				return tx.Bucket(bucketWebhookSecrets).Put(key, w.Secret)
 			}); err != nil {
+				return err
+			}
+		}
+		for _, l := range r.ProviderLinks {
+			key := linkKey(l.Provider, l.Subject)
+			v, err := encodeLink(l)
+			if err != nil {
+				return err
+			}
+			err = put(bucketLinks, key, v, func(old []byte) error {
+				if old != nil {
+					was, err := findLink(tx, key)
+					if err != nil {
+						return err
+					}
+					if err := tx.Bucket(bucketLinksByUser).Delete(ownerID(was.UserID, was.Provider)); err != nil {
+						return err
+					}
+					if err := tx.Bucket(bucketLinks).Delete(key); err != nil {
+						return err
+					}
+				}
+				return addLink(tx, l)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for _, e := range r.BillingEvents {
+			if err := validID("billing event", e.ID); err != nil {
+				return err
+			}
+			v := appendTime(nil, e.At)
+			err := put(bucketBillingEvents, []byte(e.ID), v, func(old []byte) error {
+				byTime := tx.Bucket(bucketBillingByTime)
+				if old != nil {
+					if err := byTime.Delete(timeID(timeAt(old), e.ID)); err != nil {
+						return err
+					}
+				}
+				if err := byTime.Put(timeID(e.At, e.ID), nil); err != nil {
+					return err
+				}
+				return tx.Bucket(bucketBillingEvents).Put([]byte(e.ID), v)
+			})
+			if err != nil {
 				return err
 			}
 		}

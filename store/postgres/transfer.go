@@ -19,8 +19,9 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 	err := s.pool.QueryRow(ctx, `select (select count(*) from users), (select count(*) from messages),
 		(select count(*) from sessions), (select count(*) from access_tokens), (select count(*) from action_codes),
 		(select count(*) from contacts), (select count(*) from refusals), (select count(*) from webhook_calls),
-		(select count(*) from webhook_secrets)`).Scan(&c.Users, &c.Messages, &c.Sessions, &c.AccessTokens,
-		&c.ActionCodes, &c.Contacts, &c.Refusals, &c.WebhookCalls, &c.WebhookSecrets)
+		(select count(*) from webhook_secrets), (select count(*) from provider_links),
+		(select count(*) from billing_events)`).Scan(&c.Users, &c.Messages, &c.Sessions, &c.AccessTokens,
+		&c.ActionCodes, &c.Contacts, &c.Refusals, &c.WebhookCalls, &c.WebhookSecrets, &c.ProviderLinks, &c.BillingEvents)
 	return c, wrapErr(err)
 }
 
@@ -76,6 +77,16 @@ var exports = []exported{
 		w := new(transfer.WebhookSecret)
 		r.WebhookSecrets = append(r.WebhookSecrets, w)
 		return row.Scan(&w.UserID, &w.Secret)
+	}},
+	{"select " + linkColumns + " from provider_links order by provider, subject", func(r *transfer.Records, row pgx.Rows) error {
+		l, err := scanLink(row)
+		r.ProviderLinks = append(r.ProviderLinks, l)
+		return err
+	}},
+	{"select id, recorded_at from billing_events order by id", func(r *transfer.Records, row pgx.Rows) error {
+		e := new(transfer.BillingEvent)
+		r.BillingEvents = append(r.BillingEvents, e)
+		return row.Scan(&e.ID, at(&e.At))
 	}},
 }
 
@@ -145,6 +156,8 @@ var (
 	upsertRefusal       = upsert("refusals", "hash", "hash, refused_at")
 	upsertWebhookRecord = upsert("webhook_calls", "message_id", webhookColumns)
 	upsertWebhookSecret = upsert("webhook_secrets", "user_id", "user_id, secret")
+	upsertLink          = upsert("provider_links", "provider, subject", linkColumns)
+	upsertBillingEvent  = upsert("billing_events", "id", "id, recorded_at")
 )
 
 // Import upserts the records in one transaction, sent as one batch of
@@ -177,6 +190,12 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	}
 	for _, w := range r.WebhookSecrets {
 		b.Queue(upsertWebhookSecret, w.UserID, w.Secret)
+	}
+	for _, l := range r.ProviderLinks {
+		b.Queue(upsertLink, linkArgs(l)...)
+	}
+	for _, e := range r.BillingEvents {
+		b.Queue(upsertBillingEvent, e.ID, nanos(e.At))
 	}
 	changed := 0
 	err := s.update(ctx, func(tx pgx.Tx) error {

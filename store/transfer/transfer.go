@@ -27,6 +27,8 @@ type Records struct {
 	Refusals       []*Refusal
 	WebhookCalls   []*seal.WebhookCall
 	WebhookSecrets []*WebhookSecret
+	ProviderLinks  []*core.ProviderLink
+	BillingEvents  []*BillingEvent
 }
 
 // Refusal is a refused address, known only by its keyed hash
@@ -42,9 +44,17 @@ type WebhookSecret struct {
 	Secret []byte
 }
 
+// BillingEvent is the id of a payment event applied, and when it was
+// recorded.
+type BillingEvent struct {
+	ID string
+	At time.Time
+}
+
 // Counts are how many records of each kind a store holds.
 type Counts struct {
-	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, WebhookCalls, WebhookSecrets int
+	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, WebhookCalls, WebhookSecrets,
+	ProviderLinks, BillingEvents int
 }
 
 // Count is what r holds.
@@ -53,6 +63,7 @@ func (r *Records) Count() Counts {
 		Users: len(r.Users), Messages: len(r.Messages), Sessions: len(r.Sessions),
 		AccessTokens: len(r.AccessTokens), ActionCodes: len(r.ActionCodes), Contacts: len(r.Contacts),
 		Refusals: len(r.Refusals), WebhookCalls: len(r.WebhookCalls), WebhookSecrets: len(r.WebhookSecrets),
+		ProviderLinks: len(r.ProviderLinks), BillingEvents: len(r.BillingEvents),
 	}
 }
 
@@ -62,6 +73,7 @@ func (c Counts) add(d Counts) Counts {
 		AccessTokens: c.AccessTokens + d.AccessTokens, ActionCodes: c.ActionCodes + d.ActionCodes,
 		Contacts: c.Contacts + d.Contacts, Refusals: c.Refusals + d.Refusals,
 		WebhookCalls: c.WebhookCalls + d.WebhookCalls, WebhookSecrets: c.WebhookSecrets + d.WebhookSecrets,
+		ProviderLinks: c.ProviderLinks + d.ProviderLinks, BillingEvents: c.BillingEvents + d.BillingEvents,
 	}
 }
 
@@ -77,6 +89,7 @@ func (c Counts) kinds() []struct {
 		{"users", c.Users}, {"messages", c.Messages}, {"sessions", c.Sessions}, {"access tokens", c.AccessTokens},
 		{"action codes", c.ActionCodes}, {"contact submissions", c.Contacts}, {"refused addresses", c.Refusals},
 		{"webhook calls", c.WebhookCalls}, {"webhook secrets", c.WebhookSecrets},
+		{"provider links", c.ProviderLinks}, {"billing events", c.BillingEvents},
 	}
 }
 

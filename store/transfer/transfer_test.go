@@ -46,7 +46,8 @@ func openPostgres(tb testing.TB, key []byte) *postgres.DB {
 // fill stores an installation of every kind of record: authors with 10,000
 // messages in every state, sessions with rotated refresh tokens, access
 // tokens, action codes, contact submissions, refusals, webhook calls and
-// secrets. It returns how many of each.
+// secrets, Stripe customers, applied billing events and linked provider
+// accounts. It returns how many of each.
 func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 	tb.Helper()
 	clock := core.NewManualClock(storetest.Epoch.Add(1234567 * time.Nanosecond)) // not whole: times must survive to the nanosecond
@@ -66,6 +67,17 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 		must(tb, db.CreateActionCode(ctx, &core.ActionCode{Hash: core.HashSecret(core.NewSecret()), Mode: core.ModeVerifyEmail,
 			UserID: u.ID, Email: u.Email, CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(72 * time.Hour)}))
 		must(tb, db.SetWebhookSecret(ctx, u.ID, "whsec_"+u.ID))
+		if i%2 == 0 {
+			_, err := db.UpdateUser(ctx, u.ID, func(u *core.User) error { u.StripeCustomerID = "cus_" + u.ID; return nil })
+			must(tb, err)
+			_, err = db.LinkProvider(ctx, &core.ProviderLink{Provider: core.ProviderGitHub, Subject: "gh-" + u.ID, UserID: u.ID,
+				Email: u.Email, PendingCodeHash: "h" + u.ID, CreatedAt: clock.Now()},
+				func(u *core.User, _ []*core.ProviderLink) error { u.Providers = append(u.Providers, core.ProviderGitHub); return nil })
+			must(tb, err)
+			must(tb, db.RecordBillingEvent(ctx, "evt_"+u.ID, clock.Now()))
+			c.ProviderLinks++
+			c.BillingEvents++
+		}
 		c.Users++
 		c.Sessions++
 		c.AccessTokens++
@@ -148,6 +160,8 @@ func dump(tb testing.TB, s transfer.Store) *transfer.Records {
 		all.Refusals = append(all.Refusals, r.Refusals...)
 		all.WebhookCalls = append(all.WebhookCalls, r.WebhookCalls...)
 		all.WebhookSecrets = append(all.WebhookSecrets, r.WebhookSecrets...)
+		all.ProviderLinks = append(all.ProviderLinks, r.ProviderLinks...)
+		all.BillingEvents = append(all.BillingEvents, r.BillingEvents...)
 		return nil
 	}))
 	return all
@@ -181,7 +195,8 @@ func wantReport(tb testing.TB, what string, rep transfer.Report, err error, copi
 }
 
 func total(c transfer.Counts) int {
-	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.WebhookCalls + c.WebhookSecrets
+	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.WebhookCalls +
+		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents
 }
 
 // An installation of 10,000 messages moves bolt -> postgres -> bolt with
@@ -241,6 +256,23 @@ func TestRoundTrip(t *testing.T) {
 		must(t, err)
 		if !refused || secret != "whsec_"+ms[0].Owner {
 			t.Fatalf("%T: refused %v, secret %q", s, refused, secret)
+		}
+	}
+
+	// The indexes of payments and social sign-in came along.
+	l := want.ProviderLinks[0]
+	for _, s := range []interface {
+		core.BillingStore
+		core.ProviderLinkStore
+	}{pg, back} {
+		u, err := s.FindUserByStripeCustomer(ctx, "cus_"+l.UserID)
+		must(t, err)
+		links, err := s.ListProviderLinks(ctx, l.UserID)
+		must(t, err)
+		seen, err := s.BillingEventSeen(ctx, "evt_"+l.UserID)
+		must(t, err)
+		if u.ID != l.UserID || len(links) != 1 || !reflect.DeepEqual(links[0], l) || !seen {
+			t.Fatalf("%T: customer's user %s, links %+v, event seen %v", s, u.ID, links, seen)
 		}
 	}
 }
