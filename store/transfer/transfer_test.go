@@ -72,7 +72,10 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 			must(tb, err)
 			_, err = db.LinkProvider(ctx, &core.ProviderLink{Provider: core.ProviderGitHub, Subject: "gh-" + u.ID, UserID: u.ID,
 				Email: u.Email, PendingCodeHash: "h" + u.ID, CreatedAt: clock.Now()},
-				func(u *core.User, _ []*core.ProviderLink) error { u.Providers = append(u.Providers, core.ProviderGitHub); return nil })
+				func(u *core.User, _ []*core.ProviderLink) error {
+					u.Providers = append(u.Providers, core.ProviderGitHub)
+					return nil
+				})
 			must(tb, err)
 			must(tb, db.RecordBillingEvent(ctx, "evt_"+u.ID, clock.Now()))
 			c.ProviderLinks++
