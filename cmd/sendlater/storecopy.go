@@ -20,8 +20,9 @@ func newStoreCopyCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "copy --from DRIVER:WHERE --to DRIVER:WHERE",
 		Short: "Copy every record of one store into another (bbolt <-> PostgreSQL)",
-		Long: "Copies every user, message, session, access token, action code, contact submission and\n" +
-			"delivery record (refusals, webhook calls and secrets) from one store into another, e.g.\n\n" +
+		Long: "Copies every user, message, session, access token, action code, contact submission, delivery\n" +
+			"record (refusals, webhook calls and secrets), linked sign-in account and applied payment event\n" +
+			"from one store into another, e.g.\n\n" +
 			"  sendlater store copy --from bolt:data/sendlater.db --to postgres:postgres://sendlater@db/sendlater\n\n" +
 			"WHERE is a bbolt file, or a PostgreSQL URL (empty: the PG* environment variables). Message\n" +
 			"contents are copied still encrypted: both stores use the configured encryption key. Records\n" +
