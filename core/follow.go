@@ -15,9 +15,10 @@ const (
 	followSettle = 100 * time.Millisecond
 )
 
-// Follow sends the author's whole list at once and again about 100 ms after
-// every burst of changes to their messages, whoever made them (the API, an
-// operator, the delivery pass). It checks the identity in ctx before every
+// Follow sends the author's whole list, with the author as the session user
+// shows them, at once and again about 100 ms after every burst of changes to
+// their messages or their account, whoever made them (the API, an operator,
+// the delivery pass, a payment webhook). It checks the identity in ctx before every
 // list and every Recheck; when the identity no longer holds, or a list
 // cannot be read, it sends that error and closes the channel. It ends when
 // ctx does. A slow reader loses nothing: changes meanwhile become one list.
@@ -54,7 +55,15 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 			return send(MessageList{Err: err})
 		}
 		ms, err := s.List(ctx)
-		return send(MessageList{Messages: ms, Err: err})
+		if err != nil {
+			return send(MessageList{Err: err})
+		}
+		u, err := s.author(ctx)
+		if err != nil {
+			return send(MessageList{Err: tokenError(err)})
+		}
+		su := u.Session(s.Prices, len(ms) > 0)
+		return send(MessageList{Messages: ms, User: &su})
 	}
 	if !list() {
 		return

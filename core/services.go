@@ -24,17 +24,20 @@ type Messages interface {
 	// same day).
 	Postpone(ctx context.Context, id string) (*Message, error)
 	Delete(ctx context.Context, id string) error
-	// Follow sends the whole list at once and again after each (coalesced)
-	// change, until ctx ends. When the identity stops holding (signed out,
+	// Follow sends the whole list, with the session user, at once and again
+	// after each (coalesced) change to the messages or the account (a
+	// plan that starts or lapses), until ctx ends. When the identity stops holding (signed out,
 	// revoked, expired, deleted) or the list cannot be read, it sends one
 	// final value with Err and closes the channel.
 	Follow(ctx context.Context) (<-chan MessageList, error)
 }
 
-// MessageList is one value of Follow: the author's whole list, or the error
-// that ended it.
+// MessageList is one value of Follow: the author's whole list and the
+// author as the session user shows them then (the plan, what it allows), or
+// the error that ended it.
 type MessageList struct {
 	Messages []*Message
+	User     *SessionUser
 	Err      error
 }
 

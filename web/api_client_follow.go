@@ -18,7 +18,8 @@ import (
 const followIdle = 3 * DefaultStreamHeartbeat
 
 // Follow reads the live list, GET /api/messages/stream (Server-Sent
-// Events): the whole list at once and after every change. The channel ends
+// Events): the whole list, with the session user, at once and after every
+// change. The channel ends
 // with one value holding an error: the server's (auth/invalid-user-token
 // when the token no longer holds), or service/unavailable when the stream
 // broke off (the server stopped, the network failed, or nothing came for
@@ -79,6 +80,7 @@ func (c *APIClient) Follow(ctx context.Context) (<-chan core.MessageList, error)
 func readStream(sc *bufio.Scanner, alive func(), send func(core.MessageList) bool) error {
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	var event, data strings.Builder
+	var me *core.SessionUser // the last "me" event: every list carries it
 	for sc.Scan() {
 		alive()
 		line := sc.Text()
@@ -88,12 +90,18 @@ func readStream(sc *bufio.Scanner, alive func(), send func(core.MessageList) boo
 			event.Reset()
 			data.Reset()
 			switch name {
+			case "me":
+				var j SessionUserJSON
+				if err := json.Unmarshal([]byte(payload), &j); err != nil {
+					return fmt.Errorf("reading the live list's session user: %w", err)
+				}
+				me = j.Core()
 			case "messages":
 				var js []*MessageJSON
 				if err := json.Unmarshal([]byte(payload), &js); err != nil {
 					return fmt.Errorf("reading the live list: %w", err)
 				}
-				if !send(core.MessageList{Messages: messagesCore(js)}) {
+				if !send(core.MessageList{Messages: messagesCore(js), User: me}) {
 					return nil
 				}
 			case "error":

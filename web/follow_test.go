@@ -46,13 +46,18 @@ func TestAPIClientFollowEnds(t *testing.T) {
 	if _, err := ann.Create(ctx, core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com", Body: "b"}); err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := nextList(t, lists, time.Second); l.Err != nil || len(l.Messages) != 1 || l.Messages[0].Title != "t" {
+	l, _ := nextList(t, lists, time.Second)
+	if l.Err != nil || len(l.Messages) != 1 || l.Messages[0].Title != "t" {
 		t.Fatalf("after create %+v", l)
+	}
+	// Every list carries the session user, as the stream last sent it.
+	if l.User == nil || l.User.UID != tok.User.ID || l.User.CanAddMessage {
+		t.Fatalf("the session user with the list: %+v", l.User)
 	}
 	if err := ann.SignOut(ctx); err != nil {
 		t.Fatal(err)
 	}
-	l, _ := nextList(t, lists, 3*testHeartbeat)
+	l, _ = nextList(t, lists, 3*testHeartbeat)
 	if core.ErrorCode(l.Err) != core.EInvalidToken {
 		t.Fatalf("after sign-out: %+v", l)
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,7 +33,9 @@ func streamToken(r *http.Request) string {
 
 // handleMessagesStream writes what core.Messages.Follow sends: the whole
 // list (the data of GET /api/messages) as the event "messages", at once and
-// after every change, and its final error as the event "error" (an error
+// after every change, each preceded by the session user (the data of GET
+// /api/me) as the event "me" when it differs from the last one sent (a plan
+// that started or lapsed), and its final error as the event "error" (an error
 // envelope), which ends the stream. In between it sends heartbeats. Server
 // shutdown ends it too.
 func (a *authorAPI) handleMessagesStream(w http.ResponseWriter, r *http.Request) {
@@ -59,6 +62,7 @@ func (a *authorAPI) handleMessagesStream(w http.ResponseWriter, r *http.Request)
 
 	heartbeat := time.NewTicker(a.heartbeatEvery())
 	defer heartbeat.Stop()
+	var lastMe []byte // the session user last sent
 	for {
 		select {
 		case <-ctx.Done():
@@ -76,7 +80,13 @@ func (a *authorAPI) handleMessagesStream(w http.ResponseWriter, r *http.Request)
 				}
 				return
 			}
-			event := append([]byte("event: messages\ndata: "), appendMessagesJSON(nil, l.Messages)...)
+			var event []byte
+			if me, _ := json.Marshal(NewSessionUserJSON(l.User)); !bytes.Equal(me, lastMe) {
+				event = append(append(append(event, "event: me\ndata: "...), me...), "\n\n"...)
+				lastMe = me
+			}
+			event = append(event, "event: messages\ndata: "...)
+			event = appendMessagesJSON(event, l.Messages)
 			if _, err := w.Write(append(event, "\n\n"...)); err != nil || rc.Flush() != nil {
 				return
 			}

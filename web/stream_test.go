@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/web"
 )
 
 // sseEvent is one Server-Sent Event; a comment line is an event named ":".
@@ -24,6 +25,7 @@ type stream struct {
 	t      *testing.T
 	resp   *http.Response
 	events chan sseEvent // closed when the stream ends
+	me     chan string   // the data of the "me" events, kept apart
 }
 
 // openStream opens the message stream of token, in the query or the header.
@@ -49,7 +51,7 @@ func openStream(t *testing.T, base, token string, inQuery bool) *stream {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("stream: %d", resp.StatusCode)
 	}
-	s := &stream{t: t, resp: resp, events: make(chan sseEvent, 64)}
+	s := &stream{t: t, resp: resp, events: make(chan sseEvent, 64), me: make(chan string, 64)}
 	go func() {
 		defer close(s.events)
 		sc := bufio.NewScanner(resp.Body)
@@ -58,6 +60,9 @@ func openStream(t *testing.T, base, token string, inQuery bool) *stream {
 		for sc.Scan() {
 			line := sc.Text()
 			switch {
+			case line == "" && ev.name == "me":
+				s.me <- ev.data
+				ev = sseEvent{}
 			case line == "":
 				if ev.name != "" || ev.data != "" {
 					s.events <- ev
@@ -91,6 +96,33 @@ func (s *stream) next(within time.Duration) sseEvent {
 		case <-deadline:
 			s.t.Fatalf("no event within %s", within)
 		}
+	}
+}
+
+// user returns the session user of the next "me" event, failing after
+// within.
+func (s *stream) user(within time.Duration) web.SessionUserJSON {
+	s.t.Helper()
+	select {
+	case data := <-s.me:
+		var su web.SessionUserJSON
+		if err := json.Unmarshal([]byte(data), &su); err != nil {
+			s.t.Fatalf("me event: %v: %s", err, data)
+		}
+		return su
+	case <-time.After(within):
+		s.t.Fatalf("no me event within %s", within)
+	}
+	return web.SessionUserJSON{}
+}
+
+// noUser fails if a "me" event came.
+func (s *stream) noUser() {
+	s.t.Helper()
+	select {
+	case data := <-s.me:
+		s.t.Fatalf("unexpected me event %s", data)
+	default:
 	}
 }
 

@@ -172,7 +172,7 @@ func (s *DB) LinkProvider(ctx context.Context, l *core.ProviderLink, fn func(u *
 		if err != nil {
 			return err
 		}
-		u, err = updateUser(tx, l.UserID, func(u *core.User) error { return fn(u, links) })
+		u, err = s.updateUser(tx, l.UserID, func(u *core.User) error { return fn(u, links) })
 		if err != nil {
 			return err
 		}
@@ -191,7 +191,7 @@ func (s *DB) UnlinkProvider(ctx context.Context, userID, provider string, fn fun
 		if err != nil {
 			return err
 		}
-		u, err = updateUser(tx, userID, func(u *core.User) error { return fn(u, links) })
+		u, err = s.updateUser(tx, userID, func(u *core.User) error { return fn(u, links) })
 		if err != nil {
 			return err
 		}

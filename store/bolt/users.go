@@ -70,7 +70,7 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 	var u *core.User
 	err := s.update(ctx, func(tx *bbolt.Tx) error {
 		var err error
-		u, err = updateUser(tx, id, fn)
+		u, err = s.updateUser(tx, id, fn)
 		return err
 	})
 	if err != nil {
@@ -79,7 +79,10 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 	return u, nil
 }
 
-func updateUser(tx *bbolt.Tx, id string, fn func(u *core.User) error) (*core.User, error) {
+// updateUser applies fn to the user and writes it. Every change of a user
+// goes through here, which tells their watchers (the live list shows the
+// plan) after the commit.
+func (s *DB) updateUser(tx *bbolt.Tx, id string, fn func(u *core.User) error) (*core.User, error) {
 	u, err := findUser(tx, id)
 	if err != nil {
 		return nil, err
@@ -97,6 +100,7 @@ func updateUser(tx *bbolt.Tx, id string, fn func(u *core.User) error) (*core.Use
 	if err := indexCustomer(tx, id, oldCustomer, u.StripeCustomerID); err != nil {
 		return nil, err
 	}
+	s.changed(tx, id)
 	return u, putUser(tx, u)
 }
 

@@ -10,8 +10,9 @@ import (
 var _ core.MessageWatcher = (*DB)(nil)
 
 // WatchMessages implements core.MessageWatcher. Every write of a message goes
-// through putMessage or deleteMessage, which tell the watchers of its owner
-// once the transaction has committed.
+// through putMessage or deleteMessage, and every change of a user through
+// updateUser, which tell the watchers of the owner once the transaction has
+// committed.
 func (s *DB) WatchMessages(ctx context.Context, owner string) (<-chan struct{}, func()) {
 	return s.watchers.Watch(ctx, owner)
 }
