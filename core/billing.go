@@ -158,3 +158,23 @@ func SameOrigin(base, raw string) bool {
 	return (u.Scheme == "http" || u.Scheme == "https") &&
 		strings.EqualFold(u.Scheme, b.Scheme) && strings.EqualFold(u.Host, b.Host)
 }
+
+// PaymentsOff is Payments while none are configured: nothing is on sale, and
+// every call says so.
+type PaymentsOff struct{}
+
+var _ Payments = PaymentsOff{}
+
+func errPaymentsOff() error {
+	return Errorf(EBillingNotConfigured, "Payments are not set up on this server yet.")
+}
+
+func (PaymentsOff) Plans() []Plan { return Plans() }
+
+func (PaymentsOff) Checkout(context.Context, CheckoutRequest) (*CheckoutSession, error) {
+	return nil, errPaymentsOff()
+}
+
+func (PaymentsOff) Portal(context.Context, string) (string, error) { return "", errPaymentsOff() }
+
+func (PaymentsOff) HandleWebhook(context.Context, []byte, string) error { return errPaymentsOff() }

@@ -13,22 +13,26 @@ const (
 
 // Plan is one of the fixed plans of the pricing screen.
 type Plan struct {
-	ID          PlanID
-	Name        string
-	Price       string // EUR per month, "-" when there is no fixed price
-	Perks       []string
-	Purchasable bool // can be bought by card checkout
+	ID    PlanID
+	Name  string
+	Price string // EUR per month, "-" when there is no fixed price
+	Perks []string
+	// Purchasable: a card checkout sells it here (payments are configured
+	// and so is its price); otherwise a paid plan is arranged through the
+	// contact page.
+	Purchasable bool
 }
 
 var freePerks = []string{"1 message", "1 recipient", "Edit or postpone"}
 var proPerks = append([]string{"Unlimited messages"}, freePerks...)
 var businessPerks = append([]string{"Custom-made features", "Trigger an HTTP endpoint"}, proPerks...)
 
-// Plans returns the plans in the order of the pricing screen.
+// Plans returns the plans in the order of the pricing screen, none of them
+// purchasable: Payments.Plans says which checkout sells.
 func Plans() []Plan {
 	return []Plan{
 		{ID: PlanStarter, Name: "Free", Price: "0", Perks: freePerks},
-		{ID: PlanPro, Name: "Pro", Price: "10", Perks: proPerks, Purchasable: true},
+		{ID: PlanPro, Name: "Pro", Price: "10", Perks: proPerks},
 		{ID: PlanBusiness, Name: "Business", Price: "-", Perks: businessPerks},
 	}
 }

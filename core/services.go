@@ -113,3 +113,33 @@ type WebhookSecrets interface {
 type SchedulerHealth interface {
 	DeliveryHealth(ctx context.Context) (DeliveryHealth, error)
 }
+
+// Payments is what the server does for payments: the plans on sale, card
+// checkout, the billing portal and the provider's webhooks. BillingService
+// implements it; PaymentsOff answers while payments are not configured.
+type Payments interface {
+	// Plans are the plans of the pricing screen, each Purchasable when
+	// checkout sells it.
+	Plans() []Plan
+	Checkout(ctx context.Context, in CheckoutRequest) (*CheckoutSession, error)
+	// Portal returns the address of the signed-in user's billing portal.
+	Portal(ctx context.Context, returnURL string) (string, error)
+	// HandleWebhook verifies and applies one webhook delivery; an error
+	// means it was not applied (the provider is to retry).
+	HandleWebhook(ctx context.Context, payload []byte, signature string) error
+}
+
+// SocialSignIn is what a social provider's profile means for accounts:
+// signing in, signing up without an email, linking, signing in again, and
+// the signed-in user's links. SocialAuth implements it.
+type SocialSignIn interface {
+	// Intent is what a provider sign-in that the identity in ctx starts
+	// will do: link (a recent login) or sign in again (a session).
+	Intent(ctx context.Context, kind string) (SocialIntent, error)
+	SignIn(ctx context.Context, p ProviderProfile, c Client) (*Tokens, error)
+	SignUpWithEmail(ctx context.Context, p ProviderProfile, email string) error
+	Link(ctx context.Context, p ProviderProfile) (*User, error)
+	Reauth(ctx context.Context, p ProviderProfile) error
+	Unlink(ctx context.Context, provider string) (*SessionUser, error)
+	LinkedAccounts(ctx context.Context) ([]*ProviderLink, error)
+}

@@ -125,3 +125,86 @@ type ProviderLinkStore interface {
 	UnlinkProvider(ctx context.Context, userID, provider string, fn func(u *User, links []*ProviderLink) error) (*User, error)
 	UpdateProviderLink(ctx context.Context, provider, subject string, fn func(l *ProviderLink) error) (*ProviderLink, error)
 }
+
+// What a provider's sign-in is for (SocialIntent.Kind).
+const (
+	IntentSignIn = ""       // sign in or sign up
+	IntentLink   = "link"   // link the account to the session's user
+	IntentReauth = "reauth" // make the session's login recent
+)
+
+// SocialIntent is what a provider's sign-in is for, carried through the
+// provider in the signed state: linking and signing in again name the
+// session that started them.
+type SocialIntent struct {
+	Kind      string
+	UserID    string
+	SessionID string
+}
+
+// ProviderAnswer is what the provider sent the browser back with (the
+// callback's query).
+type ProviderAnswer struct {
+	State string
+	Code  string
+	Error string // the provider's error code, e.g. access_denied
+}
+
+// SocialResult is a checked callback: who the provider says signed in, and
+// what for.
+type SocialResult struct {
+	Profile ProviderProfile
+	Intent  SocialIntent
+}
+
+// SocialFlow is the provider side of social sign-in (the oauth package):
+// the configured providers and the browser's trip through them. The state a
+// sign-in keeps travels in the browser (a cookie), signed, so any server of
+// the deployment can finish it.
+type SocialFlow interface {
+	// Providers lists the configured providers, in SocialProviders order.
+	Providers() []string
+	// Start begins a sign-in with provider: the address to send the
+	// browser to, and the state to keep in it until the provider sends it
+	// back (at most StateTTL).
+	Start(provider string, intent SocialIntent) (redirect, state string, err error)
+	// Finish checks the provider's answer against the state kept, once,
+	// and reads the profile.
+	Finish(ctx context.Context, provider, state string, a ProviderAnswer) (*SocialResult, error)
+	// Hold seals a profile for a follow-up request from the same browser
+	// (the email address a provider did not give); Held opens it while it
+	// is fresh.
+	Hold(p ProviderProfile) (string, error)
+	Held(provider, sealed string) (ProviderProfile, error)
+}
+
+// OAuthStateTTL is how long a started social sign-in may take, and how long
+// a held profile keeps.
+const OAuthStateTTL = 10 * time.Minute
+
+// SocialOff is SocialFlow while no provider is configured.
+type SocialOff struct{}
+
+var _ SocialFlow = SocialOff{}
+
+// ProviderNotConfigured is the error of a provider this server does not
+// offer.
+func ProviderNotConfigured(provider string) error {
+	return Errorf(EProviderNotConfigured, "Sign-in with %s is not set up on this server.", ProviderName(provider))
+}
+
+func (SocialOff) Providers() []string { return nil }
+
+func (SocialOff) Start(provider string, _ SocialIntent) (string, string, error) {
+	return "", "", ProviderNotConfigured(provider)
+}
+
+func (SocialOff) Finish(_ context.Context, provider, _ string, _ ProviderAnswer) (*SocialResult, error) {
+	return nil, ProviderNotConfigured(provider)
+}
+
+func (SocialOff) Hold(p ProviderProfile) (string, error) { return "", ProviderNotConfigured(p.Provider) }
+
+func (SocialOff) Held(provider, _ string) (ProviderProfile, error) {
+	return ProviderProfile{}, ProviderNotConfigured(provider)
+}

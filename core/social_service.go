@@ -13,6 +13,8 @@ type SocialAuth struct {
 	Links ProviderLinkStore
 }
 
+var _ SocialSignIn = (*SocialAuth)(nil)
+
 func errAccountExists() error {
 	return Errorf(EAccountExists, "An account with that email already exists; sign in and link it from settings.")
 }
@@ -172,16 +174,8 @@ func (s *SocialAuth) mailVerification(ctx context.Context, u *User, code string)
 // provider's flow starts only for a recent login (RequireRecentLogin); when
 // it comes back, the session must still hold.
 func (s *SocialAuth) Link(ctx context.Context, p ProviderProfile) (*User, error) {
-	id, err := signedIn(ctx)
-	switch {
-	case err != nil:
-		return nil, err
-	case id.Operator != "":
-		return nil, errOperator()
-	case id.SessionID == "":
-		return nil, Errorf(ERequiresRecentLogin, "Please sign in again to complete this action.")
-	}
-	if _, err := s.Auth.checkSession(ctx, id); err != nil {
+	id, err := s.session(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
@@ -197,6 +191,73 @@ func (s *SocialAuth) Link(ctx context.Context, p ProviderProfile) (*User, error)
 		return nil, err
 	}
 	return s.link(ctx, id.UserID, p, p.Email)
+}
+
+// Reauth makes the session in ctx a recent login again, as a password's
+// Reauth does, when the provider account that just signed in is linked to
+// the session's user. As with Link, the flow starts only for a signed-in
+// session, and the session must still hold when it comes back.
+func (s *SocialAuth) Reauth(ctx context.Context, p ProviderProfile) error {
+	id, err := s.session(ctx)
+	if err != nil {
+		return err
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	l, err := s.Links.FindProviderLink(ctx, p.Provider, p.Subject)
+	switch {
+	case err == nil && l.UserID == id.UserID && l.PendingCodeHash == "":
+	case err == nil || ErrorCode(err) == ENotFound:
+		return Errorf(EWrongCredentials, "This %s account is not the one linked to your account: sign in with that one.", ProviderName(p.Provider))
+	default:
+		return err
+	}
+	now := s.Auth.Clock.Now()
+	_, err = s.Auth.Sessions.UpdateSession(ctx, id.SessionID, func(se *Session) error {
+		se.AuthTime, se.LastUsedAt = now, now
+		return nil
+	})
+	return tokenError(err)
+}
+
+// Intent returns the intent of a provider sign-in that the identity in ctx
+// starts: linking needs a recent login, signing in again a session.
+func (s *SocialAuth) Intent(ctx context.Context, kind string) (SocialIntent, error) {
+	var id *Identity
+	var err error
+	switch kind {
+	case IntentLink:
+		if err = s.Auth.RequireRecentLogin(ctx); err == nil {
+			id = IdentityFrom(ctx)
+		}
+	case IntentReauth:
+		id, err = s.session(ctx)
+	default:
+		err = Errorf(EInvalid, "A provider sign-in started while signed in links or signs in again.")
+	}
+	if err != nil {
+		return SocialIntent{}, err
+	}
+	return SocialIntent{Kind: kind, UserID: id.UserID, SessionID: id.SessionID}, nil
+}
+
+// session returns the identity in ctx when it is a user's session that
+// still holds: what linking and signing in again through a provider need.
+func (s *SocialAuth) session(ctx context.Context) (*Identity, error) {
+	id, err := signedIn(ctx)
+	switch {
+	case err != nil:
+		return nil, err
+	case id.Operator != "":
+		return nil, errOperator()
+	case id.SessionID == "":
+		return nil, Errorf(ERequiresRecentLogin, "Please sign in again to complete this action.")
+	}
+	if _, err := s.Auth.checkSession(ctx, id); err != nil {
+		return nil, err
+	}
+	return id, nil
 }
 
 // link stores the link of p to user userID: the provider joins the user's
@@ -232,12 +293,12 @@ func (s *SocialAuth) link(ctx context.Context, userID string, p ProviderProfile,
 
 // Unlink removes the signed-in user's link of provider (recent login), when
 // another way to sign in remains: a password or another confirmed link.
-func (s *SocialAuth) Unlink(ctx context.Context, provider string) (*User, error) {
+func (s *SocialAuth) Unlink(ctx context.Context, provider string) (*SessionUser, error) {
 	if err := s.Auth.RequireRecentLogin(ctx); err != nil {
 		return nil, err
 	}
 	id := IdentityFrom(ctx)
-	return s.Links.UnlinkProvider(ctx, id.UserID, provider, func(u *User, links []*ProviderLink) error {
+	u, err := s.Links.UnlinkProvider(ctx, id.UserID, provider, func(u *User, links []*ProviderLink) error {
 		found, others := false, u.PasswordHash != ""
 		for _, l := range links {
 			if l.Provider == provider {
@@ -256,6 +317,10 @@ func (s *SocialAuth) Unlink(ctx context.Context, provider string) (*User, error)
 		u.UpdatedAt = s.Auth.Clock.Now()
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Auth.sessionUser(ctx, u)
 }
 
 // LinkedAccounts lists the signed-in user's linked provider accounts, oldest
