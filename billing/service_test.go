@@ -2,10 +2,12 @@ package billing_test
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sendlater/sendlater/billing/stripemock"
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/testenv"
 )
@@ -14,7 +16,7 @@ import (
 // the test environment's bbolt store, with one signed-up user.
 type env struct {
 	*testenv.Env
-	peer    *peer
+	peer    *stripemock.Peer
 	svc     *core.BillingService
 	user    *core.User
 	userCtx context.Context
@@ -30,12 +32,12 @@ func newEnv(t *testing.T, prices core.PriceMap) *env {
 	if err := te.DB.CreateUser(ctx, u); err != nil {
 		t.Fatal(err)
 	}
-	p := startPeer(t)
+	p := stripemock.StartPeer(t)
 	return &env{
 		Env: te, peer: p, user: u,
 		svc: &core.BillingService{
-			Users: te.DB, Billing: te.DB, Provider: p.client(), Prices: prices,
-			Clock: te.Clock, BaseURL: te.BaseURL,
+			Users: te.DB, Billing: te.DB, Provider: client(p), Prices: prices,
+			Clock: te.Clock, BaseURL: te.BaseURL, Logger: slog.New(slog.DiscardHandler),
 		},
 		userCtx: te.Acting(&core.Identity{UserID: u.ID, SessionID: "s1", AuthTime: now}),
 	}
@@ -89,14 +91,14 @@ func TestCheckoutRules(t *testing.T) {
 	}
 	_, err = e.svc.Checkout(ctx, core.CheckoutRequest{PlanID: core.PlanPro})
 	wantCode(t, "signed out", err, core.EInvalidToken)
-	if n := len(e.peer.sent("POST", "/v1/customers")); n != 0 {
+	if n := len(e.peer.Sent("POST", "/v1/customers")); n != 0 {
 		t.Fatalf("refused checkouts created %d customers", n)
 	}
 
 	// The first checkout creates the customer and stores it; the next one
 	// reuses it.
 	cs, err := e.svc.Checkout(e.userCtx, core.CheckoutRequest{PlanID: core.PlanPro})
-	if err != nil || cs.ID == "" || !strings.HasPrefix(cs.URL, "https://") {
+	if err != nil || cs.ID == "" || !strings.HasPrefix(cs.URL, e.peer.APIBase+"/pay/") {
 		t.Fatalf("Checkout = %+v, %v", cs, err)
 	}
 	u, _ := e.DB.FindUserByID(ctx, e.user.ID)
@@ -107,10 +109,10 @@ func TestCheckoutRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.peer.sent("POST", "/v1/customers")); n != 1 {
+	if n := len(e.peer.Sent("POST", "/v1/customers")); n != 1 {
 		t.Fatalf("%d customers created for one user, want 1", n)
 	}
-	sessions := e.peer.sent("POST", "/v1/checkout/sessions")
+	sessions := e.peer.Sent("POST", "/v1/checkout/sessions")
 	first, second := sessions[0].Form, sessions[1].Form
 	if first.Get("customer") != u.StripeCustomerID || second.Get("customer") != u.StripeCustomerID ||
 		first.Get("client_reference_id") != u.ID || first.Get("line_items[0][price]") != proPrice ||
@@ -124,7 +126,7 @@ func TestCheckoutRules(t *testing.T) {
 	}
 
 	// A user whose plan is active manages it in the portal instead.
-	e.peer.set("active", proPrice)
+	e.peer.Set("active", proPrice)
 	if _, err := e.svc.Sync(ctx, u.Email); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +139,7 @@ func TestBusinessWithAPriceIsSold(t *testing.T) {
 	if _, err := e.svc.Checkout(e.userCtx, core.CheckoutRequest{PlanID: core.PlanBusiness}); err != nil {
 		t.Fatal(err)
 	}
-	if r := e.peer.sent("POST", "/v1/checkout/sessions"); r[0].Form.Get("line_items[0][price]") != "price_business" {
+	if r := e.peer.Sent("POST", "/v1/checkout/sessions"); r[0].Form.Get("line_items[0][price]") != "price_business" {
 		t.Fatalf("business checkout: %v", r[0].Form)
 	}
 }
@@ -155,7 +157,7 @@ func TestPortal(t *testing.T) {
 	if err != nil || !strings.HasPrefix(url, "https://") {
 		t.Fatalf("Portal = %q, %v", url, err)
 	}
-	if r := e.peer.sent("POST", "/v1/billing_portal/sessions"); len(r) != 1 || r[0].Form.Get("return_url") != "https://sendlater.example/settings/general" {
+	if r := e.peer.Sent("POST", "/v1/billing_portal/sessions"); len(r) != 1 || r[0].Form.Get("return_url") != "https://sendlater.example/settings/general" {
 		t.Fatalf("portal requests: %+v", r)
 	}
 }
@@ -178,7 +180,7 @@ func TestWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.wantPlan(t, "before paying", core.PlanStarter, false)
-	reads := func() int { return len(e.peer.sent("GET", "/v1/subscriptions")) }
+	reads := func() int { return len(e.peer.Sent("GET", "/v1/subscriptions")) }
 
 	// Badly signed and stale deliveries change nothing and are not recorded.
 	u, _ := e.DB.FindUserByID(ctx, e.user.ID)
@@ -191,7 +193,7 @@ func TestWebhooks(t *testing.T) {
 	}
 
 	// Paid: checkout completed, Stripe says active.
-	e.peer.set("active", proPrice)
+	e.peer.Set("active", proPrice)
 	if err := e.deliver("evt_paid", core.EventCheckoutCompleted, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +216,7 @@ func TestWebhooks(t *testing.T) {
 	e.wantPlan(t, "after a late subscription.deleted", core.PlanPro, true)
 
 	// Payment fails: Stripe says past_due; the plan is no longer active.
-	e.peer.set("past_due", proPrice)
+	e.peer.Set("past_due", proPrice)
 	if err := e.deliver("evt_failed", core.EventInvoicePaymentFailed, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +224,7 @@ func TestWebhooks(t *testing.T) {
 
 	// Canceled, then a late "created" and "updated" arrive: they re-read
 	// Stripe, which still says canceled, and cannot bring the plan back.
-	e.peer.set("canceled", proPrice)
+	e.peer.Set("canceled", proPrice)
 	if err := e.deliver("evt_deleted", core.EventSubscriptionDeleted, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -236,15 +238,15 @@ func TestWebhooks(t *testing.T) {
 
 	// An event whose apply fails (Stripe down) is an error and not
 	// recorded: Stripe's retry applies it.
-	e.peer.set("active", proPrice)
-	e.peer.setDown(true)
+	e.peer.Set("active", proPrice)
+	e.peer.SetDown(true)
 	err := e.deliver("evt_renewed", core.EventSubscriptionUpdated, time.Now())
 	wantCode(t, "apply while Stripe is down", err, core.EUnavailable)
 	e.wantPlan(t, "after a failed apply", core.PlanPro, false)
 	if seen, _ := e.DB.BillingEventSeen(ctx, "evt_renewed"); seen {
 		t.Fatal("an event that failed to apply was recorded")
 	}
-	e.peer.setDown(false)
+	e.peer.SetDown(false)
 	if err := e.deliver("evt_renewed", core.EventSubscriptionUpdated, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +297,7 @@ func TestSync(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	e.peer.set("active", "price_business")
+	e.peer.Set("active", "price_business")
 	changes, err := e.svc.Sync(ctx, "")
 	if err != nil || len(changes) != 1 {
 		t.Fatalf("Sync = %+v, %v", changes, err)

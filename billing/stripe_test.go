@@ -10,15 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sendlater/sendlater/billing/stripemock"
 	"github.com/sendlater/sendlater/core"
-	"github.com/stripe/stripe-go/v85"
-	"github.com/stripe/stripe-go/v85/webhook"
 )
 
 var ctx = context.Background()
 
 func TestStripeMockListensOnLoopbackOnly(t *testing.T) {
-	p := startPeer(t)
+	p := stripemock.StartPeer(t)
 	for _, raw := range []string{p.URL, p.HTTPSURL} {
 		u, err := url.Parse(raw)
 		if err != nil || u.Hostname() != "127.0.0.1" || u.Port() == "" {
@@ -44,14 +43,14 @@ func TestStripeMockListensOnLoopbackOnly(t *testing.T) {
 }
 
 func TestCustomerCheckoutPortalAndSubscriptions(t *testing.T) {
-	p := startPeer(t)
-	s := p.client()
+	p := stripemock.StartPeer(t)
+	s := client(p)
 
 	id, err := s.CreateCustomer(ctx, core.CustomerInput{UserID: "u1", Email: "ada@example.com", Name: "Ada", IdempotencyKey: "key-u1"})
 	if err != nil || !strings.HasPrefix(id, "cus_") {
 		t.Fatalf("CreateCustomer = %q, %v", id, err)
 	}
-	r := p.sent("POST", "/v1/customers")
+	r := p.Sent("POST", "/v1/customers")
 	if len(r) != 1 || r[0].Form.Get("email") != "ada@example.com" || r[0].Form.Get("name") != "Ada" ||
 		r[0].Form.Get("metadata[sendlater_user_id]") != "u1" || r[0].IdempotencyKey != "key-u1" {
 		t.Fatalf("customer request = %+v", r)
@@ -61,10 +60,10 @@ func TestCustomerCheckoutPortalAndSubscriptions(t *testing.T) {
 		CustomerID: id, PriceID: "price_pro", UserID: "u1",
 		SuccessURL: "https://sendlater.example/dashboard?paid=true", CancelURL: "https://sendlater.example/pricing",
 	})
-	if err != nil || !strings.HasPrefix(cs.ID, "cs_") || !strings.HasPrefix(cs.URL, "https://") {
+	if err != nil || !strings.HasPrefix(cs.ID, "cs_") || !strings.HasPrefix(cs.URL, p.APIBase+"/pay/") {
 		t.Fatalf("CreateCheckoutSession = %+v, %v", cs, err)
 	}
-	r = p.sent("POST", "/v1/checkout/sessions")
+	r = p.Sent("POST", "/v1/checkout/sessions")
 	want := map[string]string{
 		"mode": "subscription", "customer": id, "line_items[0][price]": "price_pro", "line_items[0][quantity]": "1",
 		"client_reference_id": "u1", "metadata[sendlater_user_id]": "u1",
@@ -81,7 +80,7 @@ func TestCustomerCheckoutPortalAndSubscriptions(t *testing.T) {
 	if err != nil || !strings.HasPrefix(portal, "https://") {
 		t.Fatalf("CreatePortalSession = %q, %v", portal, err)
 	}
-	r = p.sent("POST", "/v1/billing_portal/sessions")
+	r = p.Sent("POST", "/v1/billing_portal/sessions")
 	if len(r) != 1 || r[0].Form.Get("customer") != id || r[0].Form.Get("return_url") != "https://sendlater.example/settings/general" {
 		t.Fatalf("portal request = %+v", r)
 	}
@@ -93,37 +92,22 @@ func TestCustomerCheckoutPortalAndSubscriptions(t *testing.T) {
 	if subs[0].Status != "active" || len(subs[0].PriceIDs) == 0 || subs[0].PriceIDs[0] != fixturePrice || subs[0].Created.IsZero() {
 		t.Fatalf("subscription = %+v", subs[0])
 	}
-	r = p.sent("GET", "/v1/subscriptions")
+	r = p.Sent("GET", "/v1/subscriptions")
 	if len(r) != 1 || r[0].Form.Get("customer") != id || r[0].Form.Get("status") != "all" {
 		t.Fatalf("subscriptions request = %+v", r)
 	}
 }
 
 func TestStripeDownIsUnavailable(t *testing.T) {
-	p := startPeer(t)
-	p.setDown(true)
-	_, err := p.client().Subscriptions(ctx, "cus_1")
+	p := stripemock.StartPeer(t)
+	p.SetDown(true)
+	_, err := client(p).Subscriptions(ctx, "cus_1")
 	if core.ErrorCode(err) != core.EUnavailable || !strings.Contains(err.Error(), "503") {
 		t.Fatalf("Subscriptions while Stripe is down: %v", err)
 	}
 	if msg := core.ErrorMessage(err); strings.Contains(msg, "503") || strings.Contains(msg, "stripe") {
 		t.Fatalf("the user's message carries internal detail: %q", msg)
 	}
-}
-
-// event returns a Stripe event's JSON with obj as its data object.
-func event(id, typ string, obj map[string]any) []byte {
-	b, _ := json.Marshal(map[string]any{
-		"id": id, "object": "event", "type": typ, "api_version": stripe.APIVersion,
-		"created": time.Now().Unix(), "livemode": false, "pending_webhooks": 1,
-		"data": map[string]any{"object": obj},
-	})
-	return b
-}
-
-// sign signs payload as Stripe does at t.
-func sign(payload []byte, secret string, t time.Time) string {
-	return webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: secret, Timestamp: t}).Header
 }
 
 func TestParseWebhook(t *testing.T) {
