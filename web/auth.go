@@ -60,12 +60,18 @@ type TokensJSON struct {
 	User      *SessionUserJSON `json:"user,omitempty"`
 }
 
-// writeTokens sets the refresh cookie (when the tokens carry a new refresh
-// token) and writes the ID token and, after a sign-in, the session user.
-func (s *Server) writeTokens(w http.ResponseWriter, status int, t *core.Tokens) {
+// setSessionCookies sets the refresh cookie when the tokens carry a new
+// refresh token.
+func (s *Server) setSessionCookies(w http.ResponseWriter, t *core.Tokens) {
 	if t.RefreshToken != "" {
 		s.setRefreshCookie(w, t.RefreshToken, t.RefreshExpiresAt)
 	}
+}
+
+// writeTokens sets the refresh cookie (when the tokens carry a new refresh
+// token) and writes the ID token and, after a sign-in, the session user.
+func (s *Server) writeTokens(w http.ResponseWriter, status int, t *core.Tokens) {
+	s.setSessionCookies(w, t)
 	out := TokensJSON{IDToken: t.IDToken, ExpiresAt: millis(t.ExpiresAt)}
 	if t.Session != nil {
 		out.User = NewSessionUserJSON(t.Session)

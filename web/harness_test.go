@@ -178,7 +178,7 @@ func newTestServer(e *testenv.Env, log *slog.Logger) *web.Server {
 	return &web.Server{
 		Logger: log, BaseURL: identityBaseURL, AppName: "Sendlater", Clock: e.Clock,
 		Identities: e.Auth, Messages: e.Messages, Contact: e.Contact,
-		Postpone: e.Postpone, Refusals: e.Refuse, WebhookSecrets: e.WebhookSecrets,
+		Postpone: e.Postpone, Refusals: e.Refuse, WebhookSecrets: e.WebhookSecrets, Social: e.Social,
 		StreamHeartbeat: testHeartbeat,
 	}
 }

@@ -1,6 +1,10 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/sendlater/sendlater/core"
+)
 
 // routes registers every route of the public server in one place.
 func (s *Server) routes(mux *http.ServeMux) {
@@ -16,8 +20,14 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/auth/action/check", s.handleActionCheck)
 	mux.HandleFunc("POST /api/auth/action/apply", s.handleActionApply)
 	mux.HandleFunc("GET /api/auth/providers", s.handleProviders)
-	mux.HandleFunc("GET /api/auth/oauth/{provider}/start", s.handleProviderNotConfigured)
-	mux.HandleFunc("GET /api/auth/oauth/{provider}/callback", s.handleProviderNotConfigured)
+	mux.HandleFunc("GET /api/auth/oauth/{provider}/start", s.handleOAuthStart)
+	mux.HandleFunc("GET /api/auth/oauth/{provider}/callback", s.handleOAuthCallback)
+	mux.HandleFunc("POST /api/auth/oauth/{provider}/email", s.handleOAuthEmail)
+	mux.HandleFunc("POST /api/auth/reauth/{provider}", s.authed(s.handleOAuthStartFor(core.IntentReauth)))
+	mux.HandleFunc("GET "+popupScriptPath, handlePopupScript)
+	mux.HandleFunc("GET /api/me/providers", s.authed(s.handleLinkedAccounts))
+	mux.HandleFunc("POST /api/me/providers/{provider}", s.authed(s.handleOAuthStartFor(core.IntentLink)))
+	mux.HandleFunc("DELETE /api/me/providers/{provider}", s.authed(s.handleUnlink))
 	mux.HandleFunc("DELETE /api/me", s.authed(s.handleDeleteMe))
 	mux.HandleFunc("POST /api/me/password", s.authed(s.handleChangePassword))
 	mux.HandleFunc("POST /api/me/verify-email", s.authed(s.handleSendVerification))
@@ -33,9 +43,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	author.routes(mux, s.authed, func(h http.HandlerFunc) http.HandlerFunc { return s.authedBy(streamToken, h) }, s.gate.quick)
 
 	mux.HandleFunc("POST /api/contact", s.handleContact)
-	mux.HandleFunc("POST /api/stripe-create-checkout-session", s.authed(s.handleBillingNotConfigured))
-	mux.HandleFunc("POST /api/stripe-create-billing-session", s.authed(s.handleBillingNotConfigured))
-	mux.HandleFunc("POST /api/stripe-webhook", s.handleBillingNotConfigured)
+	mux.HandleFunc("POST /api/stripe-create-checkout-session", s.authed(s.handleCheckout))
+	mux.HandleFunc("POST /api/stripe-create-billing-session", s.authed(s.handlePortal))
+	mux.HandleFunc("POST /api/stripe-webhook", s.handleStripeWebhook)
 
 	mux.HandleFunc("GET /api/postpone/{id}", s.handleShowPostpone)
 	mux.HandleFunc("POST /api/postpone/{id}", s.handlePostponeByCode)
@@ -44,4 +54,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 	mux.HandleFunc("/api/", handleAPINotFound)
 	mux.Handle("/", s.spaHandler())
+}
+
+func handleAPINotFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, core.Errorf(core.ENotFound, "There is no API endpoint %s %s.", r.Method, r.URL.Path))
 }

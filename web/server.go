@@ -33,6 +33,12 @@ type Server struct {
 	Postpone       core.PostponeLinks
 	Refusals       core.Refusals
 	WebhookSecrets core.WebhookSecrets
+	// Payments sells plans; nil: core.PaymentsOff (not configured).
+	Payments core.Payments
+	// Social signs in with social providers through SocialFlow's
+	// providers; a nil SocialFlow: none configured.
+	Social     core.SocialSignIn
+	SocialFlow core.SocialFlow
 	// Scheduler tells the delivery's health for /healthz; nil: "off".
 	Scheduler core.SchedulerHealth
 	// Health reports whether the store answers.
