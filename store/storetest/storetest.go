@@ -30,6 +30,8 @@ type Stores struct {
 	Links core.ProviderLinkStore
 	// Health keeps the processes' delivery health.
 	Health core.HealthStore
+	// Watcher tells of the owners' changes; nil skips its tests.
+	Watcher core.MessageWatcher
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -83,6 +85,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"LinksUpdate", needsLinks(testLinksUpdate)},
 		{"LinksDeleteUser", needsLinks(testLinksDeleteUser)},
 		{"ProcessHealth", testProcessHealth},
+		{"WatchUser", needsWatcher(testWatchUser)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
