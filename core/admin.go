@@ -41,6 +41,11 @@ type Admin interface {
 	// records its passes in the store: the cluster's with a shared store,
 	// the running server's with one it holds alone.
 	DeliveryHealth(ctx context.Context) (DeliveryHealth, error)
+
+	// SyncBilling re-reads from the payment provider the subscriptions of
+	// one user (id or email) or, with "", of every user with a customer,
+	// stores them and returns what it found for each.
+	SyncBilling(ctx context.Context, idOrEmail string) ([]BillingChange, error)
 }
 
 // AdminService implements Admin over the stores.
@@ -52,6 +57,8 @@ type AdminService struct {
 	Clock    Clock
 	// Delivery runs passes for SendDue and DeliverNow; nil refuses them.
 	Delivery *Delivery
+	// Billing syncs subscriptions; nil: payments are not configured.
+	Billing *BillingService
 }
 
 func (s *AdminService) ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error) {
@@ -101,4 +108,11 @@ func (s *AdminService) FindMessage(ctx context.Context, id string) (*Message, er
 
 func (s *AdminService) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	return s.Backuper.Backup(ctx, w)
+}
+
+func (s *AdminService) SyncBilling(ctx context.Context, idOrEmail string) ([]BillingChange, error) {
+	if s.Billing == nil {
+		return nil, errPaymentsOff()
+	}
+	return s.Billing.Sync(ctx, idOrEmail)
 }

@@ -54,26 +54,9 @@ func (s *BillingService) sync(ctx context.Context, u *User) (BillingChange, erro
 // every user with a customer, and returns what it found for each. It stops
 // at the first failure, returning what it did so far.
 func (s *BillingService) Sync(ctx context.Context, idOrEmail string) ([]BillingChange, error) {
-	var users []*User
-	if idOrEmail != "" {
-		u, err := (&AdminService{Users: s.Users}).FindUser(ctx, idOrEmail)
-		if err != nil {
-			return nil, err
-		}
-		if u.StripeCustomerID == "" {
-			return nil, Errorf(EBillingNoCustomer, "%s has no Stripe customer.", u.Email)
-		}
-		users = []*User{u}
-	} else {
-		all, _, err := s.Users.ListUsers(ctx, UserFilter{})
-		if err != nil {
-			return nil, err
-		}
-		for _, u := range all {
-			if u.StripeCustomerID != "" {
-				users = append(users, u)
-			}
-		}
+	users, err := s.customers(ctx, idOrEmail)
+	if err != nil {
+		return nil, err
 	}
 	var out []BillingChange
 	for _, u := range users {
@@ -84,6 +67,32 @@ func (s *BillingService) Sync(ctx context.Context, idOrEmail string) ([]BillingC
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// customers are the users Sync reads: the one named, who must have a
+// customer, or every user with one.
+func (s *BillingService) customers(ctx context.Context, idOrEmail string) ([]*User, error) {
+	if idOrEmail != "" {
+		u, err := (&AdminService{Users: s.Users}).FindUser(ctx, idOrEmail)
+		if err != nil {
+			return nil, err
+		}
+		if u.StripeCustomerID == "" {
+			return nil, Errorf(EBillingNoCustomer, "%s has no Stripe customer: they never started a checkout.", u.Email)
+		}
+		return []*User{u}, nil
+	}
+	all, _, err := s.Users.ListUsers(ctx, UserFilter{})
+	if err != nil {
+		return nil, err
+	}
+	var users []*User
+	for _, u := range all {
+		if u.StripeCustomerID != "" {
+			users = append(users, u)
+		}
+	}
+	return users, nil
 }
 
 // keyedMutex is a mutex per key, held only while in use.

@@ -48,6 +48,7 @@ func (s *AdminServer) Handler() http.Handler {
 	mux.HandleFunc("GET /admin/users", s.handleListUsers)
 	mux.HandleFunc("GET /admin/users/{user}", s.handleShowUser)
 	mux.HandleFunc("POST /admin/users/{user}/plan", s.handleSetPlan)
+	mux.HandleFunc("POST /admin/billing/sync", s.handleSyncBilling)
 	mux.HandleFunc("GET /admin/messages", s.handleListMessages)
 	mux.HandleFunc("GET /admin/messages/{id}", s.handleShowMessage)
 	mux.HandleFunc("GET /admin/backup", s.handleBackup)
@@ -179,6 +180,24 @@ func (s *AdminServer) handleSetPlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeData(w, http.StatusOK, NewUserJSON(u, s.Prices))
+}
+
+type syncBillingRequest struct {
+	User string `json:"user"` // id or email; "": every user with a customer
+}
+
+func (s *AdminServer) handleSyncBilling(w http.ResponseWriter, r *http.Request) {
+	var req syncBillingRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	changes, err := s.Admin.SyncBilling(r.Context(), req.User)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, each(changes, NewBillingChangeJSON))
 }
 
 func (s *AdminServer) handleListMessages(w http.ResponseWriter, r *http.Request) {

@@ -171,3 +171,11 @@ func (c *AdminClient) SetMessageActive(ctx context.Context, id string, active bo
 	}
 	return out.Core(), nil
 }
+
+func (c *AdminClient) SyncBilling(ctx context.Context, idOrEmail string) ([]core.BillingChange, error) {
+	var out []BillingChangeJSON
+	if err := c.t.do(ctx, "POST", "/admin/billing/sync", syncBillingRequest{User: idOrEmail}, &out); err != nil {
+		return nil, err
+	}
+	return each(out, BillingChangeJSON.Core), nil
+}

@@ -95,3 +95,39 @@ func (j DeliveryHealthJSON) Core() core.DeliveryHealth {
 		}),
 	}
 }
+
+// BillingChangeJSON is what a billing sync found for one user (POST
+// /admin/billing/sync, `users sync-billing --json`): the price, status and
+// plan before and now.
+type BillingChangeJSON struct {
+	UserID        string      `json:"userId"`
+	Email         string      `json:"email"`
+	CustomerID    string      `json:"customerId"`
+	OldPriceID    string      `json:"oldPriceId"`
+	OldStatus     string      `json:"oldStatus"`
+	OldPlan       core.PlanID `json:"oldPlan"`
+	OldPlanActive bool        `json:"oldPlanActive"`
+	PriceID       string      `json:"priceId"`
+	Status        string      `json:"status"`
+	Plan          core.PlanID `json:"plan"`
+	PlanActive    bool        `json:"planActive"`
+	Changed       bool        `json:"changed"`
+}
+
+// NewBillingChangeJSON is c on the wire.
+func NewBillingChangeJSON(c core.BillingChange) BillingChangeJSON {
+	return BillingChangeJSON{
+		UserID: c.UserID, Email: c.Email, CustomerID: c.CustomerID,
+		OldPriceID: c.OldPriceID, OldStatus: c.OldStatus, OldPlan: c.OldPlan, OldPlanActive: c.OldPlanActive,
+		PriceID: c.PriceID, Status: c.Status, Plan: c.Plan, PlanActive: c.PlanActive, Changed: c.Changed(),
+	}
+}
+
+// Core is the change j describes.
+func (j BillingChangeJSON) Core() core.BillingChange {
+	return core.BillingChange{
+		UserID: j.UserID, Email: j.Email, CustomerID: j.CustomerID,
+		OldPriceID: j.OldPriceID, OldStatus: j.OldStatus, OldPlan: j.OldPlan, OldPlanActive: j.OldPlanActive,
+		PriceID: j.PriceID, Status: j.Status, Plan: j.Plan, PlanActive: j.PlanActive,
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 func newUsersCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "users", Short: "List, show and manage users"}
-	cmd.AddCommand(newUsersListCmd(a), newUsersShowCmd(a), newUsersSetPlanCmd(a))
+	cmd.AddCommand(newUsersListCmd(a), newUsersShowCmd(a), newUsersSetPlanCmd(a), newUsersSyncBillingCmd(a))
 	return cmd
 }
 
@@ -87,8 +87,9 @@ func (a *app) printUser(u *core.User, asJSON bool) error {
 		{"ID", u.ID}, {"Email", u.Email}, {"Email verified", strconv.FormatBool(u.EmailVerified)},
 		{"Name", cli.OrDash(u.Name)}, {"Picture", cli.OrDash(u.Picture)}, {"Time zone", cli.OrDash(u.Timezone)},
 		{"Sign-in", cli.OrDash(strings.Join(v.Providers, ", "))}, {"Plan", string(v.Plan)},
-		{"Plan active", strconv.FormatBool(v.PlanIsActive)}, {"Stripe price", cli.OrDash(u.StripePriceID)},
-		{"Subscription", cli.OrDash(u.StripeSubscriptionStatus)}, {"Created", created(u)},
+		{"Plan active", strconv.FormatBool(v.PlanIsActive)}, {"Stripe customer", cli.OrDash(u.StripeCustomerID)},
+		{"Stripe price", cli.OrDash(u.StripePriceID)}, {"Subscription", cli.OrDash(u.StripeSubscriptionStatus)},
+		{"Created", created(u)},
 	})
 }
 
