@@ -55,12 +55,8 @@ type Config struct {
 	Contact struct {
 		To string `mapstructure:"to"`
 	} `mapstructure:"contact"`
-	Stripe struct {
-		Prices struct {
-			Pro      string `mapstructure:"pro"`
-			Business string `mapstructure:"business"`
-		} `mapstructure:"prices"`
-	} `mapstructure:"stripe"`
+	Stripe    StripeConfig `mapstructure:"stripe"`
+	Auth      AuthConfig   `mapstructure:"auth"`
 	Scheduler struct {
 		Interval     time.Duration   `mapstructure:"interval"`
 		Reminders    []time.Duration `mapstructure:"reminders"`
@@ -103,8 +99,6 @@ var defaults = map[string]any{
 	"mail.smtp.timeout":       "30s",
 	"mail.smtp.pool_size":     4,
 	"contact.to":              "",
-	"stripe.prices.pro":       "",
-	"stripe.prices.business":  "",
 	"scheduler.interval":      "5s",
 	"scheduler.reminders":     []string{"240h"},
 	"scheduler.concurrency":   8,
@@ -117,6 +111,9 @@ var defaults = map[string]any{
 func newViper() *viper.Viper {
 	v := viper.New()
 	for k, val := range defaults {
+		v.SetDefault(k, val)
+	}
+	for k, val := range integrationDefaults() {
 		v.SetDefault(k, val)
 	}
 	v.SetEnvPrefix("SENDLATER")
@@ -147,6 +144,9 @@ func loadConfig(v *viper.Viper, file string) (*Config, error) {
 		return nil, err
 	}
 	if err := readSecretFile(&c.Store.URL, c.Store.URLFile, "store.url_file"); err != nil {
+		return nil, err
+	}
+	if err := c.readIntegrationSecrets(); err != nil {
 		return nil, err
 	}
 	if err := c.validate(); err != nil {
@@ -215,6 +215,9 @@ func (c *Config) validate() error {
 		return bad("store.pool_size", "must be between 1 and 1000", c.Store.PoolSize)
 	}
 	if err := c.validateScheduler(bad); err != nil {
+		return err
+	}
+	if err := c.validateIntegrations(bad); err != nil {
 		return err
 	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {

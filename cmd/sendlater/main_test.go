@@ -117,7 +117,13 @@ var servingAddr = regexp.MustCompile(`msg=serving addr=(\S+)`)
 // answers. It is stopped with SIGTERM at the end of the test.
 func startServer(t *testing.T, dir string, env ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0")
+	return startServerAt(t, dir, "127.0.0.1:0", env...)
+}
+
+// startServerAt is startServer listening on addr.
+func startServerAt(t *testing.T, dir, listen string, env ...string) *server {
+	t.Helper()
+	cmd := exec.Command(binary, "serve", "--addr", listen)
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(), env...)
 	pr, pw, err := os.Pipe()

@@ -57,11 +57,13 @@ func (a *app) serve(ctx context.Context) error {
 	if a.cfg.Mail.SMTP.Host == "" {
 		a.log.Info("no mail.smtp.host configured: emails are written to the outbox", "dir", a.cfg.outboxDir())
 	}
+	a.logIntegrations(s)
 	proxies, _ := a.cfg.trustedProxies() // validated with the config
 	srv := &web.Server{
 		Logger: a.log, BaseURL: a.cfg.BaseURL, AppName: a.cfg.AppName, UI: ui.FS(), Clock: core.SystemClock{},
 		Identities: s.Auth, Messages: s.Messages, Contact: s.Contact,
 		Postpone: s.Postpone, Refusals: s.Refusals, WebhookSecrets: s.WebhookSecrets,
+		Payments: s.Payments, Social: s.Social, SocialFlow: s.SocialFlow,
 		Health: st.Ping, Scheduler: s.Delivery.Monitor, TrustedProxies: proxies,
 	}
 	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Messages, Account: s.Auth, Prices: a.cfg.prices(), Logger: a.log}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/mailer"
+	"github.com/sendlater/sendlater/oauth"
 	"github.com/sendlater/sendlater/webhook"
 )
 
@@ -19,9 +20,14 @@ const passLogSize = 100
 // build from the config and the opened store, for serve, the admin commands
 // and send-due alike.
 type services struct {
-	Mailer         core.Mailer
-	Emails         core.Emails
-	Auth           *core.Auth
+	Mailer     core.Mailer
+	Emails     core.Emails
+	Auth       *core.Auth
+	Social     *core.SocialAuth
+	SocialFlow *oauth.Flow
+	// Billing is nil while payments are off; Payments is then PaymentsOff.
+	Billing        *core.BillingService
+	Payments       core.Payments
 	Messages       *core.MessageService
 	Contact        *core.ContactService
 	Postpone       *core.PostponeLinkService
@@ -34,7 +40,7 @@ type services struct {
 }
 
 // build wires the services over st; key is the store's encryption key, from
-// which the ID token and refusal link keys are derived. release closes the
+// which the ID token, refusal link and OAuth state keys are derived. release closes the
 // mailer's connections.
 func (a *app) build(st store, key []byte) (s *services, release func(), err error) {
 	m, err := a.newMailer()
@@ -59,6 +65,15 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Mailer: m, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
 		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Logger: a.log,
 	}
+	s.Social = &core.SocialAuth{Auth: s.Auth, Links: st}
+	if s.SocialFlow, err = a.socialFlow(key, clock); err != nil {
+		release()
+		return nil, nil, err
+	}
+	s.Payments = core.PaymentsOff{}
+	if s.Billing = a.billingService(st, clock, prices); s.Billing != nil {
+		s.Payments = s.Billing
+	}
 	s.Messages = &core.MessageService{
 		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth,
 	}
@@ -82,7 +97,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Log:           core.NewPassLog(passLogSize),
 		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: a.processName(), Logger: a.log},
 	}
-	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery}
+	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery, Billing: s.Billing}
 	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Clock: clock, Logger: a.log}
 	s.Scheduler = &core.Scheduler{Delivery: s.Delivery, Interval: a.cfg.Scheduler.Interval, Logger: a.log}
 	if url := a.cfg.Scheduler.HeartbeatURL; url != "" {
