@@ -20,6 +20,7 @@ export type PageName = keyof typeof table.pages;
 export type AuthType = keyof typeof table.pages.auth.param.titles;
 export type LegalSection = keyof typeof table.pages.legal.param.titles;
 export type SettingsSection = (typeof table.pages.settings.param.values)[number];
+export type PlanId = (typeof table.pages.purchase.param.values)[number];
 
 export const site = table.site;
 

@@ -1,7 +1,6 @@
-import { pathOf, type AuthType, type LegalSection, type SettingsSection } from "./pages";
-import type { PlanId } from "./plans";
+import { pathOf, type AuthType, type LegalSection, type PlanId, type SettingsSection } from "./pages";
 
-export type { AuthType, LegalSection, SettingsSection };
+export type { AuthType, LegalSection, PlanId, SettingsSection };
 
 // Slashes stay readable in ?next=/purchase/pro; everything else is escaped.
 const queryValue = (value: string) => encodeURIComponent(value).replaceAll("%2F", "/");

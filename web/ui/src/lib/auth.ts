@@ -1,5 +1,5 @@
 import { signal } from "@preact/signals-react";
-import type { PlanId } from "../config/plans";
+import type { PlanId } from "../config/paths";
 import { api, ApiError, connectSession } from "./api-client";
 
 export type SessionUser = {
@@ -13,6 +13,10 @@ export type SessionUser = {
   planIsActive: boolean;
   timezone: string;
   stripeSubscriptionStatus: string;
+  // How many messages the plan keeps (null: no limit) and whether one may be added now: the
+  // server's rule, so no page keeps a copy of it.
+  messageLimit: number | null;
+  canAddMessage: boolean;
 };
 
 export type SessionGrant = {
@@ -155,7 +159,7 @@ export async function reauthenticate(password: string) {
   channel?.postMessage({ kind: "grant", grant: { ...grant, user: user.peek()! } } satisfies TabMessage);
 }
 
-/** Replaces the session user after a profile change. */
+/** Replaces the session user after a change: the profile, a plan that started or lapsed, a provider linked. */
 export function updateUser(next: SessionUser) {
   user.value = next;
 }

@@ -12,6 +12,8 @@ export const testUser = (overrides: Partial<SessionUser> = {}): SessionUser => (
   planIsActive: false,
   timezone: "Europe/Paris",
   stripeSubscriptionStatus: "",
+  messageLimit: 1,
+  canAddMessage: true,
   ...overrides,
 });
 

@@ -1,6 +1,6 @@
 import { useParams } from "react-router";
 import { pageHead, paramValue } from "../../config/pages";
-import type { PlanId } from "../../config/plans";
+import type { PlanId } from "../../config/paths";
 import { PurchasePage } from "../../features/purchase/components/purchase-page";
 import { usePageHead } from "../../lib/head";
 import { RequireAuth } from "../layouts/require-auth";

@@ -1,7 +1,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useState } from "react";
 import { api } from "../../../lib/api-client";
-import { idToken } from "../../../lib/auth";
+import { idToken, updateUser, type SessionUser } from "../../../lib/auth";
 
 export type Interval = "1M" | "6M" | "12M";
 
@@ -42,7 +42,7 @@ const reconnectDelay = 5000;
 
 /**
  * The signed-in user's messages, live: the stream sends the whole list after every change,
- * whoever made it. EventSource cannot send headers, so the ID token rides in the query, and
+ * whoever made it, and the session user when it changed. EventSource cannot send headers, so the ID token rides in the query, and
  * the stream is opened again with each new token. Where the stream is unavailable the list
  * is read once, and `apply` keeps it current after this tab's own changes.
  */
@@ -70,6 +70,9 @@ export function useMessages() {
         return;
       }
       source = new EventSource(`/api/messages/stream?token=${encodeURIComponent(token)}`);
+      // The session user comes before a list whenever it changed: a plan that started after a
+      // checkout or lapsed shows at once, with what it allows.
+      source.addEventListener("me", (event) => updateUser(JSON.parse((event as MessageEvent<string>).data) as SessionUser));
       source.addEventListener("messages", (event) => {
         setMessages(JSON.parse((event as MessageEvent<string>).data) as Message[]);
         setError(undefined);

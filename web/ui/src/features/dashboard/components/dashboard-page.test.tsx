@@ -1,10 +1,12 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, expect, test, vi } from "vitest";
 import { endSession, idToken, user } from "../../../lib/auth";
+import { lapsedPlanRule } from "../../../lib/plans";
 import { toasts } from "../../../lib/toasts";
 import { fail, mockApi, ok, type ApiCall } from "../../../testing/api-mock";
+import { plansHandler } from "../../../testing/plans";
 import { renderRoute } from "../../../testing/render-route";
-import { signInAs } from "../../../testing/session";
+import { signInAs, testUser } from "../../../testing/session";
 import type { Message } from "../api/messages";
 import { addMonths, formatDate } from "./dates";
 
@@ -64,7 +66,8 @@ test("one message on the free plan: Add Message disabled, with Upgrade your plan
 });
 
 test.each(["pro", "business"] as const)("an active %s plan may add more messages", async (planId) => {
-  signInAs({ planId, planIsActive: true });
+  // The server says what the plan allows: no limit.
+  signInAs({ planId, planIsActive: true, messageLimit: null });
   mockApi({ "GET messages": () => ok([stored(), stored({ id: "m2", title: "For Dora" })]) });
   renderRoute("/dashboard");
 
@@ -83,8 +86,8 @@ test("an inactive pro plan keeps the free limit", async () => {
 });
 
 test("back from checkout with an active plan, a banner names it", async () => {
-  signInAs({ planId: "pro", planIsActive: true });
-  mockApi({ "GET messages": () => ok([]) });
+  signInAs({ planId: "pro", planIsActive: true, messageLimit: null });
+  mockApi({ "GET messages": () => ok([]), ...plansHandler() });
   renderRoute("/dashboard?paid=true");
 
   expect(await screen.findByText("You are now subscribed to the Pro plan")).toBeTruthy();
@@ -328,6 +331,47 @@ test("the list is live from the stream, reopened with each new token", async () 
   expect(first.readyState).toBe(FakeEventSource.CLOSED);
   expect(FakeEventSource.opened[1]!.url).toBe("/api/messages/stream?token=token-2");
   expect(calls.filter((call) => call.path === "messages")).toEqual([]);
+});
+
+// Back from checkout before Stripe's webhook: the page waits, and the stream's session user
+// brings the paid plan, its banner and Add Message for a second message, without a reload.
+test("a plan that starts while the dashboard is open shows at once", async () => {
+  FakeEventSource.opened = [];
+  vi.stubGlobal("EventSource", FakeEventSource);
+  signInAs({ planId: "starter", canAddMessage: false });
+  mockApi(plansHandler());
+  renderRoute("/dashboard?paid=true");
+
+  await waitFor(() => expect(FakeEventSource.opened).toHaveLength(1));
+  const stream = FakeEventSource.opened[0]!;
+  act(() => stream.send("messages", [stored()]));
+  expect(await screen.findByText(/Stripe is confirming your payment/)).toBeTruthy();
+  const add = () => screen.getByRole("button", { name: "Add Message" }) as HTMLButtonElement;
+  expect(add().disabled).toBe(true);
+
+  act(() => {
+    stream.send("me", testUser({ planId: "pro", planIsActive: true, stripeSubscriptionStatus: "active", messageLimit: null }));
+    stream.send("messages", [stored()]);
+  });
+  expect(await screen.findByText("You are now subscribed to the Pro plan")).toBeTruthy();
+  expect(add().disabled).toBe(false);
+  expect(screen.queryByText(/Stripe is confirming/)).toBeNull();
+  expect(screen.queryByText(/Remaining messages/)).toBeNull();
+  expect(user.value?.planId).toBe("pro");
+});
+
+test("a lapsed plan says what it keeps, in one sentence", async () => {
+  signInAs({ planId: "pro", planIsActive: false, stripeSubscriptionStatus: "past_due" });
+  mockApi({ "GET messages": () => ok([stored(), stored({ id: "m2", title: "For Dora" })]), ...plansHandler() });
+  renderRoute("/dashboard");
+
+  await screen.findByRole("cell", { name: "For Dora" });
+  const notice = screen.getByText(/Your Pro plan is not active \(past due\)/);
+  expect(notice.textContent).toContain(lapsedPlanRule);
+  expect((screen.getByRole("button", { name: "Add Message" }) as HTMLButtonElement).disabled).toBe(true);
+  // Still editable and postponable.
+  expect(screen.getAllByRole("button", { name: "Edit" }).every((b) => !(b as HTMLButtonElement).disabled)).toBe(true);
+  expect(screen.getAllByRole("button", { name: "Postpone" }).every((b) => !(b as HTMLButtonElement).disabled)).toBe(true);
 });
 
 test("when the stream ends, the list is read once instead", async () => {

@@ -4,26 +4,28 @@ import { Link } from "react-router";
 import { Alert } from "../../../components/form";
 import { Spinner } from "../../../components/loading";
 import { paths } from "../../../config/paths";
-import { plans } from "../../../config/plans";
 import { user, type SessionUser } from "../../../lib/auth";
+import { lapsedPlanRule, usePlans, type Plan } from "../../../lib/plans";
 import { useMessages, type Message } from "../api/messages";
 import { MessageDialog } from "./message-dialog";
 import { MessageRow } from "./message-row";
 
-// Without an active paid plan a user keeps one message (SPEC.md section 6).
-const freeMessages = 1;
+// The session user carries the plan's message limit (null: none), so the rule of SPEC.md
+// section 6 lives on the server alone; the live list keeps it current.
+const unlimited = (u: SessionUser) => u.messageLimit === null;
 
-const hasPaidPlan = (u: SessionUser) => u.planIsActive && (u.planId === "pro" || u.planId === "business");
+const planName = (u: SessionUser, plans: Plan[] | undefined) => plans?.find((plan) => plan.id === u.planId)?.name ?? u.planId;
 
-const planName = (u: SessionUser) => plans.find((plan) => plan.id === u.planId)?.name ?? u.planId;
+/** A paid plan that stopped being active (past due, canceled ...), not the free plan. */
+const lapsed = (u: SessionUser) => u.planId !== "starter" && !u.planIsActive && u.stripeSubscriptionStatus !== "";
 
 type Editing = { kind: "closed" } | { kind: "create" } | { kind: "edit"; message: Message };
 
 function MessagesCard({ account }: { account: SessionUser }) {
   const { messages, error, apply } = useMessages();
   const [editing, setEditing] = useState<Editing>({ kind: "closed" });
-  const paid = hasPaidPlan(account);
-  const mayAdd = messages !== undefined && (messages.length === 0 || paid);
+  const limit = account.messageLimit;
+  const mayAdd = messages !== undefined && (limit === null || messages.length < limit);
 
   const replace = (changed: Message) =>
     apply((list) =>
@@ -73,9 +75,7 @@ function MessagesCard({ account }: { account: SessionUser }) {
           </table>
         </div>
       )}
-      {!paid && messages !== undefined && (
-        <footer>Remaining messages: {Math.max(freeMessages - messages.length, 0)}</footer>
-      )}
+      {limit !== null && messages !== undefined && <footer>Remaining messages: {Math.max(limit - messages.length, 0)}</footer>}
       {editing.kind !== "closed" && (
         <MessageDialog
           message={editing.kind === "edit" ? editing.message : undefined}
@@ -88,7 +88,7 @@ function MessagesCard({ account }: { account: SessionUser }) {
   );
 }
 
-function InfoCard({ account }: { account: SessionUser }) {
+function InfoCard({ account, plans }: { account: SessionUser; plans: Plan[] | undefined }) {
   return (
     <article>
       <header>
@@ -99,8 +99,8 @@ function InfoCard({ account }: { account: SessionUser }) {
         link to postpone it; you can also postpone it here at any time.
       </p>
       <p>
-        Your plan: <strong>{planName(account)}</strong>
-        {hasPaidPlan(account) ? null : (
+        Your plan: <strong>{planName(account, plans)}</strong>
+        {unlimited(account) ? null : (
           <>
             {" "}
             (<Link to={paths.pricing.href()}>upgrade for unlimited messages</Link>)
@@ -115,13 +115,25 @@ function InfoCard({ account }: { account: SessionUser }) {
 export function DashboardPage({ paid }: { paid: boolean }) {
   useSignals();
   const account = user.value;
+  const { plans } = usePlans();
   if (!account) return null;
 
   return (
     <section>
       <h1>Dashboard</h1>
-      {paid && account.planIsActive && (
-        <Alert kind="success">You are now subscribed to the {planName(account)} plan</Alert>
+      {paid &&
+        (account.planIsActive ? (
+          <Alert kind="success">You are now subscribed to the {planName(account, plans)} plan</Alert>
+        ) : (
+          <p className="notice" role="status">
+            Thank you! Stripe is confirming your payment; this page shows your plan as soon as it does.
+          </p>
+        ))}
+      {!paid && lapsed(account) && (
+        <p className="notice" role="status">
+          Your {planName(account, plans)} plan is not active ({account.stripeSubscriptionStatus.replaceAll("_", " ")}). {lapsedPlanRule}{" "}
+          <Link to={paths.pricing.href()}>Choose a plan again</Link>
+        </p>
       )}
       {account.name.trim() === "" && (
         <p className="notice">
@@ -130,7 +142,7 @@ export function DashboardPage({ paid }: { paid: boolean }) {
       )}
       <div className="dashboard">
         <MessagesCard account={account} />
-        <InfoCard account={account} />
+        <InfoCard account={account} plans={plans} />
       </div>
     </section>
   );

@@ -1,8 +1,10 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "react-router";
-import { paths } from "../../../config/paths";
-import { plans, type PlanId } from "../../../config/plans";
+import { Alert } from "../../../components/form";
+import { Spinner } from "../../../components/loading";
+import { paths, type PlanId } from "../../../config/paths";
 import { user } from "../../../lib/auth";
+import { lapsedPlanRule, usePlans, type Plan } from "../../../lib/plans";
 
 // The plan most people pick; its card stands out.
 const recommended: PlanId = "pro";
@@ -13,9 +15,55 @@ function chooseHref(planId: PlanId, signedIn: boolean) {
   return signedIn ? purchase : paths.auth.href("signup", purchase);
 }
 
+function PlanCard({ plan, signedIn }: { plan: Plan; signedIn: boolean }) {
+  const agreed = plan.price === "-";
+  return (
+    <article className={plan.id === recommended ? "plan recommended" : "plan"}>
+      <header>
+        <h2>
+          {plan.name}
+          {plan.id === recommended && <mark>Most popular</mark>}
+        </h2>
+        <p className="price">
+          {agreed ? (
+            "-"
+          ) : (
+            <>
+              €{plan.price}
+              <small>/month</small>
+            </>
+          )}
+        </p>
+        {agreed && !plan.purchasable && (
+          <p className="price-note">
+            Priced with you. <Link to={paths.contact.href()}>Contact us</Link>
+          </p>
+        )}
+      </header>
+      <ul>
+        {plan.perks.map((perk) => (
+          <li key={perk}>{perk}</li>
+        ))}
+      </ul>
+      <footer>
+        <Link
+          to={chooseHref(plan.id, signedIn)}
+          role="button"
+          className={plan.id === recommended ? undefined : "outline"}
+          aria-label={`Choose ${plan.name}`}
+        >
+          Choose
+        </Link>
+      </footer>
+    </article>
+  );
+}
+
+/** The plans as the server sells them (GET /api/plans), each with its way to choose it. */
 export function PricingPage() {
   useSignals();
   const signedIn = Boolean(user.value);
+  const { plans, error } = usePlans();
 
   return (
     <section>
@@ -23,48 +71,19 @@ export function PricingPage() {
         <h1>Pricing</h1>
         <p>Choose the plan that makes sense for you.</p>
       </hgroup>
-      <div className="cards plans">
-        {plans.map((plan) => (
-          <article key={plan.id} className={plan.id === recommended ? "plan recommended" : "plan"}>
-            <header>
-              <h2>
-                {plan.name}
-                {plan.id === recommended && <mark>Most popular</mark>}
-              </h2>
-              <p className="price">
-                {plan.price === null ? (
-                  "-"
-                ) : (
-                  <>
-                    €{plan.price}
-                    <small>/month</small>
-                  </>
-                )}
-              </p>
-              {plan.price === null && (
-                <p className="price-note">
-                  Priced with you. <Link to={paths.contact.href()}>Contact us</Link>
-                </p>
-              )}
-            </header>
-            <ul>
-              {plan.perks.map((perk) => (
-                <li key={perk}>{perk}</li>
-              ))}
-            </ul>
-            <footer>
-              <Link
-                to={chooseHref(plan.id, signedIn)}
-                role="button"
-                className={plan.id === recommended ? undefined : "outline"}
-                aria-label={`Choose ${plan.name}`}
-              >
-                Choose
-              </Link>
-            </footer>
-          </article>
-        ))}
-      </div>
+      {error && <Alert>{error}</Alert>}
+      {plans === undefined ? (
+        !error && <Spinner label="Loading the plans" />
+      ) : (
+        <>
+          <div className="cards plans">
+            {plans.map((plan) => (
+              <PlanCard key={plan.id} plan={plan} signedIn={signedIn} />
+            ))}
+          </div>
+          <p className="plans-note">{lapsedPlanRule}</p>
+        </>
+      )}
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { api } from "../../../lib/api-client";
-import type { PlanId } from "../../../config/plans";
+import type { PlanId } from "../../../config/paths";
 
 /** Starts the card provider's checkout for a plan; the browser goes to url. */
 export const createCheckoutSession = (planId: PlanId, successUrl: string, cancelUrl: string) =>
