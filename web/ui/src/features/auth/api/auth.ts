@@ -1,12 +1,5 @@
 import { api } from "../../../lib/api-client";
 
-export type Provider = { id: string; name: string };
-
-/** The social sign-in providers the server has configured; none when it cannot say. */
-export function getProviders() {
-  return api<Provider[]>("auth/providers", { bearer: false }).catch(() => []);
-}
-
 export function requestPasswordReset(email: string) {
   return api<null>("auth/password-reset", { method: "POST", body: { email }, bearer: false });
 }
@@ -15,5 +8,7 @@ export function confirmPasswordReset(oobCode: string, password: string) {
   return api<null>("auth/password-reset/confirm", { method: "POST", body: { oobCode, password }, bearer: false });
 }
 
-/** Where the provider's popup starts; its callback sets the refresh cookie. */
-export const providerStartUrl = (provider: string) => `/api/auth/oauth/${encodeURIComponent(provider)}/start`;
+/** Creates the account of a provider that gave no email address, with the one typed; it signs in once confirmed. */
+export function signUpWithEmail(provider: string, email: string) {
+  return api<null>(`auth/oauth/${encodeURIComponent(provider)}/email`, { method: "POST", body: { email }, bearer: false });
+}

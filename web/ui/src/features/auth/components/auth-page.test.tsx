@@ -2,6 +2,7 @@ import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, expect, test, vi } from "vitest";
 import { endSession, user } from "../../../lib/auth";
 import { deferred, fail, mockApi, ok } from "../../../testing/api-mock";
+import { finishPopup, stubPopup } from "../../../testing/popup";
 import { renderRoute } from "../../../testing/render-route";
 import { signInAs, testUser } from "../../../testing/session";
 
@@ -191,6 +192,74 @@ test("configured providers show, above OR, the last used one marked", async () =
   expect(await screen.findByRole("button", { name: "Google" })).toBeTruthy();
   expect(screen.getByRole("button", { name: "GitHub Last used" })).toBeTruthy();
   expect(screen.getByText("OR")).toBeTruthy();
+});
+
+const providers = () =>
+  ok([
+    { id: "google", name: "Google" },
+    { id: "twitter", name: "X" },
+  ]);
+
+test("a provider's popup signs in: the session from its cookie, the dashboard, Last used next time", async () => {
+  localStorage.removeItem("lastAuthProvider");
+  const { popup, open } = stubPopup();
+  mockApi({ "GET auth/providers": providers, "POST auth/token": grant, "GET messages": () => ok([]) });
+  const { router } = renderRoute("/auth/signin");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Google" }));
+  expect(open).toHaveBeenCalledWith("/api/auth/oauth/google/start", "sendlater-oauth", "popup,width=500,height=650");
+  expect(screen.getByRole("button", { name: "Google" }).getAttribute("aria-busy")).toBe("true");
+  finishPopup({ provider: "google", message: "You are signed in with Google." });
+  popup.closed = true;
+
+  await waitFor(() => expect(router.state.location.pathname).toBe("/dashboard"));
+  expect(user.value?.uid).toBe("u1");
+  expect(localStorage.getItem("lastAuthProvider")).toBe("google");
+});
+
+test("a popup's error shows; a blocked popup says how to go on", async () => {
+  stubPopup();
+  mockApi({ "GET auth/providers": providers });
+  renderRoute("/auth/signin");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Google" }));
+  finishPopup({
+    provider: "google",
+    status: "error",
+    code: "auth/account-exists-with-different-credential",
+    message: "An account with that email already exists; sign in and link it from settings.",
+  });
+  expect((await screen.findByRole("alert")).textContent).toBe(
+    "An account with that email already exists; sign in and link it from settings.",
+  );
+  expect(user.value).toBeFalsy();
+
+  vi.stubGlobal("open", vi.fn(() => null));
+  fireEvent.click(screen.getByRole("button", { name: "X" }));
+  expect((await screen.findByRole("alert")).textContent).toBe("The sign-in window could not open: click again, or allow popups for this site.");
+});
+
+test("X gives no email: the address is asked for and confirmed by email", async () => {
+  stubPopup();
+  const calls = mockApi({ "GET auth/providers": providers, "POST auth/oauth/twitter/email": () => ok(null, 201) });
+  renderRoute("/auth/signup");
+
+  fireEvent.click(await screen.findByRole("button", { name: "X" }));
+  finishPopup({
+    provider: "twitter",
+    status: "error",
+    code: "auth/email-required",
+    message: "X does not share your email address: please enter it to finish signing up.",
+  });
+  const form = await screen.findByRole("form", { name: "Your email for X" });
+  expect(within(form).getByText("X does not share your email address: please enter it to finish signing up.")).toBeTruthy();
+  fireEvent.click(within(form).getByRole("button", { name: "Continue" }));
+  expect(within(form).getByText("Please enter your email")).toBeTruthy();
+  fireEvent.change(within(form).getByLabelText("Email"), { target: { value: "ada@example.com" } });
+  fireEvent.click(within(form).getByRole("button", { name: "Continue" }));
+
+  expect(await screen.findByText("We sent a link to ada@example.com: confirm your address with it, then sign in with X again.")).toBeTruthy();
+  expect(calls.find((c) => c.path === "auth/oauth/twitter/email")?.body).toEqual({ email: "ada@example.com" });
 });
 
 test.each([

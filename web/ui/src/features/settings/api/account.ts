@@ -9,3 +9,20 @@ export const changePassword = (password: string) => api<null>("me/password", { m
 /** The card provider's billing portal, coming back to the settings. */
 export const createBillingSession = (returnUrl: string) =>
   api<{ url: string }>("stripe-create-billing-session", { method: "POST", body: { returnUrl } });
+
+/** A provider account linked to the user; confirmed is false until the email code of a provider that gave no email is used. */
+export type LinkedAccount = { provider: string; name: string; email: string; confirmed: boolean; linkedAt: number };
+
+export const listLinkedAccounts = () => api<LinkedAccount[]>("me/providers");
+
+/** Starts linking provider (a recent sign-in): the popup goes to url. */
+export const startLink = (provider: string) => api<{ url: string }>(`me/providers/${encodeURIComponent(provider)}`, { method: "POST" });
+
+/** Unlinks provider while another way to sign in remains (a recent sign-in); returns the session user. */
+export const unlinkProvider = (provider: string) =>
+  api<SessionUser>(`me/providers/${encodeURIComponent(provider)}`, { method: "DELETE" });
+
+/** Starts signing in again with provider: the popup goes to url. */
+export const startReauth = (provider: string) => api<{ url: string }>(`auth/reauth/${encodeURIComponent(provider)}`, { method: "POST" });
+
+export const getMe = () => api<SessionUser>("me");

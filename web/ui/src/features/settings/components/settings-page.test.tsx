@@ -13,6 +13,9 @@ afterEach(() => {
 
 const recentLogin = () => fail(401, "auth/requires-recent-login", "Please sign in again to do this.");
 
+// Settings → General also lists the sign-in methods.
+const general = { "GET me/providers": () => ok([]), "GET auth/providers": () => ok([]) };
+
 test("an unknown section shows the general settings", async () => {
   signInAs();
   mockApi({});
@@ -26,7 +29,7 @@ test("an unknown section shows the general settings", async () => {
 
 test("the profile form needs a name and an email, then updates the user", async () => {
   signInAs({ name: "Ada", email: "ada@example.com" });
-  const calls = mockApi({ "PATCH me": () => ok(testUser({ name: "Ada Lovelace" })) });
+  const calls = mockApi({ ...general, "PATCH me": () => ok(testUser({ name: "Ada Lovelace" })) });
   renderRoute("/settings/general");
 
   const name = (await screen.findByLabelText("Name")) as HTMLInputElement;
@@ -51,6 +54,7 @@ test("a new email after a while asks for the password, then retries", async () =
   signInAs({}, "old-token");
   let recent = false;
   const calls = mockApi({
+    ...general,
     "PATCH me": () => (recent ? ok(testUser({ email: "new@example.com" })) : recentLogin()),
     "POST auth/reauth": (call) => {
       if ((call.body as { password: string }).password !== "plum-kettle-orbit-47") {
@@ -86,7 +90,7 @@ test("a new email after a while asks for the password, then retries", async () =
 
 test("closing the sign-in dialog gives up with the server's message", async () => {
   signInAs();
-  mockApi({ "PATCH me": recentLogin });
+  mockApi({ ...general, "PATCH me": recentLogin });
   renderRoute("/settings/general");
 
   fireEvent.click(await screen.findByRole("button", { name: "Save" }));

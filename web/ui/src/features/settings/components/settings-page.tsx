@@ -4,8 +4,10 @@ import { NavLink, useNavigate } from "react-router";
 import { Alert, errorMessage, requireFields, SubmitButton, TextField, useForm, type FieldErrors } from "../../../components/form";
 import { Spinner } from "../../../components/loading";
 import { paths, type SettingsSection } from "../../../config/paths";
+import { ApiError } from "../../../lib/api-client";
 import { updateUser, user, type SessionUser } from "../../../lib/auth";
 import { changePassword, createBillingSession, updateProfile } from "../api/account";
+import { LinkedAccounts } from "./linked-accounts";
 import { useRecentLogin } from "./reauth";
 
 export const sectionTitles: Record<SettingsSection, string> = {
@@ -76,7 +78,7 @@ function PasswordForm() {
   );
 }
 
-/** An active plan goes to the card provider's billing portal; any other plan is chosen on the pricing page. */
+/** An active plan goes to the card provider's billing portal; any other plan, or one without a Stripe customer, is chosen on the pricing page. */
 function Billing({ account }: { account: SessionUser }) {
   const navigate = useNavigate();
   const [error, setError] = useState<string>();
@@ -89,7 +91,12 @@ function Billing({ account }: { account: SessionUser }) {
     let live = true;
     createBillingSession(new URL(paths.settings.href("general"), window.location.origin).href).then(
       ({ url }) => live && window.location.assign(url),
-      (caught: unknown) => live && setError(errorMessage(caught)),
+      (caught: unknown) => {
+        if (!live) return;
+        // A plan granted without Stripe has no portal: plans are chosen on the pricing page.
+        if (caught instanceof ApiError && caught.code === "billing/no-customer") void navigate(paths.pricing.href(), { replace: true });
+        else setError(errorMessage(caught));
+      },
     );
     return () => {
       live = false;
@@ -117,7 +124,12 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
         </ul>
       </nav>
       <article>
-        {section === "general" && <GeneralForm account={account} />}
+        {section === "general" && (
+          <>
+            <GeneralForm account={account} />
+            <LinkedAccounts />
+          </>
+        )}
         {section === "password" && <PasswordForm />}
         {section === "billing" && <Billing account={account} />}
       </article>
