@@ -43,7 +43,7 @@ func mustPaymentsAPI(t *testing.T) *paymentsAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close(context.Background()) })
-	peer.Webhook(s.URL()+"/api/stripe-webhook", testWebhookSecret)
+	peer.Webhook(s.URL()+"/api/stripe-webhook", testWebhookSecret, false)
 	return &paymentsAPI{identityAPI: &identityAPI{Env: e, t: t, srv: s, logs: logs}, peer: peer}
 }
 

@@ -42,7 +42,11 @@ type Peer struct {
 	price     string // their price now; "" leaves stripe-mock's
 	down      bool   // answer 503 to everything
 	checkouts []checkout
-	hook      struct{ url, secret string }
+	hook      struct {
+		url, secret string
+		hold        bool
+		held        [][]byte // events waiting for POST /webhooks/release
+	}
 }
 
 // Request is a request the app made to Stripe.
@@ -72,6 +76,7 @@ func StartPeer(tb testing.TB) *Peer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /pay/{n}", p.servePayPage)
 	mux.HandleFunc("POST /pay/{n}", p.pay)
+	mux.HandleFunc("POST /webhooks/release", p.release)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -110,10 +115,12 @@ func (p *Peer) SetDown(down bool) {
 }
 
 // Webhook is where the hosted checkout sends its events, signed with
-// secret.
-func (p *Peer) Webhook(endpoint, secret string) {
+// secret: before it sends the browser back, or, with hold, when the test
+// posts to /webhooks/release on the peer (as Stripe's webhooks often arrive
+// after the customer).
+func (p *Peer) Webhook(endpoint, secret string, hold bool) {
 	p.mu.Lock()
-	p.hook.url, p.hook.secret = endpoint, secret
+	p.hook.url, p.hook.secret, p.hook.hold = endpoint, secret, hold
 	p.mu.Unlock()
 }
 
@@ -190,7 +197,7 @@ func (p *Peer) rewriteSubscriptions(list map[string]any) {
 }
 
 var payPage = template.Must(template.New("pay").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Checkout (stripe-mock)</title></head>
+<html lang="en"><head><meta charset="utf-8"><title>Checkout (stripe-mock)</title><link rel="icon" href="data:,"></head>
 <body><main><h1>Pay {{.Price}}</h1>
 <form method="post"><button type="submit">Pay</button></form>
 <p><a href="{{.Cancel}}">Back</a></p></main></body></html>
@@ -234,22 +241,47 @@ func (p *Peer) pay(w http.ResponseWriter, r *http.Request) {
 			"id": c.ID, "object": "checkout.session", "customer": c.Form.Get("customer"),
 			"client_reference_id": c.Form.Get("client_reference_id"), "mode": "subscription",
 		})
-		req, _ := http.NewRequest("POST", hook.url, bytes.NewReader(payload))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Stripe-Signature", Sign(payload, hook.secret, time.Now()))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			status := "no answer"
-			if err == nil {
-				status = resp.Status
-				resp.Body.Close()
-			}
-			http.Error(w, "the webhook endpoint answered "+status, http.StatusBadGateway)
+		if hook.hold {
+			p.mu.Lock()
+			p.hook.held = append(p.hook.held, payload)
+			p.mu.Unlock()
+		} else if err := deliver(hook.url, hook.secret, payload); err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
-		resp.Body.Close()
 	}
 	http.Redirect(w, r, c.Form.Get("success_url"), http.StatusSeeOther)
+}
+
+// release delivers the held events, in order.
+func (p *Peer) release(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	held, url, secret := p.hook.held, p.hook.url, p.hook.secret
+	p.hook.held = nil
+	p.mu.Unlock()
+	for _, payload := range held {
+		if err := deliver(url, secret, payload); err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+	}
+	fmt.Fprintf(w, "%d events delivered\n", len(held))
+}
+
+// deliver posts a webhook event, signed, to the endpoint.
+func deliver(endpoint, secret string, payload []byte) error {
+	req, _ := http.NewRequest("POST", endpoint, bytes.NewReader(payload))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Stripe-Signature", Sign(payload, secret, time.Now()))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("the webhook endpoint did not answer: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the webhook endpoint answered %s", resp.Status)
+	}
+	return nil
 }
 
 // Event returns a Stripe event's JSON with obj as its data object.

@@ -1,15 +1,18 @@
 package main_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sendlater/sendlater/billing/stripemock"
 	"github.com/sendlater/sendlater/oauth/oauthtest"
@@ -55,7 +58,7 @@ func newIntegrations(t *testing.T) *integrations {
 		in.env = append(in.env, key+"CLIENT_ID="+c.ClientID, key+"CLIENT_SECRET_FILE="+secret, key+"AUTH_URL="+c.AuthURL,
 			key+"TOKEN_URL="+c.TokenURL, key+"API_URL="+c.APIURL, key+"ISSUER="+c.Issuer, key+"JWKS_URL="+c.JWKSURL)
 	}
-	in.stripe.Webhook("http://"+addr+"/api/stripe-webhook", testWebhookSecret)
+	in.stripe.Webhook("http://"+addr+"/api/stripe-webhook", testWebhookSecret, false)
 	return in
 }
 
@@ -240,4 +243,31 @@ func TestIntegrationConfigIsValidated(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, want it to say %q", tc.env, r.code, r.stderr, tc.want)
 		}
 	}
+}
+
+// TestPaymentsAndSocialInABrowser drives headless Chromium against the real
+// binary configured with both peers (web/ui/e2e/integrations.mjs holds the
+// steps): a free user pays for Pro through the hosted checkout, whose
+// webhook the script releases once back on the dashboard, and sees the paid
+// banner and Add Message enabled without a reload, then adds a second
+// message; a visitor signs in with Google in the popup, lands on the
+// dashboard, and finds Google marked "Last used" on the next sign-in.
+func TestPaymentsAndSocialInABrowser(t *testing.T) {
+	browser := chromium(t)
+	node, suite := browserSuite(t)
+	in := newIntegrations(t)
+	srv := in.start(t, t.TempDir())
+	in.stripe.Webhook(srv.url+"/api/stripe-webhook", testWebhookSecret, true)
+	const googleEmail = "ada.social@example.com"
+	in.oauth.Next(oauthtest.NewPerson("1001", googleEmail, true))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(filepath.Dir(suite), "integrations.mjs"), srv.url, googleEmail)
+	cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the browser checks failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
+	}
+	t.Logf("%s", out)
 }
