@@ -67,6 +67,12 @@ func browserClient(t *testing.T) *http.Client {
 // is sent as is) and decodes the envelope.
 func (a *identityAPI) call(c *http.Client, method, path, bearer string, body any) (*http.Response, envelope) {
 	a.t.Helper()
+	return callURL(a.t, c, method, a.srv.URL()+path, bearer, body)
+}
+
+// callURL is call at the full address u, through c (nil: the default client).
+func callURL(t *testing.T, c *http.Client, method, u, bearer string, body any) (*http.Response, envelope) {
+	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -75,13 +81,13 @@ func (a *identityAPI) call(c *http.Client, method, path, bearer string, body any
 	default:
 		raw, err := json.Marshal(b)
 		if err != nil {
-			a.t.Fatal(err)
+			t.Fatal(err)
 		}
 		r = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequest(method, a.srv.URL()+path, r)
+	req, err := http.NewRequest(method, u, r)
 	if err != nil {
-		a.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -94,12 +100,12 @@ func (a *identityAPI) call(c *http.Client, method, path, bearer string, body any
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		a.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	var env envelope
 	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
-		a.t.Fatalf("%s %s: reply is no envelope: %v", method, path, err)
+		t.Fatalf("%s %s: reply is no envelope: %v", method, u, err)
 	}
 	return resp, env
 }

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"html"
@@ -100,28 +99,7 @@ func (b *browser) stopAtCallback() {
 // api calls the API at its base URL with the browser's cookies.
 func (b *browser) api(method, path, bearer string, body any) (*http.Response, envelope) {
 	b.t.Helper()
-	var r io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		r = bytes.NewReader(raw)
-	}
-	req, _ := http.NewRequest(method, identityBaseURL+path, r)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
-	}
-	resp, err := b.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var env envelope
-	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
-		b.t.Fatalf("%s %s: reply is no envelope: %v", method, path, err)
-	}
-	return resp, env
+	return callURL(b.t, b.Client, method, identityBaseURL+path, bearer, body)
 }
 
 var popupResult = regexp.MustCompile(`<script id="oauth-result" type="application/json">([^<]*)</script>`)

@@ -84,6 +84,16 @@ export function checker() {
   };
 }
 
+/** Ends a script: its failures on stderr and exit status 1, or how many checks of what passed. */
+export function report(checks, what) {
+  if (checks.problems.length > 0) {
+    console.error(checks.problems.join("\n"));
+    console.error(`${checks.count - checks.problems.length} passed, ${checks.problems.length} failed`);
+    process.exit(1);
+  }
+  console.log(`${what}: ${checks.count} passed`);
+}
+
 export function expect(condition, message) {
   if (!condition) throw new Error(message);
 }

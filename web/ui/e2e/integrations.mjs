@@ -7,7 +7,7 @@
 // enabled Add Message appear without a reload (the live list's session user), and a second
 // message is added. Social: the Google button's popup signs in and lands on the dashboard, and
 // the sign-in page marks Google "Last used" next time.
-import { axeViolations, checker, expect, launch, openPage, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
 
 const [base, googleEmail] = process.argv.slice(2);
 if (!base || !googleEmail) {
@@ -122,9 +122,4 @@ try {
   await browser.close();
 }
 
-if (checks.problems.length > 0) {
-  console.error(checks.problems.join("\n"));
-  console.error(`${checks.count - checks.problems.length} passed, ${checks.problems.length} failed`);
-  process.exit(1);
-}
-console.log(`payment and social browser checks: ${checks.count} passed`);
+report(checks, "payment and social browser checks");

@@ -5,7 +5,7 @@
 // builds the binary, starts it and runs this.
 import { mkdirSync } from "node:fs";
 import { checkAnonymousPages } from "./anonymous.mjs";
-import { checker, launch } from "./browser.mjs";
+import { checker, launch, report } from "./browser.mjs";
 import { checkSignedInFlow } from "./flow.mjs";
 
 const base = process.argv[2];
@@ -25,9 +25,4 @@ try {
   await browser.close();
 }
 
-if (checks.problems.length > 0) {
-  console.error(checks.problems.join("\n"));
-  console.error(`${checks.count - checks.problems.length} passed, ${checks.problems.length} failed`);
-  process.exit(1);
-}
-console.log(`browser checks: ${checks.count} passed`);
+report(checks, "browser checks");
