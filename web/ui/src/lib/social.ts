@@ -73,32 +73,38 @@ export const providerName = (id: string) => names[id] ?? id;
 export function useProviderPopup(intent: PopupResult["intent"], onResult: (result: PopupResult) => void) {
   const [waiting, setWaiting] = useState<string>();
   const handler = useRef(onResult);
+  // The watch of the open popup, stopped by a result, the popup closing or unmounting.
+  const watch = useRef<ReturnType<typeof setInterval>>(undefined);
   useEffect(() => {
     handler.current = onResult;
   });
-  useEffect(
-    () =>
-      onPopupResult((result) => {
-        if (result.intent !== intent) return;
-        setWaiting(undefined);
-        handler.current(result);
-      }),
-    [intent],
-  );
+  useEffect(() => {
+    const stop = onPopupResult((result) => {
+      if (result.intent !== intent) return;
+      clearInterval(watch.current);
+      setWaiting(undefined);
+      handler.current(result);
+    });
+    return () => {
+      stop();
+      clearInterval(watch.current);
+    };
+  }, [intent]);
 
   const open = async (provider: string, start: string | (() => Promise<{ url: string }>)) => {
     const popup = openPopup(typeof start === "string" ? start : undefined);
     setWaiting(provider);
-    const poll = setInterval(() => {
+    clearInterval(watch.current);
+    watch.current = setInterval(() => {
       if (!popup.closed()) return;
-      clearInterval(poll);
-      setWaiting((current) => (current === provider ? undefined : current));
+      clearInterval(watch.current);
+      setWaiting(undefined);
     }, 500);
     if (typeof start === "string") return;
     try {
       popup.go((await start()).url);
     } catch (error) {
-      clearInterval(poll);
+      clearInterval(watch.current);
       popup.close();
       setWaiting(undefined);
       throw error;
