@@ -73,10 +73,10 @@ func TestArrowsPointInward(t *testing.T) {
 				}
 			}
 		case under(p.ImportPath, "web"), under(p.ImportPath, "tui"):
-			// Front ends talk to core's interfaces, never to a store or a
-			// mail transport.
+			// Front ends talk to core's interfaces, never to a store, a mail
+			// transport, the payment provider or the sign-in providers.
 			for _, d := range p.Deps {
-				if under(d, "store") || under(d, "mailer") {
+				if under(d, "store") || under(d, "mailer") || under(d, "billing") || under(d, "oauth") {
 					t.Errorf("the front end %s depends on %s", p.ImportPath, d)
 				}
 			}
