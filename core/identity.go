@@ -37,6 +37,7 @@ type Auth struct {
 	AccessTokens AccessTokenStore
 	ActionCodes  ActionCodeStore
 	Messages     MessageStore
+	Links        ProviderLinkStore // social sign-in's links of a user
 	Mailer       Mailer
 	Emails       Emails
 	Clock        Clock

@@ -15,6 +15,10 @@ type AccountExport struct {
 	Plan         PlanID
 	Messages     []*Message // PostponeCode cleared
 	AccessTokens []AccessTokenInfo
+	// LinkedAccounts are the social sign-in providers' accounts, oldest
+	// first (their wire form says whether each is confirmed, never the
+	// hash of its pending code).
+	LinkedAccounts []*ProviderLink
 }
 
 // Export gathers everything stored about the user of the identity in ctx.
@@ -38,6 +42,11 @@ func (a *Auth) Export(ctx context.Context) (*AccountExport, error) {
 		Plan:         a.Prices.PlanFor(u.StripePriceID),
 		Messages:     ms,
 		AccessTokens: make([]AccessTokenInfo, 0, len(ts)),
+	}
+	if a.Links != nil {
+		if x.LinkedAccounts, err = a.Links.ListProviderLinks(ctx, u.ID); err != nil {
+			return nil, err
+		}
 	}
 	x.User.PasswordHash = ""
 	for _, m := range ms {

@@ -203,7 +203,9 @@ func (SocialOff) Finish(_ context.Context, provider, _ string, _ ProviderAnswer)
 	return nil, ProviderNotConfigured(provider)
 }
 
-func (SocialOff) Hold(p ProviderProfile) (string, error) { return "", ProviderNotConfigured(p.Provider) }
+func (SocialOff) Hold(p ProviderProfile) (string, error) {
+	return "", ProviderNotConfigured(p.Provider)
+}
 
 func (SocialOff) Held(provider, _ string) (ProviderProfile, error) {
 	return ProviderProfile{}, ProviderNotConfigured(provider)

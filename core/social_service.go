@@ -9,8 +9,7 @@ import (
 // accounts and sessions. The provider's side (the OAuth flow, reading the
 // profile) is the oauth package's; this is what the profile means here.
 type SocialAuth struct {
-	Auth  *Auth
-	Links ProviderLinkStore
+	Auth *Auth // its Links store the provider links
 }
 
 var _ SocialSignIn = (*SocialAuth)(nil)
@@ -32,7 +31,7 @@ func (s *SocialAuth) SignIn(ctx context.Context, p ProviderProfile, c Client) (*
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	link, err := s.Links.FindProviderLink(ctx, p.Provider, p.Subject)
+	link, err := s.Auth.Links.FindProviderLink(ctx, p.Provider, p.Subject)
 	switch {
 	case err == nil:
 		return s.signInLinked(ctx, link, c)
@@ -61,7 +60,7 @@ func (s *SocialAuth) SignIn(ctx context.Context, p ProviderProfile, c Client) (*
 		Providers: []string{p.Provider}, CreatedAt: now, UpdatedAt: now,
 	}
 	l := &ProviderLink{Provider: p.Provider, Subject: p.Subject, UserID: u.ID, Email: p.Email, CreatedAt: now}
-	if err := s.Links.CreateUserWithLink(ctx, u, l); err != nil {
+	if err := s.Auth.Links.CreateUserWithLink(ctx, u, l); err != nil {
 		if ErrorCode(err) == EEmailInUse {
 			return nil, errAccountExists()
 		}
@@ -85,7 +84,7 @@ func (s *SocialAuth) signInLinked(ctx context.Context, l *ProviderLink, c Client
 		ac, err := a.ActionCodes.FindActionCode(ctx, l.PendingCodeHash)
 		switch {
 		case err == nil && !ac.UsedAt.IsZero():
-			if _, err := s.Links.UpdateProviderLink(ctx, l.Provider, l.Subject, func(l *ProviderLink) error {
+			if _, err := s.Auth.Links.UpdateProviderLink(ctx, l.Provider, l.Subject, func(l *ProviderLink) error {
 				l.PendingCodeHash = ""
 				return nil
 			}); err != nil {
@@ -100,7 +99,7 @@ func (s *SocialAuth) signInLinked(ctx context.Context, l *ProviderLink, c Client
 			if err != nil {
 				return nil, err
 			}
-			if _, err := s.Links.UpdateProviderLink(ctx, l.Provider, l.Subject, func(l *ProviderLink) error {
+			if _, err := s.Auth.Links.UpdateProviderLink(ctx, l.Provider, l.Subject, func(l *ProviderLink) error {
 				l.PendingCodeHash = hash
 				return nil
 			}); err != nil {
@@ -126,7 +125,7 @@ func (s *SocialAuth) SignUpWithEmail(ctx context.Context, p ProviderProfile, ema
 	if err := ValidationError(f); err != nil {
 		return err
 	}
-	if _, err := s.Links.FindProviderLink(ctx, p.Provider, p.Subject); ErrorCode(err) != ENotFound {
+	if _, err := s.Auth.Links.FindProviderLink(ctx, p.Provider, p.Subject); ErrorCode(err) != ENotFound {
 		if err == nil {
 			return Errorf(ECredentialInUse, "This %s account already has an account here: sign in with it.", ProviderName(p.Provider))
 		}
@@ -142,7 +141,7 @@ func (s *SocialAuth) SignUpWithEmail(ctx context.Context, p ProviderProfile, ema
 		return err
 	}
 	l := &ProviderLink{Provider: p.Provider, Subject: p.Subject, UserID: u.ID, PendingCodeHash: HashSecret(code), CreatedAt: now}
-	if err := s.Links.CreateUserWithLink(ctx, u, l); err != nil {
+	if err := s.Auth.Links.CreateUserWithLink(ctx, u, l); err != nil {
 		if ErrorCode(err) == EEmailInUse {
 			return errAccountExists()
 		}
@@ -181,7 +180,7 @@ func (s *SocialAuth) Link(ctx context.Context, p ProviderProfile) (*User, error)
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	l, err := s.Links.FindProviderLink(ctx, p.Provider, p.Subject)
+	l, err := s.Auth.Links.FindProviderLink(ctx, p.Provider, p.Subject)
 	switch {
 	case err == nil && l.UserID == id.UserID:
 		return s.Auth.User(ctx)
@@ -205,7 +204,7 @@ func (s *SocialAuth) Reauth(ctx context.Context, p ProviderProfile) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	l, err := s.Links.FindProviderLink(ctx, p.Provider, p.Subject)
+	l, err := s.Auth.Links.FindProviderLink(ctx, p.Provider, p.Subject)
 	switch {
 	case err == nil && l.UserID == id.UserID && l.PendingCodeHash == "":
 	case err == nil || ErrorCode(err) == ENotFound:
@@ -268,7 +267,7 @@ func (s *SocialAuth) link(ctx context.Context, userID string, p ProviderProfile,
 		email = p.Email
 	}
 	l := &ProviderLink{Provider: p.Provider, Subject: p.Subject, UserID: userID, Email: email, CreatedAt: now}
-	return s.Links.LinkProvider(ctx, l, func(u *User, links []*ProviderLink) error {
+	return s.Auth.Links.LinkProvider(ctx, l, func(u *User, links []*ProviderLink) error {
 		for _, other := range links {
 			if other.Provider == p.Provider {
 				return Errorf(EConflict, "A %s account is linked already: unlink it first.", ProviderName(p.Provider))
@@ -298,7 +297,7 @@ func (s *SocialAuth) Unlink(ctx context.Context, provider string) (*SessionUser,
 		return nil, err
 	}
 	id := IdentityFrom(ctx)
-	u, err := s.Links.UnlinkProvider(ctx, id.UserID, provider, func(u *User, links []*ProviderLink) error {
+	u, err := s.Auth.Links.UnlinkProvider(ctx, id.UserID, provider, func(u *User, links []*ProviderLink) error {
 		found, others := false, u.PasswordHash != ""
 		for _, l := range links {
 			if l.Provider == provider {
@@ -330,5 +329,5 @@ func (s *SocialAuth) LinkedAccounts(ctx context.Context) ([]*ProviderLink, error
 	if err != nil {
 		return nil, err
 	}
-	return s.Links.ListProviderLinks(ctx, id.UserID)
+	return s.Auth.Links.ListProviderLinks(ctx, id.UserID)
 }

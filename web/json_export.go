@@ -5,10 +5,18 @@ import "github.com/sendlater/sendlater/core"
 // AccountExportJSON is GET /api/me/export: everything stored about a user.
 // Secrets (password hash, token hashes, postpone codes) stay out.
 type AccountExportJSON struct {
-	ExportedAt   int64                 `json:"exportedAt"`
-	User         ExportedUserJSON      `json:"user"`
-	Messages     []ExportedMessageJSON `json:"messages"`
-	AccessTokens []AccessTokenJSON     `json:"accessTokens"`
+	ExportedAt     int64                 `json:"exportedAt"`
+	User           ExportedUserJSON      `json:"user"`
+	Messages       []ExportedMessageJSON `json:"messages"`
+	AccessTokens   []AccessTokenJSON     `json:"accessTokens"`
+	LinkedAccounts []ExportedLinkJSON    `json:"linkedAccounts"`
+}
+
+// ExportedLinkJSON is a linked provider account with the provider's id of
+// it.
+type ExportedLinkJSON struct {
+	LinkedAccountJSON
+	Subject string `json:"subject"`
 }
 
 // ExportedUserJSON is the stored profile.
@@ -56,6 +64,9 @@ func NewAccountExportJSON(x *core.AccountExport) *AccountExportJSON {
 			return ExportedMessageJSON{MessageJSON: NewMessageJSON(m), UpdatedAt: millis(m.UpdatedAt)}
 		}),
 		AccessTokens: each(x.AccessTokens, NewAccessTokenJSON),
+		LinkedAccounts: each(x.LinkedAccounts, func(l *core.ProviderLink) ExportedLinkJSON {
+			return ExportedLinkJSON{LinkedAccountJSON: NewLinkedAccountJSON(l), Subject: l.Subject}
+		}),
 	}
 	return out
 }

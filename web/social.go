@@ -187,12 +187,15 @@ func (s *Server) handleLinkedAccounts(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, each(links, func(l *core.ProviderLink) LinkedAccountJSON {
-		return LinkedAccountJSON{
-			Provider: l.Provider, Name: core.ProviderName(l.Provider), Email: l.Email,
-			Confirmed: l.PendingCodeHash == "", LinkedAt: millis(l.CreatedAt),
-		}
-	}))
+	writeData(w, http.StatusOK, each(links, NewLinkedAccountJSON))
+}
+
+// NewLinkedAccountJSON is l on the wire.
+func NewLinkedAccountJSON(l *core.ProviderLink) LinkedAccountJSON {
+	return LinkedAccountJSON{
+		Provider: l.Provider, Name: core.ProviderName(l.Provider), Email: l.Email,
+		Confirmed: l.PendingCodeHash == "", LinkedAt: millis(l.CreatedAt),
+	}
 }
 
 func (s *Server) handleUnlink(w http.ResponseWriter, r *http.Request) {

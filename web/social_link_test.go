@@ -44,6 +44,13 @@ func TestSocialLinkAndUnlink(t *testing.T) {
 		links[1].Provider != core.ProviderGitHub || links[1].Email != "ada@work.example" || !links[1].Confirmed || links[1].LinkedAt <= links[0].LinkedAt {
 		t.Fatalf("linked accounts = %+v", links)
 	}
+	// The export holds them, with the providers' ids of the accounts.
+	var export web.AccountExportJSON
+	a.ok(nil, http.StatusOK, "GET", "/api/me/export", ann.IDToken, nil, &export)
+	if x := export.LinkedAccounts; len(x) != 2 || x[0].Provider != core.ProviderGoogle || x[0].Subject != "1001" ||
+		x[1].Subject != "3001" || x[1].Email != "ada@work.example" || !x[1].Confirmed {
+		t.Fatalf("exported links = %+v", x)
+	}
 	// Either signs in to the same account now.
 	gh := a.browser()
 	wantPopup(t, "sign-in with the linked github", a.social(gh, core.ProviderGitHub, oauthtest.NewPerson("3001", "ada@work.example", false)), "")

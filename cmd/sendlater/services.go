@@ -61,11 +61,11 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	prices := a.cfg.prices()
 	s = &services{Mailer: m, Emails: emails}
 	s.Auth = &core.Auth{
-		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st,
+		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st, Links: st,
 		Mailer: m, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
 		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Logger: a.log,
 	}
-	s.Social = &core.SocialAuth{Auth: s.Auth, Links: st}
+	s.Social = &core.SocialAuth{Auth: s.Auth}
 	if s.SocialFlow, err = a.socialFlow(key, clock); err != nil {
 		release()
 		return nil, nil, err

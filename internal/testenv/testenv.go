@@ -136,11 +136,11 @@ func New(tb testing.TB, c Config) *Env {
 func (e *Env) wire(log *slog.Logger) {
 	db, clock := e.DB, e.Clock
 	e.Auth = &core.Auth{
-		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db,
+		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db, Links: db,
 		Mailer: e.Mailer, Emails: e.Emails, Clock: clock, BaseURL: e.BaseURL,
 		SigningKey: SigningKey, PasswordParams: CheapPasswords, Logger: log,
 	}
-	e.Social = &core.SocialAuth{Auth: e.Auth, Links: db}
+	e.Social = &core.SocialAuth{Auth: e.Auth}
 	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock, Watcher: db, Verifier: e.Auth}
 	e.Contact = &core.ContactService{Contacts: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock, Logger: log}
 	e.Postpone = core.NewPostponeLinkService(db, db, clock)
