@@ -23,9 +23,15 @@ type Plan struct {
 	Purchasable bool
 }
 
-var freePerks = []string{"1 message", "1 recipient", "Edit or postpone"}
-var proPerks = append([]string{"Unlimited messages"}, freePerks...)
-var businessPerks = append([]string{"Custom-made features", "Trigger an HTTP endpoint"}, proPerks...)
+// The perks of SPEC.md section 9, as the pricing cards list them: each paid
+// plan names the one below it instead of repeating its perks (Pro's
+// "Unlimited messages" beside Free's "1 message" would read as a
+// contradiction).
+var (
+	freePerks     = []string{"1 message", "1 recipient", "Edit or postpone your message"}
+	proPerks      = []string{"All Free perks", "Unlimited messages"}
+	businessPerks = []string{"All Pro perks", "Custom-made features", "Trigger an HTTP endpoint"}
+)
 
 // Plans returns the plans in the order of the pricing screen, none of them
 // purchasable: Payments.Plans says which checkout sells.

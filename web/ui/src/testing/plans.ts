@@ -3,12 +3,12 @@ import { ok } from "./api-mock";
 
 /** The plans as GET /api/plans answers with Pro on sale (purchasable: Stripe configured with its price). */
 export const testPlans = (overrides: Partial<Record<Plan["id"], Partial<Plan>>> = {}): Plan[] => [
-  { id: "starter", name: "Free", price: "0", perks: ["1 message", "1 recipient", "Edit or postpone"], purchasable: false, ...overrides.starter },
+  { id: "starter", name: "Free", price: "0", perks: ["1 message", "1 recipient", "Edit or postpone your message"], purchasable: false, ...overrides.starter },
   {
     id: "pro",
     name: "Pro",
     price: "10",
-    perks: ["Unlimited messages", "1 message", "1 recipient", "Edit or postpone"],
+    perks: ["All Free perks", "Unlimited messages"],
     purchasable: true,
     ...overrides.pro,
   },
@@ -16,7 +16,7 @@ export const testPlans = (overrides: Partial<Record<Plan["id"], Partial<Plan>>> 
     id: "business",
     name: "Business",
     price: "-",
-    perks: ["Custom-made features", "Trigger an HTTP endpoint", "Unlimited messages"],
+    perks: ["All Pro perks", "Custom-made features", "Trigger an HTTP endpoint"],
     purchasable: false,
     ...overrides.business,
   },
