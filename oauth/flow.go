@@ -31,9 +31,21 @@ type Flow struct {
 	key       []byte
 	clock     core.Clock
 
-	mu   sync.Mutex
-	used map[string]time.Time // states already finished, until they expire
+	mu    sync.Mutex
+	used  map[string]bool // states already finished, until they expire
+	order []finished      // the same, oldest first
 }
+
+// finished is a state that came back, remembered until it expires.
+type finished struct {
+	state   string
+	expires time.Time
+}
+
+// maxFinished bounds the states remembered: beyond it the oldest are
+// forgotten early (a replay of one would still need its code, which the
+// provider takes once).
+const maxFinished = 100_000
 
 var _ core.SocialFlow = (*Flow)(nil)
 
@@ -136,23 +148,24 @@ func errState() error {
 	return core.Errorf(core.EInvalidState, "This sign-in could not be verified: it expired, was already used or did not start here. Please try again.")
 }
 
-// use marks a state finished; false when it was already.
+// use marks a state finished; false when it was already. The states expire
+// in the order they came, so forgetting them is a walk from the front.
 func (f *Flow) use(st *state) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.clock.Now()
-	for s, exp := range f.used {
-		if now.After(exp) {
-			delete(f.used, s)
-		}
+	for len(f.order) > 0 && (now.After(f.order[0].expires) || len(f.order) >= maxFinished) {
+		delete(f.used, f.order[0].state)
+		f.order = f.order[1:]
 	}
-	if _, seen := f.used[st.State]; seen {
+	if f.used[st.State] {
 		return false
 	}
 	if f.used == nil {
-		f.used = map[string]time.Time{}
+		f.used = map[string]bool{}
 	}
-	f.used[st.State] = now.Add(core.OAuthStateTTL)
+	f.used[st.State] = true
+	f.order = append(f.order, finished{st.State, now.Add(core.OAuthStateTTL)})
 	return true
 }
 
