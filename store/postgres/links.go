@@ -106,6 +106,7 @@ func (s *DB) LinkProvider(ctx context.Context, l *core.ProviderLink, fn func(u *
 	if err != nil {
 		return nil, err
 	}
+	s.changed(l.UserID) // the live list shows the user's sign-in methods
 	return u, nil
 }
 
@@ -125,6 +126,7 @@ func (s *DB) UnlinkProvider(ctx context.Context, userID, provider string, fn fun
 	if err != nil {
 		return nil, err
 	}
+	s.changed(userID)
 	return u, nil
 }
 

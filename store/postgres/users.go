@@ -86,6 +86,7 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 	if err != nil {
 		return nil, err
 	}
+	s.changed(id) // the live list shows the user too (their plan)
 	return u, nil
 }
 
