@@ -34,10 +34,20 @@ type identityAPI struct {
 
 func mustIdentityAPI(t *testing.T) *identityAPI {
 	t.Helper()
+	return startIdentityAPI(t, nil)
+}
+
+// startIdentityAPI is mustIdentityAPI with configure (unless nil) changing
+// the environment and the server before it listens.
+func startIdentityAPI(t *testing.T, configure func(e *testenv.Env, s *web.Server, log *slog.Logger)) *identityAPI {
+	t.Helper()
 	logs := &lockedBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e := newTestEnv(t, log)
 	s := newTestServer(e, log)
+	if configure != nil {
+		configure(e, s, log)
+	}
 	if err := s.Open("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sendlater/sendlater/billing"
 	"github.com/sendlater/sendlater/billing/stripemock"
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/web"
 )
 
@@ -29,22 +30,16 @@ type paymentsAPI struct {
 func mustPaymentsAPI(t *testing.T) *paymentsAPI {
 	t.Helper()
 	peer := stripemock.StartPeer(t)
-	logs := &lockedBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	e := newTestEnv(t, log)
-	prices := core.PriceMap{stripemock.FixturePrice: core.PlanPro}
-	e.Auth.Prices, e.Messages.Prices = prices, prices
-	s := newTestServer(e, log)
-	s.Payments = &core.BillingService{
-		Users: e.DB, Billing: e.DB, Prices: prices, Clock: e.Clock, BaseURL: identityBaseURL, Logger: log,
-		Provider: billing.New(billing.Config{SecretKey: "sk_test_sendlater", WebhookSecret: testWebhookSecret, APIBase: peer.APIBase}),
-	}
-	if err := s.Open("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close(context.Background()) })
-	peer.Webhook(s.URL()+"/api/stripe-webhook", testWebhookSecret, false)
-	return &paymentsAPI{identityAPI: &identityAPI{Env: e, t: t, srv: s, logs: logs}, peer: peer}
+	a := startIdentityAPI(t, func(e *testenv.Env, s *web.Server, log *slog.Logger) {
+		prices := core.PriceMap{stripemock.FixturePrice: core.PlanPro}
+		e.Auth.Prices, e.Messages.Prices = prices, prices
+		s.Payments = &core.BillingService{
+			Users: e.DB, Billing: e.DB, Prices: prices, Clock: e.Clock, BaseURL: identityBaseURL, Logger: log,
+			Provider: billing.New(billing.Config{SecretKey: "sk_test_sendlater", WebhookSecret: testWebhookSecret, APIBase: peer.APIBase}),
+		}
+	})
+	peer.Webhook(a.srv.URL()+"/api/stripe-webhook", testWebhookSecret, false)
+	return &paymentsAPI{identityAPI: a, peer: peer}
 }
 
 // me is the session user of bearer.

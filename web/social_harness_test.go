@@ -35,22 +35,16 @@ type socialAPI struct {
 
 func mustSocialAPI(t *testing.T) *socialAPI {
 	t.Helper()
-	logs := &lockedBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	e := newTestEnv(t, log)
-	s := newTestServer(e, log)
 	peer := oauthtest.Start(t)
-	flow, err := oauth.NewFlow(core.DeriveKey(testenv.Key, core.PurposeOAuthState), e.Clock, peer.Providers(t, identityBaseURL)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	flow.Logger = log
-	s.SocialFlow = flow
-	if err := s.Open("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close(context.Background()) })
-	return &socialAPI{identityAPI: &identityAPI{Env: e, t: t, srv: s, logs: logs}, peer: peer}
+	a := startIdentityAPI(t, func(e *testenv.Env, s *web.Server, log *slog.Logger) {
+		flow, err := oauth.NewFlow(core.DeriveKey(testenv.Key, core.PurposeOAuthState), e.Clock, peer.Providers(t, identityBaseURL)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flow.Logger = log
+		s.SocialFlow = flow
+	})
+	return &socialAPI{identityAPI: a, peer: peer}
 }
 
 // browser is one browser: its cookies, and the callbacks the provider sent
