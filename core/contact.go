@@ -4,18 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 )
 
-// Contact form limits.
-const (
-	MaxContactMessageBytes = 10 * 1024
-	// MaxContactsPerAddress submissions per client address per ContactWindow.
-	MaxContactsPerAddress = 5
-	ContactWindow         = 10 * time.Minute
-)
+// MaxContactMessageBytes bounds a contact form message.
+const MaxContactMessageBytes = 10 * 1024
 
 // ContactSubmission is a message sent through the contact form.
 type ContactSubmission struct {
@@ -77,24 +71,24 @@ type ContactService struct {
 	Emails   Emails
 	To       Address // empty Address: stored only
 	Clock    Clock
-	Logger   *slog.Logger
-
-	limiterOnce sync.Once
-	limiter     *FailureLimiter
+	// Limits counts each client's submissions (LimitContactClient).
+	Limits *Limiter
+	Logger *slog.Logger
 }
 
 var _ ContactForm = (*ContactService)(nil)
 
 // Submit validates, stores and forwards a submission from the client address
-// (empty: unknown, not limited). Each address may submit
-// MaxContactsPerAddress times per ContactWindow. A submission with the
-// honeypot filled in looks accepted and is dropped.
+// (empty: unknown, not limited), under LimitContactClient. A submission
+// with the honeypot filled in looks accepted and is dropped.
 func (s *ContactService) Submit(ctx context.Context, in ContactInput, address string) error {
-	s.limiterOnce.Do(func() { s.limiter = NewFailureLimiter(MaxContactsPerAddress, ContactWindow, 20_000) })
-	limiter := s.limiter
 	now := s.Clock.Now()
 	if address != "" {
-		if wait := limiter.Blocked(address, now); wait > 0 {
+		wait, err := s.Limits.Wait(ctx, LimitContactClient, address)
+		if err != nil {
+			return err
+		}
+		if wait > 0 {
 			return &Error{
 				Code:       ETooManyRequests,
 				Message:    "You have sent several messages already. Please wait a while and try again.",
@@ -106,7 +100,9 @@ func (s *ContactService) Submit(ctx context.Context, in ContactInput, address st
 		return err
 	}
 	if address != "" {
-		limiter.Add(address, now)
+		if _, err := s.Limits.Record(ctx, LimitContactClient, address); err != nil {
+			return err
+		}
 	}
 	if in.Trap != "" {
 		s.log().Info("contact form: honeypot filled, dropped", "address", address)

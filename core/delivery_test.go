@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -189,28 +190,42 @@ func TestReminderLinkPostponesBothReminderAndDelivery(t *testing.T) {
 	e.nextEmail(t, "charles@example.com")
 }
 
-func TestPostponeCodeGuessingIsLimited(t *testing.T) {
+func TestPostponeCodeGuessingIsLimitedPerClient(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
 	u := e.mustUser(t, "ada@example.com", "")
 	m := e.mustMessage(t, u.ID, core.Interval1M)
-	for i := range core.PostponeFailuresPerMessage {
-		_, err := e.Postpone.Show(e.Ctx, m.ID, "guess"+string(rune('a'+i)), "198.51.100."+string(rune('0'+i)))
+	guesser := "198.51.100.7"
+	for i := range core.LimitPostponeMessageClient.Max {
+		_, err := e.Postpone.Show(e.Ctx, m.ID, "guess"+string(rune('a'+i)), guesser)
 		wantCode(t, err, core.EInvalidPostponeCode)
 	}
-	// The message is locked even for the right code, from anywhere.
-	_, err := e.Postpone.Postpone(e.Ctx, m.ID, m.PostponeCode, "203.0.113.1")
+	// The guesser waits, even with the right code...
+	_, err := e.Postpone.Postpone(e.Ctx, m.ID, m.PostponeCode, guesser)
 	if ce := wantCode(t, err, core.ETooManyRequests); ce.RetryAfter <= 0 {
 		t.Fatal("no Retry-After")
 	}
-	// Per client: unknown ids count too.
-	for range core.PostponeFailuresPerClient {
-		_, err := e.Postpone.Show(e.Ctx, core.NewID(), "x", "203.0.113.9")
+	// ...while the author, from any other device, is not refused.
+	if _, err := e.Postpone.Postpone(e.Ctx, m.ID, m.PostponeCode, "203.0.113.1"); err != nil {
+		t.Fatalf("the author after a guesser: %v", err)
+	}
+	// Guesses from many addresses lock no one out either.
+	for i := range 100 {
+		_, err := e.Postpone.Show(e.Ctx, m.ID, "guess", fmt.Sprintf("198.18.%d.%d", i/200, i%200))
 		wantCode(t, err, core.EInvalidPostponeCode)
 	}
-	_, err = e.Postpone.Show(e.Ctx, core.NewID(), "x", "203.0.113.9")
+	if _, err := e.Postpone.Show(e.Ctx, m.ID, m.PostponeCode, "192.0.2.50"); err != nil {
+		t.Fatalf("the author after 100 guessers: %v", err)
+	}
+	// One client on many messages: unknown ids count too.
+	other := "203.0.113.9"
+	for range core.LimitPostponeClient.Max {
+		_, err := e.Postpone.Show(e.Ctx, core.NewID(), "x", other)
+		wantCode(t, err, core.EInvalidPostponeCode)
+	}
+	_, err = e.Postpone.Show(e.Ctx, core.NewID(), "x", other)
 	wantCode(t, err, core.ETooManyRequests)
-	e.Clock.Add(core.PostponeFailureWindow)
-	if _, err := e.Postpone.Postpone(e.Ctx, m.ID, m.PostponeCode, "203.0.113.1"); err != nil {
+	e.Clock.Add(core.LimitPostponeClient.Window)
+	if _, err := e.Postpone.Postpone(e.Ctx, m.ID, m.PostponeCode, guesser); err != nil {
 		t.Fatalf("after the window: %v", err)
 	}
 }

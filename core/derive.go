@@ -13,6 +13,9 @@ const (
 	PurposeStoreHashes  = "sendlater store hashes"  // keys the stored hashes of refused addresses
 	PurposeRefusalLinks = "sendlater refusal links" // the secret of RefusalTokens
 	PurposeOAuthState   = "sendlater oauth state"   // signs the social sign-in state cookie
+	PurposeLimitKeys    = "sendlater limit keys"    // keys the hashes under which limits count
+	PurposeProofOfWork  = "sendlater proof of work" // signs the sign-in puzzles of ProofOfWork
+	PurposeRefreshChain = "sendlater refresh chain" // derives a refresh token's successor
 )
 
 // DeriveKey derives the 32-byte key of one purpose from master:

@@ -15,6 +15,7 @@ const (
 	EWrongCredentials      = "auth/wrong-credentials"
 	EWeakPassword          = "auth/weak-password"
 	ETooManyRequests       = "auth/too-many-requests"
+	EProofRequired         = "auth/proof-required"
 	EInvalidActionCode     = "auth/invalid-action-code"
 	EExpiredActionCode     = "auth/expired-action-code"
 	EProviderNotConfigured = "auth/provider-not-configured"

@@ -18,10 +18,6 @@ const (
 	ResetCodeTTL      = time.Hour
 	EmailCodeTTL      = 3 * 24 * time.Hour // verifyEmail and recoverEmail
 
-	MaxAccountFailures = 10 // failed sign-ins per account per FailureWindow
-	MaxAddressFailures = 50 // failed sign-ins and sign-ups per client address per FailureWindow
-	FailureWindow      = 15 * time.Minute
-
 	maxRotatedHashes = 32 // rotated refresh tokens a session remembers
 	maxUserAgentLen  = 256
 	maxTimezoneLen   = 64
@@ -44,7 +40,9 @@ type Auth struct {
 	Prices       PriceMap
 	BaseURL      string // e.g. https://sendlater.example, without a trailing slash
 	SigningKey   []byte // HMAC key of ID tokens, at least MinSigningKeyLen bytes
-	Logger       *slog.Logger
+	// Limits counts failed sign-ins and the identity emails sent.
+	Limits *Limiter
+	Logger *slog.Logger
 
 	// Optional.
 	PasswordParams PasswordParams // zero: DefaultPasswordParams
@@ -52,9 +50,6 @@ type Auth struct {
 
 	once       sync.Once
 	hashes     hashLimiter
-	accounts   *FailureLimiter
-	addresses  *FailureLimiter
-	resets     *FailureLimiter
 	dummyOnce  sync.Once
 	dummyHash  string
 	passParams PasswordParams
@@ -78,11 +73,6 @@ func (a *Auth) init() {
 		if a.passParams == (PasswordParams{}) {
 			a.passParams = DefaultPasswordParams
 		}
-		a.accounts = NewFailureLimiter(MaxAccountFailures, FailureWindow, 100_000)
-		a.addresses = NewFailureLimiter(MaxAddressFailures, FailureWindow, 20_000)
-		// Reset emails per address asked for: enough for a lost email, too
-		// few to flood a mailbox.
-		a.resets = NewFailureLimiter(5, time.Hour, 100_000)
 	})
 }
 
@@ -97,6 +87,7 @@ func (a *Auth) log() *slog.Logger {
 type Client struct {
 	Address   string // the client's IP address, for rate limiting
 	UserAgent string // kept on the session
+	Proof     Proof  // a solved puzzle, when the account is under attack
 }
 
 // Tokens is the result of a sign-in, sign-up or refresh: a short-lived ID

@@ -94,16 +94,18 @@ func (a *Auth) RequestPasswordReset(ctx context.Context, email string, c Client)
 	if err := ValidationError(f); err != nil {
 		return err
 	}
-	now := a.Clock.Now()
-	if err := a.checkAddress(c.Address, now); err != nil {
+	if err := a.checkClient(ctx, c.Address); err != nil {
 		return err
 	}
-	a.addAddressEvent(c.Address, now)
-	key := EmailKey(email)
-	if a.resets.Blocked(key, now) > 0 {
-		return nil
+	if err := a.countClient(ctx, c.Address); err != nil {
+		return err
 	}
-	a.resets.Add(key, now)
+	// Enough for a lost email, too few to flood a mailbox; beyond, the
+	// answer is the same and nothing is sent.
+	key := EmailKey(email)
+	if w, err := a.Limits.Take(ctx, LimitTake{LimitResetEmailsHour, key}, LimitTake{LimitResetEmailsDay, key}); err != nil || w > 0 {
+		return err
+	}
 	u, err := a.Users.FindUserByEmail(ctx, email)
 	if ErrorCode(err) == EUserNotFound {
 		return nil

@@ -267,7 +267,7 @@ func (a *Auth) Reauth(ctx context.Context, password string, c Client) (*Tokens, 
 	if u.PasswordHash == "" {
 		return nil, Errorf(EWrongCredentials, "This account has no password; sign in with %s.", firstProvider(u))
 	}
-	if _, err := a.checkPassword(ctx, u.Email, password, c.Address); err != nil {
+	if _, err := a.checkPassword(ctx, u.Email, password, c, false); err != nil {
 		return nil, err
 	}
 	now := a.Clock.Now()

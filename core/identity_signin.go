@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"strings"
-	"time"
 )
 
 // Signing up and in: accounts with a password, under the failure limits.
@@ -33,16 +32,18 @@ func (a *Auth) SignUp(ctx context.Context, in SignUpInput, c Client) (*Tokens, e
 	if err := CheckPassword("password", in.Password); err != nil {
 		return nil, err
 	}
-	now := a.Clock.Now()
-	if err := a.checkAddress(c.Address, now); err != nil {
+	if err := a.checkClient(ctx, c.Address); err != nil {
 		return nil, err
 	}
 	// A sign-up costs a hash and an email: it counts against the address.
-	a.addAddressEvent(c.Address, now)
+	if err := a.countClient(ctx, c.Address); err != nil {
+		return nil, err
+	}
 	hash, err := a.hashPassword(ctx, in.Password)
 	if err != nil {
 		return nil, err
 	}
+	now := a.Clock.Now()
 	u := &User{
 		ID:           NewID(),
 		Email:        email,
@@ -81,7 +82,7 @@ func (a *Auth) SignIn(ctx context.Context, email, password string, c Client) (*T
 	if err := ValidationError(f); err != nil {
 		return nil, err
 	}
-	u, err := a.checkPassword(ctx, email, password, c.Address)
+	u, err := a.checkPassword(ctx, email, password, c, true)
 	if err != nil {
 		return nil, err
 	}
@@ -91,14 +92,33 @@ func (a *Auth) SignIn(ctx context.Context, email, password string, c Client) (*T
 // checkPassword finds the account of email and verifies its password, under
 // the failure limits. Unknown accounts, accounts without a password and
 // wrong passwords all cost one hash and answer auth/wrong-credentials.
-func (a *Auth) checkPassword(ctx context.Context, email, password, address string) (*User, error) {
-	now := a.Clock.Now()
+//
+// The limits never refuse the right password because strangers failed:
+// a client that failed too often waits (on this account, or on any), and an
+// account that failed too often from anywhere asks every client for a
+// proof of work (when proof is set: not for a re-auth, which needs a live
+// session already), which the owner's browser solves.
+func (a *Auth) checkPassword(ctx context.Context, email, password string, c Client, proof bool) (*User, error) {
 	account := EmailKey(email)
-	if wait := a.accounts.Blocked(account, now); wait > 0 {
-		return nil, errTooManyRequests(wait)
-	}
-	if err := a.checkAddress(address, now); err != nil {
+	pair := account + "\x00" + c.Address
+	if err := a.checkClient(ctx, c.Address); err != nil {
 		return nil, err
+	}
+	if c.Address != "" {
+		if err := a.wait(ctx, LimitSignInAccountClient, pair); err != nil {
+			return nil, err
+		}
+	}
+	if proof {
+		n, err := a.Limits.Count(ctx, LimitSignInAccount, account)
+		if err != nil {
+			return nil, err
+		}
+		if n >= LimitSignInAccount.Max {
+			if err := a.checkProof(ctx, c.Proof, email); err != nil {
+				return nil, err
+			}
+		}
 	}
 	u, err := a.Users.FindUserByEmail(ctx, email)
 	if err != nil && ErrorCode(err) != EUserNotFound {
@@ -113,31 +133,55 @@ func (a *Auth) checkPassword(ctx context.Context, email, password, address strin
 		return nil, err
 	}
 	if !ok || u == nil || u.PasswordHash == "" {
-		now = a.Clock.Now()
-		a.accounts.Add(account, now)
-		a.addAddressEvent(address, now)
+		if _, err := a.Limits.Record(ctx, LimitSignInAccount, account); err != nil {
+			return nil, err
+		}
+		if c.Address != "" {
+			if _, err := a.Limits.Record(ctx, LimitSignInAccountClient, pair); err != nil {
+				return nil, err
+			}
+		}
+		if err := a.countClient(ctx, c.Address); err != nil {
+			return nil, err
+		}
 		return nil, Errorf(EWrongCredentials, "The email or password is incorrect.")
 	}
-	a.accounts.Reset(account)
+	if c.Address != "" {
+		if err := a.Limits.Clear(ctx, LimitSignInAccountClient, pair); err != nil {
+			return nil, err
+		}
+	}
 	return u, nil
 }
 
-// checkAddress refuses a client address that reached its failure limit. An
-// unknown address (empty) is not limited by address.
-func (a *Auth) checkAddress(address string, now time.Time) error {
-	if address == "" {
-		return nil
+// wait refuses key while it has reached l.
+func (a *Auth) wait(ctx context.Context, l Limit, key string) error {
+	w, err := a.Limits.Wait(ctx, l, key)
+	if err != nil {
+		return err
 	}
-	if wait := a.addresses.Blocked(address, now); wait > 0 {
-		return errTooManyRequests(wait)
+	if w > 0 {
+		return errTooManyRequests(w)
 	}
 	return nil
 }
 
-func (a *Auth) addAddressEvent(address string, now time.Time) {
-	if address != "" {
-		a.addresses.Add(address, now)
+// checkClient refuses a client address that reached its failure limit. An
+// unknown address (empty) is not limited by address.
+func (a *Auth) checkClient(ctx context.Context, address string) error {
+	if address == "" {
+		return nil
 	}
+	return a.wait(ctx, LimitSignInClient, address)
+}
+
+// countClient counts a failure, sign-up or reset request of the client.
+func (a *Auth) countClient(ctx context.Context, address string) error {
+	if address == "" {
+		return nil
+	}
+	_, err := a.Limits.Record(ctx, LimitSignInClient, address)
+	return err
 }
 
 // dummyPasswordHash is verified for accounts that have no password, so that

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,41 +151,106 @@ func TestSignInSameTiming(t *testing.T) {
 	}
 }
 
-func TestSignInRateLimitPerAccount(t *testing.T) {
+func TestSignInLimitsTheGuessingClientNotTheOwner(t *testing.T) {
 	e := MustAuthEnv(t)
 	e.MustSignUp(t, "ann@example.com", goodPassword)
-	for i := range core.MaxAccountFailures {
-		// Each from its own address: the account limit alone applies.
-		c := core.Client{Address: "198.51.100." + string(rune('a'+i))}
-		_, err := e.Auth.SignIn(e.Ctx, "ann@example.com", "wrong password", c)
+	stranger := core.Client{Address: "203.0.113.9"}
+	for range core.LimitSignInAccountClient.Max {
+		_, err := e.Auth.SignIn(e.Ctx, "ann@example.com", "wrong password", stranger)
 		wantCode(t, err, core.EWrongCredentials)
 		e.Clock.Add(time.Minute)
 	}
-	// Blocked even with the right password, until the first failure is 15
-	// minutes old.
-	_, err := e.Auth.SignIn(e.Ctx, "Ann@Example.com", goodPassword, browser)
-	if ra := wantCode(t, err, core.ETooManyRequests).RetryAfter; ra != 5*time.Minute {
-		t.Fatalf("Retry-After %v, want 5m", ra)
+	// The stranger waits until its first failure is 15 minutes old...
+	_, err := e.Auth.SignIn(e.Ctx, "Ann@Example.com", goodPassword, stranger)
+	if ra := wantCode(t, err, core.ETooManyRequests).RetryAfter; ra != 10*time.Minute {
+		t.Fatalf("Retry-After %v, want 10m", ra)
 	}
-	// A success clears the account's failures; re-auth failures count too.
-	tok := signInAt(t, e, 5*time.Minute)
+	// ...while the owner, elsewhere, signs in.
+	tok := signInAt(t, e, 0)
+	// Re-auth failures count against the client too.
 	id := e.MustAuthenticate(t, tok.IDToken)
-	for range core.MaxAccountFailures {
-		_, err = e.Auth.Reauth(e.Acting(id), "wrong", core.Client{})
+	cafe := core.Client{Address: "198.51.100.50"}
+	for range core.LimitSignInAccountClient.Max {
+		_, err = e.Auth.Reauth(e.Acting(id), "wrong", cafe)
 		wantCode(t, err, core.EWrongCredentials)
 	}
-	_, err = e.Auth.Reauth(e.Acting(id), goodPassword, core.Client{})
+	_, err = e.Auth.Reauth(e.Acting(id), goodPassword, cafe)
 	wantCode(t, err, core.ETooManyRequests)
-	_, err = e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser)
-	wantCode(t, err, core.ETooManyRequests)
+	if _, err := e.Auth.Reauth(e.Acting(id), goodPassword, browser); err != nil {
+		t.Fatalf("re-auth from the owner's browser: %v", err)
+	}
+}
 
-	// An unknown address is limited the same way, so the limit tells nothing.
-	for range core.MaxAccountFailures {
-		_, err := e.Auth.SignIn(e.Ctx, "nobody@example.com", "wrong password", core.Client{})
-		wantCode(t, err, core.EWrongCredentials)
+func TestSignInToAnAccountUnderAttackNeedsAProofOfWork(t *testing.T) {
+	e := MustAuthEnv(t)
+	e.MustSignUp(t, "ann@example.com", goodPassword)
+	for _, email := range []string{"ann@example.com", "nobody@example.com"} {
+		for i := range core.LimitSignInAccount.Max {
+			// Each from its own address: no client reaches its own limit.
+			c := core.Client{Address: "198.51.100." + string(rune('a'+i))}
+			_, err := e.Auth.SignIn(e.Ctx, email, "wrong password", c)
+			wantCode(t, err, core.EWrongCredentials)
+		}
+		// Every client now needs a proof, an unknown account's the same.
+		_, err := e.Auth.SignIn(e.Ctx, email, goodPassword, browser)
+		wantCode(t, err, core.EProofRequired)
 	}
-	_, err = e.Auth.SignIn(e.Ctx, "nobody@example.com", "wrong password", core.Client{})
-	wantCode(t, err, core.ETooManyRequests)
+	ch, err := e.Auth.SignInChallenge(e.Ctx, "ann@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Difficulty != core.ProofDifficulty || !ch.ExpiresAt.After(e.Clock.Now()) {
+		t.Fatalf("challenge %+v", ch)
+	}
+	proof := solve(ch)
+	with := func(p core.Proof) core.Client { c := browser; c.Proof = p; return c }
+
+	// An unsolved puzzle, a forged one and another account's do not pass.
+	unsolved := core.Proof{Challenge: ch.Challenge, Nonce: unsolvedNonce(ch)}
+	forged := core.Proof{Challenge: flip(ch.Challenge), Nonce: proof.Nonce}
+	other, _ := e.Auth.SignInChallenge(e.Ctx, "nobody@example.com")
+	for name, p := range map[string]core.Proof{"unsolved": unsolved, "forged": forged, "another account's": solve(other)} {
+		if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, with(p)); core.ErrorCode(err) != core.EProofRequired {
+			t.Fatalf("%s proof: %v", name, err)
+		}
+	}
+	// The owner's browser solves one and gets in; the answer is used up.
+	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, with(proof)); err != nil {
+		t.Fatalf("sign-in with the proof: %v", err)
+	}
+	_, err = e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, with(proof))
+	wantCode(t, err, core.EProofRequired)
+	// A guess with a proof is a guess: wrong credentials.
+	guess, _ := e.Auth.SignInChallenge(e.Ctx, "ann@example.com")
+	_, err = e.Auth.SignIn(e.Ctx, "ann@example.com", "wrong password", with(solve(guess)))
+	wantCode(t, err, core.EWrongCredentials)
+	// An expired puzzle does not pass; after the window, none is needed.
+	late, _ := e.Auth.SignInChallenge(e.Ctx, "ann@example.com")
+	e.Clock.Add(core.ProofTTL)
+	_, err = e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, with(solve(late)))
+	wantCode(t, err, core.EProofRequired)
+	e.Clock.Add(core.LimitSignInAccount.Window)
+	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser); err != nil {
+		t.Fatalf("after the window: %v", err)
+	}
+}
+
+// solve finds the nonce of a challenge, as the web app does.
+func solve(ch *core.ProofChallenge) core.Proof {
+	for n := 0; ; n++ {
+		nonce := strconv.Itoa(n)
+		if core.ProofSolved(ch.Challenge, nonce, ch.Difficulty) {
+			return core.Proof{Challenge: ch.Challenge, Nonce: nonce}
+		}
+	}
+}
+
+func unsolvedNonce(ch *core.ProofChallenge) string {
+	for n := 0; ; n++ {
+		if nonce := strconv.Itoa(n); !core.ProofSolved(ch.Challenge, nonce, ch.Difficulty) {
+			return nonce
+		}
+	}
 }
 
 // signInAt moves the clock by d and signs ann in.
@@ -198,22 +264,22 @@ func signInAt(t *testing.T, e *authEnv, d time.Duration) *core.Tokens {
 	return tok
 }
 
-func TestSignInRateLimitPerAddress(t *testing.T) {
+func TestSignInRateLimitPerClient(t *testing.T) {
 	e := MustAuthEnv(t)
 	e.MustSignUp(t, "ann@example.com", goodPassword)
 	attacker := core.Client{Address: "203.0.113.9"}
-	for i := range core.MaxAddressFailures {
+	for i := range core.LimitSignInClient.Max {
 		_, err := e.Auth.SignIn(e.Ctx, "user"+core.RandomString(6)+"@example.com", "guess"+string(rune('a'+i%26)), attacker)
 		wantCode(t, err, core.EWrongCredentials)
 	}
 	_, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, attacker)
-	if ra := wantCode(t, err, core.ETooManyRequests).RetryAfter; ra <= 0 || ra > core.FailureWindow {
+	if ra := wantCode(t, err, core.ETooManyRequests).RetryAfter; ra <= 0 || ra > core.LimitSignInClient.Window {
 		t.Fatalf("Retry-After %v", ra)
 	}
 	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, core.Client{Address: "192.0.2.77"}); err != nil {
 		t.Fatalf("another address is blocked too: %v", err)
 	}
-	e.Clock.Add(core.FailureWindow)
+	e.Clock.Add(core.LimitSignInClient.Window)
 	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, attacker); err != nil {
 		t.Fatalf("still blocked after the window: %v", err)
 	}

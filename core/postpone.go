@@ -5,37 +5,21 @@ import (
 	"time"
 )
 
-// Limits on guessing a postpone code: wrong codes per message and per client
-// address within the window. A code has 59 bits, so these leave a guesser
-// nothing.
-const (
-	PostponeFailuresPerMessage = 10
-	PostponeFailuresPerClient  = 30
-	PostponeFailureWindow      = time.Hour
-)
-
 // PostponeLinkService serves the reminder email's postpone link: no sign-in,
 // the message's postpone code instead. Opening the link only shows; the
-// page's button postpones. It implements PostponeLinks.
+// page's button postpones. It implements PostponeLinks. Wrong codes are
+// limited per client, on one message (LimitPostponeMessageClient) and on
+// any (LimitPostponeClient): a guesser waits, while the right code from any
+// other client still works. A code has 59 bits, so the limits leave a
+// guesser nothing.
 type PostponeLinkService struct {
 	Messages MessageStore
 	Users    UserStore
 	Clock    Clock
-	// Failures per message and per client; NewPostponeLinkService sets both.
-	PerMessage *FailureLimiter
-	PerClient  *FailureLimiter
+	Limits   *Limiter
 }
 
 var _ PostponeLinks = (*PostponeLinkService)(nil)
-
-// NewPostponeLinkService returns the service with its limits of wrong codes.
-func NewPostponeLinkService(messages MessageStore, users UserStore, clock Clock) *PostponeLinkService {
-	return &PostponeLinkService{
-		Messages: messages, Users: users, Clock: clock,
-		PerMessage: NewFailureLimiter(PostponeFailuresPerMessage, PostponeFailureWindow, 100_000),
-		PerClient:  NewFailureLimiter(PostponeFailuresPerClient, PostponeFailureWindow, 100_000),
-	}
-}
 
 // PostponeView is what the postpone page shows.
 type PostponeView struct {
@@ -49,31 +33,41 @@ func errInvalidPostponeCode() error {
 	return Errorf(EInvalidPostponeCode, "This postpone link is not valid. Please use the link of your latest reminder email.")
 }
 
-// check refuses a blocked client or message before any lookup.
-func (p *PostponeLinkService) check(id, client string, now time.Time) error {
-	wait := max(p.PerMessage.Blocked(id, now), p.PerClient.Blocked(client, now))
-	if wait > 0 {
+// check refuses a client that guessed wrong too often, before any lookup.
+func (p *PostponeLinkService) check(ctx context.Context, id, client string) error {
+	wait, err := p.Limits.Wait(ctx, LimitPostponeClient, client)
+	if err != nil {
+		return err
+	}
+	w, err := p.Limits.Wait(ctx, LimitPostponeMessageClient, id+"\x00"+client)
+	if err != nil {
+		return err
+	}
+	if wait = max(wait, w); wait > 0 {
 		return &Error{Code: ETooManyRequests, Message: "Too many attempts with a wrong code. Please try again later.", RetryAfter: wait}
 	}
 	return nil
 }
 
 // failed counts a wrong code (or an unknown id, which answers the same).
-func (p *PostponeLinkService) failed(id, client string, now time.Time) error {
-	p.PerMessage.Add(id, now)
-	p.PerClient.Add(client, now)
+func (p *PostponeLinkService) failed(ctx context.Context, id, client string) error {
+	if _, err := p.Limits.Record(ctx, LimitPostponeClient, client); err != nil {
+		return err
+	}
+	if _, err := p.Limits.Record(ctx, LimitPostponeMessageClient, id+"\x00"+client); err != nil {
+		return err
+	}
 	return errInvalidPostponeCode()
 }
 
 // Show returns what the page displays and changes nothing.
 func (p *PostponeLinkService) Show(ctx context.Context, id, code, client string) (*PostponeView, error) {
-	now := p.Clock.Now()
-	if err := p.check(id, client, now); err != nil {
+	if err := p.check(ctx, id, client); err != nil {
 		return nil, err
 	}
 	m, err := p.Messages.FindMessageByID(ctx, id)
 	if ErrorCode(err) == EMessageNotFound || (err == nil && !m.CheckPostponeCode(code)) {
-		return nil, p.failed(id, client, now)
+		return nil, p.failed(ctx, id, client)
 	}
 	if err != nil {
 		return nil, err
@@ -84,13 +78,12 @@ func (p *PostponeLinkService) Show(ctx context.Context, id, code, client string)
 // Postpone moves the message to now + its interval in its author's zone (a
 // no-op on the same day) and returns the new sendDate.
 func (p *PostponeLinkService) Postpone(ctx context.Context, id, code, client string) (time.Time, error) {
-	now := p.Clock.Now()
-	if err := p.check(id, client, now); err != nil {
+	if err := p.check(ctx, id, client); err != nil {
 		return time.Time{}, err
 	}
 	m, err := p.Messages.FindMessageByID(ctx, id)
 	if ErrorCode(err) == EMessageNotFound || (err == nil && !m.CheckPostponeCode(code)) {
-		return time.Time{}, p.failed(id, client, now)
+		return time.Time{}, p.failed(ctx, id, client)
 	}
 	if err != nil {
 		return time.Time{}, err
@@ -112,6 +105,8 @@ func (p *PostponeLinkService) Postpone(ctx context.Context, id, code, client str
 	if err != nil {
 		return time.Time{}, err
 	}
-	p.PerMessage.Reset(id)
+	if err := p.Limits.Clear(ctx, LimitPostponeMessageClient, id+"\x00"+client); err != nil {
+		return time.Time{}, err
+	}
 	return m.SendDate, nil
 }

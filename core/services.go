@@ -60,6 +60,9 @@ type Identities interface {
 	Account
 	SignUp(ctx context.Context, in SignUpInput, c Client) (*Tokens, error)
 	SignIn(ctx context.Context, email, password string, c Client) (*Tokens, error)
+	// SignInChallenge is a puzzle whose answer (c.Proof) a sign-in to an
+	// account under attack needs.
+	SignInChallenge(ctx context.Context, email string) (*ProofChallenge, error)
 	Refresh(ctx context.Context, refreshToken string) (*Tokens, error)
 	// Authenticate checks a bearer token and returns who it proves.
 	Authenticate(ctx context.Context, bearer string) (*Identity, error)

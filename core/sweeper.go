@@ -6,24 +6,37 @@ import (
 	"time"
 )
 
-// Sweeper removes what has expired: sessions and email action codes. Nothing
-// depends on it for correctness (expired things are refused when used); it
-// keeps the store from growing with them. The server runs it every hour.
+// Sweeper removes what has expired: sessions, email action codes and the
+// events the limits counted. Nothing depends on it for correctness (expired
+// things are refused or not counted when read); it keeps the store from
+// growing with them. The server runs it every hour.
 type Sweeper struct {
 	Sessions    SessionStore
 	ActionCodes ActionCodeStore
+	Limits      *Limiter
 	Clock       Clock
 	Logger      *slog.Logger
 }
 
-// Sweep deletes every session and action code that expired before now.
-func (s *Sweeper) Sweep(ctx context.Context) (sessions, codes int, err error) {
+// Swept counts what one sweep removed.
+type Swept struct {
+	Sessions, ActionCodes, LimitEvents int
+}
+
+// Sweep deletes every session, action code and limit event that expired
+// before now.
+func (s *Sweeper) Sweep(ctx context.Context) (Swept, error) {
+	var n Swept
+	var err error
 	now := s.Clock.Now()
-	if sessions, err = s.Sessions.DeleteExpiredSessions(ctx, now); err != nil {
-		return sessions, 0, err
+	if n.Sessions, err = s.Sessions.DeleteExpiredSessions(ctx, now); err != nil {
+		return n, err
 	}
-	codes, err = s.ActionCodes.DeleteExpiredActionCodes(ctx, now)
-	return sessions, codes, err
+	if n.ActionCodes, err = s.ActionCodes.DeleteExpiredActionCodes(ctx, now); err != nil {
+		return n, err
+	}
+	n.LimitEvents, err = s.Limits.Sweep(ctx)
+	return n, err
 }
 
 // Run sweeps every interval until ctx ends.
@@ -35,12 +48,12 @@ func (s *Sweeper) Run(ctx context.Context, every time.Duration) {
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	for {
-		sessions, codes, err := s.Sweep(ctx)
+		n, err := s.Sweep(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
-			log.Error("sweeping expired sessions and action codes", "err", err)
-		case sessions+codes > 0:
-			log.Info("swept expired", "sessions", sessions, "action_codes", codes)
+			log.Error("sweeping what expired", "err", err)
+		case n != Swept{}:
+			log.Info("swept expired", "sessions", n.Sessions, "action_codes", n.ActionCodes, "limit_events", n.LimitEvents)
 		}
 		select {
 		case <-ctx.Done():

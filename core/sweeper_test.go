@@ -23,12 +23,15 @@ func TestSweeperDeletesWhatExpired(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sw := &core.Sweeper{Sessions: db, ActionCodes: db, Clock: clock}
-	if s, c, err := sw.Sweep(ctx); err != nil || s != 0 || c != 0 {
-		t.Fatalf("nothing expired yet: %d %d %v", s, c, err)
+	if _, err := e.Limits.Record(ctx, core.LimitSignInClient, "192.0.2.1"); err != nil {
+		t.Fatal(err)
+	}
+	sw := &core.Sweeper{Sessions: db, ActionCodes: db, Limits: e.Limits, Clock: clock}
+	if n, err := sw.Sweep(ctx); err != nil || n != (core.Swept{}) {
+		t.Fatalf("nothing expired yet: %+v %v", n, err)
 	}
 	clock.Add(2 * time.Hour)
-	if s, c, err := sw.Sweep(ctx); err != nil || s != 1 || c != 1 {
-		t.Fatalf("one of each expired: %d %d %v", s, c, err)
+	if n, err := sw.Sweep(ctx); err != nil || n != (core.Swept{Sessions: 1, ActionCodes: 1, LimitEvents: 1}) {
+		t.Fatalf("one of each expired: %+v %v", n, err)
 	}
 }

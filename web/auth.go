@@ -109,6 +109,14 @@ func (s *Server) handleSignUp(w http.ResponseWriter, r *http.Request) {
 type signInRequest struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
+	// Proof is the solved puzzle of POST /api/auth/challenge, needed
+	// while the account is under attack (auth/proof-required).
+	Proof *proofJSON `json:"proof,omitempty"`
+}
+
+type proofJSON struct {
+	Challenge string `json:"challenge"`
+	Nonce     string `json:"nonce"`
 }
 
 func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
@@ -117,7 +125,11 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	t, err := s.Identities.SignIn(r.Context(), req.Email, req.Password, authClient(r))
+	c := authClient(r)
+	if req.Proof != nil {
+		c.Proof = core.Proof{Challenge: req.Proof.Challenge, Nonce: req.Proof.Nonce}
+	}
+	t, err := s.Identities.SignIn(r.Context(), req.Email, req.Password, c)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -142,6 +154,27 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeTokens(w, http.StatusOK, t)
+}
+
+// challengeJSON is a puzzle to solve before signing in (docs/security.md).
+type challengeJSON struct {
+	Challenge  string `json:"challenge"`
+	Difficulty int    `json:"difficulty"`
+	ExpiresAt  int64  `json:"expiresAt"`
+}
+
+func (s *Server) handleSignInChallenge(w http.ResponseWriter, r *http.Request) {
+	var req emailRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ch, err := s.Identities.SignInChallenge(r.Context(), req.Email)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, challengeJSON{Challenge: ch.Challenge, Difficulty: ch.Difficulty, ExpiresAt: millis(ch.ExpiresAt)})
 }
 
 type passwordRequest struct {

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -181,18 +182,71 @@ func TestSignOutRevokesAtOnce(t *testing.T) {
 	a.fail(nil, 401, core.EInvalidToken, "GET", "/api/me", other.IDToken, nil)
 }
 
-func TestSignInRateLimitAnswersRetryAfter(t *testing.T) {
+// A stranger's 100 wrong passwords, from one address or from a hundred,
+// leave the owner able to sign in from a new address; the stranger waits.
+func TestStrangersCannotLockTheOwnerOut(t *testing.T) {
 	a := mustIdentityAPI(t)
 	a.signUp(nil, "ann@example.com")
-	for range core.MaxAccountFailures {
-		a.fail(nil, 401, core.EWrongCredentials, "POST", "/api/auth/signin", "", map[string]string{"email": "ann@example.com", "password": "wrong password"})
+	wrong := map[string]string{"email": "ann@example.com", "password": "wrong password"}
+	right := map[string]string{"email": "ann@example.com", "password": pw}
+
+	stranger := clientFrom("203.0.113.9")
+	for i := range 100 {
+		resp, env := a.call(stranger, "POST", "/api/auth/signin", "", wrong)
+		switch {
+		case i < core.LimitSignInAccountClient.Max && env.Code == core.EWrongCredentials:
+		case i >= core.LimitSignInAccountClient.Max && resp.StatusCode == 429 && env.Code == core.ETooManyRequests:
+			if s, _ := strconv.Atoi(resp.Header.Get("Retry-After")); s < 890 || s > 900 {
+				t.Fatalf("Retry-After %q, want about 900 seconds", resp.Header.Get("Retry-After"))
+			}
+		default:
+			t.Fatalf("guess %d: %d %+v", i, resp.StatusCode, env)
+		}
 	}
-	resp, _ := a.fail(nil, 429, core.ETooManyRequests, "POST", "/api/auth/signin", "", map[string]string{"email": "ann@example.com", "password": pw})
-	if s, _ := strconv.Atoi(resp.Header.Get("Retry-After")); s < 890 || s > 900 {
-		t.Fatalf("Retry-After %q, want about 900 seconds", resp.Header.Get("Retry-After"))
+	a.signInFrom(clientFrom("192.0.2.10"), right, nil)
+
+	// A hundred strangers: once the account has had 10 failures, it asks
+	// every client for a proof of work, which the owner's browser solves.
+	for i := range 100 {
+		resp, env := a.call(clientFrom(fmt.Sprintf("198.18.0.%d", i+1)), "POST", "/api/auth/signin", "", wrong)
+		if env.Code != core.EWrongCredentials && (resp.StatusCode != 429 || env.Code != core.EProofRequired) {
+			t.Fatalf("stranger %d: %d %+v", i, resp.StatusCode, env)
+		}
 	}
-	a.Clock.Add(core.FailureWindow)
-	a.signIn(nil, "ann@example.com", pw)
+	owner := clientFrom("192.0.2.20")
+	a.fail(owner, 429, core.EProofRequired, "POST", "/api/auth/signin", "", right)
+	var ch struct {
+		Challenge  string `json:"challenge"`
+		Difficulty int    `json:"difficulty"`
+		ExpiresAt  int64  `json:"expiresAt"`
+	}
+	a.ok(owner, 200, "POST", "/api/auth/challenge", "", map[string]string{"email": "ann@example.com"}, &ch)
+	if ch.Difficulty != core.ProofDifficulty || ch.ExpiresAt <= a.Clock.Now().UnixMilli() {
+		t.Fatalf("challenge %+v", ch)
+	}
+	nonce := 0
+	for !core.ProofSolved(ch.Challenge, strconv.Itoa(nonce), ch.Difficulty) {
+		nonce++
+	}
+	proof := map[string]string{"challenge": ch.Challenge, "nonce": strconv.Itoa(nonce)}
+	a.signInFrom(owner, right, proof)
+	// The owner can always reset by email too.
+	a.ok(clientFrom("192.0.2.30"), 200, "POST", "/api/auth/password-reset", "", map[string]string{"email": "ann@example.com"}, nil)
+	a.followLink(a.email("ann@example.com"), core.ModeResetPassword)
+}
+
+// signInFrom signs in with body (and proof, when given) from c.
+func (a *identityAPI) signInFrom(c *http.Client, body, proof map[string]string) {
+	a.t.Helper()
+	req := map[string]any{"email": body["email"], "password": body["password"]}
+	if proof != nil {
+		req["proof"] = proof
+	}
+	var tok tokensReply
+	a.ok(c, 200, "POST", "/api/auth/signin", "", req, &tok)
+	if tok.IDToken == "" {
+		a.t.Fatal("no ID token")
+	}
 }
 
 // TestSecureRefreshCookie checks the cookie when the base URL is https: the

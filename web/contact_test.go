@@ -100,23 +100,23 @@ func TestContactHoneypot(t *testing.T) {
 	a.noMoreEmail()
 }
 
-// Each client address may send MaxContactsPerAddress submissions per
-// ContactWindow; invalid ones do not count.
+// Each client address may send LimitContactClient.Max submissions per
+// window; invalid ones do not count.
 func TestContactRateLimit(t *testing.T) {
 	a := mustIdentityAPI(t)
 	body := map[string]string{"email": "ann@example.com", "message": "Hi"}
 	a.fail(nil, http.StatusUnprocessableEntity, core.EValidation, "POST", "/api/contact", "", map[string]string{})
-	for range core.MaxContactsPerAddress {
+	for range core.LimitContactClient.Max {
 		a.ok(nil, http.StatusOK, "POST", "/api/contact", "", body, nil)
 	}
 	resp, _ := a.fail(nil, http.StatusTooManyRequests, core.ETooManyRequests, "POST", "/api/contact", "", body)
 	secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
-	if err != nil || secs <= 0 || secs > int(core.ContactWindow.Seconds()) {
+	if err != nil || secs <= 0 || secs > int(core.LimitContactClient.Window.Seconds()) {
 		t.Fatalf("Retry-After %q", resp.Header.Get("Retry-After"))
 	}
-	a.Clock.Set(a.Clock.Now().Add(core.ContactWindow + time.Second))
+	a.Clock.Set(a.Clock.Now().Add(core.LimitContactClient.Window + time.Second))
 	a.ok(nil, http.StatusOK, "POST", "/api/contact", "", body, nil)
-	if cs, _ := a.DB.ListContacts(context.Background(), 0); len(cs) != core.MaxContactsPerAddress+1 {
-		t.Fatalf("%d stored, want %d", len(cs), core.MaxContactsPerAddress+1)
+	if cs, _ := a.DB.ListContacts(context.Background(), 0); len(cs) != core.LimitContactClient.Max+1 {
+		t.Fatalf("%d stored, want %d", len(cs), core.LimitContactClient.Max+1)
 	}
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -97,13 +98,49 @@ func TestPostponeByLink(t *testing.T) {
 		t.Fatalf("POST: %d %s, want sendDate %d", resp.StatusCode, body, want.UnixMilli())
 	}
 
-	// Guessing locks the message, with Retry-After.
-	for range core.PostponeFailuresPerMessage {
+	// Guessing makes the guesser wait, with Retry-After.
+	for range core.LimitPostponeMessageClient.Max {
 		a.do("POST", "/api/postpone/"+m.ID, `{"code":"guess"}`)
 	}
 	resp, body = a.do("POST", "/api/postpone/"+m.ID, `{"code":"`+m.PostponeCode+`"}`)
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "auth/too-many-requests") {
 		t.Fatalf("after guessing: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+}
+
+// 1,000 wrong postpone codes, from one guesser and from many addresses,
+// leave the right code working from the author's devices.
+func TestWrongPostponeCodesLeaveTheRightOneWorking(t *testing.T) {
+	a := mustDeliveryAPI(t)
+	m := a.message()
+	post := func(c *http.Client, code string) *http.Response {
+		req, _ := http.NewRequest("POST", a.url+"/api/postpone/"+m.ID, strings.NewReader(`{"code":"`+code+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	guesser := clientFrom("203.0.113.9")
+	for i := range 1000 {
+		c := guesser
+		if i%2 == 1 { // every other guess from an address of its own
+			c = clientFrom(fmt.Sprintf("198.18.%d.%d", i/250, i%250))
+		}
+		code := fmt.Sprintf("WRONG%05d", i)
+		if resp := post(c, code); resp.StatusCode != 403 && resp.StatusCode != 429 {
+			t.Fatalf("guess %d: %d", i, resp.StatusCode)
+		}
+	}
+	if resp := post(guesser, m.PostponeCode); resp.StatusCode != 429 {
+		t.Fatalf("the guesser with the right code: %d, want 429", resp.StatusCode)
+	}
+	for _, device := range []string{"192.0.2.1", "2001:db8::1"} {
+		if resp := post(clientFrom(device), m.PostponeCode); resp.StatusCode != 200 {
+			t.Fatalf("the author from %s: %d", device, resp.StatusCode)
+		}
 	}
 }
 

@@ -24,6 +24,7 @@ var statusByCode = map[string]int{
 	core.EEmailInUse:            http.StatusConflict,
 	core.EWeakPassword:          http.StatusUnprocessableEntity,
 	core.ETooManyRequests:       http.StatusTooManyRequests,
+	core.EProofRequired:         http.StatusTooManyRequests,
 	core.EInvalidActionCode:     http.StatusBadRequest,
 	core.EExpiredActionCode:     http.StatusBadRequest,
 	core.EProviderNotConfigured: http.StatusNotFound,

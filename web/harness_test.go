@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -174,13 +175,30 @@ func newTestEnv(tb testing.TB, log *slog.Logger) *testenv.Env {
 
 // newTestServer is the public server over the environment, wired as cmd
 // wires it.
+// The test client is a trusted proxy, so a test may speak for other clients
+// (clientFrom).
 func newTestServer(e *testenv.Env, log *slog.Logger) *web.Server {
 	return &web.Server{
 		Logger: log, BaseURL: identityBaseURL, AppName: "Sendlater", Clock: e.Clock,
 		Identities: e.Auth, Messages: e.Messages, Contact: e.Contact,
 		Postpone: e.Postpone, Refusals: e.Refuse, WebhookSecrets: e.WebhookSecrets, Social: e.Social,
 		StreamHeartbeat: testHeartbeat,
+		TrustedProxies:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 	}
+}
+
+// clientFrom is a client whose requests come, as the server sees them,
+// from the address ip (X-Forwarded-For through the trusted test client).
+func clientFrom(ip string) *http.Client {
+	return &http.Client{Timeout: 10 * time.Second, Transport: forwardedFor{ip}}
+}
+
+type forwardedFor struct{ ip string }
+
+func (f forwardedFor) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Forwarded-For", f.ip)
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // handlerEnv is the API's handler over the test environment without a

@@ -13,6 +13,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 	mux.HandleFunc("POST /api/auth/signup", s.handleSignUp)
 	mux.HandleFunc("POST /api/auth/signin", s.handleSignIn)
+	mux.HandleFunc("POST /api/auth/challenge", s.handleSignInChallenge)
 	mux.HandleFunc("POST /api/auth/token", s.handleToken)
 	mux.HandleFunc("POST /api/auth/reauth", s.authed(s.handleReauth))
 	mux.HandleFunc("POST /api/auth/password-reset", s.handlePasswordReset)

@@ -60,10 +60,11 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	clock := core.SystemClock{}
 	prices := a.cfg.prices()
 	s = &services{Mailer: m, Emails: emails}
+	limits := &core.Limiter{Store: st, Clock: clock, Key: core.DeriveKey(key, core.PurposeLimitKeys)}
 	s.Auth = &core.Auth{
 		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st, Links: st,
 		Mailer: m, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
-		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Logger: a.log,
+		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Limits: limits, Logger: a.log,
 	}
 	s.Social = &core.SocialAuth{Auth: s.Auth}
 	if s.SocialFlow, err = a.socialFlow(key, clock); err != nil {
@@ -78,9 +79,10 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth,
 	}
 	s.Contact = &core.ContactService{
-		Contacts: st, Mailer: m, Emails: emails, To: contactAddress(a.cfg.Contact.To), Clock: clock, Logger: a.log,
+		Contacts: st, Mailer: m, Emails: emails, To: contactAddress(a.cfg.Contact.To), Clock: clock,
+		Limits: limits, Logger: a.log,
 	}
-	s.Postpone = core.NewPostponeLinkService(st, st, clock)
+	s.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: limits}
 	s.Refusals = &core.RefusalService{
 		Tokens: core.NewRefusalTokens(core.DeriveKey(key, core.PurposeRefusalLinks)), Store: st, Clock: clock,
 	}
@@ -98,7 +100,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: a.processName(), Logger: a.log},
 	}
 	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery, Billing: s.Billing}
-	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Clock: clock, Logger: a.log}
+	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Limits: limits, Clock: clock, Logger: a.log}
 	s.Scheduler = &core.Scheduler{Delivery: s.Delivery, Interval: a.cfg.Scheduler.Interval, Logger: a.log}
 	if url := a.cfg.Scheduler.HeartbeatURL; url != "" {
 		s.Scheduler.Heartbeat = webhook.NewHeartbeat(url, webhook.DefaultTimeout).Beat

@@ -26,6 +26,7 @@ type store interface {
 	core.DeliveryStore
 	core.BillingStore
 	core.ProviderLinkStore
+	core.LimitStore
 	core.MessageWatcher
 	core.HealthStore
 	core.Backuper

@@ -23,6 +23,7 @@ var (
 	Key           = []byte("k3y-0f-32-bytes-for-aes-256-gcm!")
 	SigningKey    = []byte("an ID token signing key of 32+ bytes")
 	RefusalSecret = []byte("a refusal token secret, 32 bytes")
+	LimitKey      = []byte("the key of the limits' key hashes")
 )
 
 // CheapPasswords are argon2id parameters that keep tests fast; the format and
@@ -67,6 +68,7 @@ type Env struct {
 	Emails  core.Emails
 	Mailbox // what the SMTP server received, in order
 
+	Limits         *core.Limiter
 	Auth           *core.Auth
 	Social         *core.SocialAuth
 	Messages       *core.MessageService
@@ -135,15 +137,16 @@ func New(tb testing.TB, c Config) *Env {
 // wire builds the services as cmd does, with cheap password hashing.
 func (e *Env) wire(log *slog.Logger) {
 	db, clock := e.DB, e.Clock
+	e.Limits = &core.Limiter{Store: db, Clock: clock, Key: LimitKey}
 	e.Auth = &core.Auth{
 		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db, Links: db,
 		Mailer: e.Mailer, Emails: e.Emails, Clock: clock, BaseURL: e.BaseURL,
-		SigningKey: SigningKey, PasswordParams: CheapPasswords, Logger: log,
+		SigningKey: SigningKey, Limits: e.Limits, PasswordParams: CheapPasswords, Logger: log,
 	}
 	e.Social = &core.SocialAuth{Auth: e.Auth}
 	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock, Watcher: db, Verifier: e.Auth}
-	e.Contact = &core.ContactService{Contacts: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock, Logger: log}
-	e.Postpone = core.NewPostponeLinkService(db, db, clock)
+	e.Contact = &core.ContactService{Contacts: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock, Limits: e.Limits, Logger: log}
+	e.Postpone = &core.PostponeLinkService{Messages: db, Users: db, Clock: clock, Limits: e.Limits}
 	e.Refusals = core.NewRefusalTokens(RefusalSecret)
 	e.Refuse = &core.RefusalService{Tokens: e.Refusals, Store: db, Clock: clock}
 	e.WebhookSecrets = &core.WebhookSecretService{Users: db, Store: db}

@@ -46,6 +46,7 @@ type DB struct {
 	watchers  watch.Hub
 	health    healthRecords
 	settles   commitGroup
+	limits    memLimits
 }
 
 var (

@@ -244,6 +244,14 @@ func TestHotQueriesSeekIndexes(t *testing.T) {
 			_, err := s.ListProviderLinks(ctx, firstOwner.ID)
 			return err
 		}},
+		{"hit a limit", []string{"limit_events_pkey"}, func() error {
+			_, err := s.HitLimit(ctx, "signin-client:k", core.LimitEvent{ID: "e", At: epoch, Expires: epoch.Add(time.Hour)}, epoch)
+			return err
+		}},
+		{"sweep limit events", []string{"limit_events_expiry"}, func() error {
+			_, err := s.DeleteExpiredLimitEvents(ctx, epoch)
+			return err
+		}},
 	}
 	for _, op := range ops {
 		var opErr error

@@ -32,6 +32,8 @@ type Stores struct {
 	Health core.HealthStore
 	// Watcher tells of the owners' changes; nil skips its tests.
 	Watcher core.MessageWatcher
+	// Limits keeps the limits' events; nil skips its tests.
+	Limits core.LimitStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -86,6 +88,8 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"LinksDeleteUser", needsLinks(testLinksDeleteUser)},
 		{"ProcessHealth", testProcessHealth},
 		{"WatchUser", needsWatcher(testWatchUser)},
+		{"LimitEvents", needsLimits(testLimitEvents)},
+		{"LimitEventsConcurrent", needsLimits(testLimitEventsConcurrent)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

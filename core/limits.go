@@ -1,0 +1,167 @@
+package core
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
+
+// Limits on attempts, sends and streams. Every one of them counts events in
+// one LimitStore, so that they hold for the whole installation: with
+// PostgreSQL across every replica, with bbolt (one process holds the file) in
+// that process's memory. docs/security.md lists them with their numbers.
+
+// LimitEvent is one event a limit counts: a failed sign-in, a verification
+// email sent, a message stream open.
+type LimitEvent struct {
+	ID      string    // unique under its key; recording it again replaces it
+	At      time.Time // when it happened: events are ordered by At, then ID
+	Expires time.Time // when it stops counting and may be forgotten
+}
+
+// LimitStore keeps the events the limits count, under keys. Keys and ids
+// are at most 255 bytes.
+type LimitStore interface {
+	// HitLimit records e under key, replacing key's event with e.ID, and
+	// returns key's events that have not expired at now, oldest first, in
+	// one step (one transaction).
+	HitLimit(ctx context.Context, key string, e LimitEvent, now time.Time) ([]LimitEvent, error)
+	// LimitEvents returns key's events that have not expired at now, oldest
+	// first.
+	LimitEvents(ctx context.Context, key string, now time.Time) ([]LimitEvent, error)
+	// ClearLimit forgets key's events: those with the ids given, or all.
+	ClearLimit(ctx context.Context, key string, ids ...string) error
+	// DeleteExpiredLimitEvents forgets every event expired at now.
+	DeleteExpiredLimitEvents(ctx context.Context, now time.Time) (int, error)
+}
+
+// Limit allows Max events per key within Window.
+type Limit struct {
+	Name   string // the kind of key, e.g. "signin-client"; part of every key
+	Max    int
+	Window time.Duration
+}
+
+// The limits and their numbers (docs/security.md).
+var (
+	// Failed sign-ins (and re-auths) of one client on one account: beyond,
+	// that client waits; the account's owner elsewhere is not refused.
+	LimitSignInAccountClient = Limit{"signin-account-client", 5, 15 * time.Minute}
+	// Failed sign-ins of one client on any account, with its sign-ups and
+	// password reset requests: beyond, that client waits.
+	LimitSignInClient = Limit{"signin-client", 50, 15 * time.Minute}
+	// Failed sign-ins on one account from anywhere: beyond, every sign-in to
+	// it needs a proof of work (ProofOfWork), which the web app solves.
+	LimitSignInAccount = Limit{"signin-account", 10, 15 * time.Minute}
+	// Proofs of work used, so that each is used once.
+	limitProofUsed = Limit{"proof-used", 1, ProofTTL}
+
+	// Identity emails to one address (and from one account): password
+	// resets, and verification emails of sign-up, resend and email change.
+	LimitResetEmailsHour       = Limit{"reset-email-hour", 5, time.Hour}
+	LimitResetEmailsDay        = Limit{"reset-email-day", 10, 24 * time.Hour}
+	LimitVerifyEmailsHour      = Limit{"verify-email-hour", 3, time.Hour}
+	LimitVerifyEmailsDay       = Limit{"verify-email-day", 10, 24 * time.Hour}
+	LimitVerifyAccountEmailsHr = Limit{"verify-account-hour", 3, time.Hour}
+	LimitVerifyAccountEmailsDy = Limit{"verify-account-day", 10, 24 * time.Hour}
+
+	// Wrong postpone codes of one client, on one message and on any.
+	LimitPostponeMessageClient = Limit{"postpone-message-client", 10, time.Hour}
+	LimitPostponeClient        = Limit{"postpone-client", 30, time.Hour}
+
+	// Contact form submissions of one client.
+	LimitContactClient = Limit{"contact-client", 5, 10 * time.Minute}
+)
+
+// Limiter applies limits over a LimitStore. Keys are kept as keyed hashes:
+// the store holds no email or client address in clear.
+type Limiter struct {
+	Store LimitStore
+	Clock Clock
+	// Key keys the hashes of the keys (DeriveKey(master, PurposeLimitKeys)).
+	Key []byte
+}
+
+// key is the stored key of k under l: l's name and a keyed hash of k.
+func (lr *Limiter) key(l Limit, k string) string {
+	mac := hmac.New(sha256.New, lr.Key)
+	mac.Write([]byte(k))
+	return l.Name + ":" + hex.EncodeToString(mac.Sum(nil)[:16])
+}
+
+// wait is how long a key holding events must wait, under l, until fewer
+// than l.Max of them are within the window at now.
+func wait(l Limit, events []LimitEvent, now time.Time) time.Duration {
+	if len(events) < l.Max {
+		return 0
+	}
+	free := events[len(events)-l.Max].At.Add(l.Window)
+	return max(free.Sub(now), time.Second)
+}
+
+// Wait reports how long k must wait before its next event under l: 0 while
+// it holds fewer than l.Max events within the window.
+func (lr *Limiter) Wait(ctx context.Context, l Limit, k string) (time.Duration, error) {
+	now := lr.Clock.Now()
+	events, err := lr.Store.LimitEvents(ctx, lr.key(l, k), now)
+	if err != nil {
+		return 0, err
+	}
+	return wait(l, events, now), nil
+}
+
+// Count is how many events k holds within l's window.
+func (lr *Limiter) Count(ctx context.Context, l Limit, k string) (int, error) {
+	events, err := lr.Store.LimitEvents(ctx, lr.key(l, k), lr.Clock.Now())
+	return len(events), err
+}
+
+// Record counts an event of k under l and returns how many k then holds
+// within the window.
+func (lr *Limiter) Record(ctx context.Context, l Limit, k string) (int, error) {
+	now := lr.Clock.Now()
+	events, err := lr.Store.HitLimit(ctx, lr.key(l, k), LimitEvent{ID: NewID(), At: now, Expires: now.Add(l.Window)}, now)
+	return len(events), err
+}
+
+// Take records an event of every key under its limit, unless one of them
+// has reached its limit already: then it records nothing and returns the
+// longest wait. The check and the record are two steps, so concurrent
+// takes may pass a limit by the few that raced.
+func (lr *Limiter) Take(ctx context.Context, takes ...LimitTake) (time.Duration, error) {
+	var longest time.Duration
+	for _, t := range takes {
+		w, err := lr.Wait(ctx, t.Limit, t.Key)
+		if err != nil {
+			return 0, err
+		}
+		longest = max(longest, w)
+	}
+	if longest > 0 {
+		return longest, nil
+	}
+	for _, t := range takes {
+		if _, err := lr.Record(ctx, t.Limit, t.Key); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// LimitTake is one key under one limit, for Take.
+type LimitTake struct {
+	Limit Limit
+	Key   string
+}
+
+// Clear forgets k's events under l (a successful sign-in).
+func (lr *Limiter) Clear(ctx context.Context, l Limit, k string) error {
+	return lr.Store.ClearLimit(ctx, lr.key(l, k))
+}
+
+// Sweep forgets every expired event.
+func (lr *Limiter) Sweep(ctx context.Context) (int, error) {
+	return lr.Store.DeleteExpiredLimitEvents(ctx, lr.Clock.Now())
+}
