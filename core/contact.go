@@ -67,7 +67,7 @@ func (in *ContactInput) Validate() error {
 // in cmd.
 type ContactService struct {
 	Contacts ContactStore
-	Mailer   Mailer
+	Outbox   *Outbox // forwards submissions to To
 	Emails   Emails
 	To       Address // empty Address: stored only
 	Clock    Clock
@@ -127,12 +127,12 @@ func (s *ContactService) Submit(ctx context.Context, in ContactInput, address st
 	}
 	e, err := s.Emails.Contact(ContactEmail{To: s.To, Name: name, Email: c.Email, Message: c.Message})
 	if err == nil {
-		err = s.Mailer.Send(ctx, e)
+		err = s.Outbox.Email(ctx, e)
 	}
 	if err != nil {
 		// The submission is stored: the sender has been heard, and
 		// answering an error would only make them send it again.
-		s.log().Error("contact form: forwarding the stored submission failed", "contact_id", c.ID, "err", err)
+		s.log().Error("contact form: queueing the stored submission's email failed", "contact_id", c.ID, "err", err)
 	}
 	return nil
 }

@@ -54,7 +54,10 @@ type Delivery struct {
 	Refusals *RefusalTokens
 	// Webhooks posts business webhooks; nil: calls wait in the store.
 	Webhooks WebhookSender
-	Logger   *slog.Logger
+	// Resets makes password reset emails for the outbox's reset requests
+	// (Auth); nil: they wait in the store.
+	Resets PasswordResets
+	Logger *slog.Logger
 	// Log keeps the last passes; nil: not kept.
 	Log *PassLog
 	// Monitor records each pass as this process's delivery health; nil:
@@ -120,7 +123,7 @@ func (d *Delivery) logger() *slog.Logger {
 }
 
 // Run is one pass: every due delivery, then every due reminder, then every
-// due webhook call. It returns the tally and an error only when the store
+// due outbox item (webhooks, failure notices, identity emails). It returns the tally and an error only when the store
 // failed; send failures are in the tally. A cancelled ctx stops the pass
 // between sends: what was claimed and not sent is released.
 func (d *Delivery) Run(ctx context.Context) (PassResult, error) {
@@ -133,7 +136,7 @@ func (d *Delivery) Run(ctx context.Context) (PassResult, error) {
 		err = d.drain(ctx, counts, d.claimReminders, d.remind)
 	}
 	if err == nil {
-		err = d.callWebhooks(ctx, counts)
+		err = d.runOutbox(ctx, counts)
 	}
 	res.Finished = d.Clock.Now()
 	if err != nil {
@@ -146,6 +149,13 @@ func (d *Delivery) Run(ctx context.Context) (PassResult, error) {
 		d.Monitor.passed(ctx, res)
 	}
 	return res, err
+}
+
+// RunOutbox is the pass's last step alone: every due outbox item.
+func (d *Delivery) RunOutbox(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.runOutbox(ctx, &passCounts{r: &PassResult{}})
 }
 
 // drain claims batches until none is left and works each with bounded

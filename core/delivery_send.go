@@ -161,14 +161,14 @@ func (d *Delivery) deliveryEmail(m *Message, author *User, now time.Time) Delive
 
 // settle records an outcome. It does not take the pass's ctx: an outcome
 // of a send that happened must be written even while the pass stops.
-func (d *Delivery) settle(id string, fn func(m *Message) (*WebhookCall, error)) (*Message, error) {
+func (d *Delivery) settle(id string, fn func(m *Message) (*OutboxItem, error)) (*Message, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return d.Store.SettleMessage(ctx, id, fn)
 }
 
 func (d *Delivery) settleDelivered(claimed *Message, now time.Time, log *slog.Logger, counts *passCounts) {
-	_, err := d.settle(claimed.ID, func(m *Message) (*WebhookCall, error) {
+	_, err := d.settle(claimed.ID, func(m *Message) (*OutboxItem, error) {
 		// The email went out, so the message is delivered whoever holds
 		// the claim now.
 		if m.Status == StatusDelivered {
@@ -179,7 +179,7 @@ func (d *Delivery) settleDelivered(claimed *Message, now time.Time, log *slog.Lo
 		if m.WebhookURL == "" {
 			return nil, nil
 		}
-		return &WebhookCall{MessageID: m.ID, Owner: m.Owner, URL: m.WebhookURL, Recipient: m.Recipient,
+		return &OutboxItem{ID: m.ID, MessageID: m.ID, Owner: m.Owner, URL: m.WebhookURL, Recipient: m.Recipient,
 			DeliveredAt: now, NextAttemptAt: now}, nil
 	})
 	if err != nil && ErrorCode(err) != EMessageNotFound {
@@ -194,7 +194,7 @@ func (d *Delivery) settleDelivered(claimed *Message, now time.Time, log *slog.Lo
 
 // release gives a claim back untouched, so the next pass may take it at once.
 func (d *Delivery) release(claimed *Message, log *slog.Logger) {
-	_, err := d.settle(claimed.ID, func(m *Message) (*WebhookCall, error) {
+	_, err := d.settle(claimed.ID, func(m *Message) (*OutboxItem, error) {
 		if ownsClaim(m, claimed) {
 			m.Status, m.LeaseUntil = m.waiting(), time.Time{}
 		}
@@ -213,7 +213,7 @@ func (d *Delivery) retry(ctx context.Context, cur *Message, author *User, sendEr
 		return
 	}
 	now := d.Clock.Now()
-	_, err := d.settle(cur.ID, func(m *Message) (*WebhookCall, error) {
+	_, err := d.settle(cur.ID, func(m *Message) (*OutboxItem, error) {
 		if !ownsClaim(m, cur) {
 			return nil, nil
 		}
@@ -235,7 +235,7 @@ func (d *Delivery) retry(ctx context.Context, cur *Message, author *User, sendEr
 // its author.
 func (d *Delivery) fail(cur *Message, reason string, log *slog.Logger, counts *passCounts) {
 	owned := false
-	_, err := d.settle(cur.ID, func(m *Message) (*WebhookCall, error) {
+	_, err := d.settle(cur.ID, func(m *Message) (*OutboxItem, error) {
 		owned = ownsClaim(m, cur)
 		if !owned {
 			return nil, nil
@@ -244,7 +244,7 @@ func (d *Delivery) fail(cur *Message, reason string, log *slog.Logger, counts *p
 		m.LastError = reason
 		// The author's notice is queued with the outcome, so a mail server
 		// that is down for it too only delays it.
-		return &WebhookCall{Kind: CallFailureNotice, MessageID: m.ID, Owner: m.Owner,
+		return &OutboxItem{ID: m.ID, Kind: OutboxFailureNotice, MessageID: m.ID, Owner: m.Owner,
 			Recipient: m.Recipient, NextAttemptAt: d.Clock.Now()}, nil
 	})
 	if err != nil && ErrorCode(err) != EMessageNotFound {

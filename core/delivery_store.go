@@ -18,21 +18,30 @@ type DeliveryStore interface {
 	ClaimReminders(ctx context.Context, now time.Time, limit int, claim func(m *Message) bool) ([]*Message, error)
 	// SettleMessage records the outcome of a send: it reads the message,
 	// applies fn and writes it back in one transaction, together with the
-	// webhook call fn returns (nil: none). fn may run more than once (writes
+	// outbox item fn returns (nil: none). fn may run more than once (writes
 	// are batched), so it must only depend on the message it is given. A
 	// missing message is EMessageNotFound.
-	SettleMessage(ctx context.Context, id string, fn func(m *Message) (*WebhookCall, error)) (*Message, error)
+	SettleMessage(ctx context.Context, id string, fn func(m *Message) (*OutboxItem, error)) (*Message, error)
 
 	// RefuseAddress records that email refused every further message; only a
 	// keyed hash of it is stored. AddressRefused tells whether it did.
 	RefuseAddress(ctx context.Context, email string, at time.Time) error
 	AddressRefused(ctx context.Context, email string) (bool, error)
 
-	// ClaimWebhooks leases up to limit webhook calls due at now until
-	// leaseUntil and returns them; SettleWebhook deletes a call (done) or
-	// stores its next attempt.
-	ClaimWebhooks(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*WebhookCall, error)
-	SettleWebhook(ctx context.Context, c *WebhookCall, done bool) error
+	OutboxStore
+	// ClaimOutbox leases up to limit outbox items due at now until
+	// leaseUntil and returns them; SettleOutbox deletes an item (done) or
+	// stores it as it is: its next attempt, or its failure for good
+	// (FailedAt set: kept, never due again).
+	ClaimOutbox(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*OutboxItem, error)
+	SettleOutbox(ctx context.Context, item *OutboxItem, done bool) error
+	// FindOutboxItem returns the item with id, or ENotFound.
+	FindOutboxItem(ctx context.Context, id string) (*OutboxItem, error)
+	// FailedOutbox lists up to limit items that failed for good at or
+	// after since, the latest first; CountOutbox counts the items waiting
+	// and those that failed for good.
+	FailedOutbox(ctx context.Context, since time.Time, limit int) ([]*OutboxItem, error)
+	CountOutbox(ctx context.Context) (pending, failed int, err error)
 
 	// SetWebhookSecret stores the user's webhook signing secret (encrypted),
 	// replacing the old one; WebhookSecret returns it, "" when none was made.
@@ -40,25 +49,45 @@ type DeliveryStore interface {
 	WebhookSecret(ctx context.Context, userID string) (string, error)
 }
 
-// WebhookCall is a pending call that follows a message's outcome, retried
-// like a delivery: the POST to a business message's webhookUrl after its
-// delivery, or the email that tells the author a delivery failed for good.
-// MessageID is the call's id: one call per message (a message is delivered
-// or failed, not both).
-type WebhookCall struct {
-	Kind          string // CallWebhook or CallFailureNotice
-	MessageID     string
-	Owner         string
-	URL           string
-	Recipient     string
-	DeliveredAt   time.Time
-	Attempts      int
-	NextAttemptAt time.Time // also the lease while a pass sends it
-	LastError     string
+// OutboxStore queues outbox items; DeliveryStore works them off.
+type OutboxStore interface {
+	// AddOutboxItem stores a new item (or replaces the item with its id).
+	AddOutboxItem(ctx context.Context, item *OutboxItem) error
 }
 
-// Kinds of WebhookCall.
+// OutboxItem is work that follows an event and is retried like a delivery
+// (RetryDelays) by the pass's last step, so that a mail server or endpoint
+// that is down only delays it: the POST of a business webhook after a
+// delivery, the email that tells an author a delivery failed, identity
+// emails (verification, email change, recovery, the operator's summary),
+// and the password reset request of an address, which the pass turns into
+// an email when an account has that address. An item is deleted once done;
+// one that failed for good is kept, without its email, for the operator.
+type OutboxItem struct {
+	// ID is the item's key: its message's id for a webhook or a failure
+	// notice (one per message: a message is delivered or failed, not
+	// both), a new id otherwise.
+	ID          string
+	Kind        string
+	MessageID   string // the message it follows; "" for identity emails
+	Owner       string
+	URL         string
+	Recipient   string // sealed at rest
+	DeliveredAt time.Time
+	// Email is an OutboxEmail as composed: sealed at rest, as it may carry
+	// a secret link.
+	Email         *Email
+	Attempts      int
+	NextAttemptAt time.Time // also the lease while a pass works it
+	LastError     string
+	// FailedAt is when it failed for good; zero while it waits.
+	FailedAt time.Time
+}
+
+// Kinds of OutboxItem.
 const (
-	CallWebhook       = ""               // POST to the message's webhookUrl
-	CallFailureNotice = "failure-notice" // email the author that delivery failed
+	OutboxWebhook       = ""               // POST to the message's webhookUrl
+	OutboxFailureNotice = "failure-notice" // email the author that delivery failed
+	OutboxEmail         = "email"          // send Email
+	OutboxPasswordReset = "password-reset" // the reset email of Recipient's account, if any
 )

@@ -34,7 +34,7 @@ type Auth struct {
 	ActionCodes  ActionCodeStore
 	Messages     MessageStore
 	Links        ProviderLinkStore // social sign-in's links of a user
-	Mailer       Mailer
+	Outbox       *Outbox           // the identity emails leave through it
 	Emails       Emails
 	Clock        Clock
 	Prices       PriceMap
@@ -56,8 +56,9 @@ type Auth struct {
 }
 
 var (
-	_ Account    = (*Auth)(nil)
-	_ Identities = (*Auth)(nil)
+	_ Account        = (*Auth)(nil)
+	_ Identities     = (*Auth)(nil)
+	_ PasswordResets = (*Auth)(nil)
 )
 
 func (a *Auth) init() {

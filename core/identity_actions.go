@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ActionInfo is what an action code is about, as the /firebase-action page
@@ -44,35 +45,67 @@ func (a *Auth) newActionCode(ctx context.Context, mode string, u *User, email, o
 	return code, nil
 }
 
-// sendActionEmail makes a code for u and sends its email to email.
-func (a *Auth) sendActionEmail(ctx context.Context, mode string, u *User, email string) error {
+// actionEmail composes the email of a code: a password reset or a
+// verification, to email.
+func (a *Auth) actionEmail(mode string, u *User, email, code string) (*Email, error) {
+	d := ActionEmail{To: Address{Name: u.Name, Address: email}, Link: a.actionLink(mode, code)}
+	if mode == ModeResetPassword {
+		return a.Emails.PasswordReset(d)
+	}
+	return a.Emails.VerifyEmail(d)
+}
+
+// queueActionEmail makes a code for u and queues its email to email.
+func (a *Auth) queueActionEmail(ctx context.Context, mode string, u *User, email string) error {
 	code, err := a.newActionCode(ctx, mode, u, email, "")
 	if err != nil {
 		return err
 	}
-	d := ActionEmail{To: Address{Name: u.Name, Address: email}, Link: a.actionLink(mode, code)}
-	var e *Email
-	if mode == ModeResetPassword {
-		e, err = a.Emails.PasswordReset(d)
-	} else {
-		e, err = a.Emails.VerifyEmail(d)
-	}
+	e, err := a.actionEmail(mode, u, email, code)
 	if err != nil {
 		return err
 	}
-	return a.Mailer.Send(ctx, e)
+	return a.Outbox.Email(ctx, e)
 }
 
-// sendVerification sends the verification email after a sign-up. The
-// account exists either way, so a failure is logged, not returned.
-func (a *Auth) sendVerification(ctx context.Context, u *User) {
-	if err := a.sendActionEmail(ctx, ModeVerifyEmail, u, u.Email); err != nil {
-		a.log().Error("sending the verification email", "uid", u.ID, "err", err)
+// verificationLimits are the mail-bomb limits of a verification email to
+// email for u: per address and per account, per hour and per day, whether
+// it follows a sign-up, a resend or an email change.
+func verificationLimits(u *User, email string) []LimitTake {
+	key := EmailKey(email)
+	return []LimitTake{
+		{LimitVerifyEmailsHour, key}, {LimitVerifyEmailsDay, key},
+		{LimitVerifyAccountEmailsHr, u.ID}, {LimitVerifyAccountEmailsDy, u.ID},
 	}
 }
 
-// SendEmailVerification sends the user of the identity in ctx a new
-// verification email.
+func errTooManyEmails(wait time.Duration) error {
+	return &Error{
+		Code:       ETooManyRequests,
+		Message:    "We have sent several emails to this address already: please look for them (and in the spam folder), or try again later.",
+		RetryAfter: wait,
+	}
+}
+
+// sendVerification queues the verification email after a sign-up. The
+// account exists either way, so a failure, or the mail-bomb limit, is
+// logged, not returned.
+func (a *Auth) sendVerification(ctx context.Context, u *User) {
+	wait, err := a.Limits.Take(ctx, verificationLimits(u, u.Email)...)
+	switch {
+	case err != nil:
+		a.log().Error("queueing the verification email", "uid", u.ID, "err", err)
+	case wait > 0:
+		a.log().Warn("verification email held back: too many to this address", "uid", u.ID)
+	default:
+		if err := a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email); err != nil {
+			a.log().Error("queueing the verification email", "uid", u.ID, "err", err)
+		}
+	}
+}
+
+// SendEmailVerification queues a new verification email for the user of
+// the identity in ctx, within the mail-bomb limits.
 func (a *Auth) SendEmailVerification(ctx context.Context) error {
 	u, err := a.User(ctx)
 	if err != nil {
@@ -81,11 +114,20 @@ func (a *Auth) SendEmailVerification(ctx context.Context) error {
 	if u.EmailVerified {
 		return nil
 	}
-	return a.sendActionEmail(ctx, ModeVerifyEmail, u, u.Email)
+	wait, err := a.Limits.Take(ctx, verificationLimits(u, u.Email)...)
+	if err != nil {
+		return err
+	}
+	if wait > 0 {
+		return errTooManyEmails(wait)
+	}
+	return a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email)
 }
 
-// RequestPasswordReset emails a password reset link (valid one hour) when an
-// account has the address. The answer is the same whether or not it has.
+// RequestPasswordReset queues a password reset request for an address and
+// answers before anything is sent. The request takes the same path whether
+// or not an account has the address: the delivery pass looks it up
+// (PasswordResetEmail), so neither the answer nor its time tells.
 func (a *Auth) RequestPasswordReset(ctx context.Context, email string, c Client) error {
 	a.init()
 	email = NormalizeEmail(email)
@@ -106,14 +148,25 @@ func (a *Auth) RequestPasswordReset(ctx context.Context, email string, c Client)
 	if w, err := a.Limits.Take(ctx, LimitTake{LimitResetEmailsHour, key}, LimitTake{LimitResetEmailsDay, key}); err != nil || w > 0 {
 		return err
 	}
+	return a.Outbox.PasswordReset(ctx, email)
+}
+
+// PasswordResetEmail makes the reset email (a link valid one hour) of the
+// account that has email, or nil when none has: the delivery pass calls it
+// for a queued request. It implements PasswordResets.
+func (a *Auth) PasswordResetEmail(ctx context.Context, email string) (*Email, error) {
 	u, err := a.Users.FindUserByEmail(ctx, email)
 	if ErrorCode(err) == EUserNotFound {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return a.sendActionEmail(ctx, ModeResetPassword, u, u.Email)
+	code, err := a.newActionCode(ctx, ModeResetPassword, u, u.Email, "")
+	if err != nil {
+		return nil, err
+	}
+	return a.actionEmail(ModeResetPassword, u, u.Email, code)
 }
 
 // ConfirmPasswordReset sets a new password with a reset code. The code is
@@ -211,7 +264,7 @@ func (a *Auth) ApplyActionCode(ctx context.Context, code string) (*ActionInfo, e
 	if err := a.endEverySession(ctx, u.ID, ""); err != nil {
 		return nil, err
 	}
-	if err := a.sendActionEmail(ctx, ModeResetPassword, u, u.Email); err != nil {
+	if err := a.queueActionEmail(ctx, ModeResetPassword, u, u.Email); err != nil {
 		return nil, err
 	}
 	return actionInfo(ac), nil

@@ -96,6 +96,9 @@ func TestPasswordResetEmailsAreLimited(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := e.Delivery.RunOutbox(e.Ctx); err != nil {
+		t.Fatal(err)
+	}
 	if msgs, _ := e.SMTP.WaitFor(e.Seen()+5, 5*time.Second); len(msgs)-e.Seen() != 5 {
 		t.Fatalf("%d reset emails sent, want 5", len(msgs)-e.Seen())
 	}

@@ -61,8 +61,9 @@ func (a *Auth) Me(ctx context.Context) (*SessionUser, error) {
 }
 
 // UpdateProfile edits the profile of the identity in ctx. Changing the email
-// needs a recent login; the new address gets a verification email and the
-// old one a notice with a link that puts it back (both valid three days).
+// needs a recent login and stays within the verification emails' mail-bomb
+// limits; the new address gets a verification email and the old one a
+// notice with a link that puts it back (both valid three days).
 func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUser, error) {
 	a.init()
 	if err := up.Validate(); err != nil {
@@ -78,6 +79,13 @@ func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUse
 			return nil, err
 		}
 		newEmail = NormalizeEmail(*up.Email)
+		wait, err := a.Limits.Check(ctx, verificationLimits(before, newEmail)...)
+		if err != nil {
+			return nil, err
+		}
+		if wait > 0 {
+			return nil, errTooManyEmails(wait)
+		}
 	}
 	var oldEmail string
 	u, err := a.Users.UpdateUser(ctx, before.ID, func(u *User) error {
@@ -114,7 +122,10 @@ func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUse
 
 // sendEmailChange tells both addresses about an email change.
 func (a *Auth) sendEmailChange(ctx context.Context, u *User, oldEmail string) error {
-	if err := a.sendActionEmail(ctx, ModeVerifyEmail, u, u.Email); err != nil {
+	if _, err := a.Limits.Take(ctx, verificationLimits(u, u.Email)...); err != nil {
+		return err
+	}
+	if err := a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email); err != nil {
 		return err
 	}
 	code, err := a.newActionCode(ctx, ModeRecoverEmail, u, u.Email, oldEmail)
@@ -129,7 +140,7 @@ func (a *Auth) sendEmailChange(ctx context.Context, u *User, oldEmail string) er
 	if err != nil {
 		return err
 	}
-	return a.Mailer.Send(ctx, e)
+	return a.Outbox.Email(ctx, e)
 }
 
 // ChangePassword sets a new password for the identity in ctx (recent

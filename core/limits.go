@@ -126,11 +126,9 @@ func (lr *Limiter) Record(ctx context.Context, l Limit, k string) (int, error) {
 	return len(events), err
 }
 
-// Take records an event of every key under its limit, unless one of them
-// has reached its limit already: then it records nothing and returns the
-// longest wait. The check and the record are two steps, so concurrent
-// takes may pass a limit by the few that raced.
-func (lr *Limiter) Take(ctx context.Context, takes ...LimitTake) (time.Duration, error) {
+// Check returns the longest wait of the keys under their limits: 0 when
+// none has reached its limit.
+func (lr *Limiter) Check(ctx context.Context, takes ...LimitTake) (time.Duration, error) {
 	var longest time.Duration
 	for _, t := range takes {
 		w, err := lr.Wait(ctx, t.Limit, t.Key)
@@ -139,8 +137,17 @@ func (lr *Limiter) Take(ctx context.Context, takes ...LimitTake) (time.Duration,
 		}
 		longest = max(longest, w)
 	}
-	if longest > 0 {
-		return longest, nil
+	return longest, nil
+}
+
+// Take records an event of every key under its limit, unless one of them
+// has reached its limit already: then it records nothing and returns the
+// longest wait. The check and the record are two steps, so concurrent
+// takes may pass a limit by the few that raced.
+func (lr *Limiter) Take(ctx context.Context, takes ...LimitTake) (time.Duration, error) {
+	longest, err := lr.Check(ctx, takes...)
+	if err != nil || longest > 0 {
+		return longest, err
 	}
 	for _, t := range takes {
 		if _, err := lr.Record(ctx, t.Limit, t.Key); err != nil {

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 )
 
@@ -22,9 +23,28 @@ type Scheduler struct {
 	// outside monitor notices a dead scheduler.
 	Heartbeat func(ctx context.Context) error
 	Logger    *slog.Logger
+
+	wakeOnce sync.Once
+	wake     chan struct{}
 }
 
-// Run passes until ctx ends; the pass in flight then stops between sends.
+func (s *Scheduler) wakes() chan struct{} {
+	s.wakeOnce.Do(func() { s.wake = make(chan struct{}, 1) })
+	return s.wake
+}
+
+// Wake asks for a pass now rather than at the next tick (the Outbox calls
+// it after queueing an email); wakes during a pass make one more pass.
+func (s *Scheduler) Wake() {
+	select {
+	case s.wakes() <- struct{}{}:
+	default:
+	}
+}
+
+// Run passes until ctx ends, at start, then every Interval after the
+// previous pass ended or at once when woken; the pass in flight then stops
+// between sends.
 func (s *Scheduler) Run(ctx context.Context) {
 	log := s.Logger
 	if log == nil {
@@ -45,6 +65,8 @@ func (s *Scheduler) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
+		case <-s.wakes():
+			timer.Stop()
 		}
 		res, err := s.Delivery.Run(ctx)
 		switch {

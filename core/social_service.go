@@ -134,6 +134,12 @@ func (s *SocialAuth) SignUpWithEmail(ctx context.Context, p ProviderProfile, ema
 	a := s.Auth
 	now := a.Clock.Now()
 	u := &User{ID: NewID(), Email: email, Name: p.Name, Picture: p.Picture, Providers: []string{p.Provider}, CreatedAt: now, UpdatedAt: now}
+	if wait, err := a.Limits.Take(ctx, verificationLimits(u, email)...); err != nil || wait > 0 {
+		if err == nil {
+			err = errTooManyEmails(wait)
+		}
+		return err
+	}
 	// The code is stored first: a crash before the account exists leaves a
 	// code that expires unused, never a link that signs in unconfirmed.
 	code, err := a.newActionCode(ctx, ModeVerifyEmail, u, email, "")
@@ -150,8 +156,16 @@ func (s *SocialAuth) SignUpWithEmail(ctx context.Context, p ProviderProfile, ema
 	return s.mailVerification(ctx, u, code)
 }
 
-// sendLinkCode sends u a new verification code and returns its hash.
+// sendLinkCode sends u a new verification code, within the mail-bomb
+// limits, and returns its hash.
 func (s *SocialAuth) sendLinkCode(ctx context.Context, u *User) (string, error) {
+	wait, err := s.Auth.Limits.Take(ctx, verificationLimits(u, u.Email)...)
+	if err != nil {
+		return "", err
+	}
+	if wait > 0 {
+		return "", errTooManyEmails(wait)
+	}
 	code, err := s.Auth.newActionCode(ctx, ModeVerifyEmail, u, u.Email, "")
 	if err != nil {
 		return "", err
@@ -159,14 +173,13 @@ func (s *SocialAuth) sendLinkCode(ctx context.Context, u *User) (string, error) 
 	return HashSecret(code), s.mailVerification(ctx, u, code)
 }
 
-// mailVerification sends u the verification email of code.
+// mailVerification queues u's verification email of code.
 func (s *SocialAuth) mailVerification(ctx context.Context, u *User, code string) error {
-	link := s.Auth.actionLink(ModeVerifyEmail, code)
-	e, err := s.Auth.Emails.VerifyEmail(ActionEmail{To: Address{Name: u.Name, Address: u.Email}, Link: link})
+	e, err := s.Auth.actionEmail(ModeVerifyEmail, u, u.Email, code)
 	if err != nil {
 		return err
 	}
-	return s.Auth.Mailer.Send(ctx, e)
+	return s.Auth.Outbox.Email(ctx, e)
 }
 
 // Link links a provider account to the user of the session in ctx. The

@@ -3,6 +3,9 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -99,8 +102,8 @@ func TestProfileAndEmailChangeRecovery(t *testing.T) {
 	if me.Email != "new@example.com" || me.EmailVerified {
 		t.Fatalf("me %+v", me)
 	}
-	verify := a.followLink(a.email("new@example.com"), core.ModeVerifyEmail)
-	notice := a.email("ann@example.com")
+	both := a.NextEach(t, "new@example.com", "ann@example.com")
+	verify, notice := a.followLink(both[0], core.ModeVerifyEmail), both[1]
 	recover := a.followLink(notice, core.ModeRecoverEmail)
 	a.ok(nil, 200, "POST", "/api/auth/action/apply", "", map[string]string{"oobCode": verify}, nil)
 
@@ -199,4 +202,43 @@ func TestDeleteAccountAndExportOverHTTP(t *testing.T) {
 		t.Fatalf("the message survived: %v", err)
 	}
 	a.fail(nil, 401, core.EWrongCredentials, "POST", "/api/auth/signin", "", map[string]string{"email": "ann@example.com", "password": pw})
+}
+
+// Verification emails, after a sign-up, a resend or an email change, are
+// limited per account and per recipient address (3 an hour, 10 a day), so
+// no one can flood a mailbox with them.
+func TestVerificationEmailsCannotBombAnAddress(t *testing.T) {
+	a := mustIdentityAPI(t)
+	ann := a.signUp(nil, "ann@example.com") // one
+	for range 2 {
+		a.ok(nil, 200, "POST", "/api/me/verify-email", ann.IDToken, nil, nil)
+		a.email("ann@example.com")
+	}
+	resp, _ := a.fail(nil, 429, core.ETooManyRequests, "POST", "/api/me/verify-email", ann.IDToken, nil)
+	if s, _ := strconv.Atoi(resp.Header.Get("Retry-After")); s < 3500 || s > 3600 {
+		t.Fatalf("Retry-After %q, want about an hour", resp.Header.Get("Retry-After"))
+	}
+	a.noMoreEmail()
+
+	// Accounts that change their email to one victim's, one after another.
+	for i := range 4 {
+		who := a.signUp(nil, fmt.Sprintf("user%d@example.com", i))
+		change := map[string]string{"email": "victim@example.com"}
+		if i == 3 {
+			a.fail(nil, 429, core.ETooManyRequests, "PATCH", "/api/me", who.IDToken, change)
+			continue
+		}
+		a.ok(nil, 200, "PATCH", "/api/me", who.IDToken, change, nil)
+		a.NextEach(t, "victim@example.com", fmt.Sprintf("user%d@example.com", i))
+		a.ok(nil, 200, "PATCH", "/api/me", who.IDToken, map[string]string{"email": fmt.Sprintf("moved%d@example.com", i)}, nil)
+		a.NextEach(t, fmt.Sprintf("moved%d@example.com", i), "victim@example.com")
+	}
+	// A sign-up with the victim's address makes the account, sends nothing.
+	a.ok(nil, http.StatusCreated, "POST", "/api/auth/signup", "", map[string]string{"email": "victim@example.com", "password": pw}, nil)
+	a.noMoreEmail()
+	// An hour later the address may have some again.
+	a.Clock.Add(time.Hour)
+	victim := a.signIn(nil, "victim@example.com", pw)
+	a.ok(nil, 200, "POST", "/api/me/verify-email", victim.IDToken, nil, nil)
+	a.email("victim@example.com")
 }

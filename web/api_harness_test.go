@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/web"
@@ -53,6 +54,25 @@ func startIdentityAPI(t *testing.T, configure func(e *testenv.Env, s *web.Server
 	}
 	t.Cleanup(func() { s.Close(context.Background()) })
 	return &identityAPI{Env: e, t: t, srv: s, logs: logs}
+}
+
+// runScheduler runs the delivery scheduler beside the server, woken by
+// the outbox, as serve does: queued emails then leave at once, without a
+// test reading the mailbox.
+func (a *identityAPI) runScheduler() {
+	a.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	sched := &core.Scheduler{Delivery: a.Delivery, Interval: time.Hour, Logger: slogDiscard()}
+	a.Outbox.Wake = sched.Wake
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sched.Run(ctx)
+	}()
+	a.t.Cleanup(func() {
+		cancel()
+		<-done
+	})
 }
 
 // envelope is any reply of the API.

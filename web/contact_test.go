@@ -44,16 +44,20 @@ func TestContactIsStoredAndForwarded(t *testing.T) {
 		t.Fatalf("subject without a name: %q", e.Subject)
 	}
 
-	// When forwarding fails the submission is kept, the sender told it
-	// arrived and the operator's log says so.
+	// When forwarding fails for good the submission is kept, the sender
+	// told it arrived, and the operator's log and outbox say so.
 	a.SMTP.FailNextData(1, 554, "mailbox unavailable")
 	a.ok(nil, http.StatusOK, "POST", "/api/contact", "", map[string]string{"email": "cy@example.com", "message": "Hello?"}, nil)
 	cs, _ = a.DB.ListContacts(context.Background(), 0)
 	if len(cs) != 3 || !slices.ContainsFunc(cs, func(c *core.ContactSubmission) bool { return c.Email == "cy@example.com" }) {
 		t.Fatalf("after a failed forward: %d stored", len(cs))
 	}
-	if !strings.Contains(a.logs.String(), "forwarding the stored submission failed") {
+	a.noMoreEmail() // runs the outbox
+	if !strings.Contains(a.logs.String(), "outbox item failed for good") {
 		t.Fatal("the failed forward is not logged")
+	}
+	if _, failed, _ := a.DB.CountOutbox(context.Background()); failed != 1 {
+		t.Fatalf("%d failed outbox items, want the forward", failed)
 	}
 }
 

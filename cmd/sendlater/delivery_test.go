@@ -212,3 +212,30 @@ func TestServeWithoutScheduler(t *testing.T) {
 		t.Fatalf("serve --help:\n%s", r.stdout)
 	}
 }
+
+// A reset email leaves as soon as it is asked for, not at the scheduler's
+// next tick (an hour here): the request wakes the scheduler.
+func TestAResetEmailLeavesAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	seed(t, dir)
+	mail := smtptest.Start(t)
+	s := startServer(t, dir, smtpEnv(mail, "SENDLATER_SCHEDULER_INTERVAL=1h")...)
+	time.Sleep(500 * time.Millisecond) // the scheduler's first pass is over
+	start := time.Now()
+	resp, err := http.Post(s.url+"/api/auth/password-reset", "application/json", strings.NewReader(`{"email":"ada@example.com"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("reset: %d", resp.StatusCode)
+	}
+	got, err := mail.WaitFor(1, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].To[0] != "Ada@Example.com" {
+		t.Fatalf("sent to %v", got[0].To)
+	}
+	t.Logf("the reset email left %v after the request", time.Since(start))
+}

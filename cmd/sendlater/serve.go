@@ -66,6 +66,10 @@ func (a *app) serve(ctx context.Context) error {
 		Payments: s.Payments, Social: s.Social, SocialFlow: s.SocialFlow,
 		Health: st.Ping, Scheduler: s.Delivery.Monitor, TrustedProxies: proxies,
 	}
+	if !a.noScheduler {
+		// An email queued by a request leaves at once, not at the next tick.
+		s.Outbox.Wake = s.Scheduler.Wake
+	}
 	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Messages, Account: s.Auth, Prices: a.cfg.prices(), Logger: a.log}
 	if err := admin.Open(a.cfg.socketPath()); err != nil {
 		return fmt.Errorf("admin socket: %w", err)

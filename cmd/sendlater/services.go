@@ -22,6 +22,7 @@ const passLogSize = 100
 type services struct {
 	Mailer     core.Mailer
 	Emails     core.Emails
+	Outbox     *core.Outbox
 	Auth       *core.Auth
 	Social     *core.SocialAuth
 	SocialFlow *oauth.Flow
@@ -61,9 +62,11 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	prices := a.cfg.prices()
 	s = &services{Mailer: m, Emails: emails}
 	limits := &core.Limiter{Store: st, Clock: clock, Key: core.DeriveKey(key, core.PurposeLimitKeys)}
+	// serve wakes its scheduler through the outbox (Wake).
+	s.Outbox = &core.Outbox{Store: st, Clock: clock}
 	s.Auth = &core.Auth{
 		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st, Links: st,
-		Mailer: m, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
+		Outbox: s.Outbox, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
 		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Limits: limits, Logger: a.log,
 	}
 	s.Social = &core.SocialAuth{Auth: s.Auth}
@@ -79,7 +82,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth,
 	}
 	s.Contact = &core.ContactService{
-		Contacts: st, Mailer: m, Emails: emails, To: contactAddress(a.cfg.Contact.To), Clock: clock,
+		Contacts: st, Outbox: s.Outbox, Emails: emails, To: contactAddress(a.cfg.Contact.To), Clock: clock,
 		Limits: limits, Logger: a.log,
 	}
 	s.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: limits}
@@ -95,6 +98,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		LeaseDuration: a.cfg.Scheduler.Lease,
 		Refusals:      s.Refusals.Tokens,
 		Webhooks:      webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
+		Resets:        s.Auth,
 		Logger:        a.log,
 		Log:           core.NewPassLog(passLogSize),
 		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: a.processName(), Logger: a.log},

@@ -69,6 +69,7 @@ type Env struct {
 	Mailbox // what the SMTP server received, in order
 
 	Limits         *core.Limiter
+	Outbox         *core.Outbox
 	Auth           *core.Auth
 	Social         *core.SocialAuth
 	Messages       *core.MessageService
@@ -138,14 +139,15 @@ func New(tb testing.TB, c Config) *Env {
 func (e *Env) wire(log *slog.Logger) {
 	db, clock := e.DB, e.Clock
 	e.Limits = &core.Limiter{Store: db, Clock: clock, Key: LimitKey}
+	e.Outbox = &core.Outbox{Store: db, Clock: clock}
 	e.Auth = &core.Auth{
 		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db, Links: db,
-		Mailer: e.Mailer, Emails: e.Emails, Clock: clock, BaseURL: e.BaseURL,
+		Outbox: e.Outbox, Emails: e.Emails, Clock: clock, BaseURL: e.BaseURL,
 		SigningKey: SigningKey, Limits: e.Limits, PasswordParams: CheapPasswords, Logger: log,
 	}
 	e.Social = &core.SocialAuth{Auth: e.Auth}
 	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock, Watcher: db, Verifier: e.Auth}
-	e.Contact = &core.ContactService{Contacts: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock, Limits: e.Limits, Logger: log}
+	e.Contact = &core.ContactService{Contacts: db, Outbox: e.Outbox, Emails: e.Emails, Clock: clock, Limits: e.Limits, Logger: log}
 	e.Postpone = &core.PostponeLinkService{Messages: db, Users: db, Clock: clock, Limits: e.Limits}
 	e.Refusals = core.NewRefusalTokens(RefusalSecret)
 	e.Refuse = &core.RefusalService{Tokens: e.Refusals, Store: db, Clock: clock}
@@ -153,8 +155,15 @@ func (e *Env) wire(log *slog.Logger) {
 	e.Delivery = &core.Delivery{
 		Messages: db, Users: db, Store: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock,
 		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, Concurrency: 4,
-		Refusals: e.Refusals, Log: core.NewPassLog(10), Logger: log,
+		Refusals: e.Refusals, Resets: e.Auth, Log: core.NewPassLog(10), Logger: log,
 		Monitor: &core.PassMonitor{Store: db, Clock: clock, Process: "test", Logger: log},
+	}
+	// What the outbox holds leaves before a test reads the mailbox, as the
+	// server's woken scheduler would send it.
+	e.Mailbox.Flush = func() {
+		if err := e.Delivery.RunOutbox(e.Ctx); err != nil {
+			log.Error("outbox", "err", err)
+		}
 	}
 	e.Admin = &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: clock, Delivery: e.Delivery}
 }

@@ -12,8 +12,8 @@ import (
 // The delivery pass's buckets (schema version 2).
 var (
 	bucketRefusals       = []byte("refusals")        // keyed hash of core.EmailKey(address) -> refusalRecord
-	bucketWebhooks       = []byte("webhooks")        // message id -> webhookRecord
-	bucketWebhooksDue    = []byte("webhooks_due")    // time(NextAttemptAt)|message id
+	bucketWebhooks       = []byte("webhooks")        // outbox item id -> outboxRecord (outbox.go)
+	bucketWebhooksDue    = []byte("webhooks_due")    // time(NextAttemptAt)|outbox item id
 	bucketWebhookSecrets = []byte("webhook_secrets") // user id -> sealed secret
 )
 
@@ -87,10 +87,10 @@ func (s *DB) claim(ctx context.Context, bucket []byte, now time.Time, limit int,
 	return claimed, nil
 }
 
-// SettleMessage records a send's outcome and the webhook call it starts in
+// SettleMessage records a send's outcome and the outbox item it starts in
 // one transaction, committed together with concurrent settlements (see
 // commitGroup): a pass's workers share fsyncs.
-func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) (*core.WebhookCall, error)) (*core.Message, error) {
+func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) (*core.OutboxItem, error)) (*core.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 			return err
 		}
 		old := indexOf(m)
-		call, err := fn(m)
+		item, err := fn(m)
 		if err != nil {
 			return err
 		}
@@ -111,8 +111,8 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 		if err := s.putMessage(tx, &old, m); err != nil {
 			return err
 		}
-		if call != nil {
-			return s.putWebhookCall(tx, call)
+		if item != nil {
+			return s.putOutboxItem(tx, item)
 		}
 		return nil
 	})

@@ -52,6 +52,7 @@ var migrations = []migration{
 	indexSessionExpiry,    // sessions.go
 	createBillingBuckets,  // billing.go
 	createLinkBuckets,     // links.go
+	createOutboxBuckets,   // outbox.go
 }
 
 // createBuckets is version 1.

@@ -22,7 +22,7 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 		c = transfer.Counts{
 			Users: n(bucketUsers), Messages: n(bucketMessages), Sessions: n(bucketSessions),
 			AccessTokens: n(bucketTokens), ActionCodes: n(bucketActionCodes), Contacts: n(bucketContacts),
-			Refusals: n(bucketRefusals), WebhookCalls: n(bucketWebhooks), WebhookSecrets: n(bucketWebhookSecrets),
+			Refusals: n(bucketRefusals), Outbox: n(bucketWebhooks), WebhookSecrets: n(bucketWebhookSecrets),
 			ProviderLinks: n(bucketLinks), BillingEvents: n(bucketBillingEvents),
 		}
 		return nil
@@ -109,12 +109,12 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 				return err
 			}},
 			{bucketWebhooks, func(_, v []byte) error {
-				var rec webhookRecord
-				if err := decode("webhook", v, &rec); err != nil {
+				rec, err := decodeOutboxRecord(v)
+				if err != nil {
 					return err
 				}
-				sc := rec.sealedCall()
-				r.WebhookCalls = append(r.WebhookCalls, &sc)
+				si := rec.sealedItem()
+				r.Outbox = append(r.Outbox, &si)
 				return nil
 			}},
 			{bucketWebhookSecrets, func(k, v []byte) error {
@@ -299,12 +299,12 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 				return err
 			}
 		}
-		for _, sc := range r.WebhookCalls {
-			v, err := encode(webhookRecordOf(sc))
+		for _, si := range r.Outbox {
+			v, err := encode(outboxRecordOf(si))
 			if err != nil {
 				return err
 			}
-			if err := put(bucketWebhooks, []byte(sc.Plain.MessageID), v, func([]byte) error { return putSealedWebhookCall(tx, sc) }); err != nil {
+			if err := put(bucketWebhooks, []byte(si.Plain.ID), v, func([]byte) error { return putSealedOutboxItem(tx, si) }); err != nil {
 				return err
 			}
 		}

@@ -48,7 +48,8 @@ const connectTimeout = 10 * time.Second
 // DB is the PostgreSQL store. It implements core.UserStore,
 // core.MessageStore, core.SessionStore, core.AccessTokenStore,
 // core.ActionCodeStore, core.ContactStore, core.DeliveryStore,
-// core.MessageWatcher and core.Backuper. Safe for concurrent use.
+// core.MessageWatcher, core.LimitStore and core.Backuper. Safe for
+// concurrent use.
 type DB struct {
 	pool      *pgxpool.Pool
 	seal      *seal.Sealer

@@ -72,9 +72,9 @@ func TestEncryptedAtRest(t *testing.T) {
 		return nil
 	})
 	must(t, err)
-	_, err = db.SettleMessage(ctx, m.ID, func(x *core.Message) (*core.WebhookCall, error) {
+	_, err = db.SettleMessage(ctx, m.ID, func(x *core.Message) (*core.OutboxItem, error) {
 		x.Status = core.StatusDelivered
-		return &core.WebhookCall{MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x",
+		return &core.OutboxItem{ID: x.ID, MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x",
 			Recipient: x.Recipient, NextAttemptAt: storetest.Epoch, LastError: "PLAINTEXT-NAME-91c2"}, nil
 	})
 	must(t, err)

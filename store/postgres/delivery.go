@@ -82,9 +82,9 @@ func (s *DB) dueBy(ctx context.Context, table, column string, until int64) (bool
 	return first != nil && *first <= until, nil
 }
 
-// SettleMessage records a send's outcome and the webhook call it starts in
+// SettleMessage records a send's outcome and the outbox item it starts in
 // one transaction, the message's row locked.
-func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) (*core.WebhookCall, error)) (*core.Message, error) {
+func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) (*core.OutboxItem, error)) (*core.Message, error) {
 	var m *core.Message
 	err := s.update(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -92,7 +92,7 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 			return err
 		}
 		old := *m
-		call, err := fn(m)
+		item, err := fn(m)
 		if err != nil {
 			return err
 		}
@@ -102,8 +102,8 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 		if err := s.putMessage(ctx, tx, &old, m); err != nil {
 			return err
 		}
-		if call != nil {
-			return s.putWebhookCall(ctx, tx, call)
+		if item != nil {
+			return s.putOutboxItem(ctx, tx, item)
 		}
 		return nil
 	})
@@ -128,87 +128,125 @@ func (s *DB) AddressRefused(ctx context.Context, email string) (bool, error) {
 	return refused, wrapErr(err)
 }
 
-// A webhook call row: its plain columns, then its sealed ones.
-const webhookColumns = `message_id, kind, owner, url, delivered_at, attempts, next_attempt_at, recipient, last_error`
+// An outbox row: its plain columns, then its sealed ones.
+const outboxColumns = `id, kind, message_id, owner, url, delivered_at, attempts, next_attempt_at, failed_at,
+	recipient, last_error, email`
 
-func scanSealedWebhookCall(row pgx.Row, sc *seal.WebhookCall) error {
-	c := &sc.Plain
-	return row.Scan(&c.MessageID, &c.Kind, &c.Owner, &c.URL, at(&c.DeliveredAt), &c.Attempts, at(&c.NextAttemptAt),
-		&sc.Recipient, &sc.LastError)
+func scanSealedOutboxItem(row pgx.Row, si *seal.OutboxItem) error {
+	c := &si.Plain
+	return row.Scan(&c.ID, &c.Kind, &c.MessageID, &c.Owner, &c.URL, at(&c.DeliveredAt), &c.Attempts,
+		at(&c.NextAttemptAt), at(&c.FailedAt), &si.Recipient, &si.LastError, &si.Email)
 }
 
-func sealedWebhookArgs(sc *seal.WebhookCall) []any {
-	c := &sc.Plain
-	return []any{c.MessageID, c.Kind, c.Owner, c.URL, nanos(c.DeliveredAt), c.Attempts, nanos(c.NextAttemptAt),
-		sc.Recipient, nullIfEmpty(sc.LastError)}
+func sealedOutboxArgs(si *seal.OutboxItem) []any {
+	c := &si.Plain
+	return []any{c.ID, c.Kind, c.MessageID, c.Owner, c.URL, nanos(c.DeliveredAt), c.Attempts,
+		nanos(c.NextAttemptAt), nanos(c.FailedAt), si.Recipient, nullIfEmpty(si.LastError), nullIfEmpty(si.Email)}
 }
 
 var (
-	upsertWebhookCall = `insert into webhook_calls (` + webhookColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-		on conflict (message_id) do update set (` + webhookColumns + `) = (` + excluded(webhookColumns) + `)`
-	updateWebhookCall = `update webhook_calls set (` + webhookColumns + `) = ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-		where message_id = $1`
+	upsertOutboxItem = `insert into outbox (` + outboxColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		on conflict (id) do update set (` + outboxColumns + `) = (` + excluded(outboxColumns) + `)`
+	updateOutboxItem = `update outbox set (` + outboxColumns + `) = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		where id = $1`
 )
 
-// putWebhookCall seals c and writes it, replacing the message's call.
-func (s *DB) putWebhookCall(ctx context.Context, q querier, c *core.WebhookCall) error {
-	if err := validID("message", c.MessageID); err != nil {
+// putOutboxItem seals item and writes it, replacing the item with its id.
+func (s *DB) putOutboxItem(ctx context.Context, q querier, item *core.OutboxItem) error {
+	if err := validID("outbox item", item.ID); err != nil {
 		return err
 	}
-	sc := s.seal.SealWebhookCall(c)
-	_, err := q.Exec(ctx, upsertWebhookCall, sealedWebhookArgs(&sc)...)
+	si := s.seal.SealOutboxItem(item)
+	_, err := q.Exec(ctx, upsertOutboxItem, sealedOutboxArgs(&si)...)
 	return err
 }
 
-// ClaimWebhooks leases due webhook calls by moving their next attempt to
-// leaseUntil, in one transaction; rows another pass holds are skipped, and
-// a crash lets the lease run out.
-func (s *DB) ClaimWebhooks(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*core.WebhookCall, error) {
-	if due, err := s.dueBy(ctx, "webhook_calls", "next_attempt_at", now.UnixNano()); err != nil || !due {
+func (s *DB) openOutboxRows(rows pgx.Rows, err error) ([]*core.OutboxItem, error) {
+	if err != nil {
 		return nil, err
 	}
-	var calls []*core.WebhookCall
+	items, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*core.OutboxItem, error) {
+		var si seal.OutboxItem
+		if err := scanSealedOutboxItem(row, &si); err != nil {
+			return nil, err
+		}
+		return s.seal.OpenOutboxItem(&si)
+	})
+	if items == nil {
+		items = []*core.OutboxItem{}
+	}
+	return items, err
+}
+
+// AddOutboxItem stores a new item, replacing the item with its id.
+func (s *DB) AddOutboxItem(ctx context.Context, item *core.OutboxItem) error {
+	return wrapErr(s.putOutboxItem(ctx, s.pool, item))
+}
+
+// ClaimOutbox leases due items by moving their next attempt to leaseUntil,
+// in one transaction; rows another pass holds are skipped, and a crash lets
+// the lease run out.
+func (s *DB) ClaimOutbox(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*core.OutboxItem, error) {
+	if due, err := s.dueBy(ctx, "outbox", "next_attempt_at", now.UnixNano()); err != nil || !due {
+		return nil, err
+	}
+	var items []*core.OutboxItem
 	err := s.update(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "select "+webhookColumns+" from webhook_calls where next_attempt_at <= $1"+
-			" order by next_attempt_at, message_id limit $2 for update skip locked", now.UnixNano(), limit)
+		var err error
+		items, err = s.openOutboxRows(tx.Query(ctx, "select "+outboxColumns+" from outbox where next_attempt_at <= $1"+
+			" order by next_attempt_at, id limit $2 for update skip locked", now.UnixNano(), limit))
 		if err != nil {
 			return err
 		}
-		calls, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*core.WebhookCall, error) {
-			var sc seal.WebhookCall
-			if err := scanSealedWebhookCall(row, &sc); err != nil {
-				return nil, err
-			}
-			return s.seal.OpenWebhookCall(&sc)
-		})
-		if err != nil {
-			return err
+		ids := make([]string, len(items))
+		for i, it := range items {
+			it.NextAttemptAt = leaseUntil
+			ids[i] = it.ID
 		}
-		ids := make([]string, len(calls))
-		for i, c := range calls {
-			c.NextAttemptAt = leaseUntil
-			ids[i] = c.MessageID
-		}
-		_, err = tx.Exec(ctx, "update webhook_calls set next_attempt_at = $1 where message_id = any($2)", nanos(leaseUntil), ids)
+		_, err = tx.Exec(ctx, "update outbox set next_attempt_at = $1 where id = any($2)", nanos(leaseUntil), ids)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return calls, nil
+	return items, nil
 }
 
-// SettleWebhook deletes a finished call or stores its next attempt. The
-// stored call's lease is replaced whatever it was; a call that is gone stays
-// gone.
-func (s *DB) SettleWebhook(ctx context.Context, c *core.WebhookCall, done bool) error {
+// SettleOutbox deletes a finished item or stores it as it is (its next
+// attempt, or its failure for good); an item that is gone stays gone.
+func (s *DB) SettleOutbox(ctx context.Context, item *core.OutboxItem, done bool) error {
 	if done {
-		_, err := s.pool.Exec(ctx, "delete from webhook_calls where message_id = $1", c.MessageID)
+		_, err := s.pool.Exec(ctx, "delete from outbox where id = $1", item.ID)
 		return wrapErr(err)
 	}
-	sc := s.seal.SealWebhookCall(c)
-	_, err := s.pool.Exec(ctx, updateWebhookCall, sealedWebhookArgs(&sc)...)
+	si := s.seal.SealOutboxItem(item)
+	_, err := s.pool.Exec(ctx, updateOutboxItem, sealedOutboxArgs(&si)...)
 	return wrapErr(err)
+}
+
+func (s *DB) FindOutboxItem(ctx context.Context, id string) (*core.OutboxItem, error) {
+	items, err := s.openOutboxRows(s.pool.Query(ctx, "select "+outboxColumns+" from outbox where id = $1", id))
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	if len(items) == 0 {
+		return nil, core.Errorf(core.ENotFound, "The outbox item could not be found.")
+	}
+	return items[0], nil
+}
+
+// FailedOutbox reads the failure index back from now.
+func (s *DB) FailedOutbox(ctx context.Context, since time.Time, limit int) ([]*core.OutboxItem, error) {
+	items, err := s.openOutboxRows(s.pool.Query(ctx, "select "+outboxColumns+" from outbox where failed_at >= $1"+
+		" order by failed_at desc, id desc limit $2", since.UnixNano(), limitArg(limit)))
+	return items, wrapErr(err)
+}
+
+// CountOutbox counts from the two partial indexes.
+func (s *DB) CountOutbox(ctx context.Context) (pending, failed int, err error) {
+	err = s.pool.QueryRow(ctx, `select (select count(*) from outbox where next_attempt_at is not null),
+		(select count(*) from outbox where failed_at is not null)`).Scan(&pending, &failed)
+	return pending, failed, wrapErr(err)
 }
 
 // SetWebhookSecret stores the user's secret, sealed, replacing the old one.

@@ -127,7 +127,7 @@ func TestHotQueriesSeekIndexes(t *testing.T) {
 				if _, err := tx.Exec(ctx, insertActionCode, actionCodeArgs(c)...); err != nil {
 					return err
 				}
-				if err := s.putWebhookCall(ctx, tx, &core.WebhookCall{MessageID: fmt.Sprintf("w%d-%d", i, j), Owner: u.ID,
+				if err := s.putOutboxItem(ctx, tx, &core.OutboxItem{ID: fmt.Sprintf("w%d-%d", i, j), Owner: u.ID,
 					URL: "https://hooks.example/x", NextAttemptAt: epoch.AddDate(1, 0, j)}); err != nil {
 					return err
 				}
@@ -188,8 +188,8 @@ func TestHotQueriesSeekIndexes(t *testing.T) {
 			_, err := s.ClaimReminders(ctx, noneDue, 128, func(*core.Message) bool { return true })
 			return err
 		}},
-		{"claim webhooks, none due", []string{"webhook_calls_due"}, func() error {
-			_, err := s.ClaimWebhooks(ctx, noneDue, noneDue.Add(time.Minute), 64)
+		{"claim the outbox, none due", []string{"outbox_due"}, func() error {
+			_, err := s.ClaimOutbox(ctx, noneDue, noneDue.Add(time.Minute), 64)
 			return err
 		}},
 		{"find a session by refresh token", []string{"sessions_refresh_hash", "sessions_rotated_hashes"}, func() error {

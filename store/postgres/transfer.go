@@ -18,10 +18,10 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 	var c transfer.Counts
 	err := s.pool.QueryRow(ctx, `select (select count(*) from users), (select count(*) from messages),
 		(select count(*) from sessions), (select count(*) from access_tokens), (select count(*) from action_codes),
-		(select count(*) from contacts), (select count(*) from refusals), (select count(*) from webhook_calls),
+		(select count(*) from contacts), (select count(*) from refusals), (select count(*) from outbox),
 		(select count(*) from webhook_secrets), (select count(*) from provider_links),
 		(select count(*) from billing_events)`).Scan(&c.Users, &c.Messages, &c.Sessions, &c.AccessTokens,
-		&c.ActionCodes, &c.Contacts, &c.Refusals, &c.WebhookCalls, &c.WebhookSecrets, &c.ProviderLinks, &c.BillingEvents)
+		&c.ActionCodes, &c.Contacts, &c.Refusals, &c.Outbox, &c.WebhookSecrets, &c.ProviderLinks, &c.BillingEvents)
 	return c, wrapErr(err)
 }
 
@@ -68,10 +68,10 @@ var exports = []exported{
 		r.Refusals = append(r.Refusals, f)
 		return row.Scan(&f.Hash, at(&f.At))
 	}},
-	{"select " + webhookColumns + " from webhook_calls order by message_id", func(r *transfer.Records, row pgx.Rows) error {
-		sc := new(seal.WebhookCall)
-		r.WebhookCalls = append(r.WebhookCalls, sc)
-		return scanSealedWebhookCall(row, sc)
+	{"select " + outboxColumns + " from outbox order by id", func(r *transfer.Records, row pgx.Rows) error {
+		si := new(seal.OutboxItem)
+		r.Outbox = append(r.Outbox, si)
+		return scanSealedOutboxItem(row, si)
 	}},
 	{"select user_id, secret from webhook_secrets order by user_id", func(r *transfer.Records, row pgx.Rows) error {
 		w := new(transfer.WebhookSecret)
@@ -154,7 +154,7 @@ var (
 	upsertActionCode    = upsert("action_codes", "hash", actionCodeColumns)
 	upsertContact       = upsert("contacts", "id", contactColumns)
 	upsertRefusal       = upsert("refusals", "hash", "hash, refused_at")
-	upsertWebhookRecord = upsert("webhook_calls", "message_id", webhookColumns)
+	upsertOutboxRecord  = upsert("outbox", "id", outboxColumns)
 	upsertWebhookSecret = upsert("webhook_secrets", "user_id", "user_id, secret")
 	upsertLink          = upsert("provider_links", "provider, subject", linkColumns)
 	upsertBillingEvent  = upsert("billing_events", "id", "id, recorded_at")
@@ -185,8 +185,8 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	for _, f := range r.Refusals {
 		b.Queue(upsertRefusal, f.Hash, nanos(f.At))
 	}
-	for _, sc := range r.WebhookCalls {
-		b.Queue(upsertWebhookRecord, sealedWebhookArgs(sc)...)
+	for _, si := range r.Outbox {
+		b.Queue(upsertOutboxRecord, sealedOutboxArgs(si)...)
 	}
 	for _, w := range r.WebhookSecrets {
 		b.Queue(upsertWebhookSecret, w.UserID, w.Secret)

@@ -1,10 +1,15 @@
 package seal
 
-import "github.com/sendlater/sendlater/core"
+import (
+	"fmt"
 
-// Sealed fields. A message's are bound to its id; a webhook call's to its
-// message's id, a webhook secret to its user's id, under names that keep
-// them apart from the message's own fields.
+	"github.com/sendlater/sendlater/core"
+)
+
+// Sealed fields. A message's are bound to its id; an outbox item's to its
+// id (for a webhook or failure notice, its message's id), a webhook secret
+// to its user's id, under names that keep them apart from the message's own
+// fields.
 const (
 	fieldTitle            = "title"
 	fieldName             = "name"
@@ -14,6 +19,7 @@ const (
 	fieldWebhookRecipient = "webhookRecipient"
 	fieldWebhookError     = "webhookError"
 	fieldWebhookSecret    = "webhookSecret"
+	fieldOutboxEmail      = "outboxEmail"
 )
 
 // Message is a message as a store keeps it: Plain holds the fields kept in
@@ -76,37 +82,51 @@ func (s *Sealer) OpenMessage(sm *Message) (*core.Message, error) {
 	return m, nil
 }
 
-// WebhookCall is a webhook call as a store keeps it: the recipient's address
-// and the last error sealed, the rest in Plain (LastError nil when empty).
-type WebhookCall struct {
-	Plain                core.WebhookCall
-	Recipient, LastError []byte
+// OutboxItem is an outbox item as a store keeps it: the recipient's
+// address, the last error and the email (which may carry a secret link)
+// sealed, bound to the item's id; the rest in Plain. LastError and Email are
+// nil when empty.
+type OutboxItem struct {
+	Plain                       core.OutboxItem
+	Recipient, LastError, Email []byte
 }
 
-// SealWebhookCall seals c's recipient and last error.
-func (s *Sealer) SealWebhookCall(c *core.WebhookCall) WebhookCall {
-	sc := WebhookCall{Plain: *c, Recipient: s.sealField(c.MessageID, fieldWebhookRecipient, c.Recipient)}
-	if c.LastError != "" {
-		sc.LastError = s.sealField(c.MessageID, fieldWebhookError, c.LastError)
+// SealOutboxItem seals item's recipient, last error and email.
+func (s *Sealer) SealOutboxItem(item *core.OutboxItem) OutboxItem {
+	si := OutboxItem{Plain: *item, Recipient: s.sealField(item.ID, fieldWebhookRecipient, item.Recipient)}
+	if item.LastError != "" {
+		si.LastError = s.sealField(item.ID, fieldWebhookError, item.LastError)
 	}
-	sc.Plain.Recipient, sc.Plain.LastError = "", ""
-	return sc
+	if item.Email != nil {
+		si.Email = s.sealField(item.ID, fieldOutboxEmail, string(marshalEmail(item.Email)))
+	}
+	si.Plain.Recipient, si.Plain.LastError, si.Plain.Email = "", "", nil
+	return si
 }
 
-// OpenWebhookCall opens sc into a new call.
-func (s *Sealer) OpenWebhookCall(sc *WebhookCall) (*core.WebhookCall, error) {
-	c := new(core.WebhookCall)
-	*c = sc.Plain
+// OpenOutboxItem opens si into a new item.
+func (s *Sealer) OpenOutboxItem(si *OutboxItem) (*core.OutboxItem, error) {
+	item := new(core.OutboxItem)
+	*item = si.Plain
 	var err error
-	if c.Recipient, err = s.openField(c.MessageID, fieldWebhookRecipient, sc.Recipient); err != nil {
+	if item.Recipient, err = s.openField(item.ID, fieldWebhookRecipient, si.Recipient); err != nil {
 		return nil, err
 	}
-	if sc.LastError != nil {
-		if c.LastError, err = s.openField(c.MessageID, fieldWebhookError, sc.LastError); err != nil {
+	if si.LastError != nil {
+		if item.LastError, err = s.openField(item.ID, fieldWebhookError, si.LastError); err != nil {
 			return nil, err
 		}
 	}
-	return c, nil
+	if si.Email != nil {
+		b, err := s.openField(item.ID, fieldOutboxEmail, si.Email)
+		if err != nil {
+			return nil, err
+		}
+		if item.Email, err = unmarshalEmail([]byte(b)); err != nil {
+			return nil, fmt.Errorf("outbox item %s: %w", item.ID, err)
+		}
+	}
+	return item, nil
 }
 
 // SealWebhookSecret seals a user's webhook signing secret.

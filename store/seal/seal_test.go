@@ -3,6 +3,7 @@ package seal_test
 import (
 	"bytes"
 	"encoding/hex"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -112,16 +113,33 @@ func TestBoundToPlaceAndKey(t *testing.T) {
 	}
 }
 
-func TestWebhookCallAndSecret(t *testing.T) {
+func TestOutboxItemAndSecret(t *testing.T) {
 	s := mustSealer(t, key)
-	c := &core.WebhookCall{MessageID: "m1", Owner: "u1", URL: "https://hooks.example/x", Recipient: "grace@example.com", LastError: "503"}
-	sc := s.SealWebhookCall(c)
-	if sc.Plain.Recipient != "" || sc.Plain.LastError != "" {
-		t.Fatalf("a sealed call keeps contents in clear: %+v", sc.Plain)
+	c := &core.OutboxItem{ID: "m1", MessageID: "m1", Owner: "u1", URL: "https://hooks.example/x", Recipient: "grace@example.com", LastError: "503"}
+	sc := s.SealOutboxItem(c)
+	if sc.Plain.Recipient != "" || sc.Plain.LastError != "" || sc.Email != nil {
+		t.Fatalf("a sealed item keeps contents in clear: %+v", sc.Plain)
 	}
-	got, err := s.OpenWebhookCall(&sc)
-	if err != nil || *got != *c {
+	got, err := s.OpenOutboxItem(&sc)
+	if err != nil || !reflect.DeepEqual(got, c) {
 		t.Fatalf("opened %+v, %v; want %+v", got, err, c)
+	}
+	// An email with a secret link: sealed whole, read back equal.
+	e := &core.Email{From: core.Address{Address: "no-reply@example.com"}, To: []core.Address{{Name: "Ada", Address: "ada@example.com"}},
+		ReplyTo: &core.Address{Address: "x@example.com"}, Subject: "Reset", Text: "https://x/firebase-action?oobCode=SECRET",
+		HTML: "<p>link</p>", Date: time.Unix(1_700_000_000, 5).UTC(), MessageID: "id@x", Headers: map[string]string{"X-A": "b"}}
+	item := &core.OutboxItem{ID: "e1", Kind: core.OutboxEmail, Recipient: "ada@example.com", Email: e}
+	sealed := s.SealOutboxItem(item)
+	if sealed.Plain.Email != nil || bytes.Contains(sealed.Email, []byte("SECRET")) {
+		t.Fatal("the email is kept in clear")
+	}
+	if got, err := s.OpenOutboxItem(&sealed); err != nil || !reflect.DeepEqual(got, item) {
+		t.Fatalf("opened %+v, %v; want %+v", got, err, item)
+	}
+	// Bound to the item's id.
+	sealed.Plain.ID = "e2"
+	if _, err := s.OpenOutboxItem(&sealed); err == nil {
+		t.Fatal("an item's sealed fields opened under another id")
 	}
 	secret := s.SealWebhookSecret("u1", "whsec_x")
 	if got, err := s.OpenWebhookSecret("u1", secret); err != nil || got != "whsec_x" {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -104,10 +105,10 @@ func testSettleMessage(t *testing.T, s Stores) {
 	m := MustCreateMessage(t, s, u.ID, core.Interval1M)
 	now := m.SendDate
 
-	// An error aborts both the message and the webhook call.
-	_, err := s.Delivery.SettleMessage(ctx, m.ID, func(x *core.Message) (*core.WebhookCall, error) {
+	// An error aborts both the message and the outbox item.
+	_, err := s.Delivery.SettleMessage(ctx, m.ID, func(x *core.Message) (*core.OutboxItem, error) {
 		x.Status = core.StatusDelivered
-		return &core.WebhookCall{MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x", NextAttemptAt: now}, errAbort
+		return &core.OutboxItem{ID: x.ID, MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x", NextAttemptAt: now}, errAbort
 	})
 	if !errors.Is(err, errAbort) {
 		t.Fatalf("SettleMessage error = %v, want the callback's", err)
@@ -115,16 +116,16 @@ func testSettleMessage(t *testing.T, s Stores) {
 	got, err := s.Messages.FindMessageByID(ctx, m.ID)
 	must(t, err)
 	wantMessage(t, got, m)
-	calls, err := s.Delivery.ClaimWebhooks(ctx, now, now.Add(time.Minute), 10)
+	calls, err := s.Delivery.ClaimOutbox(ctx, now, now.Add(time.Minute), 10)
 	must(t, err)
 	if len(calls) != 0 {
-		t.Fatalf("an aborted settlement left %d webhook calls", len(calls))
+		t.Fatalf("an aborted settlement left %d outbox items", len(calls))
 	}
 
 	// Delivered with a webhook call: both written, out of the due index.
-	settled, err := s.Delivery.SettleMessage(ctx, m.ID, func(x *core.Message) (*core.WebhookCall, error) {
+	settled, err := s.Delivery.SettleMessage(ctx, m.ID, func(x *core.Message) (*core.OutboxItem, error) {
 		x.Status, x.DeliveredAt = core.StatusDelivered, now
-		return &core.WebhookCall{MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x",
+		return &core.OutboxItem{ID: x.ID, MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x",
 			Recipient: x.Recipient, DeliveredAt: now, NextAttemptAt: now}, nil
 	})
 	must(t, err)
@@ -133,35 +134,89 @@ func testSettleMessage(t *testing.T, s Stores) {
 	wantMessage(t, got, settled)
 	wantDue(t, s, now.AddDate(1, 0, 0))
 
-	_, err = s.Delivery.SettleMessage(ctx, "nope", func(*core.Message) (*core.WebhookCall, error) { return nil, nil })
+	_, err = s.Delivery.SettleMessage(ctx, "nope", func(*core.Message) (*core.OutboxItem, error) { return nil, nil })
 	wantCode(t, err, core.EMessageNotFound)
 
 	// The call: leased, then due again when the lease ends, then done.
 	lease := now.Add(time.Minute)
-	calls, err = s.Delivery.ClaimWebhooks(ctx, now, lease, 10)
+	calls, err = s.Delivery.ClaimOutbox(ctx, now, lease, 10)
 	must(t, err)
-	if len(calls) != 1 || calls[0].MessageID != m.ID || calls[0].Recipient != m.Recipient || !calls[0].NextAttemptAt.Equal(lease) {
+	if len(calls) != 1 || calls[0].ID != m.ID || calls[0].MessageID != m.ID || calls[0].Recipient != m.Recipient || !calls[0].NextAttemptAt.Equal(lease) {
 		t.Fatalf("claimed calls %+v", calls)
 	}
-	again, err := s.Delivery.ClaimWebhooks(ctx, now, lease, 10)
+	again, err := s.Delivery.ClaimOutbox(ctx, now, lease, 10)
 	must(t, err)
 	if len(again) != 0 {
 		t.Fatal("a leased webhook call was claimed twice")
 	}
 	retry := calls[0]
 	retry.Attempts, retry.NextAttemptAt, retry.LastError = 1, now.Add(time.Hour), "503 from hooks.example"
-	must(t, s.Delivery.SettleWebhook(ctx, retry, false))
-	if again, _ = s.Delivery.ClaimWebhooks(ctx, lease, lease, 10); len(again) != 0 {
+	must(t, s.Delivery.SettleOutbox(ctx, retry, false))
+	if again, _ = s.Delivery.ClaimOutbox(ctx, lease, lease, 10); len(again) != 0 {
 		t.Fatal("a call was claimed before its retry time")
 	}
-	again, err = s.Delivery.ClaimWebhooks(ctx, now.Add(time.Hour), now.Add(2*time.Hour), 10)
+	again, err = s.Delivery.ClaimOutbox(ctx, now.Add(time.Hour), now.Add(2*time.Hour), 10)
 	must(t, err)
 	if len(again) != 1 || again[0].Attempts != 1 || again[0].LastError != "503 from hooks.example" {
 		t.Fatalf("retried call %+v", again)
 	}
-	must(t, s.Delivery.SettleWebhook(ctx, again[0], true))
-	if again, _ = s.Delivery.ClaimWebhooks(ctx, now.AddDate(1, 0, 0), now.AddDate(1, 0, 0), 10); len(again) != 0 {
+	must(t, s.Delivery.SettleOutbox(ctx, again[0], true))
+	if again, _ = s.Delivery.ClaimOutbox(ctx, now.AddDate(1, 0, 0), now.AddDate(1, 0, 0), 10); len(again) != 0 {
 		t.Fatal("a finished call came back")
+	}
+	_, err = s.Delivery.FindOutboxItem(ctx, m.ID)
+	wantCode(t, err, core.ENotFound)
+}
+
+// testOutbox: identity emails, sealed whole, and items that failed for
+// good, kept out of the due index for the operator.
+func testOutbox(t *testing.T, s Stores) {
+	now := s.Clock.Now()
+	email := &core.Email{To: []core.Address{{Name: "Ada", Address: "ada@example.com"}}, Subject: "Reset your password",
+		Text: "https://sendlater.test/firebase-action?mode=resetPassword&oobCode=SECRET"}
+	a := &core.OutboxItem{ID: core.NewID(), Kind: core.OutboxEmail, Recipient: "ada@example.com", Email: email, NextAttemptAt: now}
+	b := &core.OutboxItem{ID: core.NewID(), Kind: core.OutboxPasswordReset, Recipient: "bob@example.com", NextAttemptAt: now.Add(time.Second)}
+	must(t, s.Delivery.AddOutboxItem(ctx, a))
+	must(t, s.Delivery.AddOutboxItem(ctx, b))
+	wantOutboxCounts(t, s, 2, 0)
+	got, err := s.Delivery.FindOutboxItem(ctx, a.ID)
+	must(t, err)
+	if !reflect.DeepEqual(got, a) {
+		t.Fatalf("FindOutboxItem = %+v, want %+v", got, a)
+	}
+	claimed, err := s.Delivery.ClaimOutbox(ctx, now.Add(time.Second), now.Add(time.Minute), 10)
+	must(t, err)
+	if len(claimed) != 2 || claimed[0].ID != a.ID || claimed[1].ID != b.ID || !reflect.DeepEqual(claimed[0].Email, email) {
+		t.Fatalf("claimed %+v", claimed)
+	}
+	// a failed for good: kept without its email, never due again.
+	failed := claimed[0]
+	failed.FailedAt, failed.NextAttemptAt, failed.Email, failed.LastError = now, time.Time{}, nil, "550 no such user"
+	must(t, s.Delivery.SettleOutbox(ctx, failed, false))
+	wantOutboxCounts(t, s, 1, 1)
+	if again, _ := s.Delivery.ClaimOutbox(ctx, now.AddDate(1, 0, 0), now.AddDate(1, 0, 1), 10); len(again) != 1 || again[0].ID != b.ID {
+		t.Fatalf("claimed after the failure: %+v", again)
+	}
+	list, err := s.Delivery.FailedOutbox(ctx, now, 10)
+	must(t, err)
+	if len(list) != 1 || list[0].ID != a.ID || list[0].LastError != "550 no such user" || list[0].Email != nil || !list[0].FailedAt.Equal(now) {
+		t.Fatalf("FailedOutbox = %+v", list)
+	}
+	if list, _ = s.Delivery.FailedOutbox(ctx, now.Add(time.Second), 10); len(list) != 0 {
+		t.Fatalf("FailedOutbox since later = %+v", list)
+	}
+	must(t, s.Delivery.SettleOutbox(ctx, b, true))
+	wantOutboxCounts(t, s, 0, 1)
+	_, err = s.Delivery.FindOutboxItem(ctx, "nope")
+	wantCode(t, err, core.ENotFound)
+}
+
+func wantOutboxCounts(tb testing.TB, s Stores, pending, failed int) {
+	tb.Helper()
+	p, f, err := s.Delivery.CountOutbox(ctx)
+	must(tb, err)
+	if p != pending || f != failed {
+		tb.Fatalf("CountOutbox = %d pending, %d failed; want %d, %d", p, f, pending, failed)
 	}
 }
 

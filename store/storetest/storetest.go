@@ -78,6 +78,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"ClaimDeliveries", needsDelivery(testClaimDeliveries)},
 		{"ClaimReminders", needsDelivery(testClaimReminders)},
 		{"SettleMessage", needsDelivery(testSettleMessage)},
+		{"Outbox", needsDelivery(testOutbox)},
 		{"Refusals", needsDelivery(testRefusals)},
 		{"WebhookSecrets", needsDelivery(testWebhookSecrets)},
 		{"BillingCustomers", needsBilling(testBillingCustomers)},

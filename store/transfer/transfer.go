@@ -1,6 +1,6 @@
 // Package transfer moves an installation between store backends: every
-// record, as the source keeps it (message contents, webhook recipients and
-// secrets still sealed: nothing is opened on the way), copied into the
+// record, as the source keeps it (message contents, outbox items and
+// webhook secrets still sealed: nothing is opened on the way), copied into the
 // destination with upserts, so a copy can be rerun and a rerun changes
 // nothing; the counts are verified at the end. Each backend exposes its
 // records through Store; the copy knows no backend.
@@ -25,7 +25,7 @@ type Records struct {
 	ActionCodes    []*core.ActionCode
 	Contacts       []*core.ContactSubmission
 	Refusals       []*Refusal
-	WebhookCalls   []*seal.WebhookCall
+	Outbox         []*seal.OutboxItem
 	WebhookSecrets []*WebhookSecret
 	ProviderLinks  []*core.ProviderLink
 	BillingEvents  []*BillingEvent
@@ -53,7 +53,7 @@ type BillingEvent struct {
 
 // Counts are how many records of each kind a store holds.
 type Counts struct {
-	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, WebhookCalls, WebhookSecrets,
+	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, Outbox, WebhookSecrets,
 	ProviderLinks, BillingEvents int
 }
 
@@ -62,7 +62,7 @@ func (r *Records) Count() Counts {
 	return Counts{
 		Users: len(r.Users), Messages: len(r.Messages), Sessions: len(r.Sessions),
 		AccessTokens: len(r.AccessTokens), ActionCodes: len(r.ActionCodes), Contacts: len(r.Contacts),
-		Refusals: len(r.Refusals), WebhookCalls: len(r.WebhookCalls), WebhookSecrets: len(r.WebhookSecrets),
+		Refusals: len(r.Refusals), Outbox: len(r.Outbox), WebhookSecrets: len(r.WebhookSecrets),
 		ProviderLinks: len(r.ProviderLinks), BillingEvents: len(r.BillingEvents),
 	}
 }
@@ -72,7 +72,7 @@ func (c Counts) add(d Counts) Counts {
 		Users: c.Users + d.Users, Messages: c.Messages + d.Messages, Sessions: c.Sessions + d.Sessions,
 		AccessTokens: c.AccessTokens + d.AccessTokens, ActionCodes: c.ActionCodes + d.ActionCodes,
 		Contacts: c.Contacts + d.Contacts, Refusals: c.Refusals + d.Refusals,
-		WebhookCalls: c.WebhookCalls + d.WebhookCalls, WebhookSecrets: c.WebhookSecrets + d.WebhookSecrets,
+		Outbox: c.Outbox + d.Outbox, WebhookSecrets: c.WebhookSecrets + d.WebhookSecrets,
 		ProviderLinks: c.ProviderLinks + d.ProviderLinks, BillingEvents: c.BillingEvents + d.BillingEvents,
 	}
 }
@@ -88,7 +88,7 @@ func (c Counts) kinds() []struct {
 	}{
 		{"users", c.Users}, {"messages", c.Messages}, {"sessions", c.Sessions}, {"access tokens", c.AccessTokens},
 		{"action codes", c.ActionCodes}, {"contact submissions", c.Contacts}, {"refused addresses", c.Refusals},
-		{"webhook calls", c.WebhookCalls}, {"webhook secrets", c.WebhookSecrets},
+		{"outbox items", c.Outbox}, {"webhook secrets", c.WebhookSecrets},
 		{"provider links", c.ProviderLinks}, {"billing events", c.BillingEvents},
 	}
 }

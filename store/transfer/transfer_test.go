@@ -120,14 +120,14 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 		c.Messages++
 		switch i % 10 {
 		case 1: // delivered, its webhook call pending with a failure
-			_, err := db.SettleMessage(ctx, m.ID, func(m *core.Message) (*core.WebhookCall, error) {
+			_, err := db.SettleMessage(ctx, m.ID, func(m *core.Message) (*core.OutboxItem, error) {
 				m.Status, m.DeliveredAt, m.EmailMessageID = core.StatusDelivered, clock.Now(), "id"+m.ID+"@x"
-				return &core.WebhookCall{MessageID: m.ID, Owner: m.Owner, URL: "https://hooks.example/" + m.ID,
+				return &core.OutboxItem{ID: m.ID, MessageID: m.ID, Owner: m.Owner, URL: "https://hooks.example/" + m.ID,
 					Recipient: m.Recipient, DeliveredAt: clock.Now(), Attempts: 2, NextAttemptAt: clock.Now(),
 					LastError: "503 from hooks.example"}, nil
 			})
 			must(tb, err)
-			c.WebhookCalls++
+			c.Outbox++
 		case 2: // a temporary failure
 			_, err := db.UpdateMessage(ctx, m.ID, func(m *core.Message) error {
 				m.Attempts, m.LastError, m.NextAttemptAt = 1, "421 "+m.Recipient+" try later", clock.Now().Add(time.Hour)
@@ -161,7 +161,7 @@ func dump(tb testing.TB, s transfer.Store) *transfer.Records {
 		all.ActionCodes = append(all.ActionCodes, r.ActionCodes...)
 		all.Contacts = append(all.Contacts, r.Contacts...)
 		all.Refusals = append(all.Refusals, r.Refusals...)
-		all.WebhookCalls = append(all.WebhookCalls, r.WebhookCalls...)
+		all.Outbox = append(all.Outbox, r.Outbox...)
 		all.WebhookSecrets = append(all.WebhookSecrets, r.WebhookSecrets...)
 		all.ProviderLinks = append(all.ProviderLinks, r.ProviderLinks...)
 		all.BillingEvents = append(all.BillingEvents, r.BillingEvents...)
@@ -198,7 +198,7 @@ func wantReport(tb testing.TB, what string, rep transfer.Report, err error, copi
 }
 
 func total(c transfer.Counts) int {
-	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.WebhookCalls +
+	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.Outbox +
 		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents
 }
 

@@ -1,0 +1,205 @@
+package core
+
+// The pass's last step: the outbox, work that follows an event, retried
+// like a delivery: business webhooks after a delivery, the email that tells
+// an author a delivery failed for good, identity emails and password reset
+// requests.
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// WebhookSender posts a signed webhook. A *TemporaryError may pass on a later
+// try; any other error is permanent.
+type WebhookSender interface {
+	Post(ctx context.Context, url string, body []byte, headers map[string]string) error
+}
+
+// PasswordResets makes the password reset email of the account that has an
+// address (Auth): nil when none has.
+type PasswordResets interface {
+	PasswordResetEmail(ctx context.Context, email string) (*Email, error)
+}
+
+// sendFailureNotice emails the author of a failed message what happened. A
+// message or account deleted since has nobody left to tell.
+func (d *Delivery) sendFailureNotice(ctx context.Context, it *OutboxItem) (done bool, err error) {
+	m, err := d.Messages.FindMessageByID(ctx, it.MessageID)
+	if ErrorCode(err) == EMessageNotFound {
+		return true, nil
+	}
+	if err != nil {
+		return false, &TemporaryError{Err: err}
+	}
+	author, err := d.Users.FindUserByID(ctx, it.Owner)
+	if ErrorCode(err) == EUserNotFound {
+		return true, nil
+	}
+	if err != nil {
+		return false, &TemporaryError{Err: err}
+	}
+	email, err := d.Emails.DeliveryFailed(DeliveryFailedEmail{
+		To: Address{Name: author.Name, Address: author.Email}, Title: m.Title,
+		Recipient: Address{Name: m.Name, Address: m.Recipient}, Reason: m.LastError,
+		DashboardLink: d.BaseURL + "/dashboard",
+	})
+	if err != nil {
+		return false, err
+	}
+	return false, d.Mailer.Send(ctx, email)
+}
+
+// sendPasswordReset sends the reset email of the account of the item's
+// address, if there is one. The code is made here, not when it was asked
+// for, so the request cost the same whether or not the account exists. A
+// temporary failure turns the item into that email, so a retry sends the
+// same link.
+func (d *Delivery) sendPasswordReset(ctx context.Context, it *OutboxItem) (done bool, err error) {
+	if d.Resets == nil {
+		return false, &TemporaryError{Err: errors.New("no identity service is configured")}
+	}
+	e, err := d.Resets.PasswordResetEmail(ctx, it.Recipient)
+	if err != nil {
+		return false, &TemporaryError{Err: err}
+	}
+	if e == nil {
+		return true, nil
+	}
+	it.Kind, it.Email = OutboxEmail, e
+	return false, d.Mailer.Send(ctx, e)
+}
+
+// WebhookPayload is the JSON body of a delivery webhook.
+type WebhookPayload struct {
+	Event       string `json:"event"`
+	MessageID   string `json:"messageId"`
+	Recipient   string `json:"recipient"`
+	DeliveredAt int64  `json:"deliveredAt"` // milliseconds since the epoch, as API.md
+	Attempt     int    `json:"attempt"`
+}
+
+// WebhookSignatureHeader carries "sha256=" and the hex HMAC-SHA256 of the
+// raw body under the user's webhook secret.
+const WebhookSignatureHeader = "X-Sendlater-Signature"
+
+// SignWebhook returns the signature header value of body under secret.
+func SignWebhook(secret string, body []byte) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// runOutbox works every due outbox item, one batch at a time.
+func (d *Delivery) runOutbox(ctx context.Context, counts *passCounts) error {
+	for ctx.Err() == nil {
+		now := d.Clock.Now()
+		items, err := d.Store.ClaimOutbox(ctx, now, now.Add(d.lease()), 4*d.concurrency())
+		if err != nil || len(items) == 0 {
+			return err
+		}
+		sem := make(chan struct{}, d.concurrency())
+		var wg sync.WaitGroup
+		for _, it := range items {
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				d.workOutbox(ctx, it, counts)
+			}()
+		}
+		wg.Wait()
+	}
+	return nil
+}
+
+// outboxKindName names a kind in the log.
+func outboxKindName(kind string) string {
+	if kind == OutboxWebhook {
+		return "webhook"
+	}
+	return kind
+}
+
+func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passCounts) {
+	log := d.logger().With("outbox", it.ID, "kind", outboxKindName(it.Kind))
+	if it.MessageID != "" {
+		log = log.With("message", it.MessageID)
+	}
+	var done bool
+	var err error
+	webhook := it.Kind == OutboxWebhook
+	switch it.Kind {
+	case OutboxWebhook:
+		done, err = d.postWebhook(ctx, it)
+	case OutboxFailureNotice:
+		done, err = d.sendFailureNotice(ctx, it)
+	case OutboxPasswordReset:
+		done, err = d.sendPasswordReset(ctx, it)
+	case OutboxEmail:
+		err = d.Mailer.Send(ctx, it.Email)
+	default:
+		err = Errorf(EInternal, "an outbox item of the unknown kind %q", it.Kind)
+	}
+	now := d.Clock.Now()
+	switch {
+	case done:
+	case err == nil:
+		done = true
+		if webhook {
+			counts.add(func(r *PassResult) { r.Webhooks++ })
+		}
+	case ctx.Err() != nil:
+		it.NextAttemptAt = now
+	case isTemporary(err) && it.Attempts < len(RetryDelays):
+		it.NextAttemptAt = now.Add(RetryDelays[it.Attempts])
+		it.Attempts++
+		it.LastError = MaskEmails(err.Error())
+		log.Warn("outbox item failed, will retry", "attempt", it.Attempts, "err", it.LastError)
+	default:
+		// Kept for the operator (/healthz, the daily summary, `messages
+		// show`), without the email and its link.
+		it.FailedAt, it.NextAttemptAt, it.Email = now, time.Time{}, nil
+		it.LastError = MaskEmails(err.Error())
+		log.Error("outbox item failed for good", "err", it.LastError)
+	}
+	d.settleOutbox(ctx, it, done, counts, log)
+}
+
+// postWebhook POSTs a delivered message's webhook call, signed with its
+// owner's secret. An account deleted since took its consent with it: the
+// call is done unsent.
+func (d *Delivery) postWebhook(ctx context.Context, it *OutboxItem) (done bool, err error) {
+	if _, err := d.Users.FindUserByID(ctx, it.Owner); ErrorCode(err) == EUserNotFound {
+		return true, nil
+	}
+	if d.Webhooks == nil {
+		return false, &TemporaryError{Err: errors.New("no webhook client is configured")}
+	}
+	secret, err := d.Store.WebhookSecret(ctx, it.Owner)
+	if err != nil {
+		return false, &TemporaryError{Err: err}
+	}
+	body, _ := json.Marshal(WebhookPayload{Event: "message.delivered", MessageID: it.MessageID,
+		Recipient: it.Recipient, DeliveredAt: it.DeliveredAt.UnixMilli(), Attempt: it.Attempts + 1})
+	headers := map[string]string{"Content-Type": "application/json"}
+	if secret != "" {
+		headers[WebhookSignatureHeader] = SignWebhook(secret, body)
+	}
+	return false, d.Webhooks.Post(ctx, it.URL, body, headers)
+}
+
+func (d *Delivery) settleOutbox(ctx context.Context, it *OutboxItem, done bool, counts *passCounts, log *slog.Logger) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := d.Store.SettleOutbox(sctx, it, done); err != nil {
+		d.passError(counts, log, err)
+	}
+}

@@ -1,0 +1,69 @@
+package seal
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// An outbox email is sealed as the JSON of emailRecord: a form of its own,
+// so that a change to core.Email never silently changes what stores hold.
+
+type addressRecord struct {
+	Name    string `json:"name,omitempty"`
+	Address string `json:"address"`
+}
+
+type emailRecord struct {
+	V         int               `json:"v"`
+	From      addressRecord     `json:"from"`
+	To        []addressRecord   `json:"to"`
+	ReplyTo   *addressRecord    `json:"replyTo,omitempty"`
+	Subject   string            `json:"subject"`
+	Text      string            `json:"text"`
+	HTML      string            `json:"html,omitempty"`
+	Date      int64             `json:"date,omitempty"`
+	MessageID string            `json:"messageId,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+}
+
+func addressOf(a core.Address) addressRecord { return addressRecord{Name: a.Name, Address: a.Address} }
+func (a addressRecord) core() core.Address   { return core.Address{Name: a.Name, Address: a.Address} }
+
+func marshalEmail(e *core.Email) []byte {
+	r := emailRecord{V: 1, From: addressOf(e.From), Subject: e.Subject, Text: e.Text, HTML: e.HTML,
+		MessageID: e.MessageID, Headers: e.Headers}
+	for _, to := range e.To {
+		r.To = append(r.To, addressOf(to))
+	}
+	if e.ReplyTo != nil {
+		rt := addressOf(*e.ReplyTo)
+		r.ReplyTo = &rt
+	}
+	if !e.Date.IsZero() {
+		r.Date = e.Date.UnixNano()
+	}
+	b, _ := json.Marshal(r) // strings and maps of strings always marshal
+	return b
+}
+
+func unmarshalEmail(b []byte) (*core.Email, error) {
+	var r emailRecord
+	if err := json.Unmarshal(b, &r); err != nil || r.V != 1 {
+		return nil, core.Errorf(core.EInternal, "an outbox email of an unknown form")
+	}
+	e := &core.Email{From: r.From.core(), Subject: r.Subject, Text: r.Text, HTML: r.HTML,
+		MessageID: r.MessageID, Headers: r.Headers}
+	for _, to := range r.To {
+		e.To = append(e.To, to.core())
+	}
+	if r.ReplyTo != nil {
+		rt := r.ReplyTo.core()
+		e.ReplyTo = &rt
+	}
+	if r.Date != 0 {
+		e.Date = time.Unix(0, r.Date).UTC()
+	}
+	return e, nil
+}
