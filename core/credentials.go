@@ -30,6 +30,9 @@ type Session struct {
 	LastUsedAt    time.Time
 	ExpiresAt     time.Time
 	UserAgent     string
+	// RefreshedAt is when the current refresh token was issued by a
+	// rotation; zero before the first.
+	RefreshedAt time.Time
 }
 
 // SessionStore persists sessions. Implementations return ENotFound.

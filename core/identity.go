@@ -12,8 +12,12 @@ import (
 
 // Identity lifetimes and limits.
 const (
-	IDTokenTTL        = time.Hour
-	SessionIdleTTL    = 30 * 24 * time.Hour // a session unused this long ends
+	IDTokenTTL     = time.Hour
+	SessionIdleTTL = 30 * 24 * time.Hour // a session unused this long ends
+	SessionMaxAge  = 90 * 24 * time.Hour // a session ends this long after its sign-in, however used
+	// RefreshGrace is how long after a refresh the same refresh token gets
+	// the same new pair again instead of ending the session.
+	RefreshGrace      = 10 * time.Second
 	RecentLoginWindow = 5 * time.Minute
 	ResetCodeTTL      = time.Hour
 	EmailCodeTTL      = 3 * 24 * time.Hour // verifyEmail and recoverEmail

@@ -2,6 +2,9 @@ package core
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"time"
@@ -27,7 +30,7 @@ func (a *Auth) startSession(ctx context.Context, u *User, c Client) (*Tokens, er
 		AuthTime:    now,
 		CreatedAt:   now,
 		LastUsedAt:  now,
-		ExpiresAt:   now.Add(SessionIdleTTL),
+		ExpiresAt:   now.Add(min(SessionIdleTTL, SessionMaxAge)),
 		UserAgent:   ua,
 	}
 	if err := a.Sessions.CreateSession(ctx, s); err != nil {
@@ -71,9 +74,30 @@ func (a *Auth) checkKey() error {
 // request rotated first.
 var errRefreshReused = Errorf(EInvalidToken, "refresh token reused")
 
+// successor is the refresh token that follows token: a keyed hash of it,
+// so that a token presented again within RefreshGrace gets the very token
+// it got the first time, and only the server can tell what follows what.
+func (a *Auth) successor(token string) string {
+	mac := hmac.New(sha256.New, DeriveKey(a.SigningKey, PurposeRefreshChain))
+	mac.Write([]byte(token))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// sessionExpiry is when a session used at now ends: SessionIdleTTL later,
+// and never after SessionMaxAge from its start.
+func sessionExpiry(s *Session, now time.Time) time.Time {
+	idle, end := now.Add(SessionIdleTTL), s.CreatedAt.Add(SessionMaxAge)
+	if s.CreatedAt.IsZero() || idle.Before(end) {
+		return idle
+	}
+	return end
+}
+
 // Refresh exchanges a refresh token for a new ID token and a new refresh
-// token. A refresh token that was already exchanged ends its whole session:
-// either its owner or a thief holds a copy, and it cannot tell which.
+// token. The same token presented again within RefreshGrace of its
+// exchange (a retry after a lost reply, or two tabs at once) gets the same
+// new pair; presented later, it ends the whole session: either its owner
+// or a thief holds a copy, and it cannot tell which.
 func (a *Auth) Refresh(ctx context.Context, refreshToken string) (*Tokens, error) {
 	a.init()
 	if err := a.checkKey(); err != nil {
@@ -82,16 +106,15 @@ func (a *Auth) Refresh(ctx context.Context, refreshToken string) (*Tokens, error
 	if refreshToken == "" {
 		return nil, errInvalidToken()
 	}
-	hash := HashSecret(refreshToken)
+	hash, next := HashSecret(refreshToken), a.successor(refreshToken)
 	s, rotated, err := a.Sessions.FindSessionByRefreshHash(ctx, hash)
 	if err != nil {
 		return nil, tokenError(err)
 	}
 	now := a.Clock.Now()
 	if rotated || !now.Before(s.ExpiresAt) {
-		return nil, a.endSession(ctx, s.ID)
+		return a.refreshAgain(ctx, s, next, now)
 	}
-	next := NewSecret()
 	sid := s.ID
 	s, err = a.Sessions.UpdateSession(ctx, sid, func(s *Session) error {
 		if s.RefreshHash != hash {
@@ -102,12 +125,15 @@ func (a *Auth) Refresh(ctx context.Context, refreshToken string) (*Tokens, error
 			s.RotatedHashes = append([]string(nil), s.RotatedHashes[n-maxRotatedHashes:]...)
 		}
 		s.RefreshHash = HashSecret(next)
-		s.LastUsedAt = now
-		s.ExpiresAt = now.Add(SessionIdleTTL)
+		s.RefreshedAt, s.LastUsedAt = now, now
+		s.ExpiresAt = sessionExpiry(s, now)
 		return nil
 	})
 	if errors.Is(err, errRefreshReused) {
-		return nil, a.endSession(ctx, sid)
+		if s, err = a.Sessions.FindSessionByID(ctx, sid); err != nil {
+			return nil, tokenError(err)
+		}
+		return a.refreshAgain(ctx, s, next, now)
 	}
 	if err != nil {
 		return nil, tokenError(err)
@@ -117,6 +143,21 @@ func (a *Auth) Refresh(ctx context.Context, refreshToken string) (*Tokens, error
 		return nil, tokenError(err)
 	}
 	return a.issueWithUser(ctx, u, s, now, next)
+}
+
+// refreshAgain answers a refresh token that was exchanged already: within
+// RefreshGrace of the exchange, while what it was exchanged for is still
+// the session's current token, the same pair as the first time (the ID
+// token issued at the exchange); otherwise it ends the session.
+func (a *Auth) refreshAgain(ctx context.Context, s *Session, next string, now time.Time) (*Tokens, error) {
+	if s.RefreshHash != HashSecret(next) || now.Sub(s.RefreshedAt) > RefreshGrace || !now.Before(s.ExpiresAt) {
+		return nil, a.endSession(ctx, s.ID)
+	}
+	u, err := a.Users.FindUserByID(ctx, s.UserID)
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	return a.issueWithUser(ctx, u, s, s.RefreshedAt, next)
 }
 
 // endSession deletes a session that must not go on and answers

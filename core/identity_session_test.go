@@ -106,23 +106,60 @@ func TestReauthMakesALoginRecent(t *testing.T) {
 	}
 }
 
-func TestConcurrentRefreshWithOneTokenEndsTheSession(t *testing.T) {
+func TestARefreshRetriedWithinTheGraceGetsTheSamePair(t *testing.T) {
 	e := MustAuthEnv(t)
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
-	errs := make(chan error, 2)
+	// Two tabs at once, or a retry after a lost reply: the same new pair.
+	type result struct {
+		t   *core.Tokens
+		err error
+	}
+	results := make(chan result, 2)
 	for range 2 {
 		go func() {
-			_, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken)
-			errs <- err
+			t, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken)
+			results <- result{t, err}
 		}()
 	}
-	first, second := <-errs, <-errs
-	if first != nil && second != nil {
-		t.Fatalf("both refreshes failed: %v, %v", first, second)
+	a, b := <-results, <-results
+	if a.err != nil || b.err != nil {
+		t.Fatalf("refreshes: %v, %v", a.err, b.err)
 	}
-	if first == nil && second == nil {
-		t.Fatal("one refresh token was exchanged twice")
+	if a.t.RefreshToken != b.t.RefreshToken || a.t.IDToken != b.t.IDToken || !a.t.ExpiresAt.Equal(b.t.ExpiresAt) {
+		t.Fatal("two refreshes with one token got two pairs")
 	}
-	_, err := e.Auth.Authenticate(e.Ctx, tok.IDToken)
+	e.Clock.Add(core.RefreshGrace)
+	again, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken)
+	if err != nil || again.RefreshToken != a.t.RefreshToken || again.IDToken != a.t.IDToken {
+		t.Fatalf("a retry within the grace: %+v %v", again, err)
+	}
+	e.MustAuthenticate(t, a.t.IDToken)
+	// After the grace the old token is a copy: the session ends.
+	e.Clock.Add(time.Second)
+	_, err = e.Auth.Refresh(e.Ctx, tok.RefreshToken)
+	wantCode(t, err, core.EInvalidToken)
+	_, err = e.Auth.Refresh(e.Ctx, a.t.RefreshToken)
+	wantCode(t, err, core.EInvalidToken)
+	_, err = e.Auth.Authenticate(e.Ctx, a.t.IDToken)
+	wantCode(t, err, core.EInvalidToken)
+}
+
+func TestSessionEndsAfterItsMaximumAge(t *testing.T) {
+	e := MustAuthEnv(t)
+	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
+	start := e.Clock.Now()
+	for e.Clock.Now().Add(24 * time.Hour).Before(start.Add(core.SessionMaxAge)) {
+		e.Clock.Add(24 * time.Hour)
+		next, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken)
+		if err != nil {
+			t.Fatalf("day %v: %v", e.Clock.Now().Sub(start), err)
+		}
+		if next.RefreshExpiresAt.After(start.Add(core.SessionMaxAge)) {
+			t.Fatalf("the cookie outlives the session's maximum age: %v", next.RefreshExpiresAt)
+		}
+		tok = next
+	}
+	e.Clock.Set(start.Add(core.SessionMaxAge))
+	_, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken)
 	wantCode(t, err, core.EInvalidToken)
 }

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -282,4 +283,41 @@ func TestSecureRefreshCookie(t *testing.T) {
 	if rec.Code != http.StatusOK || len(rec.Result().Cookies()) != 2 || rec.Result().Cookies()[0].Name != "__Host-sl_refresh" {
 		t.Fatalf("refresh %d %s %v", rec.Code, rec.Body, rec.Result().Cookies())
 	}
+}
+
+// A refresh retried with the same cookie (a lost reply, two tabs) within
+// the grace gets the same pair; later, the old cookie ends the session.
+func TestRefreshIsSafeToRetry(t *testing.T) {
+	a := mustIdentityAPI(t)
+	resp := a.ok(nil, http.StatusCreated, "POST", "/api/auth/signup", "", map[string]string{"email": "ann@example.com", "password": pw}, nil)
+	old := refreshCookie(t, resp)
+	refresh := func() (*http.Response, envelope) {
+		req, _ := http.NewRequest("POST", a.srv.URL()+"/api/auth/token", nil)
+		req.AddCookie(&http.Cookie{Name: old.Name, Value: old.Value})
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var env envelope
+		json.NewDecoder(resp.Body).Decode(&env)
+		return resp, env
+	}
+	r1, e1 := refresh()
+	r2, e2 := refresh()
+	if r1.StatusCode != 200 || r2.StatusCode != 200 {
+		t.Fatalf("refreshes: %d %+v, %d %+v", r1.StatusCode, e1, r2.StatusCode, e2)
+	}
+	if refreshCookie(t, r1).Value != refreshCookie(t, r2).Value || string(e1.Data) != string(e2.Data) {
+		t.Fatal("the retry got another pair")
+	}
+	var tok tokensReply
+	json.Unmarshal(e1.Data, &tok)
+	a.ok(nil, 200, "GET", "/api/me", tok.IDToken, nil, nil)
+
+	a.Clock.Add(core.RefreshGrace + time.Second)
+	if r3, e3 := refresh(); r3.StatusCode != 401 || e3.Code != core.EInvalidToken || refreshCookie(t, r3).MaxAge >= 0 {
+		t.Fatalf("the old cookie after the grace: %d %+v", r3.StatusCode, e3)
+	}
+	a.fail(nil, 401, core.EInvalidToken, "GET", "/api/me", tok.IDToken, nil)
 }

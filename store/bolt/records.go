@@ -112,6 +112,7 @@ type sessionRecord struct {
 	LastUsedAt    int64    `json:"lastUsedAt,omitempty"`
 	ExpiresAt     int64    `json:"expiresAt,omitempty"`
 	UserAgent     string   `json:"userAgent,omitempty"`
+	RefreshedAt   int64    `json:"refreshedAt,omitempty"`
 }
 
 func encodeSession(x *core.Session) ([]byte, error) {
@@ -119,7 +120,7 @@ func encodeSession(x *core.Session) ([]byte, error) {
 		header: current, ID: x.ID, UserID: x.UserID, RefreshHash: x.RefreshHash,
 		RotatedHashes: x.RotatedHashes, AuthTime: unixNano(x.AuthTime),
 		CreatedAt: unixNano(x.CreatedAt), LastUsedAt: unixNano(x.LastUsedAt),
-		ExpiresAt: unixNano(x.ExpiresAt), UserAgent: x.UserAgent,
+		ExpiresAt: unixNano(x.ExpiresAt), UserAgent: x.UserAgent, RefreshedAt: unixNano(x.RefreshedAt),
 	})
 }
 
@@ -132,7 +133,7 @@ func decodeSession(b []byte) (*core.Session, error) {
 		ID: r.ID, UserID: r.UserID, RefreshHash: r.RefreshHash, RotatedHashes: r.RotatedHashes,
 		AuthTime: fromUnixNano(r.AuthTime), CreatedAt: fromUnixNano(r.CreatedAt),
 		LastUsedAt: fromUnixNano(r.LastUsedAt), ExpiresAt: fromUnixNano(r.ExpiresAt),
-		UserAgent: r.UserAgent,
+		UserAgent: r.UserAgent, RefreshedAt: fromUnixNano(r.RefreshedAt),
 	}, nil
 }
 

@@ -14,12 +14,13 @@ func errSessionNotFound() error {
 	return core.Errorf(core.ENotFound, "The session could not be found.")
 }
 
-const sessionColumns = `id, user_id, refresh_hash, rotated_hashes, auth_time, created_at, last_used_at, expires_at, user_agent`
+const sessionColumns = `id, user_id, refresh_hash, rotated_hashes, auth_time, created_at, last_used_at, expires_at,
+	user_agent, refreshed_at`
 
 func scanSession(row pgx.Row) (*core.Session, error) {
 	x := new(core.Session)
 	err := row.Scan(&x.ID, &x.UserID, &x.RefreshHash, &x.RotatedHashes, at(&x.AuthTime), at(&x.CreatedAt),
-		at(&x.LastUsedAt), at(&x.ExpiresAt), &x.UserAgent)
+		at(&x.LastUsedAt), at(&x.ExpiresAt), &x.UserAgent, at(&x.RefreshedAt))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, errSessionNotFound()
 	}
@@ -31,10 +32,10 @@ func scanSession(row pgx.Row) (*core.Session, error) {
 
 func sessionArgs(x *core.Session) []any {
 	return []any{x.ID, x.UserID, x.RefreshHash, list(x.RotatedHashes), nanos(x.AuthTime), nanos(x.CreatedAt),
-		nanos(x.LastUsedAt), nanos(x.ExpiresAt), x.UserAgent}
+		nanos(x.LastUsedAt), nanos(x.ExpiresAt), x.UserAgent, nanos(x.RefreshedAt)}
 }
 
-const insertSession = `insert into sessions (` + sessionColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+const insertSession = `insert into sessions (` + sessionColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 
 // CreateSession stores x, giving it a new id when it has none. Its user must
 // exist (a foreign key), so a session never outlives DeleteUser.
@@ -83,7 +84,7 @@ func (s *DB) UpdateSession(ctx context.Context, id string, fn func(x *core.Sessi
 		if x.ID != id {
 			return core.Errorf(core.EInvalid, "A session's id cannot change.")
 		}
-		_, err = tx.Exec(ctx, "update sessions set ("+sessionColumns+") = ($1, $2, $3, $4, $5, $6, $7, $8, $9) where id = $1",
+		_, err = tx.Exec(ctx, "update sessions set ("+sessionColumns+") = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) where id = $1",
 			sessionArgs(x)...)
 		return err
 	})

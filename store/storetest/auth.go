@@ -86,11 +86,14 @@ func testSessionRotation(t *testing.T, s Stores) {
 		next := core.HashSecret(core.NewSecret())
 		_, err := s.Sessions.UpdateSession(ctx, x.ID, func(x *core.Session) error {
 			x.RotatedHashes = append(x.RotatedHashes, x.RefreshHash)
-			x.RefreshHash, x.LastUsedAt = next, s.Clock.Now()
+			x.RefreshHash, x.LastUsedAt, x.RefreshedAt = next, s.Clock.Now(), s.Clock.Now()
 			return nil
 		})
 		must(t, err)
 		hashes = append(hashes, next)
+	}
+	if got, _ := s.Sessions.FindSessionByID(ctx, x.ID); !got.RefreshedAt.Equal(s.Clock.Now()) {
+		t.Fatalf("RefreshedAt = %v, want %v", got.RefreshedAt, s.Clock.Now())
 	}
 	current := hashes[len(hashes)-1]
 	got, rotated, err := s.Sessions.FindSessionByRefreshHash(ctx, current)
