@@ -11,7 +11,9 @@ import (
 // Defaults of Delivery.
 const (
 	DefaultDeliveryConcurrency = 8
-	DefaultLeaseDuration       = 10 * time.Minute
+	// DefaultLeaseDuration is how long a claim holds: about as long as a
+	// send may take (the SMTP timeout), renewed while one is in flight.
+	DefaultLeaseDuration = 30 * time.Second
 	// reminderRetryDelay is how long a reminder waits after a temporary
 	// failure; reminders are retried until their message is due.
 	reminderRetryDelay = 5 * time.Minute
@@ -48,7 +50,8 @@ type Delivery struct {
 	// Concurrency bounds the sends in flight; 0: DefaultDeliveryConcurrency.
 	Concurrency int
 	// LeaseDuration is how long a claim holds before another pass may take
-	// it over; 0: DefaultLeaseDuration.
+	// it over, renewed every third of it while a send is in flight; 0:
+	// DefaultLeaseDuration.
 	LeaseDuration time.Duration
 	// Refusals makes the one-click refusal links; nil: none offered.
 	Refusals *RefusalTokens

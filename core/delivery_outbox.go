@@ -136,6 +136,7 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 	var done bool
 	var err error
 	webhook := it.Kind == OutboxWebhook
+	stop := d.keepOutboxLease(it)
 	switch it.Kind {
 	case OutboxWebhook:
 		done, err = d.postWebhook(ctx, it)
@@ -148,6 +149,7 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 	default:
 		err = Errorf(EInternal, "an outbox item of the unknown kind %q", it.Kind)
 	}
+	stop()
 	now := d.Clock.Now()
 	switch {
 	case done:

@@ -70,7 +70,9 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		DashboardLink: d.BaseURL + "/dashboard",
 	})
 	if err == nil {
+		stop := d.keepClaim(ownsReminder, m, cur)
 		err = d.Mailer.Send(ctx, email)
+		stop()
 	}
 	passed := d.Reminders.passed(cur, now)
 	_, serr := d.settle(m.ID, func(x *Message) (*OutboxItem, error) {

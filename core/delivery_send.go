@@ -122,7 +122,9 @@ func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) 
 	}
 	email, err := d.Emails.Delivery(d.deliveryEmail(cur, author, now))
 	if err == nil {
+		stop := d.keepClaim(ownsClaim, m, cur)
 		err = d.Mailer.Send(ctx, email)
+		stop()
 	}
 	switch {
 	case err == nil:

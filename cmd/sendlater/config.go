@@ -102,7 +102,7 @@ var defaults = map[string]any{
 	"scheduler.interval":      "5s",
 	"scheduler.reminders":     []string{"240h"},
 	"scheduler.concurrency":   8,
-	"scheduler.lease":         "10m",
+	"scheduler.lease":         "30s",
 	"scheduler.heartbeat_url": "",
 	"webhooks.allow_private":  false,
 }
@@ -245,7 +245,7 @@ func (c *Config) validateScheduler(bad func(key, rule string, got any) error) er
 		return bad("scheduler.concurrency", "must be between 1 and 256", sc.Concurrency)
 	}
 	if sc.Lease < time.Second || sc.Lease > 24*time.Hour {
-		return bad("scheduler.lease", "must be between 1s and 24h, e.g. 10m", sc.Lease)
+		return bad("scheduler.lease", "must be between 1s and 24h, e.g. 30s", sc.Lease)
 	}
 	if sc.HeartbeatURL != "" {
 		if u, err := url.Parse(sc.HeartbeatURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

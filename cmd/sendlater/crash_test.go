@@ -13,16 +13,16 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
-	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/store/bolt"
 )
 
 // TestSendDueSurvivesSIGKILL runs `sendlater send-due` over 2,000 due
-// messages and kills it with SIGKILL at random moments, again and again, then
-// runs a final pass once the leases of the killed runs have expired. Every
-// message must have reached the SMTP server at least once, a duplicate must
-// carry the same Message-ID, duplicates must stay within the pass's send
+// messages and kills it with SIGKILL at random moments, again and again,
+// then restarts: `sendlater serve` with its scheduler. Every message must
+// have reached the SMTP server at least once within 2 minutes of the
+// restart (the killed runs' leases are 30 seconds), a duplicate must carry
+// the same Message-ID, duplicates must stay within the pass's send
 // concurrency per kill, and the store must be consistent.
 func TestSendDueSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
@@ -39,7 +39,8 @@ func TestSendDueSurvivesSIGKILL(t *testing.T) {
 
 	mail := smtptest.Start(t)
 	mail.SetDelay(time.Millisecond) // sends in flight when the kill comes
-	env := append(cleanEnv(), smtpEnv(mail, fmt.Sprintf("SENDLATER_SCHEDULER_CONCURRENCY=%d", concurrency))...)
+	extra := smtpEnv(mail, fmt.Sprintf("SENDLATER_SCHEDULER_CONCURRENCY=%d", concurrency))
+	env := append(cleanEnv(), extra...)
 
 	kills := 0
 	deadline := time.Now().Add(20 * time.Second)
@@ -68,17 +69,21 @@ func TestSendDueSurvivesSIGKILL(t *testing.T) {
 	if kills == 0 {
 		t.Fatal("send-due was never killed: the test proves nothing")
 	}
-	sentBeforeFinal := len(mail.Messages())
+	sentBeforeRestart := len(mail.Messages())
 
-	// The final pass, after every lease of the killed runs has expired.
-	e := testenv.New(t, testenv.Config{Path: dbPath, Key: dataKey(t, dir), SMTP: mail, Start: time.Now().Add(core.DefaultLeaseDuration + time.Minute)})
-	db, d := e.DB, e.Delivery
-	d.Concurrency = concurrency
-	mail.SetDelay(0)
-	res, err := d.Run(context.Background())
-	if err != nil || len(res.Errors) > 0 {
-		t.Fatalf("final pass: %v %v", err, res.Errors)
+	// The restart: the server's scheduler passes every second.
+	restart := time.Now()
+	srv := startServer(t, dir, append(extra, "SENDLATER_SCHEDULER_INTERVAL=1s")...)
+	for !allReceived(mail, total) {
+		if time.Since(restart) > 2*time.Minute {
+			t.Fatalf("2 minutes after the restart, %d emails for %d messages", len(mail.Messages()), total)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
+	took := time.Since(restart)
+	srv.stop(t)
+	db := openStore(t, dir, dbPath)
+	defer db.Close()
 
 	// Every message delivered, received, under its own stable Message-ID.
 	received := map[string]int{}
@@ -107,7 +112,21 @@ func TestSendDueSurvivesSIGKILL(t *testing.T) {
 	if duplicates > kills*concurrency {
 		t.Fatalf("%d duplicates over %d kills: more than the concurrency (%d) per kill", duplicates, kills, concurrency)
 	}
-	t.Logf("%d kills; %d emails before the final pass, which delivered %d; %d duplicates", kills, sentBeforeFinal, res.Delivered, duplicates)
+	if err := db.Check(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d kills; %d emails before the restart; every message received %v after it; %d duplicates",
+		kills, sentBeforeRestart, took.Round(time.Millisecond), duplicates)
+}
+
+// allReceived reports whether the SMTP server holds total distinct
+// Message-IDs.
+func allReceived(mail *smtptest.Server, total int) bool {
+	ids := map[string]bool{}
+	for _, m := range mail.Messages() {
+		ids[m.Header.Get("Message-Id")] = true
+	}
+	return len(ids) >= total
 }
 
 // seedDue stores total messages of one pro author, all due an hour ago, and

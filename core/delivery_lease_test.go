@@ -1,0 +1,60 @@
+package core_test
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// A send slower than the lease keeps its claim: the lease is renewed while
+// the send is in flight, so a second process's passes, running all the
+// while, never take the message over and send it again.
+func TestALongSendKeepsItsLease(t *testing.T) {
+	e := MustDeliveryEnv(t, time.Now().AddDate(0, -2, 0))
+	u := e.mustUser(t, "ada@example.com", "")
+	m := e.mustMessage(t, u.ID, core.Interval1M) // due a month ago
+	e.Delivery.Reminders = nil
+	e.Delivery.Clock, e.Delivery.LeaseDuration = core.SystemClock{}, 300*time.Millisecond
+	d := e.Delivery
+	other := &core.Delivery{ // another process over the same store
+		Messages: d.Messages, Users: d.Users, Store: d.Store, Mailer: d.Mailer, Emails: d.Emails,
+		Clock: d.Clock, BaseURL: d.BaseURL, LeaseDuration: d.LeaseDuration, Logger: d.Logger,
+	}
+	e.SMTP.SetDelay(1500 * time.Millisecond)
+
+	done := make(chan core.PassResult)
+	go func() {
+		res, err := e.Delivery.Run(e.Ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	var takeovers atomic.Int32
+	for sending := true; sending; {
+		select {
+		case res := <-done:
+			if res.Delivered != 1 {
+				t.Fatalf("the pass: %v", res)
+			}
+			sending = false
+		case <-time.After(50 * time.Millisecond):
+			res, err := other.Run(e.Ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			takeovers.Add(int32(res.Delivered + res.Skipped + res.Retried))
+		}
+	}
+	if n := takeovers.Load(); n != 0 {
+		t.Fatalf("another pass took the message over %d times during the send", n)
+	}
+	e.SMTP.SetDelay(0)
+	e.nextEmail(t, "charles@example.com")
+	e.NoMoreEmail(t)
+	if got := e.find(t, m.ID); got.Status != core.StatusDelivered {
+		t.Fatalf("status %s", got.Status)
+	}
+}
