@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // MaxContactMessageBytes bounds a contact form message.
@@ -39,14 +38,7 @@ type ContactInput struct {
 // is optional; when given it must fit on one line, as it becomes a header.
 func (in *ContactInput) Validate() error {
 	f := map[string]string{}
-	switch {
-	case utf8.RuneCountInString(in.Name) > MaxNameLen:
-		f["name"] = "The name must be at most 200 characters"
-	case strings.ContainsAny(in.Name, "\r\n"):
-		f["name"] = "The name must be on one line"
-	case in.Name != "" && strings.TrimSpace(in.Name) == "":
-		f["name"] = "Please enter your name"
-	}
+	validateProfileName(f, in.Name, in.Name != "")
 	switch email := strings.TrimSpace(in.Email); {
 	case email == "":
 		f["email"] = "Please enter your email"

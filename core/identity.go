@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // Identity lifetimes and limits.
@@ -136,13 +135,10 @@ func validateEmail(f map[string]string, field, email string) {
 
 // validateProfileName checks a name; required is the profile form's rule.
 func validateProfileName(f map[string]string, name string, required bool) {
-	switch {
-	case required && strings.TrimSpace(name) == "":
+	if required && strings.TrimSpace(name) == "" {
 		f["name"] = "Please enter your name"
-	case utf8.RuneCountInString(name) > MaxNameLen:
-		f["name"] = "The name must be at most 200 characters"
-	case strings.ContainsAny(name, "\r\n"):
-		f["name"] = "The name must be on one line"
+	} else if p := lineProblem(name, "The name", MaxNameLen); p != "" {
+		f["name"] = p
 	}
 }
 

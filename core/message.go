@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Limits on message fields.
@@ -140,22 +139,18 @@ func validateWebhookURL(f map[string]string, s string) {
 }
 
 func validateTitle(f map[string]string, s string) {
-	switch {
-	case strings.TrimSpace(s) == "":
+	if strings.TrimSpace(s) == "" {
 		f["title"] = "Please enter a title"
-	case utf8.RuneCountInString(s) > MaxTitleLen:
-		f["title"] = "The title must be at most 200 characters"
+	} else if p := lineProblem(s, "The title", MaxTitleLen); p != "" {
+		f["title"] = p
 	}
 }
 
 func validateName(f map[string]string, s string) {
-	switch {
-	case strings.TrimSpace(s) == "":
+	if strings.TrimSpace(s) == "" {
 		f["name"] = "Please enter a recipient name"
-	case utf8.RuneCountInString(s) > MaxNameLen:
-		f["name"] = "The recipient name must be at most 200 characters"
-	case strings.ContainsAny(s, "\r\n"):
-		f["name"] = "The recipient name must be on one line"
+	} else if p := lineProblem(s, "The recipient name", MaxNameLen); p != "" {
+		f["name"] = p
 	}
 }
 

@@ -57,6 +57,16 @@ func TestMessageValidationMessages(t *testing.T) {
 		{"header injection in name", func(in *core.MessageInput) { in.Name = "Anna\r\nBcc: x@y.z" }, map[string]string{
 			"name": "The recipient name must be on one line",
 		}},
+		{"bidi override in title", func(in *core.MessageInput) { in.Title = "Invoice \u202egpj.exe" }, map[string]string{
+			"title": "The title must not contain control characters or text direction marks",
+		}},
+		{"control character in name", func(in *core.MessageInput) { in.Name = "Anna\x07" }, map[string]string{
+			"name": "The recipient name must not contain control characters or text direction marks",
+		}},
+		{"line separator in title", func(in *core.MessageInput) { in.Title = "a\u2028b" }, map[string]string{
+			"title": "The title must be on one line",
+		}},
+		{"a name in another script is fine", func(in *core.MessageInput) { in.Name = "Анна Ω 李" }, nil},
 		{"long body", func(in *core.MessageInput) { in.Body = strings.Repeat("a", 100*1024+1) }, map[string]string{
 			"message": "The message must be at most 100 KB",
 		}},
@@ -72,6 +82,40 @@ func TestMessageValidationMessages(t *testing.T) {
 				t.Fatalf("fields = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestRecipientsAreRealMailboxes(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"anna@example.com":        true,
+		"anna.b+tag@mail.example": true,
+		"anna@xn--bcher-kva.de":   true,
+		"anna@bücher.de":          true,
+		"anna@localhost":          false,
+		"anna@mail.localhost":     false,
+		"anna@example":            false,
+		"anna@[127.0.0.1]":        false,
+		"anna@127.0.0.1":          false,
+		"anna@-example.com":       false,
+		"anna@example..com":       false,
+		"anna@example.com.":       false,
+		"anna@exa_mple.com":       false,
+	} {
+		in := validInput()
+		in.Recipient = addr
+		if got := in.Validate() == nil; got != ok {
+			t.Errorf("%q valid: %v, want %v", addr, got, ok)
+		}
+	}
+	// mail.allow_local_recipients (tests, closed installations).
+	core.AllowLocalAddresses(true)
+	defer core.AllowLocalAddresses(false)
+	for _, addr := range []string{"anna@localhost", "anna@[127.0.0.1]", "anna@mailhost"} {
+		in := validInput()
+		in.Recipient = addr
+		if err := in.Validate(); err != nil {
+			t.Errorf("%q refused with local recipients allowed: %v", addr, err)
+		}
 	}
 }
 

@@ -86,18 +86,17 @@ func NormalizeEmail(s string) string { return strings.TrimSpace(s) }
 // EmailKey is the case-insensitive key under which an email is indexed.
 func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
-// ValidEmail reports whether s is one plain email address (net/mail), with no
-// display name and a dotted or local domain.
-func ValidEmail(s string) bool {
-	if len(s) > MaxEmailLen {
-		return false
-	}
+// parseAddress is the address part of s as net/mail reads it, refusing a
+// display name.
+func parseAddress(s string) (string, error) {
 	a, err := mail.ParseAddress(s)
-	if err != nil || a.Name != "" || a.Address != s {
-		return false
+	if err != nil {
+		return "", err
 	}
-	at := strings.LastIndexByte(s, '@')
-	return at > 0 && at < len(s)-1
+	if a.Name != "" {
+		return "", Errorf(EInvalid, "an address with a display name")
+	}
+	return a.Address, nil
 }
 
 // UserFilter selects users for listing.

@@ -3,9 +3,11 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -143,12 +145,54 @@ func jsonError(err error) error {
 		return core.Errorf(core.EInvalidJSON, "The request body is empty; it must be a JSON object.")
 	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
 		return core.Errorf(core.EInvalidJSON, "The request body is not valid JSON.")
+	case errors.As(err, &typ) && typ.Field == "":
+		return core.Errorf(core.EInvalidJSON, "The request body must be a JSON object, not %s.", jsonKind(typ.Value))
 	case errors.As(err, &typ):
-		return core.Errorf(core.EInvalidJSON, "The field %q must be of type %s.", typ.Field, typ.Type)
+		msg := fmt.Sprintf("The field %q must be %s, not %s.", typ.Field, goKind(typ.Type), jsonKind(typ.Value))
+		return &core.Error{Code: core.EInvalidJSON, Message: msg, Fields: map[string]string{typ.Field: msg}}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return core.Errorf(core.EInvalidJSON, "The field %s is not allowed.", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
 	return core.Errorf(core.EInvalidJSON, "The request body is not valid JSON.")
+}
+
+// goKind names what a Go type holds in the words of a JSON document.
+func goKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "text"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
+}
+
+// jsonKind names the kind of JSON value encoding/json reports ("string",
+// "number 1.5", "bool", "array", "object").
+func jsonKind(v string) string {
+	switch {
+	case v == "string":
+		return "text"
+	case v == "bool":
+		return "true or false"
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	case v == "array":
+		return "a list"
+	case v == "object":
+		return "an object"
+	}
+	return v
 }
 
 // logger returns the request's logger (with its request id).

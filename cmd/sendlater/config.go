@@ -40,8 +40,9 @@ type Config struct {
 		Format string `mapstructure:"format"`
 	} `mapstructure:"log"`
 	Mail struct {
-		From string `mapstructure:"from"`
-		SMTP struct {
+		From                 string `mapstructure:"from"`
+		AllowLocalRecipients bool   `mapstructure:"allow_local_recipients"`
+		SMTP                 struct {
 			Host         string        `mapstructure:"host"`
 			Port         int           `mapstructure:"port"`
 			Username     string        `mapstructure:"username"`
@@ -76,35 +77,36 @@ type Config struct {
 // defaults lists every key with its default value; keys must be known to
 // viper for SENDLATER_* variables to reach them.
 var defaults = map[string]any{
-	"addr":                    ":8080",
-	"data_dir":                "./data",
-	"base_url":                "http://localhost:8080",
-	"app_name":                "Sendlater",
-	"trusted_proxies":         []string{},
-	"encryption_key":          "",
-	"encryption_key_file":     "",
-	"store.driver":            "bolt",
-	"store.url":               "",
-	"store.url_file":          "",
-	"store.pool_size":         16,
-	"log.level":               "info",
-	"log.format":              "text",
-	"mail.from":               "Sendlater <no-reply@localhost>",
-	"mail.smtp.host":          "",
-	"mail.smtp.port":          587,
-	"mail.smtp.username":      "",
-	"mail.smtp.password":      "",
-	"mail.smtp.password_file": "",
-	"mail.smtp.tls":           "starttls",
-	"mail.smtp.timeout":       "30s",
-	"mail.smtp.pool_size":     4,
-	"contact.to":              "",
-	"scheduler.interval":      "5s",
-	"scheduler.reminders":     []string{"240h"},
-	"scheduler.concurrency":   8,
-	"scheduler.lease":         "30s",
-	"scheduler.heartbeat_url": "",
-	"webhooks.allow_private":  false,
+	"addr":                        ":8080",
+	"data_dir":                    "./data",
+	"base_url":                    "http://localhost:8080",
+	"app_name":                    "Sendlater",
+	"trusted_proxies":             []string{},
+	"encryption_key":              "",
+	"encryption_key_file":         "",
+	"store.driver":                "bolt",
+	"store.url":                   "",
+	"store.url_file":              "",
+	"store.pool_size":             16,
+	"log.level":                   "info",
+	"log.format":                  "text",
+	"mail.from":                   "Sendlater <no-reply@localhost>",
+	"mail.allow_local_recipients": false,
+	"mail.smtp.host":              "",
+	"mail.smtp.port":              587,
+	"mail.smtp.username":          "",
+	"mail.smtp.password":          "",
+	"mail.smtp.password_file":     "",
+	"mail.smtp.tls":               "starttls",
+	"mail.smtp.timeout":           "30s",
+	"mail.smtp.pool_size":         4,
+	"contact.to":                  "",
+	"scheduler.interval":          "5s",
+	"scheduler.reminders":         []string{"240h"},
+	"scheduler.concurrency":       8,
+	"scheduler.lease":             "30s",
+	"scheduler.heartbeat_url":     "",
+	"webhooks.allow_private":      false,
 }
 
 // newViper returns a viper with the defaults and the environment bound.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
+
+	"github.com/sendlater/sendlater/core"
 )
 
 // app is what every subcommand shares: the flags, the config and the logger.
@@ -65,6 +67,7 @@ func (a *app) load() error {
 		return err
 	}
 	a.cfg = cfg
+	core.AllowLocalAddresses(cfg.Mail.AllowLocalRecipients)
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[cfg.Log.Level]
 	opts := &slog.HandlerOptions{Level: level}
 	if cfg.Log.Format == "json" {
