@@ -23,8 +23,16 @@ func TestLimitEventsAreBounded(t *testing.T) {
 	}
 	later := t0.Add(2 * time.Minute)
 	s.HitLimit(ctx, "attacked", ev("e", later), later)
-	for i := range maxLimitKeys {
+	// The store is full: the next key makes room, the expired keys first.
+	for i := range 1000 {
 		s.HitLimit(ctx, fmt.Sprint("new", i), ev("e", later), later)
+	}
+	if got, _ := s.LimitEvents(ctx, "attacked", later); len(got) != 1 {
+		t.Fatal("a live key was evicted before expired ones")
+	}
+	// A flood of live keys: arbitrary ones go, the count stays bounded.
+	for i := range 2 * maxLimitKeys {
+		s.HitLimit(ctx, fmt.Sprint("flood", i), ev("e", later), later)
 	}
 	if n := len(s.limits.keys); n > maxLimitKeys {
 		t.Fatalf("%d keys held, at most %d", n, maxLimitKeys)
@@ -34,9 +42,5 @@ func TestLimitEventsAreBounded(t *testing.T) {
 	}
 	if n := len(s.limits.keys["busy"]); n != maxLimitEventsPerKey {
 		t.Fatalf("%d events under one key, want the last %d", n, maxLimitEventsPerKey)
-	}
-	// The expired keys went before the live one.
-	if got, _ := s.LimitEvents(ctx, "attacked", later); len(got) != 1 {
-		t.Fatal("a live key was evicted before expired ones")
 	}
 }
