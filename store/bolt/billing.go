@@ -26,11 +26,11 @@ func createBillingBuckets(tx *bbolt.Tx) error {
 		}
 	}
 	return tx.Bucket(bucketUsers).ForEach(func(k, v []byte) error {
-		u, err := decodeUser(v)
+		r, err := decodeUserRecord(v)
 		if err != nil {
 			return err
 		}
-		return indexCustomer(tx, u.ID, "", u.StripeCustomerID)
+		return indexCustomer(tx, r.ID, "", r.StripeCustomerID)
 	})
 }
 
@@ -63,7 +63,7 @@ func (s *DB) FindUserByStripeCustomer(ctx context.Context, customerID string) (*
 			return errUserNotFound()
 		}
 		var err error
-		u, err = findUser(tx, string(id))
+		u, err = s.findUser(tx, string(id))
 		return err
 	})
 	return u, err

@@ -17,7 +17,7 @@ func (s *DB) CreateContact(ctx context.Context, c *core.ContactSubmission) error
 		return err
 	}
 	return s.update(ctx, func(tx *bbolt.Tx) error {
-		v, err := encodeContact(c)
+		v, err := s.encodeContact(c)
 		if err != nil {
 			return err
 		}
@@ -31,7 +31,7 @@ func (s *DB) ListContacts(ctx context.Context, limit int) ([]*core.ContactSubmis
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucketContacts).Cursor()
 		for k, v := c.Last(); k != nil && (limit <= 0 || len(cs) < limit); k, v = c.Prev() {
-			x, err := decodeContact(v)
+			x, err := s.decodeContact(v)
 			if err != nil {
 				return err
 			}

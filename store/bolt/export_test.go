@@ -11,7 +11,7 @@ import (
 // AppendMigration makes m the next schema version for one test.
 func AppendMigration(tb testing.TB, m func(tx *bbolt.Tx) error) {
 	old := migrations
-	migrations = append(slices.Clip(old), m)
+	migrations = append(slices.Clip(old), schemaOnly(m))
 	tb.Cleanup(func() { migrations = old })
 }
 

@@ -158,7 +158,7 @@ func (s *DB) CreateUserWithLink(ctx context.Context, u *core.User, l *core.Provi
 	}
 	l.UserID = u.ID
 	return s.update(ctx, func(tx *bbolt.Tx) error {
-		if err := createUser(tx, u); err != nil {
+		if err := s.createUser(tx, u); err != nil {
 			return err
 		}
 		return addLink(tx, l)

@@ -26,7 +26,7 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 		return err
 	}
 	return wrapErr(s.db.Batch(func(tx *bbolt.Tx) error {
-		owner, err := findUser(tx, m.Owner)
+		owner, err := s.findUser(tx, m.Owner)
 		if err != nil {
 			return err
 		}

@@ -251,7 +251,7 @@ func (s *DB) SetWebhookSecret(ctx context.Context, userID, secret string) error 
 		return err
 	}
 	return s.update(ctx, func(tx *bbolt.Tx) error {
-		if _, err := findUser(tx, userID); err != nil {
+		if _, err := s.findUser(tx, userID); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketWebhookSecrets).Put([]byte(userID), s.seal.SealWebhookSecret(userID, secret))

@@ -1,11 +1,14 @@
 package bolt
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
+	"go.etcd.io/bbolt"
 )
 
 // Records are the stored form of the core types: JSON of private structs
@@ -60,11 +63,15 @@ func validID(kind, id string) error {
 	return nil
 }
 
+// userRecord holds the name sealed (store/seal); records written before
+// schema version 7 held it in clear, in Name, until that version's
+// migration sealed them.
 type userRecord struct {
 	header
 	ID                       string   `json:"id"`
 	Email                    string   `json:"email"`
 	Name                     string   `json:"name,omitempty"`
+	SealedName               []byte   `json:"sealedName,omitempty"`
 	Picture                  string   `json:"picture,omitempty"`
 	Timezone                 string   `json:"timezone,omitempty"`
 	PasswordHash             string   `json:"passwordHash,omitempty"`
@@ -77,28 +84,59 @@ type userRecord struct {
 	UpdatedAt                int64    `json:"updatedAt,omitempty"`
 }
 
-func encodeUser(u *core.User) ([]byte, error) {
-	return encode(userRecord{
-		header: current, ID: u.ID, Email: u.Email, Name: u.Name, Picture: u.Picture,
+// userRecordOf is the stored form of a sealed user.
+func userRecordOf(su *seal.User) userRecord {
+	u := &su.Plain
+	return userRecord{
+		header: current, ID: u.ID, Email: u.Email, SealedName: su.Name, Picture: u.Picture,
 		Timezone: u.Timezone, PasswordHash: u.PasswordHash, Providers: u.Providers,
 		EmailVerified: u.EmailVerified, StripeCustomerID: u.StripeCustomerID,
 		StripePriceID: u.StripePriceID, StripeSubscriptionStatus: u.StripeSubscriptionStatus,
 		CreatedAt: unixNano(u.CreatedAt), UpdatedAt: unixNano(u.UpdatedAt),
-	})
+	}
 }
 
-func decodeUser(b []byte) (*core.User, error) {
+// sealedUser is the sealed user r holds (of a record of version 7 on).
+func (r *userRecord) sealedUser() seal.User {
+	return seal.User{
+		Plain: core.User{
+			ID: r.ID, Email: r.Email, Picture: r.Picture, Timezone: r.Timezone,
+			PasswordHash: r.PasswordHash, Providers: r.Providers, EmailVerified: r.EmailVerified,
+			StripeCustomerID: r.StripeCustomerID, StripePriceID: r.StripePriceID,
+			StripeSubscriptionStatus: r.StripeSubscriptionStatus,
+			CreatedAt:                fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
+		},
+		Name: r.SealedName,
+	}
+}
+
+func decodeUserRecord(b []byte) (*userRecord, error) {
 	var r userRecord
 	if err := decode("user", b, &r); err != nil {
 		return nil, err
 	}
-	return &core.User{
-		ID: r.ID, Email: r.Email, Name: r.Name, Picture: r.Picture, Timezone: r.Timezone,
-		PasswordHash: r.PasswordHash, Providers: r.Providers, EmailVerified: r.EmailVerified,
-		StripeCustomerID: r.StripeCustomerID, StripePriceID: r.StripePriceID,
-		StripeSubscriptionStatus: r.StripeSubscriptionStatus,
-		CreatedAt:                fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
-	}, nil
+	return &r, nil
+}
+
+func (s *DB) encodeUser(u *core.User) ([]byte, error) {
+	su := s.seal.SealUser(u)
+	return encode(userRecordOf(&su))
+}
+
+// decodeUser reads and opens a user; a record from before version 7
+// (migration 7 reads them) has its name in clear.
+func (s *DB) decodeUser(b []byte) (*core.User, error) {
+	r, err := decodeUserRecord(b)
+	if err != nil {
+		return nil, err
+	}
+	su := r.sealedUser()
+	if r.SealedName == nil {
+		u := su.Plain
+		u.Name = r.Name
+		return &u, nil
+	}
+	return s.seal.OpenUser(&su)
 }
 
 type sessionRecord struct {
@@ -197,28 +235,98 @@ func decodeActionCode(b []byte) (*core.ActionCode, error) {
 	}, nil
 }
 
+// contactRecord holds the submission sealed (store/seal); records written
+// before schema version 7 held it in clear until that version's migration
+// sealed them.
 type contactRecord struct {
 	header
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Email     string `json:"email"`
-	Message   string `json:"message"`
-	CreatedAt int64  `json:"createdAt,omitempty"`
+	ID            string `json:"id"`
+	Name          string `json:"name,omitempty"`
+	Email         string `json:"email,omitempty"`
+	Message       string `json:"message,omitempty"`
+	SealedName    []byte `json:"sealedName,omitempty"`
+	SealedEmail   []byte `json:"sealedEmail,omitempty"`
+	SealedMessage []byte `json:"sealedMessage,omitempty"`
+	CreatedAt     int64  `json:"createdAt,omitempty"`
 }
 
-func encodeContact(c *core.ContactSubmission) ([]byte, error) {
-	return encode(contactRecord{
-		header: current, ID: c.ID, Name: c.Name, Email: c.Email, Message: c.Message,
-		CreatedAt: unixNano(c.CreatedAt),
-	})
+func contactRecordOf(sc *seal.Contact) contactRecord {
+	return contactRecord{
+		header: current, ID: sc.Plain.ID, SealedName: sc.Name, SealedEmail: sc.Email, SealedMessage: sc.Message,
+		CreatedAt: unixNano(sc.Plain.CreatedAt),
+	}
 }
 
-func decodeContact(b []byte) (*core.ContactSubmission, error) {
+func (r *contactRecord) sealedContact() seal.Contact {
+	return seal.Contact{
+		Plain: core.ContactSubmission{ID: r.ID, CreatedAt: fromUnixNano(r.CreatedAt)},
+		Name:  r.SealedName, Email: r.SealedEmail, Message: r.SealedMessage,
+	}
+}
+
+func decodeContactRecord(b []byte) (*contactRecord, error) {
 	var r contactRecord
 	if err := decode("contact", b, &r); err != nil {
 		return nil, err
 	}
-	return &core.ContactSubmission{
-		ID: r.ID, Name: r.Name, Email: r.Email, Message: r.Message, CreatedAt: fromUnixNano(r.CreatedAt),
-	}, nil
+	return &r, nil
+}
+
+func (s *DB) encodeContact(c *core.ContactSubmission) ([]byte, error) {
+	sc := s.seal.SealContact(c)
+	return encode(contactRecordOf(&sc))
+}
+
+// decodeContact reads and opens a submission; one from before version 7
+// (migration 7 reads them) is in clear.
+func (s *DB) decodeContact(b []byte) (*core.ContactSubmission, error) {
+	r, err := decodeContactRecord(b)
+	if err != nil {
+		return nil, err
+	}
+	sc := r.sealedContact()
+	if r.SealedMessage == nil {
+		c := sc.Plain
+		c.Name, c.Email, c.Message = r.Name, r.Email, r.Message
+		return &c, nil
+	}
+	return s.seal.OpenContact(&sc)
+}
+
+// sealPersonalData is version 7: account names and contact submissions,
+// until then in clear, are sealed like message contents.
+func (s *DB) sealPersonalData(tx *bbolt.Tx) error {
+	for _, kind := range []struct {
+		bucket []byte
+		reseal func(v []byte) ([]byte, error)
+	}{
+		{bucketUsers, func(v []byte) ([]byte, error) {
+			u, err := s.decodeUser(v)
+			if err != nil {
+				return nil, err
+			}
+			return s.encodeUser(u)
+		}},
+		{bucketContacts, func(v []byte) ([]byte, error) {
+			c, err := s.decodeContact(v)
+			if err != nil {
+				return nil, err
+			}
+			return s.encodeContact(c)
+		}},
+	} {
+		b := tx.Bucket(kind.bucket)
+		var keys [][]byte
+		b.ForEach(func(k, _ []byte) error { keys = append(keys, bytes.Clone(k)); return nil })
+		for _, k := range keys {
+			v, err := kind.reseal(b.Get(k))
+			if err != nil {
+				return err
+			}
+			if err := b.Put(k, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -42,17 +42,24 @@ var (
 )
 
 // A migration moves the schema one version up. migrations[i] takes a store
-// from version i to i+1; they run in order inside the opening transaction.
-// Append only: a released migration never changes.
-type migration func(tx *bbolt.Tx) error
+// from version i to i+1; they run in order inside the opening transaction,
+// with the store's sealer at hand. Append only: a released migration never
+// changes.
+type migration func(s *DB, tx *bbolt.Tx) error
+
+// schemaOnly is a migration that needs no sealer.
+func schemaOnly(fn func(tx *bbolt.Tx) error) migration {
+	return func(_ *DB, tx *bbolt.Tx) error { return fn(tx) }
+}
 
 var migrations = []migration{
-	createBuckets,
-	createDeliveryBuckets, // delivery.go
-	indexSessionExpiry,    // sessions.go
-	createBillingBuckets,  // billing.go
-	createLinkBuckets,     // links.go
-	createOutboxBuckets,   // outbox.go
+	schemaOnly(createBuckets),
+	schemaOnly(createDeliveryBuckets), // delivery.go
+	schemaOnly(indexSessionExpiry),    // sessions.go
+	schemaOnly(createBillingBuckets),  // billing.go
+	schemaOnly(createLinkBuckets),     // links.go
+	schemaOnly(createOutboxBuckets),   // outbox.go
+	(*DB).sealPersonalData,            // records.go
 }
 
 // createBuckets is version 1.
@@ -88,7 +95,7 @@ func (s *DB) migrate(tx *bbolt.Tx) error {
 		return err
 	}
 	for v := version; v < uint64(len(migrations)); v++ {
-		if err := migrations[v](tx); err != nil {
+		if err := migrations[v](s, tx); err != nil {
 			return core.Errorf(core.EInternal, "Migrating the store to version %d failed: %v", v+1, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/store/storetest"
 	"go.etcd.io/bbolt"
 )
 
@@ -146,4 +147,49 @@ func TestNotAStore(t *testing.T) {
 	if _, err := bolt.Open(junk, bolt.Options{Key: testKey}); err == nil {
 		t.Fatal("Open of a junk file succeeded")
 	}
+}
+
+// Version 7 seals the account names and contact submissions a store of an
+// earlier version holds in clear.
+func TestMigrationSealsPersonalData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sendlater.db")
+	db := MustOpen(t, path)
+	u := storetest.MustCreateUser(t, storetest.Stores{Users: db, Clock: core.NewManualClock(storetest.Epoch)}, "old@example.com")
+	must(t, db.Close())
+	// The records as a version 6 binary wrote them.
+	rawUpdate(t, path, func(tx *bbolt.Tx) error {
+		user := fmt.Sprintf(`{"v":1,"id":%q,"email":"old@example.com","name":"LEGACY-NAME-2f4e","createdAt":1}`, u.ID)
+		contact := `{"v":1,"id":"c1","name":"LEGACY-CONTACT-77ab","email":"legacy-sender@example.com","message":"LEGACY-ASKS-0c3d","createdAt":1}`
+		must(t, tx.Bucket([]byte("users")).Put([]byte(u.ID), []byte(user)))
+		must(t, tx.Bucket([]byte("contacts")).Put(append(bytes.Repeat([]byte{0x80}, 1), 7, 0, 0, 0, 0, 0, 0, 'c', '1'), []byte(contact)))
+		return tx.Bucket([]byte("meta")).Put([]byte("version"), binary.BigEndian.AppendUint64(nil, 6))
+	})
+	db = MustOpen(t, path)
+	got, err := db.FindUserByID(ctx, u.ID)
+	must(t, err)
+	if got.Name != "LEGACY-NAME-2f4e" {
+		t.Fatalf("name %q after the migration", got.Name)
+	}
+	cs, err := db.ListContacts(ctx, 0)
+	must(t, err)
+	if len(cs) != 1 || cs[0].Name != "LEGACY-CONTACT-77ab" || cs[0].Email != "legacy-sender@example.com" || cs[0].Message != "LEGACY-ASKS-0c3d" {
+		t.Fatalf("contacts after the migration: %+v", cs)
+	}
+	must(t, db.Close())
+	raw, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
+	must(t, err)
+	defer raw.Close()
+	must(t, raw.View(func(tx *bbolt.Tx) error {
+		for _, b := range []string{"users", "contacts"} {
+			tx.Bucket([]byte(b)).ForEach(func(k, v []byte) error {
+				for _, s := range []string{"LEGACY-NAME", "LEGACY-CONTACT", "legacy-sender", "LEGACY-ASKS"} {
+					if bytes.Contains(v, []byte(s)) {
+						t.Errorf("bucket %s still holds %q in clear", b, s)
+					}
+				}
+				return nil
+			})
+		}
+		return nil
+	}))
 }

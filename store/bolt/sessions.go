@@ -26,7 +26,7 @@ func (s *DB) CreateSession(ctx context.Context, x *core.Session) error {
 		if tx.Bucket(bucketSessions).Get([]byte(x.ID)) != nil {
 			return core.Errorf(core.EConflict, "A session with this id already exists.")
 		}
-		if _, err := findUser(tx, x.UserID); err != nil {
+		if _, err := s.findUser(tx, x.UserID); err != nil {
 			return err
 		}
 		return putSession(tx, nil, x)

@@ -29,7 +29,7 @@ func (s *DB) CreateAccessToken(ctx context.Context, t *core.AccessToken) error {
 		if tx.Bucket(bucketTokens).Get([]byte(t.ID)) != nil {
 			return core.Errorf(core.EConflict, "An access token with this id already exists.")
 		}
-		if _, err := findUser(tx, t.UserID); err != nil {
+		if _, err := s.findUser(tx, t.UserID); err != nil {
 			return err
 		}
 		return putToken(tx, nil, t)

@@ -66,9 +66,13 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 			add    func(k, v []byte) error
 		}{
 			{bucketUsers, func(_, v []byte) error {
-				u, err := decodeUser(v)
-				r.Users = append(r.Users, u)
-				return err
+				rec, err := decodeUserRecord(v)
+				if err != nil {
+					return err
+				}
+				su := rec.sealedUser()
+				r.Users = append(r.Users, &su)
+				return nil
 			}},
 			{bucketMessages, func(k, v []byte) error {
 				var rec messageRecord
@@ -98,9 +102,13 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 				return err
 			}},
 			{bucketContacts, func(_, v []byte) error {
-				c, err := decodeContact(v)
-				r.Contacts = append(r.Contacts, c)
-				return err
+				rec, err := decodeContactRecord(v)
+				if err != nil {
+					return err
+				}
+				sc := rec.sealedContact()
+				r.Contacts = append(r.Contacts, &sc)
+				return nil
 			}},
 			{bucketRefusals, func(k, v []byte) error {
 				var rec refusalRecord
@@ -157,18 +165,19 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 			changed++
 			return write(old)
 		}
-		for _, u := range r.Users {
+		for _, su := range r.Users {
+			u := &su.Plain
 			if err := validID("user", u.ID); err != nil {
 				return err
 			}
-			v, err := encodeUser(u)
+			v, err := encode(userRecordOf(su))
 			if err != nil {
 				return err
 			}
 			err = put(bucketUsers, []byte(u.ID), v, func(old []byte) error {
-				was := &core.User{}
+				was := &userRecord{}
 				if old != nil {
-					if was, err = decodeUser(old); err != nil {
+					if was, err = decodeUserRecord(old); err != nil {
 						return err
 					}
 				}
@@ -277,11 +286,12 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 				return err
 			}
 		}
-		for _, c := range r.Contacts {
+		for _, sc := range r.Contacts {
+			c := &sc.Plain
 			if err := validID("contact", c.ID); err != nil {
 				return err
 			}
-			v, err := encodeContact(c)
+			v, err := encode(contactRecordOf(sc))
 			if err != nil {
 				return err
 			}

@@ -22,10 +22,10 @@ func (s *DB) CreateUser(ctx context.Context, u *core.User) error {
 	if err := validID("user", u.ID); err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx *bbolt.Tx) error { return createUser(tx, u) })
+	return s.update(ctx, func(tx *bbolt.Tx) error { return s.createUser(tx, u) })
 }
 
-func createUser(tx *bbolt.Tx, u *core.User) error {
+func (s *DB) createUser(tx *bbolt.Tx, u *core.User) error {
 	if tx.Bucket(bucketUsers).Get([]byte(u.ID)) != nil {
 		return core.Errorf(core.EConflict, "A user with this id already exists.")
 	}
@@ -35,14 +35,14 @@ func createUser(tx *bbolt.Tx, u *core.User) error {
 	if err := indexCustomer(tx, u.ID, "", u.StripeCustomerID); err != nil {
 		return err
 	}
-	return putUser(tx, u)
+	return s.putUser(tx, u)
 }
 
 func (s *DB) FindUserByID(ctx context.Context, id string) (*core.User, error) {
 	var u *core.User
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		var err error
-		u, err = findUser(tx, id)
+		u, err = s.findUser(tx, id)
 		return err
 	})
 	return u, err
@@ -57,7 +57,7 @@ func (s *DB) FindUserByEmail(ctx context.Context, email string) (*core.User, err
 			return errUserNotFound()
 		}
 		var err error
-		u, err = findUser(tx, id)
+		u, err = s.findUser(tx, id)
 		return err
 	})
 	return u, err
@@ -83,7 +83,7 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 // goes through here, which tells their watchers (the live list shows the
 // plan) after the commit.
 func (s *DB) updateUser(tx *bbolt.Tx, id string, fn func(u *core.User) error) (*core.User, error) {
-	u, err := findUser(tx, id)
+	u, err := s.findUser(tx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -101,14 +101,14 @@ func (s *DB) updateUser(tx *bbolt.Tx, id string, fn func(u *core.User) error) (*
 		return nil, err
 	}
 	s.changed(tx, id)
-	return u, putUser(tx, u)
+	return u, s.putUser(tx, u)
 }
 
 // DeleteUser deletes the user with their messages, sessions and access
 // tokens, in one transaction.
 func (s *DB) DeleteUser(ctx context.Context, id string) error {
 	return s.update(ctx, func(tx *bbolt.Tx) error {
-		u, err := findUser(tx, id)
+		u, err := s.findUser(tx, id)
 		if err != nil {
 			return err
 		}
@@ -159,14 +159,14 @@ func (s *DB) ListUsers(ctx context.Context, f core.UserFilter) ([]*core.User, in
 			if f.Offset > 0 {
 				return nil
 			}
-			u, err := findUser(tx, id)
+			u, err := s.findUser(tx, id)
 			users = append(users, u)
 			return err
 		}
 		c := tx.Bucket(bucketUsers).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			if inPage(total, f.Offset, f.Limit) {
-				u, err := decodeUser(v)
+				u, err := s.decodeUser(v)
 				if err != nil {
 					return err
 				}
@@ -189,16 +189,16 @@ func inPage(i, offset, limit int) bool {
 	return i >= offset && (limit <= 0 || i < offset+limit)
 }
 
-func findUser(tx *bbolt.Tx, id string) (*core.User, error) {
+func (s *DB) findUser(tx *bbolt.Tx, id string) (*core.User, error) {
 	v := tx.Bucket(bucketUsers).Get([]byte(id))
 	if v == nil {
 		return nil, errUserNotFound()
 	}
-	return decodeUser(v)
+	return s.decodeUser(v)
 }
 
-func putUser(tx *bbolt.Tx, u *core.User) error {
-	v, err := encodeUser(u)
+func (s *DB) putUser(tx *bbolt.Tx, u *core.User) error {
+	v, err := s.encodeUser(u)
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,8 @@ func buildFixture(db *postgres.DB) error {
 	}
 	var batch transfer.Records
 	for i := range storetest.FixtureOwners {
-		batch.Users = append(batch.Users, storetest.FixtureOwner(i))
+		su := sealer.SealUser(storetest.FixtureOwner(i))
+		batch.Users = append(batch.Users, &su)
 	}
 	if _, err := db.Import(ctx, &batch); err != nil {
 		return err

@@ -17,7 +17,7 @@ func (s *DB) FindUserByStripeCustomer(ctx context.Context, customerID string) (*
 	if customerID == "" {
 		return nil, errUserNotFound()
 	}
-	u, err := scanUser(s.pool.QueryRow(ctx, "select "+userColumns+" from users where stripe_customer_id = $1", customerID))
+	u, err := s.scanUser(s.pool.QueryRow(ctx, "select "+userColumns+" from users where stripe_customer_id = $1", customerID))
 	return u, wrapErr(err)
 }
 

@@ -6,23 +6,38 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
 )
 
-const contactColumns = `id, name, email, message, created_at`
+// A contact row: sealed, or, in a row written before migration 8 and not
+// sealed since, in clear.
+const contactColumns = `id, name, email, message, created_at, sealed`
 
-func scanContact(row pgx.Row) (*core.ContactSubmission, error) {
-	c := new(core.ContactSubmission)
-	if err := row.Scan(&c.ID, &c.Name, &c.Email, &c.Message, at(&c.CreatedAt)); err != nil {
+// scanSealedContact reads a row into sc, and whether it is sealed.
+func scanSealedContact(row pgx.Row, sc *seal.Contact) (sealed bool, err error) {
+	err = row.Scan(&sc.Plain.ID, &sc.Name, &sc.Email, &sc.Message, at(&sc.Plain.CreatedAt), &sealed)
+	return sealed, err
+}
+
+func (s *DB) scanContact(row pgx.Row) (*core.ContactSubmission, error) {
+	var sc seal.Contact
+	sealed, err := scanSealedContact(row, &sc)
+	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	if !sealed {
+		c := sc.Plain
+		c.Name, c.Email, c.Message = string(sc.Name), string(sc.Email), string(sc.Message)
+		return &c, nil
+	}
+	return s.seal.OpenContact(&sc)
 }
 
-func contactArgs(c *core.ContactSubmission) []any {
-	return []any{c.ID, c.Name, c.Email, c.Message, nanos(c.CreatedAt)}
+func sealedContactArgs(sc *seal.Contact) []any {
+	return []any{sc.Plain.ID, sc.Name, sc.Email, sc.Message, nanos(sc.Plain.CreatedAt), true}
 }
 
-const insertContact = `insert into contacts (` + contactColumns + `) values ($1, $2, $3, $4, $5)`
+const insertContact = `insert into contacts (` + contactColumns + `) values ($1, $2, $3, $4, $5, $6)`
 
 // CreateContact stores a contact form submission, giving it a new id when it
 // has none.
@@ -33,7 +48,8 @@ func (s *DB) CreateContact(ctx context.Context, c *core.ContactSubmission) error
 	if err := validID("contact", c.ID); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, insertContact, contactArgs(c)...)
+	sc := s.seal.SealContact(c)
+	_, err := s.pool.Exec(ctx, insertContact, sealedContactArgs(&sc)...)
 	return wrapErr(err)
 }
 
@@ -44,7 +60,7 @@ func (s *DB) ListContacts(ctx context.Context, limit int) ([]*core.ContactSubmis
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*core.ContactSubmission, error) { return scanContact(row) })
+	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*core.ContactSubmission, error) { return s.scanContact(row) })
 	if err != nil {
 		return nil, wrapErr(err)
 	}

@@ -157,7 +157,10 @@ func (s *DB) start(ctx context.Context, mustExist bool) error {
 	if _, err := migrate(ctx, conn.Conn()); err != nil {
 		return wrapErr(err)
 	}
-	return s.checkKey(ctx, conn.Conn())
+	if err := s.checkKey(ctx, conn.Conn()); err != nil {
+		return err
+	}
+	return s.sealClearRows(ctx)
 }
 
 // unreachable is the error of a failed first contact, for the operator

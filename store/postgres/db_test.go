@@ -54,10 +54,21 @@ func seed(tb testing.TB, db *postgres.DB) (*core.User, *core.Message) {
 		Body:      "PLAINTEXT-BODY-0b6e " + strings.Repeat("the future is a letter ", 40),
 	}, storetest.Epoch, time.UTC)
 	must(tb, db.CreateMessage(ctx, m, nil))
+	// An account's name, a contact submission and a queued email with a
+	// secret link.
+	must(tb, db.CreateUser(ctx, &core.User{Email: "ann@example.com", Name: "PLAINTEXT-ACCOUNT-5e1d", CreatedAt: storetest.Epoch}))
+	must(tb, db.CreateContact(ctx, &core.ContactSubmission{Name: "PLAINTEXT-CONTACT-1b7e",
+		Email: "plaintext-contact-8d2f@example.com", Message: "PLAINTEXT-ASKS-6a0c", CreatedAt: storetest.Epoch}))
+	must(tb, db.AddOutboxItem(ctx, &core.OutboxItem{ID: core.NewID(), Kind: core.OutboxEmail,
+		Recipient: "plaintext-recipient-44d0@example.com", NextAttemptAt: storetest.Epoch, Email: &core.Email{
+			To: []core.Address{{Address: "plaintext-recipient-44d0@example.com"}}, Subject: "Reset",
+			Text: "https://sendlater.test/firebase-action?oobCode=PLAINTEXT-LINK-3c9a"}}))
 	return u, m
 }
 
-var secrets = []string{"PLAINTEXT-TITLE-7f3a", "PLAINTEXT-NAME-91c2", "plaintext-recipient-44d0", "PLAINTEXT-BODY-0b6e", "the future is a letter"}
+var secrets = []string{"PLAINTEXT-TITLE-7f3a", "PLAINTEXT-NAME-91c2", "plaintext-recipient-44d0", "PLAINTEXT-BODY-0b6e",
+	"the future is a letter", "PLAINTEXT-ACCOUNT-5e1d", "PLAINTEXT-CONTACT-1b7e", "plaintext-contact-8d2f",
+	"PLAINTEXT-ASKS-6a0c", "PLAINTEXT-LINK-3c9a"}
 
 // The database never holds a message's contents, a webhook call's
 // recipient, a secret or a refused address in clear: not in any column of
@@ -284,5 +295,33 @@ func TestDatabaseDownAndBack(t *testing.T) {
 			t.Fatalf("the store did not recover: %v", err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Rows written in clear before migration 8 are sealed when the store opens
+// with its key, and read the same.
+func TestClearRowsAreSealedAtOpen(t *testing.T) {
+	url := pgtest.URL(t)
+	db := mustOpen(t, url)
+	u := storetest.MustCreateUser(t, storetest.Stores{Users: db, Clock: core.NewManualClock(storetest.Epoch)}, "old@example.com")
+	pgtest.Exec(t, url, "update users set name = convert_to('LEGACY-NAME-2f4e', 'UTF8'), name_sealed = false where id = $1", u.ID)
+	pgtest.Exec(t, url, `insert into contacts (id, name, email, message, created_at, sealed) values ('c1',
+		convert_to('LEGACY-CONTACT-77ab', 'UTF8'), convert_to('legacy-sender@example.com', 'UTF8'), convert_to('LEGACY-ASKS-0c3d', 'UTF8'), 1, false)`)
+	again := mustOpen(t, url)
+	got, err := again.FindUserByID(ctx, u.ID)
+	must(t, err)
+	cs, err := again.ListContacts(ctx, 0)
+	must(t, err)
+	if got.Name != "LEGACY-NAME-2f4e" || len(cs) != 1 || cs[0].Name != "LEGACY-CONTACT-77ab" || cs[0].Message != "LEGACY-ASKS-0c3d" {
+		t.Fatalf("after sealing: %q %+v", got.Name, cs)
+	}
+	for _, table := range []string{"users", "contacts"} {
+		for _, row := range query(t, url, fmt.Sprintf("select t::text from %s t", table)) {
+			for _, s := range []string{"LEGACY", "legacy-sender", hex.EncodeToString([]byte("LEGACY"))} {
+				if strings.Contains(row[0], s) {
+					t.Errorf("%s still holds %q in clear: %.200s", table, s, row[0])
+				}
+			}
+		}
 	}
 }

@@ -101,7 +101,7 @@ func TestHotQueriesSeekIndexes(t *testing.T) {
 	err = s.update(ctx, func(tx pgx.Tx) error {
 		for i := range owners {
 			u := &core.User{ID: fmt.Sprintf("owner%04d", i), Email: fmt.Sprintf("author%d@example.com", i), CreatedAt: epoch}
-			if _, err := tx.Exec(ctx, insertUser, userArgs(u)...); err != nil {
+			if _, err := tx.Exec(ctx, insertUser, s.userArgs(u)...); err != nil {
 				return err
 			}
 			if i == 0 {
@@ -247,6 +247,9 @@ func TestHotQueriesSeekIndexes(t *testing.T) {
 		{"hit a limit", []string{"limit_events_pkey"}, func() error {
 			_, err := s.HitLimit(ctx, "signin-client:k", core.LimitEvent{ID: "e", At: epoch, Expires: epoch.Add(time.Hour)}, epoch)
 			return err
+		}},
+		{"seal the rows left in clear (at open), none", []string{"users_name_clear", "contacts_clear"}, func() error {
+			return s.sealClearRows(ctx)
 		}},
 		{"sweep limit events", []string{"limit_events_expiry"}, func() error {
 			_, err := s.DeleteExpiredLimitEvents(ctx, epoch)

@@ -85,7 +85,7 @@ func (s *DB) CreateUserWithLink(ctx context.Context, u *core.User, l *core.Provi
 	}
 	l.UserID = u.ID
 	return s.update(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, insertUser, userArgs(u)...); err != nil {
+		if _, err := tx.Exec(ctx, insertUser, s.userArgs(u)...); err != nil {
 			return err
 		}
 		return addLink(ctx, tx, l)
@@ -133,7 +133,7 @@ func (s *DB) UnlinkProvider(ctx context.Context, userID, provider string, fn fun
 // updateWithLinks applies fn to the user, their row locked, given their
 // links.
 func (s *DB) updateWithLinks(ctx context.Context, tx pgx.Tx, userID string, fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, error) {
-	return updateUser(ctx, tx, userID, func(u *core.User) error {
+	return s.updateUser(ctx, tx, userID, func(u *core.User) error {
 		links, err := userLinks(ctx, tx, userID)
 		if err != nil {
 			return err

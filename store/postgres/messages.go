@@ -88,7 +88,7 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 		return err
 	}
 	err := s.update(ctx, func(tx pgx.Tx) error {
-		owner, err := findUser(ctx, tx, m.Owner, "for no key update")
+		owner, err := s.findUser(ctx, tx, m.Owner, "for no key update")
 		if err != nil {
 			return err
 		}

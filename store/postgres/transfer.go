@@ -34,9 +34,12 @@ type exported struct {
 
 var exports = []exported{
 	{"select " + userColumns + " from users order by id", func(r *transfer.Records, row pgx.Rows) error {
-		u, err := scanUser(row)
-		r.Users = append(r.Users, u)
-		return err
+		su := new(seal.User)
+		if sealed, err := scanSealedUser(row, su); err != nil || !sealed {
+			return errClearRow(err)
+		}
+		r.Users = append(r.Users, su)
+		return nil
 	}},
 	{"select " + messageColumns + " from messages order by id", func(r *transfer.Records, row pgx.Rows) error {
 		sm := new(seal.Message)
@@ -59,9 +62,12 @@ var exports = []exported{
 		return err
 	}},
 	{"select " + contactColumns + " from contacts order by created_at, id", func(r *transfer.Records, row pgx.Rows) error {
-		c, err := scanContact(row)
-		r.Contacts = append(r.Contacts, c)
-		return err
+		sc := new(seal.Contact)
+		if sealed, err := scanSealedContact(row, sc); err != nil || !sealed {
+			return errClearRow(err)
+		}
+		r.Contacts = append(r.Contacts, sc)
+		return nil
 	}},
 	{"select hash, refused_at from refusals order by hash", func(r *transfer.Records, row pgx.Rows) error {
 		f := new(transfer.Refusal)
@@ -165,7 +171,7 @@ var (
 func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	b := &pgx.Batch{}
 	for _, u := range r.Users {
-		b.Queue(upsertUser, userArgs(u)...)
+		b.Queue(upsertUser, sealedUserArgs(u)...)
 	}
 	for _, sm := range r.Messages {
 		b.Queue(upsertMessage, sealedMessageArgs(sm)...)
@@ -180,7 +186,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 		b.Queue(upsertActionCode, actionCodeArgs(c)...)
 	}
 	for _, c := range r.Contacts {
-		b.Queue(upsertContact, contactArgs(c)...)
+		b.Queue(upsertContact, sealedContactArgs(c)...)
 	}
 	for _, f := range r.Refusals {
 		b.Queue(upsertRefusal, f.Hash, nanos(f.At))

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
 )
 
 func errUserNotFound() error { return core.Errorf(core.EUserNotFound, "The user could not be found.") }
@@ -15,32 +16,53 @@ func errEmailInUse() error {
 	return core.Errorf(core.EEmailInUse, "The email address is already in use by another account.")
 }
 
+// A user row: the name is sealed (name_sealed true), or, in a row written
+// before migration 8 and not sealed since, in clear.
 const userColumns = `id, email, name, picture, timezone, password_hash, providers, email_verified,
-	stripe_customer_id, stripe_price_id, stripe_subscription_status, created_at, updated_at`
+	stripe_customer_id, stripe_price_id, stripe_subscription_status, created_at, updated_at, name_sealed`
 
-func scanUser(row pgx.Row) (*core.User, error) {
-	u := new(core.User)
-	err := row.Scan(&u.ID, &u.Email, &u.Name, &u.Picture, &u.Timezone, &u.PasswordHash, &u.Providers,
+// scanSealedUser reads a row into su, and whether its name is sealed.
+func scanSealedUser(row pgx.Row, su *seal.User) (sealed bool, err error) {
+	u := &su.Plain
+	err = row.Scan(&u.ID, &u.Email, &su.Name, &u.Picture, &u.Timezone, &u.PasswordHash, &u.Providers,
 		&u.EmailVerified, &u.StripeCustomerID, &u.StripePriceID, &u.StripeSubscriptionStatus,
-		at(&u.CreatedAt), at(&u.UpdatedAt))
+		at(&u.CreatedAt), at(&u.UpdatedAt), &sealed)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errUserNotFound()
+		return false, errUserNotFound()
 	}
+	return sealed, err
+}
+
+func (s *DB) scanUser(row pgx.Row) (*core.User, error) {
+	var su seal.User
+	sealed, err := scanSealedUser(row, &su)
 	if err != nil {
 		return nil, err
 	}
-	return u, nil
+	if !sealed {
+		u := su.Plain
+		u.Name = string(su.Name)
+		return &u, nil
+	}
+	return s.seal.OpenUser(&su)
 }
 
-// userArgs are u's columns in the order of userColumns, then its email key.
-func userArgs(u *core.User) []any {
-	return []any{u.ID, u.Email, u.Name, u.Picture, u.Timezone, u.PasswordHash, list(u.Providers),
+// sealedUserArgs are su's columns in the order of userColumns, then its
+// email key.
+func sealedUserArgs(su *seal.User) []any {
+	u := &su.Plain
+	return []any{u.ID, u.Email, su.Name, u.Picture, u.Timezone, u.PasswordHash, list(u.Providers),
 		u.EmailVerified, u.StripeCustomerID, u.StripePriceID, u.StripeSubscriptionStatus,
-		nanos(u.CreatedAt), nanos(u.UpdatedAt), nullIfEmpty(core.EmailKey(u.Email))}
+		nanos(u.CreatedAt), nanos(u.UpdatedAt), true, nullIfEmpty(core.EmailKey(u.Email))}
+}
+
+func (s *DB) userArgs(u *core.User) []any {
+	su := s.seal.SealUser(u)
+	return sealedUserArgs(&su)
 }
 
 const insertUser = `insert into users (` + userColumns + `, email_key)
-	values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+	values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
 
 // CreateUser stores u, giving it a new id when it has none. The email must
 // not be in use by another user, whatever its case (a unique index on the
@@ -50,7 +72,7 @@ func (s *DB) CreateUser(ctx context.Context, u *core.User) error {
 	if err := newUserID(u); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, insertUser, userArgs(u)...)
+	_, err := s.pool.Exec(ctx, insertUser, s.userArgs(u)...)
 	return wrapErr(err)
 }
 
@@ -63,13 +85,13 @@ func newUserID(u *core.User) error {
 }
 
 func (s *DB) FindUserByID(ctx context.Context, id string) (*core.User, error) {
-	u, err := findUser(ctx, s.pool, id, "")
+	u, err := s.findUser(ctx, s.pool, id, "")
 	return u, wrapErr(err)
 }
 
 // FindUserByEmail finds the user whose email matches, whatever its case.
 func (s *DB) FindUserByEmail(ctx context.Context, email string) (*core.User, error) {
-	u, err := findUserByEmail(ctx, s.pool, email)
+	u, err := s.findUserByEmail(ctx, s.pool, email)
 	return u, wrapErr(err)
 }
 
@@ -80,7 +102,7 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 	var u *core.User
 	err := s.update(ctx, func(tx pgx.Tx) error {
 		var err error
-		u, err = updateUser(ctx, tx, id, fn)
+		u, err = s.updateUser(ctx, tx, id, fn)
 		return err
 	})
 	if err != nil {
@@ -91,8 +113,8 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 }
 
 // updateUser is UpdateUser in tx.
-func updateUser(ctx context.Context, tx pgx.Tx, id string, fn func(u *core.User) error) (*core.User, error) {
-	u, err := findUser(ctx, tx, id, "for update")
+func (s *DB) updateUser(ctx context.Context, tx pgx.Tx, id string, fn func(u *core.User) error) (*core.User, error) {
+	u, err := s.findUser(ctx, tx, id, "for update")
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +125,7 @@ func updateUser(ctx context.Context, tx pgx.Tx, id string, fn func(u *core.User)
 		return nil, core.Errorf(core.EInvalid, "A user's id cannot change.")
 	}
 	_, err = tx.Exec(ctx, `update users set (`+userColumns+`, email_key)
-		= ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) where id = $1`, userArgs(u)...)
+		= ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) where id = $1`, s.userArgs(u)...)
 	return u, err
 }
 
@@ -129,7 +151,7 @@ func (s *DB) ListUsers(ctx context.Context, f core.UserFilter) ([]*core.User, in
 	total := 0
 	err := s.view(ctx, func(tx pgx.Tx) error {
 		if f.Email != "" {
-			u, err := findUserByEmail(ctx, tx, f.Email)
+			u, err := s.findUserByEmail(ctx, tx, f.Email)
 			if core.ErrorCode(err) == core.EUserNotFound {
 				return nil
 			}
@@ -150,7 +172,7 @@ func (s *DB) ListUsers(ctx context.Context, f core.UserFilter) ([]*core.User, in
 		if err != nil {
 			return err
 		}
-		users, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*core.User, error) { return scanUser(row) })
+		users, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*core.User, error) { return s.scanUser(row) })
 		return err
 	})
 	if err != nil {
@@ -160,14 +182,14 @@ func (s *DB) ListUsers(ctx context.Context, f core.UserFilter) ([]*core.User, in
 }
 
 // findUser reads a user; lock ("" or "for update" ...) locks its row.
-func findUser(ctx context.Context, q querier, id, lock string) (*core.User, error) {
-	return scanUser(q.QueryRow(ctx, "select "+userColumns+" from users where id = $1 "+lock, id))
+func (s *DB) findUser(ctx context.Context, q querier, id, lock string) (*core.User, error) {
+	return s.scanUser(q.QueryRow(ctx, "select "+userColumns+" from users where id = $1 "+lock, id))
 }
 
-func findUserByEmail(ctx context.Context, q querier, email string) (*core.User, error) {
+func (s *DB) findUserByEmail(ctx context.Context, q querier, email string) (*core.User, error) {
 	key := core.EmailKey(email)
 	if key == "" {
 		return nil, errUserNotFound()
 	}
-	return scanUser(q.QueryRow(ctx, "select "+userColumns+" from users where email_key = $1", key))
+	return s.scanUser(q.QueryRow(ctx, "select "+userColumns+" from users where email_key = $1", key))
 }

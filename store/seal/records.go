@@ -8,8 +8,8 @@ import (
 
 // Sealed fields. A message's are bound to its id; an outbox item's to its
 // id (for a webhook or failure notice, its message's id), a webhook secret
-// to its user's id, under names that keep them apart from the message's own
-// fields.
+// and an account's name to its user's id, a contact submission's to its id,
+// under names that keep them apart from each other.
 const (
 	fieldTitle            = "title"
 	fieldName             = "name"
@@ -20,6 +20,10 @@ const (
 	fieldWebhookError     = "webhookError"
 	fieldWebhookSecret    = "webhookSecret"
 	fieldOutboxEmail      = "outboxEmail"
+	fieldUserName         = "userName"
+	fieldContactName      = "contactName"
+	fieldContactEmail     = "contactEmail"
+	fieldContactMessage   = "contactMessage"
 )
 
 // Message is a message as a store keeps it: Plain holds the fields kept in
@@ -137,4 +141,67 @@ func (s *Sealer) SealWebhookSecret(userID, secret string) []byte {
 // OpenWebhookSecret opens what SealWebhookSecret sealed for userID.
 func (s *Sealer) OpenWebhookSecret(userID string, sealed []byte) (string, error) {
 	return s.openField(userID, fieldWebhookSecret, sealed)
+}
+
+// User is an account as a store keeps it: the name sealed, bound to the
+// user's id, the rest in Plain (whose Name is empty). The email stays in
+// clear: sign-in finds an account by it.
+type User struct {
+	Plain core.User
+	Name  []byte
+}
+
+// SealUser seals u's name.
+func (s *Sealer) SealUser(u *core.User) User {
+	su := User{Plain: *u, Name: s.sealField(u.ID, fieldUserName, u.Name)}
+	su.Plain.Name = ""
+	return su
+}
+
+// OpenUser opens su into a new user.
+func (s *Sealer) OpenUser(su *User) (*core.User, error) {
+	u := new(core.User)
+	*u = su.Plain
+	var err error
+	if u.Name, err = s.openField(u.ID, fieldUserName, su.Name); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// Contact is a contact form submission as a store keeps it: the name, the
+// email and the message sealed, bound to its id.
+type Contact struct {
+	Plain                core.ContactSubmission
+	Name, Email, Message []byte
+}
+
+// SealContact seals c's contents.
+func (s *Sealer) SealContact(c *core.ContactSubmission) Contact {
+	sc := Contact{
+		Plain:   *c,
+		Name:    s.sealField(c.ID, fieldContactName, c.Name),
+		Email:   s.sealField(c.ID, fieldContactEmail, c.Email),
+		Message: s.sealField(c.ID, fieldContactMessage, c.Message),
+	}
+	sc.Plain.Name, sc.Plain.Email, sc.Plain.Message = "", "", ""
+	return sc
+}
+
+// OpenContact opens sc into a new submission.
+func (s *Sealer) OpenContact(sc *Contact) (*core.ContactSubmission, error) {
+	c := new(core.ContactSubmission)
+	*c = sc.Plain
+	for _, f := range []struct {
+		name   string
+		sealed []byte
+		dst    *string
+	}{{fieldContactName, sc.Name, &c.Name}, {fieldContactEmail, sc.Email, &c.Email}, {fieldContactMessage, sc.Message, &c.Message}} {
+		v, err := s.openField(c.ID, f.name, f.sealed)
+		if err != nil {
+			return nil, err
+		}
+		*f.dst = v
+	}
+	return c, nil
 }

@@ -1,6 +1,7 @@
 // Package transfer moves an installation between store backends: every
-// record, as the source keeps it (message contents, outbox items and
-// webhook secrets still sealed: nothing is opened on the way), copied into the
+// record, as the source keeps it (message contents, account names, contact
+// submissions, outbox items and webhook secrets still sealed: nothing is
+// opened on the way), copied into the
 // destination with upserts, so a copy can be rerun and a rerun changes
 // nothing; the counts are verified at the end. Each backend exposes its
 // records through Store; the copy knows no backend.
@@ -18,12 +19,12 @@ import (
 
 // Records is a batch of a store's records as it keeps them.
 type Records struct {
-	Users          []*core.User
+	Users          []*seal.User
 	Messages       []*seal.Message
 	Sessions       []*core.Session
 	AccessTokens   []*core.AccessToken
 	ActionCodes    []*core.ActionCode
-	Contacts       []*core.ContactSubmission
+	Contacts       []*seal.Contact
 	Refusals       []*Refusal
 	Outbox         []*seal.OutboxItem
 	WebhookSecrets []*WebhookSecret
