@@ -34,6 +34,7 @@ const (
 	EInvalid               = "request/invalid"
 	ENotFound              = "request/not-found"
 	EConflict              = "request/conflict"
+	EIdempotencyKeyUsed    = "request/idempotency-key-used"
 	EUnavailable           = "service/unavailable"
 	EInternal              = "internal/error"
 )

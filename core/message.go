@@ -14,6 +14,8 @@ const (
 	MaxEmailLen      = 254
 	MaxBodyBytes     = 100 * 1024
 	MaxWebhookURLLen = 2048
+	// MaxIdempotencyKeyLen bounds an Idempotency-Key.
+	MaxIdempotencyKeyLen = 255
 	PostponeCodeLen  = 10
 	ReminderLeadTime = 10 * 24 * time.Hour
 )
@@ -64,6 +66,9 @@ type Message struct {
 	// while Status is sending, else of a reminder being sent.
 	LeaseUntil     time.Time
 	EmailMessageID string // fixed at the first claim, reused on every retry
+	// IdempotencyKey is a hash of the Idempotency-Key the message was made
+	// with (HashSecret), unique per owner; empty when none.
+	IdempotencyKey string
 
 	// DueAt and RemindAt are derived by Reschedule and indexed by the store:
 	// when delivery work and the next reminder are due (zero: never).
@@ -79,6 +84,10 @@ type MessageInput struct {
 	Body       string
 	Interval   Interval // empty: DefaultInterval
 	WebhookURL string
+	// IdempotencyKey, when set, makes a retried create find the message
+	// the first made instead of making another (the Idempotency-Key
+	// header): at most MaxIdempotencyKeyLen printable characters.
+	IdempotencyKey string
 }
 
 // MessageUpdate is a partial edit; nil fields are left alone.
@@ -102,6 +111,9 @@ func (in *MessageInput) Validate() error {
 	validateWebhookURL(f, in.WebhookURL)
 	if in.Interval != "" && !in.Interval.Valid() {
 		f["interval"] = "Please choose an interval of 1M, 6M or 12M"
+	}
+	if k := in.IdempotencyKey; len(k) > MaxIdempotencyKeyLen || strings.IndexFunc(k, func(r rune) bool { return r < ' ' || r > '~' }) >= 0 {
+		f["idempotencyKey"] = "The Idempotency-Key must be at most 255 printable ASCII characters"
 	}
 	return ValidationError(f)
 }
@@ -194,6 +206,9 @@ func NewMessage(owner string, in MessageInput, now time.Time, loc *time.Location
 		CreatedAt:    now,
 		UpdatedAt:    now,
 		Status:       StatusScheduled,
+	}
+	if in.IdempotencyKey != "" {
+		m.IdempotencyKey = HashSecret(in.IdempotencyKey)
 	}
 	return m
 }
@@ -325,6 +340,11 @@ type MessageStore interface {
 	// transaction; fn's error aborts the update.
 	UpdateMessage(ctx context.Context, id string, fn func(m *Message) error) (*Message, error)
 	DeleteMessage(ctx context.Context, id string) error
+	// FindMessageByIdempotencyKey finds the owner's message made with the
+	// key (Message.IdempotencyKey), or EMessageNotFound. CreateMessage
+	// refuses a second message of the owner with the same key:
+	// EIdempotencyKeyUsed.
+	FindMessageByIdempotencyKey(ctx context.Context, owner, key string) (*Message, error)
 	// DueMessages returns up to limit active messages with DueAt at or before
 	// until, earliest first; DueReminders the same by RemindAt.
 	DueMessages(ctx context.Context, until time.Time, limit int) ([]*Message, error)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -82,16 +83,45 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 		}
 	}
 	m := NewMessage(u.ID, in, s.Clock.Now(), u.Location())
+	if m.IdempotencyKey != "" {
+		// A retry: the message the first request made.
+		prev, err := s.Messages.FindMessageByIdempotencyKey(ctx, u.ID, m.IdempotencyKey)
+		if ErrorCode(err) != EMessageNotFound {
+			return sameRequest(prev, in, err)
+		}
+	}
 	err = s.Messages.CreateMessage(ctx, m, func(u *User, hasMessages bool) error {
 		if plan, active := s.Prices.PlanOf(u); !MayAddMessage(plan, active, hasMessages) {
 			return Errorf(EPlanLimit, "Upgrade your plan to add more messages.")
 		}
 		return nil
 	})
+	if ErrorCode(err) == EIdempotencyKeyUsed {
+		// A retry made it meanwhile.
+		prev, err := s.Messages.FindMessageByIdempotencyKey(ctx, u.ID, m.IdempotencyKey)
+		return sameRequest(prev, in, err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// sameRequest returns prev, the message made with an Idempotency-Key, for a
+// request with the same key, unless the request asked for another message.
+func sameRequest(prev *Message, in MessageInput, err error) (*Message, error) {
+	if err != nil {
+		return nil, err
+	}
+	iv := in.Interval
+	if iv == "" {
+		iv = DefaultInterval
+	}
+	if prev.Title != in.Title || prev.Name != strings.TrimSpace(in.Name) || prev.Recipient != strings.TrimSpace(in.Recipient) ||
+		prev.Body != in.Body || prev.Interval != iv || prev.WebhookURL != in.WebhookURL {
+		return nil, Errorf(EConflict, "This Idempotency-Key was used for another message; use a new key for a new message.")
+	}
+	return prev, nil
 }
 
 // Update applies a partial edit to the author's message.

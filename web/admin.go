@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -67,10 +68,10 @@ func (s *AdminServer) Handler() http.Handler {
 	if l == nil {
 		l = slog.Default()
 	}
-	return withRequest(l.With("listener", "admin"), nil, mux)
+	return withRequest(l.With("listener", "admin"), nil, false, mux)
 }
 
-// Open listens on the socket at path (mode 0600). A stale socket left by a
+// Open listens on the socket at path (mode 0600, created under umask 0077). A stale socket left by a
 // crash is replaced; a live one means another server runs, an error.
 func (s *AdminServer) Open(path string) error {
 	if conn, err := net.DialTimeout("unix", path, time.Second); err == nil {
@@ -78,7 +79,11 @@ func (s *AdminServer) Open(path string) error {
 		return fmt.Errorf("another server answers on %s", path)
 	}
 	os.Remove(path)
+	// Created private (umask 0077), never for a moment open to others; the
+	// umask is the process's, so this runs before anything else starts.
+	old := syscall.Umask(0o077)
 	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,7 @@ func (c *AdminClient) FindMessage(ctx context.Context, id string) (*core.Message
 // Backup copies the server's store to w. A copy cut short by the server is an
 // error, never a silently truncated file.
 func (c *AdminClient) Backup(ctx context.Context, w io.Writer) (int64, error) {
-	resp, err := c.t.send(ctx, "GET", "/admin/backup", nil)
+	resp, err := c.t.send(ctx, "GET", "/admin/backup", nil, nil)
 	if err != nil {
 		return 0, err
 	}

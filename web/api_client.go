@@ -48,9 +48,9 @@ func NewAPIClient(baseURL, token string, timeout time.Duration) *APIClient {
 
 func messagePath(id string) string { return "/api/messages/" + url.PathEscape(id) }
 
-func (c *APIClient) message(ctx context.Context, method, path string, body any) (*core.Message, error) {
+func (c *APIClient) message(ctx context.Context, method, path string, header http.Header, body any) (*core.Message, error) {
 	var out MessageJSON
-	if err := c.t.do(ctx, method, path, body, &out); err != nil {
+	if err := c.t.doWith(ctx, method, path, header, body, &out); err != nil {
 		return nil, err
 	}
 	return out.Core(), nil
@@ -66,25 +66,31 @@ func (c *APIClient) List(ctx context.Context) ([]*core.Message, error) {
 }
 
 func (c *APIClient) Get(ctx context.Context, id string) (*core.Message, error) {
-	return c.message(ctx, "GET", messagePath(id), nil)
+	return c.message(ctx, "GET", messagePath(id), nil, nil)
 }
 
+// Create sends in.IdempotencyKey, when set, as the Idempotency-Key header:
+// a retry of the same call makes no second message.
 func (c *APIClient) Create(ctx context.Context, in core.MessageInput) (*core.Message, error) {
-	return c.message(ctx, "POST", "/api/messages", createMessageRequest{
+	var header http.Header
+	if in.IdempotencyKey != "" {
+		header = http.Header{IdempotencyKeyHeader: {in.IdempotencyKey}}
+	}
+	return c.message(ctx, "POST", "/api/messages", header, createMessageRequest{
 		Title: in.Title, Name: in.Name, Recipient: in.Recipient, Message: in.Body,
 		Interval: in.Interval, WebhookURL: in.WebhookURL,
 	})
 }
 
 func (c *APIClient) Update(ctx context.Context, id string, up core.MessageUpdate) (*core.Message, error) {
-	return c.message(ctx, "PATCH", messagePath(id), updateMessageRequest{
+	return c.message(ctx, "PATCH", messagePath(id), nil, updateMessageRequest{
 		Title: up.Title, Name: up.Name, Recipient: up.Recipient, Message: up.Body,
 		Interval: up.Interval, IsActive: up.IsActive, WebhookURL: up.WebhookURL,
 	})
 }
 
 func (c *APIClient) Postpone(ctx context.Context, id string) (*core.Message, error) {
-	return c.message(ctx, "POST", messagePath(id)+"/postpone", nil)
+	return c.message(ctx, "POST", messagePath(id)+"/postpone", nil, nil)
 }
 
 func (c *APIClient) Delete(ctx context.Context, id string) error {

@@ -29,7 +29,7 @@ func (c *APIClient) Follow(ctx context.Context) (<-chan core.MessageList, error)
 	stream, cancel := context.WithCancel(ctx)
 	var idled atomic.Bool
 	idle := time.AfterFunc(followIdle, func() { idled.Store(true); cancel() })
-	resp, err := c.t.send(stream, "GET", "/api/messages/stream", nil)
+	resp, err := c.t.send(stream, "GET", "/api/messages/stream", nil, nil)
 	if err != nil {
 		idle.Stop()
 		cancel()

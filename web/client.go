@@ -31,12 +31,17 @@ type transport struct {
 
 // do sends a request and decodes the envelope's data into out (nil: none).
 func (t *transport) do(ctx context.Context, method, path string, body, out any) error {
+	return t.doWith(ctx, method, path, nil, body, out)
+}
+
+// doWith is do with more headers.
+func (t *transport) doWith(ctx context.Context, method, path string, header http.Header, body, out any) error {
 	if t.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t.timeout)
 		defer cancel()
 	}
-	resp, err := t.send(ctx, method, path, body)
+	resp, err := t.send(ctx, method, path, header, body)
 	if err != nil {
 		return err
 	}
@@ -44,9 +49,9 @@ func (t *transport) do(ctx context.Context, method, path string, body, out any) 
 	return decodeEnvelope(resp, out)
 }
 
-// send sends a request with body as JSON (nil: none) and returns the reply
-// as it comes.
-func (t *transport) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
+// send sends a request with more headers (nil: none) and body as JSON (nil:
+// none) and returns the reply as it comes.
+func (t *transport) send(ctx context.Context, method, path string, header http.Header, body any) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -60,6 +65,9 @@ func (t *transport) send(ctx context.Context, method, path string, body any) (*h
 		return nil, err
 	}
 	for k, v := range t.head {
+		req.Header[k] = v
+	}
+	for k, v := range header {
 		req.Header[k] = v
 	}
 	if body != nil {

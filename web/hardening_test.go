@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -87,9 +88,10 @@ func TestPanicIsAnInternalError(t *testing.T) {
 func assertSecurityHeaders(t *testing.T, what string, h http.Header) {
 	t.Helper()
 	for k, want := range map[string]string{
-		"X-Content-Type-Options": "nosniff",
-		"Referrer-Policy":        "strict-origin-when-cross-origin",
-		"X-Frame-Options":        "DENY",
+		"X-Content-Type-Options":     "nosniff",
+		"Referrer-Policy":            "strict-origin-when-cross-origin",
+		"X-Frame-Options":            "DENY",
+		"Cross-Origin-Opener-Policy": "same-origin-allow-popups",
 	} {
 		if got := h.Get(k); got != want {
 			t.Errorf("%s: %s %q, want %q", what, k, got, want)
@@ -103,6 +105,34 @@ func assertSecurityHeaders(t *testing.T, what string, h http.Header) {
 	}
 	if h.Get("X-Request-Id") == "" {
 		t.Errorf("%s: no X-Request-Id", what)
+	}
+	if pp := h.Get("Permissions-Policy"); !strings.Contains(pp, "camera=()") || !strings.Contains(pp, "geolocation=()") {
+		t.Errorf("%s: Permissions-Policy %q", what, pp)
+	}
+	// The test server's base URL is http: no HSTS (TestHSTSOverHTTPS).
+	if hsts := h.Get("Strict-Transport-Security"); hsts != "" {
+		t.Errorf("%s: HSTS %q over http", what, hsts)
+	}
+}
+
+// With an https base URL every reply asks for https (HSTS); the social
+// sign-in popup's routes carry no opener policy, which would cut the popup
+// off from the page that opened it.
+func TestHSTSOverHTTPS(t *testing.T) {
+	e := newTestEnv(t, slogDiscard())
+	srv := newTestServer(e, slogDiscard())
+	srv.BaseURL = "https://sendlater.test"
+	h := srv.Handler()
+	for _, path := range []string{"/", "/api/plans", "/healthz", "/api/auth/oauth/google/start"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if got := rec.Header().Get("Strict-Transport-Security"); got != "max-age=31536000" {
+			t.Errorf("%s: HSTS %q", path, got)
+		}
+		coop := rec.Header().Get("Cross-Origin-Opener-Policy")
+		if oauth := strings.HasPrefix(path, "/api/auth/oauth/"); (coop == "") != oauth {
+			t.Errorf("%s: Cross-Origin-Opener-Policy %q", path, coop)
+		}
 	}
 }
 

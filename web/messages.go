@@ -15,6 +15,9 @@ func (a *authorAPI) handleListMessages(w http.ResponseWriter, r *http.Request) {
 	writeMessages(w, http.StatusOK, ms)
 }
 
+// IdempotencyKeyHeader makes a POST /api/messages safe to retry.
+const IdempotencyKeyHeader = "Idempotency-Key"
+
 // createMessageRequest is POST /api/messages.
 type createMessageRequest struct {
 	Title      string        `json:"title"`
@@ -31,9 +34,10 @@ func (a *authorAPI) handleCreateMessage(w http.ResponseWriter, r *http.Request) 
 		writeError(w, r, err)
 		return
 	}
+	// A retry with the same Idempotency-Key gets the message the first made.
 	m, err := a.messages.Create(r.Context(), core.MessageInput{
 		Title: req.Title, Name: req.Name, Recipient: req.Recipient, Body: req.Message,
-		Interval: req.Interval, WebhookURL: req.WebhookURL,
+		Interval: req.Interval, WebhookURL: req.WebhookURL, IdempotencyKey: r.Header.Get(IdempotencyKeyHeader),
 	})
 	if err != nil {
 		writeError(w, r, err)

@@ -360,3 +360,55 @@ func TestMessageBodiesAreCheckedJSON(t *testing.T) {
 		t.Fatalf("refused bodies changed the messages: %+v", ms)
 	}
 }
+
+// A POST retried with the same Idempotency-Key (a lost reply, a double
+// click) makes one message, even when the retries race; another message
+// under that key is refused.
+func TestRetriedCreateMakesOneMessage(t *testing.T) {
+	a := mustIdentityAPI(t)
+	who := a.author("ann@example.com")
+	post := func(body map[string]any, key string) (*http.Response, envelope) {
+		raw, _ := json.Marshal(body)
+		resp, text := a.raw("POST", "/api/messages", map[string]string{
+			"Content-Type": "application/json", "Authorization": "Bearer " + who.token, "Idempotency-Key": key,
+		}, string(raw))
+		return resp, decodeEnvelope(t, text)
+	}
+	ids := make(chan string, 5)
+	for range 5 {
+		go func() {
+			resp, env := post(newMessage(nil), "retry-key-1")
+			var m messageReply
+			json.Unmarshal(env.Data, &m)
+			if resp.StatusCode != http.StatusCreated {
+				t.Errorf("create: %d %+v", resp.StatusCode, env)
+			}
+			ids <- m.ID
+		}()
+	}
+	first := <-ids
+	for range 4 {
+		if id := <-ids; id != first {
+			t.Fatalf("two messages for one key: %s, %s", first, id)
+		}
+	}
+	if ms := a.listMessages(who); len(ms) != 1 || ms[0].ID != first {
+		t.Fatalf("%d messages after the retries", len(ms))
+	}
+	// The free plan's limit does not refuse the retry of what it allowed.
+	if resp, env := post(newMessage(nil), "retry-key-1"); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("a retry on the free plan: %d %+v", resp.StatusCode, env)
+	}
+	a.grantPlan(who.uid, core.PlanPro)
+	resp, env := post(newMessage(map[string]any{"title": "Another"}), "retry-key-1")
+	if resp.StatusCode != http.StatusConflict || env.Code != core.EConflict {
+		t.Fatalf("another message under the key: %d %+v", resp.StatusCode, env)
+	}
+	resp, env = post(newMessage(nil), strings.Repeat("k", 256))
+	if resp.StatusCode != http.StatusUnprocessableEntity || env.Fields["idempotencyKey"] == "" {
+		t.Fatalf("a long key: %d %+v", resp.StatusCode, env)
+	}
+	if ms := a.listMessages(who); len(ms) != 1 {
+		t.Fatalf("%d messages", len(ms))
+	}
+}

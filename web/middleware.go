@@ -19,6 +19,16 @@ type loggerKey struct{}
 
 type clientKey struct{}
 
+// permissionsPolicy switches off the browser features the web app never
+// uses, for it and anything that might be injected into it.
+const permissionsPolicy = "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), " +
+	"microphone=(), payment=(), usb=()"
+
+// oauthPaths are the social sign-in popup's start and callback: the popup
+// goes to the provider and back and hands its result to its opener, which a
+// Cross-Origin-Opener-Policy on them would sever.
+const oauthPaths = "/api/auth/oauth/"
+
 // contentSecurityPolicy is the CSP of every reply; the SPA runs under it.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
 	"img-src 'self' data: https:; connect-src 'self'; font-src 'self'; object-src 'none'; " +
@@ -57,10 +67,10 @@ func newRequestID() string {
 }
 
 // withRequest gives every request an id (X-Request-Id), a logger carrying it,
-// its client's address (see clientAddress), security headers, panic recovery
-// and one access log line. The log holds the path only: queries carry codes
-// and tokens.
-func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, next http.Handler) http.Handler {
+// its client's address (see clientAddress), security headers (with HSTS
+// when https is set: the base URL is https), panic recovery and one access
+// log line. The log holds the path only: queries carry codes and tokens.
+func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := newRequestID()
@@ -74,6 +84,14 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, next http.Han
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("Permissions-Policy", permissionsPolicy)
+		if !strings.HasPrefix(r.URL.Path, oauthPaths) {
+			// Popups the web app opens (social sign-in) keep their opener.
+			h.Set("Cross-Origin-Opener-Policy", "same-origin-allow-popups")
+		}
+		if https {
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
 
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {

@@ -65,7 +65,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.gate = newCPUGate()
 	s.routes(mux)
-	return withRequest(s.logger(), s.TrustedProxies, compressReplies(s.withPublicSettingsCSP(s.crossOriginProtection().Handler(mux))))
+	return withRequest(s.logger(), s.TrustedProxies, s.secure(), compressReplies(s.withPublicSettingsCSP(s.crossOriginProtection().Handler(mux))))
 }
 
 func (s *Server) logger() *slog.Logger {

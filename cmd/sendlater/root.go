@@ -70,11 +70,12 @@ func (a *app) load() error {
 	core.AllowLocalAddresses(cfg.Mail.AllowLocalRecipients)
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[cfg.Log.Level]
 	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(a.stderr, opts)
 	if cfg.Log.Format == "json" {
-		a.log = slog.New(slog.NewJSONHandler(a.stderr, opts))
-	} else {
-		a.log = slog.New(slog.NewTextHandler(a.stderr, opts))
+		h = slog.NewJSONHandler(a.stderr, opts)
 	}
+	// No email address reaches the log (docs/security.md).
+	a.log = slog.New(core.NewMaskingHandler(h))
 	slog.SetDefault(a.log)
 	return nil
 }

@@ -111,8 +111,8 @@ func (a *app) driver() driver { return drivers[a.cfg.Store.Driver] }
 func (a *app) openStore(ctx context.Context) (store, []byte, error) {
 	// The data directory holds the admin socket and the outbox whatever the
 	// store, and the bbolt file.
-	if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("data_dir: %w", err)
+	if err := privateDir(a.cfg.DataDir); err != nil {
+		return nil, nil, err
 	}
 	d := a.driver()
 	key, err := a.encryptionKey(d.createsKey)
@@ -167,6 +167,27 @@ func settingError(where target, err error) error {
 		return core.Errorf(e.Code, "config: %s: %s", where.setting, e.Message)
 	}
 	return fmt.Errorf("config: %s: %w", where.setting, err)
+}
+
+// privateDir makes the data directory, or makes an existing one private to
+// this user (0700): it holds the store, its key and the admin socket. One
+// that cannot be made private is refused.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("data_dir: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("data_dir: %w", err)
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("data_dir %s is open to other users (mode %04o) and cannot be made private (%v): "+
+			"run `chmod 700 %s` as its owner, or choose another data_dir", dir, fi.Mode().Perm(), err, dir)
+	}
+	return nil
 }
 
 // encryptionKey returns the key from config, else from the key file,

@@ -33,6 +33,9 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 		if tx.Bucket(bucketMessages).Get([]byte(m.ID)) != nil {
 			return core.Errorf(core.EConflict, "A message with this id already exists.")
 		}
+		if m.IdempotencyKey != "" && idempotentMessageID(tx, m.Owner, m.IdempotencyKey) != "" {
+			return core.Errorf(core.EIdempotencyKeyUsed, "A message was made with this Idempotency-Key already.")
+		}
 		if check != nil {
 			// One seek, whatever the owner holds: creates stay fast for
 			// authors with many messages.
@@ -44,6 +47,34 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 		}
 		return s.putMessage(tx, nil, m)
 	}))
+}
+
+// idempotentMessageID is the id of the owner's message made with key, or "".
+func idempotentMessageID(tx *bbolt.Tx, owner, key string) string {
+	prefix := idempotencyPrefix(owner, key)
+	k, _ := tx.Bucket(bucketMessagesByIdempotency).Cursor().Seek(prefix)
+	if k == nil || !bytes.HasPrefix(k, prefix) {
+		return ""
+	}
+	return idAfter(k, len(prefix))
+}
+
+// FindMessageByIdempotencyKey seeks the owner's key in its index.
+func (s *DB) FindMessageByIdempotencyKey(ctx context.Context, owner, key string) (*core.Message, error) {
+	var m *core.Message
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		id := ""
+		if key != "" {
+			id = idempotentMessageID(tx, owner, key)
+		}
+		if id == "" {
+			return errMessageNotFound()
+		}
+		var err error
+		m, err = s.findMessage(tx, id)
+		return err
+	})
+	return m, err
 }
 
 func (s *DB) FindMessageByID(ctx context.Context, id string) (*core.Message, error) {
@@ -243,14 +274,21 @@ func (s *DB) deleteMessage(tx *bbolt.Tx, id string) error {
 type messageIndex struct {
 	id, owner                  string
 	createdAt, dueAt, remindAt time.Time
+	idempotencyKey             string
 }
 
 func indexOf(m *core.Message) messageIndex {
-	return messageIndex{m.ID, m.Owner, m.CreatedAt, m.DueAt, m.RemindAt}
+	return messageIndex{m.ID, m.Owner, m.CreatedAt, m.DueAt, m.RemindAt, m.IdempotencyKey}
 }
 
 func (r *messageRecord) index() messageIndex {
-	return messageIndex{string(r.ID), r.Owner, fromUnixNano(r.CreatedAt), fromUnixNano(r.DueAt), fromUnixNano(r.RemindAt)}
+	return messageIndex{string(r.ID), r.Owner, fromUnixNano(r.CreatedAt), fromUnixNano(r.DueAt), fromUnixNano(r.RemindAt), r.IdempotencyKey}
+}
+
+// idempotencyPrefix is the start of the idempotency index keys of an
+// owner's key: ownerPrefix|key|, then the message's id.
+func idempotencyPrefix(owner, key string) []byte {
+	return append(append(ownerPrefix(owner), key...), '|')
 }
 
 type indexEntry struct {
@@ -259,13 +297,18 @@ type indexEntry struct {
 }
 
 // entries lists the message's keys in every index, always in the same order;
-// a zero DueAt or RemindAt keeps the message out of that index.
-func (x messageIndex) entries() [4]indexEntry {
-	e := [4]indexEntry{
+// a zero DueAt or RemindAt, or no idempotency key, keeps the message out of
+// that index.
+func (x messageIndex) entries() [5]indexEntry {
+	e := [5]indexEntry{
 		{bucketMessagesByOwner, ownerNewestFirstID(x.owner, x.createdAt, x.id)},
 		{bucketMessagesByCreated, newestFirstID(x.createdAt, x.id)},
 		{bucket: bucketDue},
 		{bucket: bucketRemind},
+		{bucket: bucketMessagesByIdempotency},
+	}
+	if x.idempotencyKey != "" {
+		e[4].key = append(idempotencyPrefix(x.owner, x.idempotencyKey), x.id...)
 	}
 	if !x.dueAt.IsZero() {
 		e[2].key = timeID(x.dueAt, x.id)

@@ -29,6 +29,7 @@ type messageRecord struct {
 	NextAttemptAt, LeaseUntil    int64
 	EmailMessageID               string
 	DueAt, RemindAt              int64
+	IdempotencyKey               string // from version 2
 }
 
 // The values of the message fields that intern reads.
@@ -40,8 +41,9 @@ var (
 	}
 )
 
-// messageRecordVersion is the first byte of a stored message.
-const messageRecordVersion = 1
+// messageRecordVersion is the first byte of a stored message. Version 2
+// added IdempotencyKey at the end; version 1 records are read as they are.
+const messageRecordVersion = 2
 
 func (r *messageRecord) marshal() []byte {
 	w := recordWriter{b: make([]byte, 0, 256+len(r.Title)+len(r.Name)+len(r.Recipient)+len(r.Body)+len(r.LastError))}
@@ -71,12 +73,13 @@ func (r *messageRecord) marshal() []byte {
 	w.str(r.EmailMessageID)
 	w.int(r.DueAt)
 	w.int(r.RemindAt)
+	w.str(r.IdempotencyKey)
 	return w.b
 }
 
 // unmarshal reads a stored message. Its byte fields point into b.
 func (r *messageRecord) unmarshal(b []byte) error {
-	if len(b) == 0 || b[0] != messageRecordVersion {
+	if len(b) == 0 || b[0] < 1 || b[0] > messageRecordVersion {
 		return fmt.Errorf("decode message record: version unknown to this binary")
 	}
 	rd := recordReader{b: b[1:]}
@@ -88,6 +91,9 @@ func (r *messageRecord) unmarshal(b []byte) error {
 		Status: rd.intern(statuses), RemindersSent: rd.int(), ReminderSentAt: rd.int(), DeliveredAt: rd.int(),
 		Attempts: rd.int(), LastError: rd.bytes(), NextAttemptAt: rd.int(), LeaseUntil: rd.int(),
 		EmailMessageID: rd.str(), DueAt: rd.int(), RemindAt: rd.int(),
+	}
+	if b[0] >= 2 {
+		r.IdempotencyKey = rd.str()
 	}
 	if rd.err == nil && len(rd.b) != 0 {
 		rd.err = fmt.Errorf("%d bytes left over", len(rd.b))
@@ -117,7 +123,7 @@ func recordOf(sm *seal.Message) messageRecord {
 		ReminderSentAt: unixNano(m.ReminderSentAt), DeliveredAt: unixNano(m.DeliveredAt),
 		Attempts: int64(m.Attempts), LastError: sm.LastError, NextAttemptAt: unixNano(m.NextAttemptAt),
 		LeaseUntil: unixNano(m.LeaseUntil), EmailMessageID: m.EmailMessageID,
-		DueAt: unixNano(m.DueAt), RemindAt: unixNano(m.RemindAt),
+		DueAt: unixNano(m.DueAt), RemindAt: unixNano(m.RemindAt), IdempotencyKey: m.IdempotencyKey,
 	}
 }
 
@@ -134,7 +140,7 @@ func (r *messageRecord) sealedMessage(id string) seal.Message {
 			ReminderSentAt: fromUnixNano(r.ReminderSentAt), DeliveredAt: fromUnixNano(r.DeliveredAt),
 			Attempts: int(r.Attempts), NextAttemptAt: fromUnixNano(r.NextAttemptAt),
 			LeaseUntil: fromUnixNano(r.LeaseUntil), EmailMessageID: r.EmailMessageID,
-			DueAt: fromUnixNano(r.DueAt), RemindAt: fromUnixNano(r.RemindAt),
+			DueAt: fromUnixNano(r.DueAt), RemindAt: fromUnixNano(r.RemindAt), IdempotencyKey: r.IdempotencyKey,
 		},
 		Title: r.Title, Name: r.Name, Recipient: r.Recipient, Body: r.Body, LastError: r.LastError,
 	}

@@ -20,6 +20,8 @@ var (
 	bucketMessagesByCreated = []byte("messages_by_created") // newestFirst(createdAt)|id
 	bucketDue               = []byte("messages_due")        // time(DueAt)|id
 	bucketRemind            = []byte("messages_remind")     // time(RemindAt)|id
+	// ownerPrefix|idempotency key|"|"|id (schema version 8)
+	bucketMessagesByIdempotency = []byte("messages_by_idempotency")
 
 	bucketSessions          = []byte("sessions")            // id -> sessionRecord
 	bucketSessionsByRefresh = []byte("sessions_by_refresh") // refresh hash (current or rotated) -> session id
@@ -60,6 +62,14 @@ var migrations = []migration{
 	schemaOnly(createLinkBuckets),     // links.go
 	schemaOnly(createOutboxBuckets),   // outbox.go
 	(*DB).sealPersonalData,            // records.go
+	schemaOnly(createIdempotencyIndex),
+}
+
+// createIdempotencyIndex is version 8: the messages made with an
+// Idempotency-Key, by owner and key.
+func createIdempotencyIndex(tx *bbolt.Tx) error {
+	_, err := tx.CreateBucketIfNotExists(bucketMessagesByIdempotency)
+	return err
 }
 
 // createBuckets is version 1.

@@ -263,6 +263,9 @@ var constraintErrors = map[string]func() error{
 	"users_email_key_key":          errEmailInUse,
 	"messages_pkey":                func() error { return core.Errorf(core.EConflict, "A message with this id already exists.") },
 	"messages_owner_fkey":          errUserNotFound,
+	"messages_idempotency": func() error {
+		return core.Errorf(core.EIdempotencyKeyUsed, "A message was made with this Idempotency-Key already.")
+	},
 	"sessions_pkey":                func() error { return core.Errorf(core.EConflict, "A session with this id already exists.") },
 	"sessions_user_id_fkey":        errUserNotFound,
 	"access_tokens_pkey":           func() error { return core.Errorf(core.EConflict, "An access token with this id already exists.") },

@@ -19,7 +19,7 @@ func errMessageNotFound() error {
 const (
 	plainMessageColumns = `owner, send_interval, send_date, is_active, postpone_code, featured, webhook_url,
 	created_at, updated_at, status, reminders_sent, reminder_sent_at, delivered_at, attempts,
-	next_attempt_at, lease_until, email_message_id, due_at, remind_at`
+	next_attempt_at, lease_until, email_message_id, due_at, remind_at, idempotency_key`
 	sealedMessageColumns = `title, name, recipient, body, last_error`
 	messageColumns       = `id, ` + plainMessageColumns + `, ` + sealedMessageColumns
 )
@@ -31,7 +31,7 @@ func scanSealedMessage(row pgx.Row, sm *seal.Message, more ...any) error {
 	return row.Scan(append([]any{&m.ID, &m.Owner, &m.Interval, at(&m.SendDate), &m.IsActive, &m.PostponeCode, &m.Featured,
 		&m.WebhookURL, at(&m.CreatedAt), at(&m.UpdatedAt), &m.Status, &m.RemindersSent, at(&m.ReminderSentAt),
 		at(&m.DeliveredAt), &m.Attempts, at(&m.NextAttemptAt), at(&m.LeaseUntil), &m.EmailMessageID,
-		at(&m.DueAt), at(&m.RemindAt),
+		at(&m.DueAt), at(&m.RemindAt), &m.IdempotencyKey,
 		&sm.Title, &sm.Name, &sm.Recipient, &sm.Body, &sm.LastError}, more...)...)
 }
 
@@ -60,7 +60,7 @@ func plainMessageArgs(m *core.Message) []any {
 	return []any{m.Owner, m.Interval, nanos(m.SendDate), m.IsActive, m.PostponeCode, m.Featured, m.WebhookURL,
 		nanos(m.CreatedAt), nanos(m.UpdatedAt), m.Status, m.RemindersSent, nanos(m.ReminderSentAt),
 		nanos(m.DeliveredAt), m.Attempts, nanos(m.NextAttemptAt), nanos(m.LeaseUntil), m.EmailMessageID,
-		nanos(m.DueAt), nanos(m.RemindAt)}
+		nanos(m.DueAt), nanos(m.RemindAt), m.IdempotencyKey}
 }
 
 // sealedMessageArgs are messageColumns' values of a sealed message.
@@ -71,12 +71,12 @@ func sealedMessageArgs(sm *seal.Message) []any {
 
 const (
 	insertMessage = `insert into messages (` + messageColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-		$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`
+		$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`
 	updateMessage = `update messages set (` + plainMessageColumns + `, ` + sealedMessageColumns + `)
 		= ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25) where id = $1`
+		$21, $22, $23, $24, $25, $26) where id = $1`
 	updatePlainMessage = `update messages set (` + plainMessageColumns + `)
-		= ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) where id = $1`
+		= ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) where id = $1`
 )
 
 // CreateMessage stores m after check approved it with the owner and whether
@@ -107,6 +107,16 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 		s.changed(m.Owner)
 	}
 	return err
+}
+
+// FindMessageByIdempotencyKey seeks the owner's key in its unique index.
+func (s *DB) FindMessageByIdempotencyKey(ctx context.Context, owner, key string) (*core.Message, error) {
+	if key == "" {
+		return nil, errMessageNotFound()
+	}
+	m, err := s.scanMessage(s.pool.QueryRow(ctx, "select "+messageColumns+
+		" from messages where owner = $1 and idempotency_key = $2 and idempotency_key <> ''", owner, key))
+	return m, wrapErr(err)
 }
 
 func (s *DB) FindMessageByID(ctx context.Context, id string) (*core.Message, error) {

@@ -351,3 +351,41 @@ func testReminderIndex(t *testing.T, s Stores) {
 	wantDue(t, s, m.SendDate.Add(-time.Second))
 	wantDue(t, s, m.SendDate, m.ID)
 }
+
+// A message made with an idempotency key is found by it; the owner cannot
+// make a second with the same key until the first is deleted; another
+// owner can.
+func testIdempotencyKey(t *testing.T, s Stores) {
+	a := MustCreateUser(t, s, "ada@example.com")
+	b := MustCreateUser(t, s, "bob@example.com")
+	_, err := s.Messages.FindMessageByIdempotencyKey(ctx, a.ID, "k1")
+	wantCode(t, err, core.EMessageNotFound)
+	m := NewMessage(s, a.ID, core.Interval1M)
+	m.IdempotencyKey = "k1"
+	must(t, s.Messages.CreateMessage(ctx, m, allow))
+	got, err := s.Messages.FindMessageByIdempotencyKey(ctx, a.ID, "k1")
+	must(t, err)
+	wantMessage(t, got, m)
+	again := NewMessage(s, a.ID, core.Interval1M)
+	again.IdempotencyKey = "k1"
+	wantCode(t, s.Messages.CreateMessage(ctx, again, allow), core.EIdempotencyKeyUsed)
+	_, err = s.Messages.FindMessageByID(ctx, again.ID)
+	wantCode(t, err, core.EMessageNotFound)
+	other := NewMessage(s, b.ID, core.Interval1M)
+	other.IdempotencyKey = "k1"
+	must(t, s.Messages.CreateMessage(ctx, other, allow))
+	_, err = s.Messages.FindMessageByIdempotencyKey(ctx, a.ID, "k")
+	wantCode(t, err, core.EMessageNotFound)
+	_, err = s.Messages.FindMessageByIdempotencyKey(ctx, a.ID, "")
+	wantCode(t, err, core.EMessageNotFound)
+	// An update keeps the key; a delete frees it.
+	_, err = s.Messages.UpdateMessage(ctx, m.ID, func(m *core.Message) error { m.Title = "changed"; return nil })
+	must(t, err)
+	if got, err := s.Messages.FindMessageByIdempotencyKey(ctx, a.ID, "k1"); err != nil || got.ID != m.ID {
+		t.Fatalf("after an update: %v %v", got, err)
+	}
+	must(t, s.Messages.DeleteMessage(ctx, m.ID))
+	_, err = s.Messages.FindMessageByIdempotencyKey(ctx, a.ID, "k1")
+	wantCode(t, err, core.EMessageNotFound)
+	must(t, s.Messages.CreateMessage(ctx, again, allow))
+}

@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"ListMessages", testListMessages},
 		{"PlanLimitAtomic", testPlanLimitAtomic},
 		{"CreateCheckAborts", testCreateCheckAborts},
+		{"IdempotencyKey", testIdempotencyKey},
 		{"DueIndex", testDueIndex},
 		{"DueOrderAndLimit", testDueOrderAndLimit},
 		{"ReminderIndex", testReminderIndex},
@@ -179,6 +180,7 @@ func diffMessage(got, want *core.Message) string {
 		{"WebhookURL", got.WebhookURL, want.WebhookURL}, {"Status", got.Status, want.Status},
 		{"RemindersSent", got.RemindersSent, want.RemindersSent}, {"Attempts", got.Attempts, want.Attempts},
 		{"LastError", got.LastError, want.LastError}, {"EmailMessageID", got.EmailMessageID, want.EmailMessageID},
+		{"IdempotencyKey", got.IdempotencyKey, want.IdempotencyKey},
 	} {
 		if f.got != f.want {
 			diffs = append(diffs, fmt.Sprintf("%s = %v, want %v", f.name, f.got, f.want))
