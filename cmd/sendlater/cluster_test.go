@@ -120,9 +120,14 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 	})
 	stop()
 
-	// A refresh token used twice ends the session on every replica.
+	// A refresh retried on another replica within the grace gets the same
+	// pair; after it, the old token again ends the session on every replica.
 	s := signIn(t, c.replicas[0].url, "author0@example.com")
 	next := refresh(t, c.replicas[1].url, s.refresh, http.StatusOK)
+	if again := refresh(t, c.replicas[2].url, s.refresh, http.StatusOK); again.refresh != next.refresh {
+		t.Fatal("a retried refresh on another replica got another pair")
+	}
+	time.Sleep(core.RefreshGrace + 500*time.Millisecond)
 	refresh(t, c.replicas[2].url, s.refresh, http.StatusUnauthorized) // the old one again: reuse
 	refresh(t, c.replicas[0].url, next.refresh, http.StatusUnauthorized)
 	// Signing out on one replica signs the token out on all.
