@@ -23,6 +23,10 @@ type Admin interface {
 	// ListMessages lists messages, of one user (id or email) or all.
 	ListMessages(ctx context.Context, user string, f MessageFilter) ([]*Message, int, error)
 	FindMessage(ctx context.Context, id string) (*Message, error)
+	// MessageOutbox is the outbox item that follows a message (its webhook
+	// call or its author's failure notice) while it waits or after it
+	// failed for good; ENotFound when none does.
+	MessageOutbox(ctx context.Context, id string) (*OutboxItem, error)
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 
 	// SendDue runs one delivery pass; PreviewDue lists what a pass at the
@@ -104,6 +108,14 @@ func (s *AdminService) ListMessages(ctx context.Context, user string, f MessageF
 
 func (s *AdminService) FindMessage(ctx context.Context, id string) (*Message, error) {
 	return s.Messages.FindMessageByID(ctx, id)
+}
+
+func (s *AdminService) MessageOutbox(ctx context.Context, id string) (*OutboxItem, error) {
+	d, err := s.delivery()
+	if err != nil {
+		return nil, err
+	}
+	return d.Store.FindOutboxItem(ctx, id)
 }
 
 func (s *AdminService) Backup(ctx context.Context, w io.Writer) (int64, error) {

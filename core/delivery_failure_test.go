@@ -223,3 +223,50 @@ func TestStoppedPassLosesNothing(t *testing.T) {
 		t.Fatalf("received %d emails for %d messages", got, n)
 	}
 }
+
+// When the author's failure notice is refused too, the failure stays
+// visible: the outbox keeps the notice (failed for good, counted), the
+// operator's tools show it, and the daily summary tells the operator, once
+// a day.
+func TestAFailureNobodyWasToldIsVisible(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	e.Delivery.Reminders = nil
+	u := e.mustUser(t, "ada@example.com", "")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e.SMTP.FailNext(2, 550, "5.1.1 mailbox unavailable") // the delivery, then the notice
+	e.Clock.Set(m.SendDate)
+	e.pass(t, core.PassResult{Failed: 1})
+	if got := e.find(t, m.ID); got.Status != core.StatusFailed || !strings.Contains(got.LastError, "mailbox unavailable") {
+		t.Fatalf("message %s %q", got.Status, got.LastError)
+	}
+	if pending, failed, err := e.DB.CountOutbox(e.Ctx); err != nil || pending != 0 || failed != 1 {
+		t.Fatalf("outbox: %d pending, %d failed, %v", pending, failed, err)
+	}
+	notice, err := e.Admin.MessageOutbox(e.Ctx, m.ID)
+	if err != nil || notice.Kind != core.OutboxFailureNotice || notice.FailedAt.IsZero() || !strings.Contains(notice.LastError, "550") {
+		t.Fatalf("the notice: %+v %v", notice, err)
+	}
+
+	sum := &core.Summary{Store: e.DB, Outbox: e.Outbox, Emails: e.Emails, Limits: e.Limits, Clock: e.Clock,
+		To: core.Address{Address: "ops@sendlater.test"}}
+	e.Clock.Add(time.Hour)
+	d, err := sum.Send(e.Ctx)
+	if err != nil || d.Failed != 1 || d.Items[0].MessageID != m.ID || d.Items[0].Owner != u.ID || d.Items[0].Recipient != "" {
+		t.Fatalf("summary %+v %v", d, err)
+	}
+	p, _ := e.Next(t, "ops@sendlater.test")
+	if !strings.Contains(p.Subject, "1 failed for good") || !strings.Contains(p.Text, m.ID) ||
+		!strings.Contains(p.Text, "mailbox unavailable") || strings.Contains(p.Text, "ada@example.com") {
+		t.Fatalf("summary email %q:\n%s", p.Subject, p.Text)
+	}
+	// One a day, however many processes ask.
+	if d, err := sum.Send(e.Ctx); d != nil || err != nil {
+		t.Fatalf("a second summary the same day: %+v %v", d, err)
+	}
+	e.NoMoreEmail(t)
+	e.Clock.Add(24 * time.Hour)
+	if d, err := sum.Send(e.Ctx); err != nil || d == nil || d.Failed != 0 {
+		t.Fatalf("the next day: %+v %v", d, err)
+	}
+	e.NoMoreEmail(t) // nothing new failed: the log only
+}

@@ -41,12 +41,18 @@ type DeliveryStore interface {
 	// after since, the latest first; CountOutbox counts the items waiting
 	// and those that failed for good.
 	FailedOutbox(ctx context.Context, since time.Time, limit int) ([]*OutboxItem, error)
-	CountOutbox(ctx context.Context) (pending, failed int, err error)
+	OutboxCounter
 
 	// SetWebhookSecret stores the user's webhook signing secret (encrypted),
 	// replacing the old one; WebhookSecret returns it, "" when none was made.
 	SetWebhookSecret(ctx context.Context, userID, secret string) error
 	WebhookSecret(ctx context.Context, userID string) (string, error)
+}
+
+// OutboxCounter counts the outbox: the items waiting, and those that failed
+// for good (for /healthz).
+type OutboxCounter interface {
+	CountOutbox(ctx context.Context) (pending, failed int, err error)
 }
 
 // OutboxStore queues outbox items; DeliveryStore works them off.

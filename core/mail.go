@@ -49,6 +49,7 @@ type Emails interface {
 	Delivery(d DeliveryEmail) (*Email, error)
 	DeliveryFailed(d DeliveryFailedEmail) (*Email, error)
 	Contact(d ContactEmail) (*Email, error)
+	OperatorSummary(d OperatorSummaryEmail) (*Email, error)
 }
 
 // ActionEmail is a verification or password reset email: a link to follow.

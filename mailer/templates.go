@@ -26,11 +26,12 @@ const (
 	kindDelivery       = "delivery"
 	kindDeliveryFailed = "delivery_failed"
 	kindContact        = "contact"
+	kindSummary        = "operator_summary"
 )
 
 var kinds = []string{
 	kindVerifyEmail, kindPasswordReset, kindEmailChanged, kindReminder,
-	kindDelivery, kindDeliveryFailed, kindContact,
+	kindDelivery, kindDeliveryFailed, kindContact, kindSummary,
 }
 
 // dateLayout shows a time the way an author reads it, in their zone:
@@ -183,6 +184,11 @@ func (t *Templates) Contact(d core.ContactEmail) (*core.Email, error) {
 	}
 	e.ReplyTo = &core.Address{Name: d.Name, Address: d.Email}
 	return e, nil
+}
+
+// OperatorSummary tells the operator what failed for good in the last day.
+func (t *Templates) OperatorSummary(d core.OperatorSummaryEmail) (*core.Email, error) {
+	return t.render(kindSummary, d.To, d)
 }
 
 func formatWhen(t time.Time, loc *time.Location) string {

@@ -180,6 +180,27 @@ func TestContactEmail(t *testing.T) {
 	}
 }
 
+func TestOperatorSummaryEmail(t *testing.T) {
+	at := time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
+	e, err := MustTemplates(t).OperatorSummary(core.OperatorSummaryEmail{
+		To: core.Address{Address: "ops@sendlater.example"}, Since: at.Add(-24 * time.Hour), Pending: 3, Failed: 2,
+		Items: []core.SummaryItem{
+			{Kind: core.OutboxFailureNotice, MessageID: "m1", Owner: "u1", Error: "550 <refused>", FailedAt: at},
+			{Kind: core.OutboxEmail, Recipient: "b***@example.com", Error: "554 spam", FailedAt: at},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(e.Subject, "2 failed for good") {
+		t.Errorf("subject %q", e.Subject)
+	}
+	checkEmail(t, e, []string{"failed for good", "m1", "u1", "550 <refused>", "b***@example.com", "554 spam", "wait for a retry"}, nil)
+	if strings.Contains(e.HTML, "<refused>") {
+		t.Error("HTML part carries an unescaped error")
+	}
+}
+
 func TestSubjectHasNoLineBreaks(t *testing.T) {
 	e, err := MustTemplates(t).Reminder(core.ReminderEmail{To: ann, Title: "a\r\nBcc: evil@example.net", SendDate: time.Now()})
 	if err != nil {

@@ -52,6 +52,7 @@ func (s *AdminServer) Handler() http.Handler {
 	mux.HandleFunc("POST /admin/billing/sync", s.handleSyncBilling)
 	mux.HandleFunc("GET /admin/messages", s.handleListMessages)
 	mux.HandleFunc("GET /admin/messages/{id}", s.handleShowMessage)
+	mux.HandleFunc("GET /admin/messages/{id}/outbox", s.handleMessageOutbox)
 	mux.HandleFunc("GET /admin/backup", s.handleBackup)
 	mux.HandleFunc("POST /admin/send-due", s.handleSendDue)
 	mux.HandleFunc("GET /admin/due", s.handlePreviewDue)
@@ -222,6 +223,15 @@ func (s *AdminServer) handleShowMessage(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	writeData(w, http.StatusOK, NewAdminMessageJSON(m))
+}
+
+func (s *AdminServer) handleMessageOutbox(w http.ResponseWriter, r *http.Request) {
+	it, err := s.Admin.MessageOutbox(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, NewOutboxItemJSON(it))
 }
 
 // handleBackup streams a consistent copy of the store.

@@ -98,6 +98,14 @@ func (c *AdminClient) FindMessage(ctx context.Context, id string) (*core.Message
 	return out.Core(), nil
 }
 
+func (c *AdminClient) MessageOutbox(ctx context.Context, id string) (*core.OutboxItem, error) {
+	var out OutboxItemJSON
+	if err := c.t.do(ctx, "GET", "/admin/messages/"+url.PathEscape(id)+"/outbox", nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Core(), nil
+}
+
 // Backup copies the server's store to w. A copy cut short by the server is an
 // error, never a silently truncated file.
 func (c *AdminClient) Backup(ctx context.Context, w io.Writer) (int64, error) {

@@ -175,3 +175,35 @@ func TestRefusalLink(t *testing.T) {
 		t.Fatal("not refused after the POST")
 	}
 }
+
+// A failure its author's notice could not tell is still in the author's
+// list, with its reason, and in /healthz's counters.
+func TestAFailureNobodyWasToldIsOnTheDashboardAndHealth(t *testing.T) {
+	a := mustIdentityAPI(t)
+	who := a.author("ann@example.com")
+	m := a.createMessage(who, nil)
+	a.Delivery.Reminders = nil
+	a.SMTP.FailNext(2, 550, "5.1.1 mailbox unavailable") // the delivery, then the notice
+	a.Clock.Set(time.UnixMilli(m.SendDate).Add(time.Second))
+	if res, err := a.Delivery.Run(context.Background()); err != nil || res.Failed != 1 {
+		t.Fatalf("pass: %v %v", res, err)
+	}
+	var ms []struct {
+		ID            string `json:"id"`
+		Status        string `json:"status"`
+		FailureReason string `json:"failureReason"`
+	}
+	who = a.signInAgain(who) // a month later
+	a.ok(nil, http.StatusOK, "GET", "/api/messages", who.token, nil, &ms)
+	if len(ms) != 1 || ms[0].Status != "failed" || !strings.Contains(ms[0].FailureReason, "mailbox unavailable") {
+		t.Fatalf("the author's list: %+v", ms)
+	}
+	resp, body := a.raw("GET", "/healthz", nil, "")
+	var health struct {
+		Outbox struct{ Pending, Failed int }
+	}
+	json.Unmarshal([]byte(body), &health)
+	if resp.StatusCode != 200 || health.Outbox.Failed != 1 || health.Outbox.Pending != 0 {
+		t.Fatalf("healthz: %d %s", resp.StatusCode, body)
+	}
+}

@@ -18,6 +18,15 @@ type healthReport struct {
 	Scheduler string `json:"scheduler"`
 	// LastPass is when the last delivery pass finished (ms since the epoch).
 	LastPass int64 `json:"lastPass,omitempty"`
+	// Outbox counts the work that follows events (webhooks, the authors'
+	// failure notices, identity emails): waiting, and failed for good (a
+	// monitor should alert on those: nobody was told).
+	Outbox *outboxReport `json:"outbox,omitempty"`
+}
+
+type outboxReport struct {
+	Pending int `json:"pending"`
+	Failed  int `json:"failed"`
 }
 
 // handleHealth answers 200 when the process is up and the store answers,
@@ -46,6 +55,14 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 			if h.State == core.HealthStalled {
 				rep.Status = "degraded"
 			}
+		}
+	}
+	if s.Outbox != nil && status == http.StatusOK {
+		pending, failed, err := s.Outbox.CountOutbox(ctx)
+		if err != nil {
+			logger(r).Error("health check: outbox", "err", err)
+		} else {
+			rep.Outbox = &outboxReport{Pending: pending, Failed: failed}
 		}
 	}
 	writeJSON(w, status, rep)

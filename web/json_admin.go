@@ -131,3 +131,36 @@ func (j BillingChangeJSON) Core() core.BillingChange {
 		PriceID: j.PriceID, Status: j.Status, Plan: j.Plan, PlanActive: j.PlanActive,
 	}
 }
+
+// OutboxItemJSON is an outbox item as the admin socket shows it (GET
+// /admin/messages/{id}/outbox): what follows a message, never the email
+// it may carry.
+type OutboxItemJSON struct {
+	ID            string `json:"id"`
+	Kind          string `json:"kind"` // "webhook", "failure-notice", "email", "password-reset"
+	MessageID     string `json:"messageId,omitempty"`
+	Attempts      int    `json:"attempts"`
+	NextAttemptAt *int64 `json:"nextAttemptAt,omitempty"`
+	LastError     string `json:"lastError,omitempty"`
+	FailedAt      *int64 `json:"failedAt,omitempty"`
+}
+
+// NewOutboxItemJSON is it on the wire.
+func NewOutboxItemJSON(it *core.OutboxItem) OutboxItemJSON {
+	kind := it.Kind
+	if kind == core.OutboxWebhook {
+		kind = "webhook"
+	}
+	return OutboxItemJSON{ID: it.ID, Kind: kind, MessageID: it.MessageID, Attempts: it.Attempts,
+		NextAttemptAt: optMillis(it.NextAttemptAt), LastError: it.LastError, FailedAt: optMillis(it.FailedAt)}
+}
+
+// Core is the item j describes.
+func (j OutboxItemJSON) Core() *core.OutboxItem {
+	kind := j.Kind
+	if kind == "webhook" {
+		kind = core.OutboxWebhook
+	}
+	return &core.OutboxItem{ID: j.ID, Kind: kind, MessageID: j.MessageID, Attempts: j.Attempts,
+		NextAttemptAt: fromOptMillis(j.NextAttemptAt), LastError: j.LastError, FailedAt: fromOptMillis(j.FailedAt)}
+}

@@ -52,6 +52,10 @@ func appendMessageJSON(b []byte, m *core.Message) []byte {
 		b = append(b, `,"deliveredAt":`...)
 		b = strconv.AppendInt(b, m.DeliveredAt.UnixMilli(), 10)
 	}
+	if reason := failureReason(m); reason != "" {
+		b = append(b, `,"failureReason":`...)
+		b = appendJSONString(b, reason)
+	}
 	return append(b, '}')
 }
 

@@ -21,10 +21,11 @@ func FuzzAppendMessageJSON(f *testing.F) {
 		m := &core.Message{
 			ID: s, Owner: s + "o", Title: s, Name: s, Recipient: s, Body: s + s,
 			Interval: core.Interval(s), SendDate: at, IsActive: flag, Featured: !flag, CreatedAt: at,
-			Status: core.MessageStatus(s), PostponeCode: "SECRET",
+			Status: core.MessageStatus(s), PostponeCode: "SECRET", LastError: s + "e",
 		}
 		if flag {
 			m.WebhookURL, m.ReminderSentAt, m.DeliveredAt = s, at, at.Add(time.Hour)
+			m.Status = core.StatusFailed // with a failure reason
 		}
 		for _, ms := range [][]*core.Message{{}, {m}, {m, m}} {
 			want, err := json.Marshal(messagesJSON(ms))

@@ -20,6 +20,9 @@ type MessageJSON struct {
 	Status         core.MessageStatus `json:"status"`
 	ReminderSentAt *int64             `json:"reminderSentAt,omitempty"`
 	DeliveredAt    *int64             `json:"deliveredAt,omitempty"`
+	// FailureReason says why a failed message could not be delivered, so
+	// the author sees it whatever became of the email that told them.
+	FailureReason string `json:"failureReason,omitempty"`
 
 	*AdminMessageFields
 }
@@ -34,6 +37,9 @@ type AdminMessageFields struct {
 	LeaseUntil    *int64             `json:"leaseUntil,omitempty"`
 	DueAt         *int64             `json:"dueAt,omitempty"`
 	RemindAt      *int64             `json:"remindAt,omitempty"`
+	// Outbox is what follows the message (`messages show --json`): its
+	// webhook call or its author's failure notice, waiting or failed.
+	Outbox *OutboxItemJSON `json:"outbox,omitempty"`
 }
 
 // NewMessageJSON is m as the API sends it to its author.
@@ -43,8 +49,16 @@ func NewMessageJSON(m *core.Message) *MessageJSON {
 		Message: m.Body, Interval: m.Interval, SendDate: millis(m.SendDate), IsActive: m.IsActive,
 		Featured: m.Featured, WebhookURL: m.WebhookURL, CreatedAt: millis(m.CreatedAt),
 		Status: m.DisplayStatus(), ReminderSentAt: optMillis(m.ReminderSentAt),
-		DeliveredAt: optMillis(m.DeliveredAt),
+		DeliveredAt: optMillis(m.DeliveredAt), FailureReason: failureReason(m),
 	}
+}
+
+// failureReason is m's last error when it failed, else "".
+func failureReason(m *core.Message) string {
+	if m.DisplayStatus() != core.StatusFailed {
+		return ""
+	}
+	return m.LastError
 }
 
 // NewAdminMessageJSON is m as the admin socket sends it to an operator: with
@@ -67,6 +81,7 @@ func (j *MessageJSON) Core() *core.Message {
 		Interval: j.Interval, SendDate: fromMillis(j.SendDate), IsActive: j.IsActive, Featured: j.Featured,
 		WebhookURL: j.WebhookURL, CreatedAt: fromMillis(j.CreatedAt), Status: j.Status,
 		ReminderSentAt: fromOptMillis(j.ReminderSentAt), DeliveredAt: fromOptMillis(j.DeliveredAt),
+		LastError: j.FailureReason,
 	}
 	if a := j.AdminMessageFields; a != nil {
 		m.UpdatedAt, m.Status, m.Attempts, m.LastError = fromMillis(a.UpdatedAt), a.State, a.Attempts, a.LastError

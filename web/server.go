@@ -43,6 +43,8 @@ type Server struct {
 	Scheduler core.SchedulerHealth
 	// Health reports whether the store answers.
 	Health func(ctx context.Context) error
+	// Outbox counts the outbox for /healthz; nil: not shown.
+	Outbox core.OutboxCounter
 
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the
 	// client (config trusted_proxies); none: the direct peer is the client.

@@ -56,6 +56,9 @@ type Config struct {
 	Contact struct {
 		To string `mapstructure:"to"`
 	} `mapstructure:"contact"`
+	Operator struct {
+		Email string `mapstructure:"email"`
+	} `mapstructure:"operator"`
 	Stripe    StripeConfig `mapstructure:"stripe"`
 	Auth      AuthConfig   `mapstructure:"auth"`
 	Scheduler struct {
@@ -101,6 +104,7 @@ var defaults = map[string]any{
 	"mail.smtp.timeout":           "30s",
 	"mail.smtp.pool_size":         4,
 	"contact.to":                  "",
+	"operator.email":              "",
 	"scheduler.interval":          "5s",
 	"scheduler.reminders":         []string{"240h"},
 	"scheduler.concurrency":       8,
@@ -193,9 +197,9 @@ func (c *Config) validate() error {
 	if _, err := mail.ParseAddress(c.Mail.From); err != nil {
 		return bad("mail.from", "must be an email address, e.g. Sendlater <no-reply@example.com>", c.Mail.From)
 	}
-	if c.Contact.To != "" {
-		if _, err := mail.ParseAddress(c.Contact.To); err != nil {
-			return bad("contact.to", "must be an email address", c.Contact.To)
+	for key, addr := range map[string]string{"contact.to": c.Contact.To, "operator.email": c.Operator.Email} {
+		if _, err := mail.ParseAddress(addr); addr != "" && err != nil {
+			return bad(key, "must be an email address", addr)
 		}
 	}
 	if !slices.Contains([]string{"none", "starttls", "tls"}, c.Mail.SMTP.TLS) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -80,23 +81,59 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// What follows the message: its webhook call or its author's
+			// failure notice, while it waits or once it failed for good.
+			follow, err := admin.MessageOutbox(cmd.Context(), m.ID)
+			if err != nil && core.ErrorCode(err) != core.ENotFound {
+				return err
+			}
 			if asJSON {
-				return cli.PrintJSON(a.stdout, messageJSON(m, reveal))
+				j := messageJSON(m, reveal)
+				if follow != nil {
+					o := web.NewOutboxItemJSON(follow)
+					j.Outbox = &o
+				}
+				return cli.PrintJSON(a.stdout, j)
 			}
 			body := "(hidden: add --reveal to print it)"
 			if reveal {
 				body = "\n" + m.Body
 			}
-			return cli.PrintFields(a.stdout, [][2]string{
+			fields := [][2]string{
 				{"ID", m.ID}, {"Owner", m.Owner}, {"Title", m.Title}, {"Recipient", m.Name + " <" + m.Recipient + ">"},
 				{"Interval", string(m.Interval)}, {"Send date", cli.When(m.SendDate)}, {"Active", strconv.FormatBool(m.IsActive)},
 				{"Status", string(m.DisplayStatus())}, {"Attempts", strconv.Itoa(m.Attempts)}, {"Last error", cli.OrDash(m.LastError)},
 				{"Reminder sent", cli.When(m.ReminderSentAt)}, {"Delivered", cli.When(m.DeliveredAt)},
-				{"Created", cli.When(m.CreatedAt)}, {"Message", body},
-			})
+				{"Created", cli.When(m.CreatedAt)},
+			}
+			if follow != nil {
+				fields = append(fields, [2]string{outboxLabel(follow), outboxState(follow)})
+			}
+			return cli.PrintFields(a.stdout, append(fields, [2]string{"Message", body}))
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&reveal, "reveal", false, "print the message body")
 	return cmd
+}
+
+// outboxLabel names what follows a message.
+func outboxLabel(it *core.OutboxItem) string {
+	if it.Kind == core.OutboxFailureNotice {
+		return "Author's notice"
+	}
+	return "Webhook call"
+}
+
+// outboxState is how it went: failed for good (nobody was told), or
+// waiting for its next attempt.
+func outboxState(it *core.OutboxItem) string {
+	if !it.FailedAt.IsZero() {
+		return "FAILED for good " + cli.When(it.FailedAt) + ": " + it.LastError
+	}
+	s := "waiting, next attempt " + cli.When(it.NextAttemptAt)
+	if it.LastError != "" {
+		s += fmt.Sprintf(" (%d failed: %s)", it.Attempts, it.LastError)
+	}
+	return s
 }

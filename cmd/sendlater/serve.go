@@ -64,7 +64,7 @@ func (a *app) serve(ctx context.Context) error {
 		Identities: s.Auth, Messages: s.Messages, Contact: s.Contact,
 		Postpone: s.Postpone, Refusals: s.Refusals, WebhookSecrets: s.WebhookSecrets,
 		Payments: s.Payments, Social: s.Social, SocialFlow: s.SocialFlow,
-		Health: st.Ping, Scheduler: s.Delivery.Monitor, TrustedProxies: proxies,
+		Health: st.Ping, Scheduler: s.Delivery.Monitor, Outbox: st, TrustedProxies: proxies,
 	}
 	if !a.noScheduler {
 		// An email queued by a request leaves at once, not at the next tick.
@@ -82,6 +82,7 @@ func (a *app) serve(ctx context.Context) error {
 		"admin_socket", a.cfg.socketPath(), "process", a.processName())
 
 	go s.Sweeper.Run(ctx, time.Hour)
+	go s.Summary.Run(ctx, 24*time.Hour)
 
 	schedulerDone := make(chan struct{})
 	if !a.noScheduler {

@@ -37,6 +37,7 @@ type services struct {
 	Delivery       *core.Delivery
 	Admin          *core.AdminService
 	Sweeper        *core.Sweeper
+	Summary        *core.Summary
 	Scheduler      *core.Scheduler
 }
 
@@ -82,7 +83,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth,
 	}
 	s.Contact = &core.ContactService{
-		Contacts: st, Outbox: s.Outbox, Emails: emails, To: contactAddress(a.cfg.Contact.To), Clock: clock,
+		Contacts: st, Outbox: s.Outbox, Emails: emails, To: parseAddress(a.cfg.Contact.To), Clock: clock,
 		Limits: limits, Logger: a.log,
 	}
 	s.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: limits}
@@ -104,6 +105,8 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: a.processName(), Logger: a.log},
 	}
 	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery, Billing: s.Billing}
+	s.Summary = &core.Summary{Store: st, Outbox: s.Outbox, Emails: emails, Limits: limits, Clock: clock,
+		To: parseAddress(a.cfg.Operator.Email), Logger: a.log}
 	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Limits: limits, Clock: clock, Logger: a.log}
 	s.Scheduler = &core.Scheduler{Delivery: s.Delivery, Interval: a.cfg.Scheduler.Interval, Logger: a.log}
 	if url := a.cfg.Scheduler.HeartbeatURL; url != "" {
@@ -144,9 +147,9 @@ func (a *app) processName() string {
 	return host + " " + a.command
 }
 
-// contactAddress is where contact form submissions go (config contact.to,
-// validated with the config); empty: they are only stored.
-func contactAddress(to string) core.Address {
+// parseAddress is an address of the config (contact.to, operator.email,
+// validated with the config); empty: none.
+func parseAddress(to string) core.Address {
 	a, err := mail.ParseAddress(to)
 	if err != nil {
 		return core.Address{}
