@@ -17,7 +17,7 @@ func TestNoIdentityIsNotSignedIn(t *testing.T) {
 	in := core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com", Body: "b"}
 	name := "x"
 	for what, call := range map[string]func() error{
-		"List":     func() error { _, err := e.Messages.List(ctx); return err },
+		"List":     func() error { _, err := e.Messages.List(ctx, core.Page{}); return err },
 		"Get":      func() error { _, err := e.Messages.Get(ctx, "x"); return err },
 		"Create":   func() error { _, err := e.Messages.Create(ctx, in); return err },
 		"Update":   func() error { _, err := e.Messages.Update(ctx, "x", core.MessageUpdate{}); return err },

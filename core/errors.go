@@ -36,6 +36,7 @@ const (
 	EConflict              = "request/conflict"
 	EIdempotencyKeyUsed    = "request/idempotency-key-used"
 	EUnavailable           = "service/unavailable"
+	EStreamReplaced        = "stream/replaced"
 	EInternal              = "internal/error"
 )
 

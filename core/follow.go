@@ -15,32 +15,55 @@ const (
 	followSettle = 100 * time.Millisecond
 )
 
-// Follow sends the author's whole list, with the author as the session user
-// shows them, at once and again about 100 ms after every burst of changes to
-// their messages or their account, whoever made them (the API, an operator,
-// the delivery pass, a payment webhook). It checks the identity in ctx before every
-// list and every Recheck; when the identity no longer holds, or a list
-// cannot be read, it sends that error and closes the channel. It ends when
-// ctx does. A slow reader loses nothing: changes meanwhile become one list.
+// MaxStreams is how many live lists one user may follow at once
+// (LimitStreams): a new one makes the oldest end with EStreamReplaced.
+var MaxStreams = LimitStreams.Max
+
+func errStreamReplaced() error {
+	return Errorf(EStreamReplaced, "This live list was closed: you opened more than %d at once (other windows or devices). Reload to follow it here again.", MaxStreams)
+}
+
+// Follow sends the first page of the author's list, with the author as the
+// session user shows them, at once and again about 100 ms after every burst
+// of changes to their messages or their account, whoever made them (the
+// API, an operator, the delivery pass, a payment webhook). It checks the
+// identity in ctx before every list and every Recheck, and renews its place
+// among the author's MaxStreams live lists as often; when the identity no
+// longer holds, a newer live list took the place, or a list cannot be read,
+// it sends that error and closes the channel. It ends when ctx does. A slow
+// reader loses nothing: changes meanwhile become one list.
 func (s *MessageService) Follow(ctx context.Context) (<-chan MessageList, error) {
 	id, err := signedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if s.Watcher == nil || s.Verifier == nil {
+	if s.Watcher == nil || s.Verifier == nil || s.Limits == nil {
 		return nil, Errorf(EUnavailable, "Live updates are not available.")
+	}
+	slot, since := NewID(), s.Clock.Now()
+	if _, err := s.Limits.Hold(ctx, LimitStreams, id.UserID, slot, since); err != nil {
+		return nil, err
 	}
 	changes, cancel := s.Watcher.WatchMessages(ctx, id.UserID)
 	out := make(chan MessageList)
 	go func() {
 		defer close(out)
 		defer cancel()
-		s.follow(ctx, changes, out)
+		defer s.Limits.Release(context.WithoutCancel(ctx), LimitStreams, id.UserID, slot)
+		s.follow(ctx, changes, out, func() error {
+			held, err := s.Limits.Hold(ctx, LimitStreams, id.UserID, slot, since)
+			if err == nil && !held {
+				err = errStreamReplaced()
+			}
+			return err
+		})
 	}()
 	return out, nil
 }
 
-func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, out chan<- MessageList) {
+// follow runs a live list; still tells whether it may go on, beyond its
+// identity, at every recheck.
+func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, out chan<- MessageList, still func() error) {
 	// send delivers v unless ctx ends first; it reports whether to go on.
 	send := func(v MessageList) bool {
 		select {
@@ -54,7 +77,7 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 		if err := s.Verifier.VerifyIdentity(ctx); err != nil {
 			return send(MessageList{Err: err})
 		}
-		ms, err := s.List(ctx)
+		page, err := s.List(ctx, Page{})
 		if err != nil {
 			return send(MessageList{Err: err})
 		}
@@ -62,8 +85,8 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 		if err != nil {
 			return send(MessageList{Err: tokenError(err)})
 		}
-		su := u.Session(s.Prices, len(ms) > 0)
-		return send(MessageList{Messages: ms, User: &su})
+		su := u.Session(s.Prices, len(page.Messages) > 0)
+		return send(MessageList{Messages: page.Messages, User: &su})
 	}
 	if !list() {
 		return
@@ -88,7 +111,11 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 				return
 			}
 		case <-recheck.C:
-			if err := s.Verifier.VerifyIdentity(ctx); err != nil {
+			err := s.Verifier.VerifyIdentity(ctx)
+			if err == nil {
+				err = still()
+			}
+			if err != nil {
 				send(MessageList{Err: err})
 				return
 			}

@@ -73,6 +73,10 @@ var (
 
 	// Contact form submissions of one client.
 	LimitContactClient = Limit{"contact-client", 5, 10 * time.Minute}
+
+	// Live lists of one user open at once (Follow): a place is held while
+	// it is renewed, at least every DefaultFollowRecheck.
+	LimitStreams = Limit{"streams", 5, time.Minute}
 )
 
 // Limiter applies limits over a LimitStore. Keys are kept as keyed hashes:
@@ -161,6 +165,29 @@ func (lr *Limiter) Take(ctx context.Context, takes ...LimitTake) (time.Duration,
 type LimitTake struct {
 	Limit Limit
 	Key   string
+}
+
+// Hold holds a place for id among k's places under l, renewing it: since
+// orders the places (the oldest give way first), and a place not renewed
+// within l.Window is free again. It reports whether id is among the newest
+// l.Max places.
+func (lr *Limiter) Hold(ctx context.Context, l Limit, k, id string, since time.Time) (bool, error) {
+	now := lr.Clock.Now()
+	events, err := lr.Store.HitLimit(ctx, lr.key(l, k), LimitEvent{ID: id, At: since, Expires: now.Add(l.Window)}, now)
+	if err != nil {
+		return false, err
+	}
+	for i, e := range events {
+		if e.ID == id {
+			return i >= len(events)-l.Max, nil
+		}
+	}
+	return true, nil
+}
+
+// Release frees id's place among k's under l.
+func (lr *Limiter) Release(ctx context.Context, l Limit, k, id string) error {
+	return lr.Store.ClearLimit(ctx, lr.key(l, k), id)
 }
 
 // Clear forgets k's events under l (a successful sign-in).

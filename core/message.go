@@ -321,11 +321,21 @@ func (m *Message) Reschedule(reminders Reminders) {
 	}
 }
 
-// MessageFilter selects messages for listing, newest first.
+// MessageFilter selects messages for listing, newest first (by CreatedAt,
+// then ID).
 type MessageFilter struct {
-	Owner  string // empty: every owner (admin)
-	Offset int
+	Owner string // empty: every owner (admin)
+	// After, when set, starts the list after that message's place: a
+	// cursor, which holds whatever was added or deleted since.
+	After  *MessageCursor
+	Offset int // after After
 	Limit  int // 0: all
+}
+
+// MessageCursor is a place in a list: the message it follows.
+type MessageCursor struct {
+	CreatedAt time.Time
+	ID        string
 }
 
 // MessageStore persists messages. Implementations return EMessageNotFound.

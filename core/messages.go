@@ -15,11 +15,13 @@ type MessageService struct {
 	Users    UserStore
 	Prices   PriceMap
 	Clock    Clock
-	// Watcher and Verifier serve Follow: the store tells of changes, and the
-	// identity service whether the follower's identity still holds. Without
-	// them Follow answers service/unavailable.
+	// Watcher, Verifier and Limits serve Follow: the store tells of changes,
+	// the identity service whether the follower's identity still holds.
+	// Without them Follow answers service/unavailable.
 	Watcher  MessageWatcher
 	Verifier IdentityVerifier
+	// Limits holds the author's places among MaxStreams live lists.
+	Limits *Limiter
 	// Recheck is how often Follow checks the identity between changes;
 	// zero: DefaultFollowRecheck.
 	Recheck time.Duration
@@ -36,14 +38,26 @@ func (s *MessageService) author(ctx context.Context) (*User, error) {
 	return s.Users.FindUserByID(ctx, id.UserID)
 }
 
-// List returns the author's messages, newest first.
-func (s *MessageService) List(ctx context.Context) ([]*Message, error) {
+// List returns a page of the author's messages, newest first.
+func (s *MessageService) List(ctx context.Context, p Page) (*MessagePage, error) {
 	id, err := signedIn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ms, _, err := s.Messages.ListMessages(ctx, MessageFilter{Owner: id.UserID})
-	return ms, err
+	f, limit, err := p.filter(id.UserID)
+	if err != nil {
+		return nil, err
+	}
+	ms, _, err := s.Messages.ListMessages(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	page := &MessagePage{Messages: ms}
+	if len(ms) > limit {
+		page.Messages = ms[:limit]
+		page.NextCursor = cursorOf(ms[limit-1])
+	}
+	return page, nil
 }
 
 // Get returns the author's message; another user's message is not found.

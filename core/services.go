@@ -15,8 +15,8 @@ import (
 // Messages is what a signed-in author does with their own messages. Another
 // user's message is message/not-found.
 type Messages interface {
-	// List returns the author's messages, newest first.
-	List(ctx context.Context) ([]*Message, error)
+	// List returns a page of the author's messages, newest first.
+	List(ctx context.Context, p Page) (*MessagePage, error)
 	Get(ctx context.Context, id string) (*Message, error)
 	Create(ctx context.Context, in MessageInput) (*Message, error)
 	Update(ctx context.Context, id string, up MessageUpdate) (*Message, error)
@@ -24,17 +24,20 @@ type Messages interface {
 	// same day).
 	Postpone(ctx context.Context, id string) (*Message, error)
 	Delete(ctx context.Context, id string) error
-	// Follow sends the whole list, with the session user, at once and again
-	// after each (coalesced) change to the messages or the account (a
-	// plan that starts or lapses), until ctx ends. When the identity stops holding (signed out,
-	// revoked, expired, deleted) or the list cannot be read, it sends one
-	// final value with Err and closes the channel.
+	// Follow sends the first page of the list (DefaultPageSize messages),
+	// with the session user, at once and again after each (coalesced) change
+	// to the messages or the account (a plan that starts or lapses), until
+	// ctx ends. When the identity stops holding (signed out, revoked,
+	// expired, deleted), the author opened more than MaxStreams live lists
+	// since (this one, the oldest, gives way: EStreamReplaced), or the list
+	// cannot be read, it sends one final value with Err and closes the
+	// channel.
 	Follow(ctx context.Context) (<-chan MessageList, error)
 }
 
-// MessageList is one value of Follow: the author's whole list and the
-// author as the session user shows them then (the plan, what it allows), or
-// the error that ended it.
+// MessageList is one value of Follow: the first page of the author's list
+// and the author as the session user shows them then (the plan, what it
+// allows), or the error that ended it.
 type MessageList struct {
 	Messages []*Message
 	User     *SessionUser

@@ -25,14 +25,14 @@ func TestSocketActsForTheNamedUserOnly(t *testing.T) {
 	ctx := context.Background()
 
 	for _, who := range []string{"ann@example.com", "ANN@example.com", ann.ID} {
-		ms, err := admin.As(who).List(ctx)
-		if err != nil || len(ms) != 1 || ms[0].Owner != ann.ID {
-			t.Fatalf("as %s: %v %v", who, ms, err)
+		page, err := admin.As(who).List(ctx, core.Page{})
+		if err != nil || len(page.Messages) != 1 || page.Messages[0].Owner != ann.ID {
+			t.Fatalf("as %s: %v %v", who, page, err)
 		}
 	}
-	_, err := admin.As("nobody@example.com").List(ctx)
+	_, err := admin.As("nobody@example.com").List(ctx, core.Page{})
 	wantErrorCode(t, err, core.EUserNotFound)
-	_, err = admin.As("").List(ctx)
+	_, err = admin.As("").List(ctx, core.Page{})
 	wantErrorCode(t, err, core.EInvalidToken)
 
 	// What only the user may do is refused to an operator.

@@ -56,13 +56,18 @@ func (c *APIClient) message(ctx context.Context, method, path string, header htt
 	return out.Core(), nil
 }
 
-// List returns the author's messages, newest first.
-func (c *APIClient) List(ctx context.Context) ([]*core.Message, error) {
+// List returns a page of the author's messages, newest first.
+func (c *APIClient) List(ctx context.Context, p core.Page) (*core.MessagePage, error) {
+	q := url.Values{}
+	if p.Cursor != "" {
+		q.Set("cursor", p.Cursor)
+	}
 	var out []*MessageJSON
-	if err := c.t.do(ctx, "GET", "/api/messages", nil, &out); err != nil {
+	next, err := c.t.page(ctx, "/api/messages"+pageQuery(q, 0, p.Limit), &out)
+	if err != nil {
 		return nil, err
 	}
-	return messagesCore(out), nil
+	return &core.MessagePage{Messages: messagesCore(out), NextCursor: next}, nil
 }
 
 func (c *APIClient) Get(ctx context.Context, id string) (*core.Message, error) {

@@ -34,6 +34,22 @@ func (t *transport) do(ctx context.Context, method, path string, body, out any) 
 	return t.doWith(ctx, method, path, nil, body, out)
 }
 
+// page gets a page of a list into out and returns the next page's cursor.
+func (t *transport) page(ctx context.Context, path string, out any) (next string, err error) {
+	if t.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.timeout)
+		defer cancel()
+	}
+	resp, err := t.send(ctx, "GET", path, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	env, err := readEnvelope(resp, out)
+	return env.NextCursor, err
+}
+
 // doWith is do with more headers.
 func (t *transport) doWith(ctx context.Context, method, path string, header http.Header, body, out any) error {
 	if t.timeout > 0 {
@@ -83,30 +99,40 @@ func (t *transport) send(ctx context.Context, method, path string, header http.H
 	return resp, nil
 }
 
+// envelope is a reply of the API as a client reads it.
+type envelope struct {
+	Status     string            `json:"status"`
+	Code       string            `json:"code"`
+	Message    string            `json:"message"`
+	Fields     map[string]string `json:"fields"`
+	Data       json.RawMessage   `json:"data"`
+	NextCursor string            `json:"nextCursor"`
+}
+
 // decodeEnvelope turns an API reply into data or the *core.Error it carries,
 // with the server's code, message and fields.
 func decodeEnvelope(resp *http.Response, out any) error {
-	var env struct {
-		Status  string            `json:"status"`
-		Code    string            `json:"code"`
-		Message string            `json:"message"`
-		Fields  map[string]string `json:"fields"`
-		Data    json.RawMessage   `json:"data"`
-	}
+	_, err := readEnvelope(resp, out)
+	return err
+}
+
+// readEnvelope is decodeEnvelope that returns the envelope too.
+func readEnvelope(resp *http.Response, out any) (envelope, error) {
+	var env envelope
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&env); err != nil {
-		return fmt.Errorf("reading reply (HTTP %d): %w", resp.StatusCode, err)
+		return env, fmt.Errorf("reading reply (HTTP %d): %w", resp.StatusCode, err)
 	}
 	if env.Status != "success" {
 		e := &core.Error{Code: env.Code, Message: env.Message, Fields: env.Fields}
 		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 			e.RetryAfter = time.Duration(s) * time.Second
 		}
-		return e
+		return env, e
 	}
 	if out == nil {
-		return nil
+		return env, nil
 	}
-	return json.Unmarshal(env.Data, out)
+	return env, json.Unmarshal(env.Data, out)
 }
 
 func pageQuery(q url.Values, offset, limit int) string {

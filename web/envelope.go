@@ -59,6 +59,8 @@ var statusByCode = map[string]int{
 	core.ENotFound:              http.StatusNotFound,
 	core.EConflict:              http.StatusConflict,
 	core.EUnavailable:           http.StatusServiceUnavailable,
+	core.EStreamReplaced:        http.StatusConflict,
+	core.EIdempotencyKeyUsed:    http.StatusConflict,
 	core.EInternal:              http.StatusInternalServerError,
 }
 

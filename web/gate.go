@@ -1,31 +1,105 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/sendlater/sendlater/core"
 )
 
-// cpuGate admits quick, CPU-bound reads (listing messages, the profile) one
-// per processor at a time, in arrival order. Go's scheduler runs the goroutine
-// woken last first, so with many clients at once some requests would wait
-// many times longer than others; the waiters of a channel are served first
-// come, first served, which keeps the slowest replies close to the typical
-// one (docs/benchmarks.md). Writes stay outside, or the store could not
-// batch their commits, and so do streams and password hashing, which would
-// hold a slot for long.
-type cpuGate chan struct{}
+// fairGate admits quick, CPU-bound reads (listing messages, the profile)
+// one per processor at a time, and shares the slots fairly among those who
+// wait: each waiter queues under its key (the signed-in user, else the
+// client address), and a freed slot goes to the next key in turn, first
+// come first served within a key. One user's flood of reads then waits
+// behind itself, never in front of another user's read; and, with a queue
+// instead of Go's scheduler (which runs the goroutine woken last first),
+// the slowest replies stay close to the typical one (docs/benchmarks.md).
+// Writes stay outside, or the store could not batch their commits, and so
+// do streams and password hashing, which would hold a slot for long.
+type fairGate struct {
+	mu     sync.Mutex
+	free   int
+	queues map[string][]chan struct{} // the waiters of each key, in order
+	turns  []string                   // the keys with waiters, in turn order
+}
 
-func newCPUGate() cpuGate { return make(cpuGate, runtime.GOMAXPROCS(0)) }
+func newFairGate() *fairGate {
+	return &fairGate{free: runtime.GOMAXPROCS(0), queues: map[string][]chan struct{}{}}
+}
 
-// quick wraps h in the gate.
-func (g cpuGate) quick(h http.HandlerFunc) http.HandlerFunc {
+// acquire waits for a slot for key; false when ctx ended first.
+func (g *fairGate) acquire(ctx context.Context, key string) bool {
+	g.mu.Lock()
+	if g.free > 0 && len(g.turns) == 0 {
+		g.free--
+		g.mu.Unlock()
+		return true
+	}
+	ch := make(chan struct{})
+	if len(g.queues[key]) == 0 {
+		g.turns = append(g.turns, key)
+	}
+	g.queues[key] = append(g.queues[key], ch)
+	g.mu.Unlock()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	q := g.queues[key]
+	if i := slices.Index(q, ch); i >= 0 {
+		g.queues[key] = slices.Delete(q, i, i+1)
+		if len(g.queues[key]) == 0 {
+			delete(g.queues, key)
+			g.turns = slices.DeleteFunc(g.turns, func(k string) bool { return k == key })
+		}
+		g.mu.Unlock()
+		return false
+	}
+	g.mu.Unlock()
+	g.release() // granted as ctx ended: pass the slot on
+	return false
+}
+
+// release frees a slot: to the first waiter of the next key in turn, which
+// goes to the back of the turns while it has more waiters.
+func (g *fairGate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.turns) == 0 {
+		g.free++
+		return
+	}
+	key := g.turns[0]
+	g.turns = g.turns[1:]
+	q := g.queues[key]
+	ch := q[0]
+	if q = q[1:]; len(q) > 0 {
+		g.queues[key] = q
+		g.turns = append(g.turns, key)
+	} else {
+		delete(g.queues, key)
+	}
+	close(ch)
+}
+
+// quick wraps h in the gate, keyed by who acts (signed in), else the client
+// address.
+func (g *fairGate) quick(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case g <- struct{}{}:
-		case <-r.Context().Done():
+		key := clientIP(r)
+		if id := core.IdentityFrom(r.Context()); id != nil {
+			key = "user:" + id.UserID
+		}
+		if !g.acquire(r.Context(), key) {
 			return
 		}
-		defer func() { <-g }()
+		defer g.release()
 		h(w, r)
 	}
 }

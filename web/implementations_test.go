@@ -108,6 +108,14 @@ func openFrontDoor(t *testing.T, i int) *frontDoor {
 // message and fields.
 type transcript []string
 
+func wireMessages(ms []*core.Message) []*web.MessageJSON {
+	out := make([]*web.MessageJSON, len(ms))
+	for i, m := range ms {
+		out[i] = wireMessage(m)
+	}
+	return out
+}
+
 func (tr *transcript) add(what string, v any, err error) {
 	if err != nil {
 		e, _ := core.AsError(err)
@@ -121,11 +129,12 @@ func (tr *transcript) add(what string, v any, err error) {
 	case *core.Message:
 		v = wireMessage(x)
 	case []*core.Message:
-		out := make([]*web.MessageJSON, len(x))
-		for i, m := range x {
-			out[i] = wireMessage(m)
+		v = wireMessages(x)
+	case *core.MessagePage: // one page here: the list
+		if x.NextCursor != "" {
+			panic("the scenario's list has a second page")
 		}
-		v = out
+		v = wireMessages(x.Messages)
 	}
 	b, _ := json.Marshal(v)
 	*tr = append(*tr, what+": "+string(b))
@@ -186,7 +195,7 @@ func messagesScenario(t *testing.T, d *frontDoor) transcript {
 	next("follow: after pause")
 	got, err = d.messages.Get(ctx, id)
 	tr.add("get", got, err)
-	all, err := d.messages.List(ctx)
+	all, err := d.messages.List(ctx, core.Page{})
 	tr.add("list", all, err)
 
 	_, err = d.messages.Get(ctx, d.bobsID)
@@ -197,7 +206,7 @@ func messagesScenario(t *testing.T, d *frontDoor) transcript {
 
 	tr.add("delete", nil, d.messages.Delete(ctx, id))
 	next("follow: after delete")
-	all, err = d.messages.List(ctx)
+	all, err = d.messages.List(ctx, core.Page{})
 	tr.add("list after delete", all, err)
 	tr.add("delete again", nil, d.messages.Delete(ctx, id))
 	return tr

@@ -74,9 +74,17 @@ func appendMessagesJSON(b []byte, ms []*core.Message) []byte {
 
 var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-// writeMessages writes a success envelope holding the list ms.
-func writeMessages(w http.ResponseWriter, status int, ms []*core.Message) {
-	writeAppended(w, status, func(b []byte) []byte { return appendMessagesJSON(b, ms) })
+// writeMessagePage writes a success envelope holding a page of the list,
+// with its nextCursor beside the data when there is a next page.
+func writeMessagePage(w http.ResponseWriter, status int, p *core.MessagePage) {
+	writeAppended(w, status, func(b []byte) []byte {
+		b = appendMessagesJSON(b, p.Messages)
+		if p.NextCursor != "" {
+			b = append(b, `,"nextCursor":`...)
+			b = appendJSONString(b, p.NextCursor)
+		}
+		return b
+	})
 }
 
 // writeMessage writes a success envelope holding m.
@@ -84,8 +92,8 @@ func writeMessage(w http.ResponseWriter, status int, m *core.Message) {
 	writeAppended(w, status, func(b []byte) []byte { return appendMessageJSON(b, m) })
 }
 
-// writeAppended writes a success envelope whose data data appends, as
-// writeData would.
+// writeAppended writes a success envelope whose data (and any fields after
+// it) data appends, as writeData would.
 func writeAppended(w http.ResponseWriter, status int, data func(b []byte) []byte) {
 	bp := replyBuffers.Get().(*[]byte)
 	b := append((*bp)[:0], `{"status":"success","data":`...)

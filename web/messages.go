@@ -2,17 +2,39 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/sendlater/sendlater/core"
 )
 
+// handleListMessages answers a page of the list (?cursor=, ?limit=), with
+// the next page's cursor beside the data.
 func (a *authorAPI) handleListMessages(w http.ResponseWriter, r *http.Request) {
-	ms, err := a.messages.List(r.Context())
+	p, err := pageOf(r)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeMessages(w, http.StatusOK, ms)
+	page, err := a.messages.List(r.Context(), p)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeMessagePage(w, http.StatusOK, page)
+}
+
+// pageOf reads the page a list request asks for.
+func pageOf(r *http.Request) (core.Page, error) {
+	q := r.URL.Query()
+	p := core.Page{Cursor: q.Get("cursor")}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return p, core.Errorf(core.EInvalid, "The limit must be a whole number between 1 and %d.", core.MaxPageSize)
+		}
+		p.Limit = n
+	}
+	return p, nil
 }
 
 // IdempotencyKeyHeader makes a POST /api/messages safe to retry.

@@ -59,13 +59,13 @@ type Server struct {
 	httpServer *http.Server
 	ln         net.Listener
 	shutdown   shutdown
-	gate       cpuGate
+	gate       *fairGate
 }
 
 // Handler returns the server's complete handler.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	s.gate = newCPUGate()
+	s.gate = newFairGate()
 	s.routes(mux)
 	return withRequest(s.logger(), s.TrustedProxies, s.secure(), compressReplies(s.withPublicSettingsCSP(s.crossOriginProtection().Handler(mux))))
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -328,4 +329,92 @@ func TestMessageStreamTimeoutsAndShutdown(t *testing.T) {
 		t.Fatalf("Close took %s with a stream open", d)
 	}
 	s2.ended(time.Second)
+}
+
+// One user's live lists are at most core.MaxStreams: a sixth makes the
+// oldest end with stream/replaced, and each sends the first page of a long
+// list, never the whole of it.
+func TestMessageStreamsAreBoundedPerUser(t *testing.T) {
+	a := mustIdentityAPI(t)
+	who := a.author("ann@example.com")
+	a.grantPlan(who.uid, core.PlanPro)
+	for i := range core.DefaultPageSize + 5 {
+		a.createMessage(who, map[string]any{"title": fmt.Sprint("m", i)})
+	}
+	other := a.author("bob@example.com")
+	var streams []*stream
+	for range core.MaxStreams {
+		a.Clock.Add(time.Millisecond) // the oldest is the first opened
+		s := openStream(t, a.srv.URL(), who.token, true)
+		if got := s.list(time.Second); len(got) != core.DefaultPageSize {
+			t.Fatalf("a stream's list of %d messages, want the first page of %d", len(got), core.DefaultPageSize)
+		}
+		streams = append(streams, s)
+	}
+	bobs := openStream(t, a.srv.URL(), other.token, true)
+	bobs.list(time.Second)
+	a.Clock.Add(time.Millisecond)
+	sixth := openStream(t, a.srv.URL(), who.token, true)
+	sixth.list(time.Second)
+	// The oldest gives way at its next recheck; the others, and another
+	// user's, go on.
+	ev := streams[0].next(3 * testHeartbeat)
+	if ev.name != "error" || !strings.Contains(ev.data, `"code":"stream/replaced"`) {
+		t.Fatalf("the oldest stream: %+v", ev)
+	}
+	streams[0].ended(time.Second)
+	for _, s := range append(streams[1:], sixth, bobs) {
+		s.quiet(3 * testHeartbeat)
+	}
+}
+
+// GET /api/messages pages: 50 by default, nextCursor beside the data, at
+// most 200 a page, and a bad cursor or limit is a clear 400.
+func TestMessageListPages(t *testing.T) {
+	a := mustIdentityAPI(t)
+	who := a.author("ann@example.com")
+	a.grantPlan(who.uid, core.PlanPro)
+	const total = 120
+	for i := range total {
+		a.Clock.Add(time.Second)
+		a.createMessage(who, map[string]any{"title": fmt.Sprint("m", i)})
+	}
+	type page struct {
+		Data       []messageReply `json:"data"`
+		NextCursor string         `json:"nextCursor"`
+	}
+	get := func(query string) page {
+		t.Helper()
+		_, body := a.raw("GET", "/api/messages"+query, map[string]string{"Authorization": "Bearer " + who.token}, "")
+		var p page
+		if err := json.Unmarshal([]byte(body), &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := get("")
+	if len(first.Data) != core.DefaultPageSize || first.NextCursor == "" || first.Data[0].Title != fmt.Sprint("m", total-1) {
+		t.Fatalf("first page: %d messages, next %q", len(first.Data), first.NextCursor)
+	}
+	seen := map[string]bool{}
+	for p := first; ; p = get("?limit=30&cursor=" + url.QueryEscape(p.NextCursor)) {
+		for _, m := range p.Data {
+			if seen[m.ID] {
+				t.Fatalf("message %s twice", m.ID)
+			}
+			seen[m.ID] = true
+		}
+		if p.NextCursor == "" {
+			break
+		}
+	}
+	if len(seen) != total {
+		t.Fatalf("%d messages over the pages, want %d", len(seen), total)
+	}
+	if all := get("?limit=200"); len(all.Data) != total || all.NextCursor != "" {
+		t.Fatalf("a page of 200: %d, next %q", len(all.Data), all.NextCursor)
+	}
+	for _, q := range []string{"?limit=201", "?limit=0", "?limit=x", "?cursor=not-a-cursor"} {
+		a.fail(nil, http.StatusBadRequest, core.EInvalid, "GET", "/api/messages"+q, who.token, nil)
+	}
 }

@@ -87,8 +87,8 @@ func TestClusterOfThreeReplicas(t *testing.T) {
 			}
 		}
 		for _, r := range c.replicas {
-			if ms, err := web.NewAPIClient(r.url, token, 0).List(ctx); err != nil || len(ms) != 3 {
-				t.Fatalf("list through %s: %d messages, %v", r.url, len(ms), err)
+			if page, err := web.NewAPIClient(r.url, token, 0).List(ctx, core.Page{}); err != nil || len(page.Messages) != 3 {
+				t.Fatalf("list through %s: %v, %v", r.url, page, err)
 			}
 		}
 	}

@@ -64,9 +64,9 @@ func TestDatabaseOutage(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	ms, err := ann.List(ctx)
-	if err != nil || len(ms) != 1 || ms[0].ID != m.ID || ms[0].Body != m.Body {
-		t.Fatalf("after the outage: %v %v", ms, err)
+	page, err := ann.List(ctx, core.Page{})
+	if err != nil || len(page.Messages) != 1 || page.Messages[0].ID != m.ID || page.Messages[0].Body != m.Body {
+		t.Fatalf("after the outage: %v %v", page, err)
 	}
 	awaitDelivered(t, db, owner, 20*time.Second)
 	checkMailbox(t, mail, 0, 5)

@@ -80,7 +80,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		s.Payments = s.Billing
 	}
 	s.Messages = &core.MessageService{
-		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth,
+		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth, Limits: limits,
 	}
 	s.Contact = &core.ContactService{
 		Contacts: st, Outbox: s.Outbox, Emails: emails, To: parseAddress(a.cfg.Contact.To), Clock: clock,

@@ -88,7 +88,7 @@ func (s *DB) FindMessageByID(ctx context.Context, id string) (*core.Message, err
 }
 
 // ListMessages lists one owner's messages, or everyone's when f.Owner is
-// empty, newest first, with the total before paging. An owner's page reads
+// empty, newest first, from past f.After, with the total before paging. An owner's page reads
 // only that owner's index entries and the page's records.
 func (s *DB) ListMessages(ctx context.Context, f core.MessageFilter) ([]*core.Message, int, error) {
 	msgs := []*core.Message{}
@@ -99,17 +99,26 @@ func (s *DB) ListMessages(ctx context.Context, f core.MessageFilter) ([]*core.Me
 			index, prefix = tx.Bucket(bucketMessagesByOwner), ownerPrefix(f.Owner)
 		}
 		idAt := len(prefix) + timeKeyLen
+		var after []byte // the cursor's key: the page starts past it
+		if f.After != nil {
+			after = append(appendNewestFirst(bytes.Clone(prefix), f.After.CreatedAt), f.After.ID...)
+		}
 		records := tx.Bucket(bucketMessages).Cursor()
 		c := index.Cursor()
+		past := 0 // entries past the cursor
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			if inPage(total, f.Offset, f.Limit) {
+			total++
+			if after != nil && bytes.Compare(k, after) <= 0 {
+				continue
+			}
+			if inPage(past, f.Offset, f.Limit) {
 				m, err := s.indexedMessage(records, idAfter(k, idAt))
 				if err != nil {
 					return err
 				}
 				msgs = append(msgs, m)
 			}
-			total++
+			past++
 		}
 		return nil
 	})

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -129,12 +131,19 @@ func (s *DB) FindMessageByID(ctx context.Context, id string) (*core.Message, err
 // snapshot, one round trip) that seeks the index for the page and counts
 // the owner's index entries once.
 func (s *DB) ListMessages(ctx context.Context, f core.MessageFilter) ([]*core.Message, int, error) {
-	where, args, paging := "", []any{}, " limit $1 offset $2"
+	var where, page []string // the list's conditions; the page's beyond them
+	var args []any
+	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	if f.Owner != "" {
-		where, args, paging = " where owner = $1", []any{f.Owner}, " limit $2 offset $3"
+		where = append(where, "owner = "+arg(f.Owner))
 	}
-	rows, err := s.pool.Query(ctx, "select "+messageColumns+", (select count(*) from messages"+where+") from messages"+
-		where+" order by created_at desc, id"+paging, append(args, limitArg(f.Limit), max(f.Offset, 0))...)
+	if a := f.After; a != nil {
+		at, id := arg(a.CreatedAt.UnixNano()), arg(a.ID)
+		page = append(page, "(created_at < "+at+" or (created_at = "+at+" and id > "+id+"))")
+	}
+	paging := " limit " + arg(limitArg(f.Limit)) + " offset " + arg(max(f.Offset, 0))
+	rows, err := s.pool.Query(ctx, "select "+messageColumns+", (select count(*) from messages"+whereOf(where)+") from messages"+
+		whereOf(append(where, page...))+" order by created_at desc, id"+paging, args...)
 	if err != nil {
 		return nil, 0, wrapErr(err)
 	}
@@ -145,11 +154,23 @@ func (s *DB) ListMessages(ctx context.Context, f core.MessageFilter) ([]*core.Me
 	}
 	if len(msgs) == 0 {
 		msgs = []*core.Message{}
-		if f.Offset > 0 { // a page past the end: the total is not in a row
-			err = s.pool.QueryRow(ctx, "select count(*) from messages"+where, args...).Scan(&total)
+		if f.Offset > 0 || f.After != nil { // a page past the end: the total is not in a row
+			var owner []any
+			if f.Owner != "" {
+				owner = args[:1]
+			}
+			err = s.pool.QueryRow(ctx, "select count(*) from messages"+whereOf(where), owner...).Scan(&total)
 		}
 	}
 	return msgs, total, wrapErr(err)
+}
+
+// whereOf is a where clause of the conditions, "" when none.
+func whereOf(conds []string) string {
+	if len(conds) == 0 {
+		return ""
+	}
+	return " where " + strings.Join(conds, " and ")
 }
 
 // CountMessages counts the owner's messages (an index-only scan).

@@ -93,6 +93,45 @@ func testMessageUpdateAborts(t *testing.T, s Stores) {
 	wantIDs(t, "due after an aborted update", due, m.ID)
 }
 
+// A cursor (the message a page ends with) pages an owner's list in its
+// order, ties of createdAt by id, and holds while messages come and go.
+func testListMessagesAfter(t *testing.T, s Stores) {
+	a := MustCreateUser(t, s, "ada@example.com")
+	for i := range 7 {
+		if i%3 != 2 { // some created in the same instant
+			s.Clock.Add(time.Minute)
+		}
+		MustCreateMessage(t, s, a.ID, core.Interval1M)
+	}
+	whole, total, err := s.Messages.ListMessages(ctx, core.MessageFilter{Owner: a.ID})
+	must(t, err)
+	var walked []string
+	var after *core.MessageCursor
+	for {
+		page, n, err := s.Messages.ListMessages(ctx, core.MessageFilter{Owner: a.ID, After: after, Limit: 3})
+		must(t, err)
+		if n != total {
+			t.Fatalf("paged total = %d, want %d", n, total)
+		}
+		if len(page) == 0 {
+			break
+		}
+		walked = append(walked, ids(page)...)
+		last := page[len(page)-1]
+		after = &core.MessageCursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	wantIDs(t, "walked by cursor", whole, walked...)
+	// A deleted cursor message still places the page; a new message goes
+	// to the first page, not the next.
+	cursor := whole[2]
+	must(t, s.Messages.DeleteMessage(ctx, cursor.ID))
+	s.Clock.Add(time.Hour)
+	MustCreateMessage(t, s, a.ID, core.Interval1M)
+	got, _, err := s.Messages.ListMessages(ctx, core.MessageFilter{Owner: a.ID, After: &core.MessageCursor{CreatedAt: cursor.CreatedAt, ID: cursor.ID}})
+	must(t, err)
+	wantIDs(t, "after a deleted cursor", got, ids(whole[3:])...)
+}
+
 func testListMessages(t *testing.T, s Stores) {
 	a := MustCreateUser(t, s, "ada@example.com")
 	b := MustCreateUser(t, s, "bob@example.com")

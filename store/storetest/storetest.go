@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"MessageOwnerMissing", testMessageOwnerMissing},
 		{"MessageUpdateAborts", testMessageUpdateAborts},
 		{"ListMessages", testListMessages},
+		{"ListMessagesAfter", testListMessagesAfter},
 		{"PlanLimitAtomic", testPlanLimitAtomic},
 		{"CreateCheckAborts", testCreateCheckAborts},
 		{"IdempotencyKey", testIdempotencyKey},
