@@ -11,7 +11,7 @@ export class ApiError extends Error {
 }
 
 type Envelope<T> =
-  | { status: "success"; data: T }
+  | { status: "success"; data: T; nextCursor?: string }
   | { status: "error"; code: string; message: string; fields?: Record<string, string> };
 
 type RequestOptions = {
@@ -19,7 +19,12 @@ type RequestOptions = {
   body?: unknown;
   /** false for the calls that make a session, which must not wait for one. */
   bearer?: boolean;
+  /** More request headers (e.g. Idempotency-Key). */
+  headers?: Record<string, string>;
 };
+
+/** A page of a list: its items and the cursor of the next page, absent on the last. */
+export type Page<T> = { items: T[]; nextCursor?: string };
 
 /** What the client needs of the session: its ID token, and who to tell when the server refuses it. */
 export type SessionHooks = {
@@ -35,7 +40,17 @@ export function connectSession(hooks: SessionHooks) {
   session = hooks;
 }
 
-export async function api<T>(path: string, { method = "GET", body, bearer = true }: RequestOptions = {}): Promise<T> {
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  return (await request<T>(path, options)).data;
+}
+
+/** Reads a page of a list: the data, with the envelope's nextCursor. */
+export async function apiPage<T>(path: string): Promise<Page<T>> {
+  const envelope = await request<T[]>(path, {});
+  return { items: envelope.data, nextCursor: envelope.nextCursor };
+}
+
+async function request<T>(path: string, { method = "GET", body, bearer = true, headers = {} }: RequestOptions) {
   const token = bearer ? await session.idToken() : undefined;
   const response = await fetch(`/api/${path}`, {
     method,
@@ -43,6 +58,7 @@ export async function api<T>(path: string, { method = "GET", body, bearer = true
     headers: {
       "Content-Type": "application/json",
       ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
+      ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -61,5 +77,5 @@ export async function api<T>(path: string, { method = "GET", body, bearer = true
     }
     throw new ApiError(envelope.code, envelope.message, envelope.fields);
   }
-  return envelope.data;
+  return envelope;
 }

@@ -1,6 +1,7 @@
 import { signal } from "@preact/signals-react";
 import type { PlanId } from "../config/paths";
 import { api, ApiError, connectSession } from "./api-client";
+import { solve } from "./proof-of-work";
 
 export type SessionUser = {
   uid: string;
@@ -149,7 +150,21 @@ export async function signUp(email: string, password: string) {
 }
 
 export async function signIn(email: string, password: string) {
-  startSession(await api<SessionGrant>("auth/signin", { method: "POST", body: { email, password }, bearer: false }));
+  const request = (proof?: { challenge: string; nonce: string }) =>
+    api<SessionGrant>("auth/signin", { method: "POST", body: { email, password, proof }, bearer: false });
+  try {
+    startSession(await request());
+  } catch (error) {
+    // An account with many failed sign-ins asks every browser for a proof of work: solve it
+    // and sign in again (docs/identity.md). The owner gets in; each guess costs a stranger.
+    if (!(error instanceof ApiError) || error.code !== "auth/proof-required") throw error;
+    const puzzle = await api<{ challenge: string; difficulty: number }>("auth/challenge", {
+      method: "POST",
+      body: { email },
+      bearer: false,
+    });
+    startSession(await request({ challenge: puzzle.challenge, nonce: await solve(puzzle.challenge, puzzle.difficulty) }));
+  }
 }
 
 /** Proves a recent sign-in for a sensitive action; the new ID token carries it. */

@@ -1,6 +1,6 @@
 import { vi } from "vitest";
 
-export type ApiCall = { method: string; path: string; body: unknown; authorization?: string };
+export type ApiCall = { method: string; path: string; body: unknown; authorization?: string; headers: Record<string, string> };
 
 type Reply = { status: number; body: unknown };
 type Handler = (call: ApiCall) => Reply | Promise<Reply>;
@@ -30,6 +30,7 @@ export function mockApi(handlers: Record<string, Handler>) {
         path,
         body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined,
         authorization: headers.Authorization,
+        headers,
       };
       calls.push(call);
       const handler = handlers[`${method} ${path}`];

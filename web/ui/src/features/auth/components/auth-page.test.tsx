@@ -101,6 +101,27 @@ test("a refused sign in shows the server's message in an alert", async () => {
   expect(user.value).toBeUndefined();
 });
 
+test("an account under attack: the browser solves the server's puzzle and signs in", async () => {
+  let tries = 0;
+  const calls = mockApi({
+    "POST auth/signin": () =>
+      ++tries === 1
+        ? fail(429, "auth/proof-required", "There were many failed sign-ins to this account: your browser must solve a short puzzle first.")
+        : grant(),
+    "POST auth/challenge": () => ok({ challenge: "v1.1700000000.12.abc.def", difficulty: 12, expiresAt: Date.now() + 300_000 }),
+  });
+  renderRoute("/auth/signin");
+
+  fill(await screen.findByLabelText("Email").then(() => "Email"), "ada@example.com");
+  fill("Password", "correct horse battery");
+  fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+
+  await waitFor(() => expect(user.value?.email).toBe("ada@example.com"));
+  const signins = calls.filter((call) => call.path === "auth/signin");
+  // The nonce the server's ProofSolved accepts first (core tests compute the same).
+  expect((signins[1]?.body as { proof: unknown }).proof).toEqual({ challenge: "v1.1700000000.12.abc.def", nonce: "6824" });
+});
+
 test("the footers link the forms, keeping next", async () => {
   mockApi({});
   renderRoute("/auth/signin?next=/purchase/pro");
@@ -135,6 +156,7 @@ test("forgot password sends the reset email", async () => {
   fireEvent.click(screen.getByRole("button", { name: "Send reset email" }));
 
   expect(await screen.findByText("Password reset email sent")).toBeTruthy();
+  expect(screen.getByText(/the email is on its way/)).toBeTruthy();
   expect(calls.find((call) => call.path === "auth/password-reset")?.body).toEqual({ email: "ada@example.com" });
 });
 

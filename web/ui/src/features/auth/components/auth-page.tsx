@@ -126,6 +126,12 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
         {done && success ? (
           <>
             <Alert kind="success">{success}</Alert>
+            {type === "forgotpass" && (
+              <p>
+                If an account uses this address, the email is on its way: it may take a few minutes (look in the spam
+                folder too), and its link works for one hour.
+              </p>
+            )}
             {type === "changepass" && <Link to={paths.auth.href("signin", keptNext)}>Sign in</Link>}
           </>
         ) : (

@@ -1,6 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
-import { useEffect, useState } from "react";
-import { api } from "../../../lib/api-client";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { api, apiPage } from "../../../lib/api-client";
 import { idToken, updateUser, type SessionUser } from "../../../lib/auth";
 
 export type Interval = "1M" | "6M" | "12M";
@@ -21,13 +21,47 @@ export type Message = {
   status: "scheduled" | "reminded" | "sending" | "delivered" | "failed" | "paused";
   reminderSentAt?: number;
   deliveredAt?: number;
+  /** Why a failed message could not be delivered. */
+  failureReason?: string;
 };
 
 export type MessageFields = Pick<Message, "title" | "name" | "recipient" | "message" | "interval">;
 
-export const listMessages = () => api<Message[]>("messages");
+// The server's pages: the live list sends the first, the rest are read on demand.
+export const pageSize = 50;
+const maxPageSize = 200;
 
-export const createMessage = (fields: MessageFields) => api<Message>("messages", { method: "POST", body: fields });
+/** A page of the list, newest first: the first without a cursor. */
+export const listMessages = (cursor?: string, limit?: number) => {
+  const query = new URLSearchParams();
+  if (limit !== undefined) query.set("limit", String(limit));
+  if (cursor !== undefined) query.set("cursor", cursor);
+  const q = query.toString();
+  return apiPage<Message>(q === "" ? "messages" : `messages?${q}`);
+};
+
+/** The newest n messages, page after page, and whether there are more. */
+async function listNewest(n: number) {
+  let messages: Message[] = [];
+  let next: string | undefined;
+  do {
+    const limit = Math.min(n - messages.length, maxPageSize);
+    const page = await listMessages(next, messages.length === 0 && limit === pageSize ? undefined : limit);
+    messages = messages.concat(page.items);
+    next = page.nextCursor;
+  } while (next !== undefined && messages.length < n);
+  return { messages, more: next !== undefined };
+}
+
+/** Creates a message; a retry with the same key (a lost reply, a second click) makes no second one. */
+export const createMessage = (fields: MessageFields, idempotencyKey: string) =>
+  api<Message>("messages", { method: "POST", body: fields, headers: { "Idempotency-Key": idempotencyKey } });
+
+/** A key for one message to create: random, without crypto.randomUUID (https only). */
+export function newIdempotencyKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 export const updateMessage = (id: string, fields: Partial<MessageFields & Pick<Message, "isActive">>) =>
   api<Message>(`messages/${encodeURIComponent(id)}`, { method: "PATCH", body: fields });
@@ -41,32 +75,45 @@ export const deleteMessage = (id: string) => api<null>(`messages/${encodeURIComp
 const reconnectDelay = 5000;
 
 /**
- * The signed-in user's messages, live: the stream sends the whole list after every change,
- * whoever made it, and the session user when it changed. EventSource cannot send headers, so the ID token rides in the query, and
- * the stream is opened again with each new token. Where the stream is unavailable the list
- * is read once, and `apply` keeps it current after this tab's own changes.
+ * The signed-in user's messages, live: the stream sends the first page after every change,
+ * whoever made it, and the session user when it changed. "Load more" shows older pages, which
+ * are read again on each change so the whole list shown stays current. EventSource cannot send
+ * headers, so the ID token rides in the query, and the stream is opened again with each new
+ * token. Where the stream is unavailable the list is read once, and `apply` keeps it current
+ * after this tab's own changes. A stream the server closed because the user opened too many
+ * (stream/replaced) is not reopened until `resume`: windows would otherwise take turns closing
+ * each other's.
  */
 export function useMessages() {
   useSignals();
   const token = idToken.value;
   const [messages, setMessages] = useState<Message[]>();
+  const [more, setMore] = useState(false);
   const [error, setError] = useState<string>();
+  const [paused, setPaused] = useState(false);
+  const [opened, setOpened] = useState(0);
+  // How many messages are shown: a page more with each "Load more".
+  const shown = useRef(pageSize);
+
+  const read = useCallback(
+    () =>
+      listNewest(shown.current).then(
+        (list) => (setMessages(list.messages), setMore(list.more), setError(undefined)),
+        (caught: Error) => setError(caught.message),
+      ),
+    [],
+  );
 
   useEffect(() => {
     if (token === undefined) return;
     let live = true;
     let source: EventSource | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
-
-    const readOnce = () =>
-      listMessages().then(
-        (list) => live && (setMessages(list), setError(undefined)),
-        (caught: Error) => live && setError(caught.message),
-      );
+    const readIfLive = () => live && void read();
 
     const open = () => {
       if (typeof EventSource === "undefined") {
-        void readOnce();
+        readIfLive();
         return;
       }
       source = new EventSource(`/api/messages/stream?token=${encodeURIComponent(token)}`);
@@ -74,17 +121,28 @@ export function useMessages() {
       // checkout or lapsed shows at once, with what it allows.
       source.addEventListener("me", (event) => updateUser(JSON.parse((event as MessageEvent<string>).data) as SessionUser));
       source.addEventListener("messages", (event) => {
-        setMessages(JSON.parse((event as MessageEvent<string>).data) as Message[]);
+        const first = JSON.parse((event as MessageEvent<string>).data) as Message[];
+        if (shown.current > pageSize) {
+          readIfLive(); // older pages are shown too: read them all again
+          return;
+        }
+        setMessages(first);
+        setMore(first.length === pageSize);
         setError(undefined);
       });
-      // Both the server's "error" event (its token no longer holds) and a lost connection
-      // land here. A lost connection is retried by the browser unless it gave up.
+      // Both the server's "error" event (its token no longer holds, or another window took this
+      // stream's place) and a lost connection land here. A lost connection is retried by the
+      // browser unless it gave up.
       source.addEventListener("error", (event) => {
         const ended = event instanceof MessageEvent || source?.readyState === EventSource.CLOSED;
         if (!ended) return;
         source?.close();
+        if (event instanceof MessageEvent && (JSON.parse(event.data as string) as { code: string }).code === "stream/replaced") {
+          setPaused(true);
+          return;
+        }
         // The plain request renews an expired token or, when the session is gone, signs out.
-        void readOnce();
+        readIfLive();
         retry = setTimeout(open, reconnectDelay);
       });
     };
@@ -95,10 +153,22 @@ export function useMessages() {
       clearTimeout(retry);
       source?.close();
     };
-  }, [token]);
+  }, [token, opened, read]);
 
   /** Applies this tab's own change at once, ahead of the stream. */
   const apply = (change: (list: Message[]) => Message[]) => setMessages((list) => change(list ?? []));
 
-  return { messages, error, apply };
+  /** Shows the next page of older messages. */
+  const loadMore = () => {
+    shown.current += pageSize;
+    return read();
+  };
+
+  /** Follows the list live again, after another window took the stream's place. */
+  const resume = () => {
+    setPaused(false);
+    setOpened((n) => n + 1);
+  };
+
+  return { messages, more, loadMore, error, paused, resume, apply };
 }

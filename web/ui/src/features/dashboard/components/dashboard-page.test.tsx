@@ -156,6 +156,10 @@ test("creating a message: required fields, the computed date, then the new row",
 
   expect(await screen.findByRole("cell", { name: "For Dora" })).toBeTruthy();
   expect(screen.queryByRole("dialog")).toBeNull();
+  // A retry of this create (a lost reply) would make no second message.
+  expect(calls.find((call) => call.method === "POST" && call.path === "messages")?.headers["Idempotency-Key"]).toMatch(
+    /^[0-9a-f]{32}$/,
+  );
   expect(body(calls, "POST", "messages")).toEqual({
     title: "For Dora",
     name: "Dora",
@@ -458,4 +462,49 @@ test("the message dialog is modal: the page behind is inert, Escape closes it an
   fireEvent.keyDown(document, { key: "Escape" });
   expect(screen.queryByRole("dialog")).toBeNull();
   expect(document.activeElement).toBe(add);
+});
+
+test("a failed message shows why, with a banner, whatever became of the email that told the author", async () => {
+  signInAs({ planId: "pro", planIsActive: true });
+  mockApi({
+    "GET messages": () =>
+      ok([stored({ status: "failed", failureReason: "The recipient's mail server refused the message: 550 no such user" }), stored({ id: "m2", title: "For Dora" })]),
+  });
+  renderRoute("/dashboard");
+
+  const row = (await screen.findByRole("cell", { name: "For Charles" })).closest("tr")!;
+  expect(within(row).getByText("Failed")).toBeTruthy();
+  expect(within(row).getByText(/550 no such user/)).toBeTruthy();
+  expect(screen.getByText(/One message could not be delivered/)).toBeTruthy();
+});
+
+test("Load more shows the next page, then no button once all are shown", async () => {
+  signInAs({ planId: "pro", planIsActive: true });
+  const page = (from: number, n: number) =>
+    Array.from({ length: n }, (_, i) => stored({ id: `m${from + i}`, title: `Letter ${from + i}` }));
+  mockApi({
+    "GET messages": () => ({ status: 200, body: { status: "success", data: page(0, 50), nextCursor: "c50" } }),
+    "GET messages?limit=100": () => ok(page(0, 70)),
+  });
+  renderRoute("/dashboard");
+
+  await screen.findByRole("cell", { name: "Letter 49" });
+  expect(screen.queryByRole("cell", { name: "Letter 50" })).toBeNull();
+  fireEvent.click(screen.getByRole("button", { name: "Load more" }));
+  expect(await screen.findByRole("cell", { name: "Letter 69" })).toBeTruthy();
+  await waitFor(() => expect(screen.queryByRole("button", { name: "Load more" })).toBeNull());
+});
+
+test("an unconfirmed address is told its email is on its way, and may ask again", async () => {
+  signInAs({ emailVerified: false });
+  const calls = mockApi({
+    "GET messages": () => ok([]),
+    "POST me/verify-email": () => ok(null),
+  });
+  renderRoute("/dashboard");
+
+  expect(await screen.findByText(/We sent a confirmation email to ada@example.com: it is on its way/)).toBeTruthy();
+  fireEvent.click(screen.getByRole("button", { name: "Send it again" }));
+  await waitFor(() => expect(calls.some((call) => call.path === "me/verify-email")).toBe(true));
+  await waitFor(() => expect(toasts.value.map((t) => t.message)).toContain("The email is on its way to ada@example.com."));
 });

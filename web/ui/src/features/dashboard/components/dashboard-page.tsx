@@ -1,12 +1,14 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
 import { Link } from "react-router";
-import { Alert } from "../../../components/form";
+import { Alert, errorMessage } from "../../../components/form";
 import { Spinner } from "../../../components/loading";
 import { paths } from "../../../config/paths";
 import { user, type SessionUser } from "../../../lib/auth";
 import { lapsedPlanRule, usePlans, type Plan } from "../../../lib/plans";
+import { showToast } from "../../../lib/toasts";
 import { useMessages, type Message } from "../api/messages";
+import { sendVerificationEmail } from "../api/verification";
 import { MessageDialog } from "./message-dialog";
 import { MessageRow } from "./message-row";
 
@@ -22,7 +24,9 @@ const lapsed = (u: SessionUser) => u.planId !== "starter" && !u.planIsActive && 
 type Editing = { kind: "closed" } | { kind: "create" } | { kind: "edit"; message: Message };
 
 function MessagesCard({ account }: { account: SessionUser }) {
-  const { messages, error, apply } = useMessages();
+  const { messages, more, loadMore, error, paused, resume, apply } = useMessages();
+  const [loading, setLoading] = useState(false);
+  const failed = messages?.filter((m) => m.status === "failed").length ?? 0;
   const [editing, setEditing] = useState<Editing>({ kind: "closed" });
   const limit = account.messageLimit;
   const mayAdd = messages !== undefined && (limit === null || messages.length < limit);
@@ -43,6 +47,20 @@ function MessagesCard({ account }: { account: SessionUser }) {
         </span>
       </header>
       {error && <Alert>{error}</Alert>}
+      {paused && (
+        <p className="notice">
+          Live updates are paused here: this list is open in other windows too.{" "}
+          <button type="button" className="outline secondary" onClick={resume}>
+            Follow it here
+          </button>
+        </p>
+      )}
+      {failed > 0 && (
+        <Alert>
+          {failed === 1 ? "One message" : `${failed} messages`} could not be delivered: the reason is beside{" "}
+          {failed === 1 ? "it" : "each"}.
+        </Alert>
+      )}
       {messages === undefined ? (
         !error && <Spinner label="Loading messages" />
       ) : messages.length === 0 ? (
@@ -73,6 +91,20 @@ function MessagesCard({ account }: { account: SessionUser }) {
               ))}
             </tbody>
           </table>
+          {more && (
+            <button
+              type="button"
+              className="outline"
+              aria-busy={loading}
+              disabled={loading}
+              onClick={() => {
+                setLoading(true);
+                void loadMore().finally(() => setLoading(false));
+              }}
+            >
+              Load more
+            </button>
+          )}
         </div>
       )}
       {limit !== null && messages !== undefined && <footer>Remaining messages: {Math.max(limit - messages.length, 0)}</footer>}
@@ -85,6 +117,31 @@ function MessagesCard({ account }: { account: SessionUser }) {
         />
       )}
     </article>
+  );
+}
+
+/** Asks a user whose address is unconfirmed to follow the email on its way, or send it again. */
+function ConfirmEmailNotice({ email }: { email: string }) {
+  const [sending, setSending] = useState(false);
+  const again = async () => {
+    setSending(true);
+    try {
+      await sendVerificationEmail();
+      showToast(`The email is on its way to ${email}.`, { kind: "success" });
+    } catch (error) {
+      showToast(errorMessage(error), { kind: "error" });
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <p className="notice">
+      We sent a confirmation email to {email}: it is on its way, and may take a few minutes (look in the spam folder
+      too). Follow its link to confirm your address.{" "}
+      <button type="button" className="outline secondary" aria-busy={sending} disabled={sending} onClick={() => void again()}>
+        Send it again
+      </button>
+    </p>
   );
 }
 
@@ -135,6 +192,7 @@ export function DashboardPage({ paid }: { paid: boolean }) {
           <Link to={paths.pricing.href()}>Choose a plan again</Link>
         </p>
       )}
+      {!account.emailVerified && <ConfirmEmailNotice email={account.email} />}
       {account.name.trim() === "" && (
         <p className="notice">
           Recipients see who a message is from: <Link to={paths.settings.href("general")}>add your name in the settings</Link>.

@@ -10,7 +10,15 @@ import {
   useForm,
 } from "../../../components/form";
 import { Modal } from "../../../components/modal";
-import { createMessage, deleteMessage, updateMessage, type Interval, type Message, type MessageFields } from "../api/messages";
+import {
+  createMessage,
+  deleteMessage,
+  newIdempotencyKey,
+  updateMessage,
+  type Interval,
+  type Message,
+  type MessageFields,
+} from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
 
 type Field = keyof MessageFields;
@@ -50,6 +58,8 @@ export function MessageDialog({
     (values) => requireFields(values, requiredMessages),
   );
   const [deleting, setDeleting] = useState(false);
+  // One key for the message this dialog creates, however often it is sent.
+  const [idempotencyKey] = useState(newIdempotencyKey);
   // Delete asks first: the dialog's footer turns into the question.
   const [confirming, setConfirming] = useState(false);
   const busy = form.busy || deleting;
@@ -63,7 +73,7 @@ export function MessageDialog({
       // The server reschedules whenever it is sent an interval other than the message's.
       onSaved(await updateMessage(message.id, interval === message.interval ? text : { ...text, interval }));
     } else {
-      onSaved(await createMessage({ ...text, interval }));
+      onSaved(await createMessage({ ...text, interval }, idempotencyKey));
     }
     onClose();
   });

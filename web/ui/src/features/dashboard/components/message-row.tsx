@@ -67,7 +67,15 @@ export function MessageRow({
           {formatDate(message.sendDate)}
         </time>
       </td>
-      <td data-label="Status">{statusLabels[message.status] ?? message.status}</td>
+      <td data-label="Status">
+        {statusLabels[message.status] ?? message.status}
+        {message.failureReason && (
+          <>
+            <br />
+            <small className="failure-reason">{message.failureReason}</small>
+          </>
+        )}
+      </td>
       <td data-label="Active">
         <span className="control-tooltip" data-tooltip={message.isActive ? "On" : "Off"}>
           <input
