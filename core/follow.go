@@ -62,7 +62,7 @@ func (s *MessageService) Follow(ctx context.Context) (<-chan MessageList, error)
 }
 
 // follow runs a live list; still tells whether it may go on, beyond its
-// identity, at every recheck.
+// identity, before every list but the first and at every recheck.
 func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, out chan<- MessageList, still func() error) {
 	// send delivers v unless ctx ends first; it reports whether to go on.
 	send := func(v MessageList) bool {
@@ -73,8 +73,16 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 			return false
 		}
 	}
+	first := true
 	list := func() bool {
-		if err := s.Verifier.VerifyIdentity(ctx); err != nil {
+		err := s.Verifier.VerifyIdentity(ctx)
+		if err == nil && !first {
+			// A live list that a newer one replaced stops before it
+			// costs another page.
+			err = still()
+		}
+		first = false
+		if err != nil {
 			return send(MessageList{Err: err})
 		}
 		page, err := s.List(ctx, Page{})
