@@ -12,7 +12,9 @@
 // of them: the connections are spread over the replicas, and memory and CPU
 // are their sums. The deliver scenario (PostgreSQL only) makes -deliveries
 // messages due at once and times the replicas' schedulers delivering them
-// into loadgen's own SMTP sink.
+// into loadgen's own SMTP sink. The streams scenario (streams.go) measures
+// one user's list reads while another user with a 5,000-message list
+// follows 50 live lists, changes messages and reads pages back to back.
 //
 //	go build -o bin/sendlater ./cmd/sendlater
 //	go run ./cmd/loadgen -bin bin/sendlater
@@ -54,6 +56,8 @@ func main() {
 		replicas   = flag.Int("replicas", 1, "with -bin: serve processes on one store (more than one needs -postgres)")
 		pgURL      = flag.String("postgres", "", "with -bin: store.driver postgres, in a new schema of this database (dropped after)")
 		deliveries = flag.Int("deliveries", 20000, "messages the deliver scenario makes due at once")
+		heavyList  = flag.Int("heavy-list", 5000, "messages of the streams scenario's heavy user")
+		streams    = flag.Int("streams", 50, "live lists the streams scenario's heavy user opens")
 	)
 	flag.Parse()
 	if (*bin == "") == (*base == "") {
@@ -124,6 +128,21 @@ func main() {
 			body, _ := json.Marshal(map[string]string{"email": setup.signinEmail, "password": password})
 			req := request("POST", "/api/auth/signin", "", body)
 			run = func(d time.Duration) result { return openLoop(addrs, *conns, *signinRate, d, req) }
+		case "streams":
+			if srv == nil {
+				fatalf("the streams scenario needs -bin")
+			}
+			label = fmt.Sprintf("GET /api/messages beside %d streams", *streams)
+			var heavy *heavyUser
+			run = func(d time.Duration) result {
+				if heavy == nil {
+					var err error
+					if heavy, err = prepareHeavy(*base, srv, *heavyList); err != nil {
+						fatalf("streams: %v", err)
+					}
+				}
+				return heavy.streams(addrs, *base, setup.listToken, *streams, *conns, d)
+			}
 		case "deliver":
 			if srv == nil || srv.pg == nil {
 				fatalf("the deliver scenario needs -bin and -postgres")
