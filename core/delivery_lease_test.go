@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -56,5 +57,23 @@ func TestALongSendKeepsItsLease(t *testing.T) {
 	e.NoMoreEmail(t)
 	if got := e.find(t, m.ID); got.Status != core.StatusDelivered {
 		t.Fatalf("status %s", got.Status)
+	}
+}
+
+// Wakes pass soon, and a steady stream of them (a busy sign-up page) does
+// not keep pushing the pass back.
+func TestSchedulerWakesDoNotStarveThePass(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	sched := &core.Scheduler{Delivery: e.Delivery, Interval: time.Hour}
+	ctx, cancel := context.WithCancel(e.Ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); sched.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	for start := time.Now(); time.Since(start) < time.Second; time.Sleep(5 * time.Millisecond) {
+		sched.Wake()
+	}
+	// The first pass at start, then one every 100 ms or so of wakes.
+	if n := len(e.Delivery.Log.Last()); n < 4 {
+		t.Fatalf("%d passes in a second of wakes", n)
 	}
 }

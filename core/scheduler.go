@@ -33,8 +33,14 @@ func (s *Scheduler) wakes() chan struct{} {
 	return s.wake
 }
 
-// Wake asks for a pass now rather than at the next tick (the Outbox calls
-// it after queueing an email); wakes during a pass make one more pass.
+// wakeSettle is how long a woken scheduler waits before its pass: the
+// wakes of a burst (a hundred sign-ups) make one pass, and the request that
+// woke it has answered before the pass works on what it queued.
+const wakeSettle = 100 * time.Millisecond
+
+// Wake asks for a pass within wakeSettle rather than at the next tick (the
+// Outbox calls it after queueing an email); wakes during a pass make one
+// more pass.
 func (s *Scheduler) Wake() {
 	select {
 	case s.wakes() <- struct{}{}:
@@ -43,8 +49,8 @@ func (s *Scheduler) Wake() {
 }
 
 // Run passes until ctx ends, at start, then every Interval after the
-// previous pass ended or at once when woken; the pass in flight then stops
-// between sends.
+// previous pass ended or wakeSettle after a wake; the pass in flight then
+// stops between sends.
 func (s *Scheduler) Run(ctx context.Context) {
 	log := s.Logger
 	if log == nil {
@@ -60,13 +66,19 @@ func (s *Scheduler) Run(ctx context.Context) {
 	}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	woken := false // the timer is set for a wake: later wakes do not push it back
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-timer.C:
 		case <-s.wakes():
-			timer.Stop()
+			if !woken {
+				woken = true
+				timer.Reset(wakeSettle)
+			}
+			continue
+		case <-timer.C:
+			woken = false
 		}
 		res, err := s.Delivery.Run(ctx)
 		switch {
