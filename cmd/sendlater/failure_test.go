@@ -7,26 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 )
 
 // A message whose author's failure notice is refused too: `messages show`
 // says nobody was told, and /healthz counts it.
 func TestAFailureNobodyWasToldShows(t *testing.T) {
-	dir := t.TempDir()
-	_, ms := seed(t, dir)
-	mail := smtptest.Start(t)
-	mail.FailNext(2, 550, "5.1.1 mailbox unavailable") // the delivery, then the notice
-	env := smtpEnv(mail, "SENDLATER_SCHEDULER_INTERVAL=1s")
-	srv := startServer(t, dir, env...)
-	mustRunEnv(t, dir, env, "messages", "reschedule", ms[0].ID, "--at", "now")
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(srv.logs.String(), "outbox item failed for good") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the notice did not fail:\n%s", srv.logs)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	// The delivery, then the notice.
+	dir, env, srv, ms := failNow(t, 2, "5.1.1 mailbox unavailable", "outbox item failed for good")
 	r := mustRunEnv(t, dir, env, "messages", "show", ms[0].ID)
 	if !strings.Contains(r.stdout, "failed") || !strings.Contains(r.stdout, "Author's notice") || !strings.Contains(r.stdout, "FAILED for good") {
 		t.Fatalf("messages show:\n%s", r.stdout)
@@ -53,4 +42,26 @@ func TestAFailureNobodyWasToldShows(t *testing.T) {
 	if health.Outbox.Failed != 1 {
 		t.Fatalf("healthz: %+v", health)
 	}
+}
+
+// failNow starts serve on a seeded store with a mail server that refuses
+// the next fails emails with reply, sends the first message now and waits
+// (20 s at most) for the log to say logged.
+func failNow(t *testing.T, fails int, reply, logged string) (dir string, env []string, srv *server, ms []*core.Message) {
+	t.Helper()
+	dir = t.TempDir()
+	_, ms = seed(t, dir)
+	mail := smtptest.Start(t)
+	mail.FailNext(fails, 550, reply)
+	env = smtpEnv(mail, "SENDLATER_SCHEDULER_INTERVAL=1s")
+	srv = startServer(t, dir, env...)
+	mustRunEnv(t, dir, env, "messages", "reschedule", ms[0].ID, "--at", "now")
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(srv.logs.String(), logged) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never said %q:\n%s", logged, srv.logs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return dir, env, srv, ms
 }

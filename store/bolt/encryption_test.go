@@ -30,21 +30,12 @@ func seed(tb testing.TB, db *bolt.DB) (*core.User, *core.Message) {
 	if err := db.CreateMessage(ctx, m, nil); err != nil {
 		tb.Fatal(err)
 	}
-	// An account's name, a contact submission and a queued email with a
-	// secret link.
-	must(tb, db.CreateUser(ctx, &core.User{Email: "ann@example.com", Name: "PLAINTEXT-ACCOUNT-5e1d", CreatedAt: storetest.Epoch}))
-	must(tb, db.CreateContact(ctx, &core.ContactSubmission{Name: "PLAINTEXT-CONTACT-1b7e",
-		Email: "plaintext-contact-8d2f@example.com", Message: "PLAINTEXT-ASKS-6a0c", CreatedAt: storetest.Epoch}))
-	must(tb, db.AddOutboxItem(ctx, &core.OutboxItem{ID: core.NewID(), Kind: core.OutboxEmail,
-		Recipient: "plaintext-recipient-44d0@example.com", NextAttemptAt: storetest.Epoch, Email: &core.Email{
-			To: []core.Address{{Address: "plaintext-recipient-44d0@example.com"}}, Subject: "Reset",
-			Text: "https://sendlater.test/firebase-action?oobCode=PLAINTEXT-LINK-3c9a"}}))
+	storetest.MustSeedPersonalData(tb, s)
 	return u, m
 }
 
-var secrets = []string{"PLAINTEXT-TITLE-7f3a", "PLAINTEXT-NAME-91c2", "plaintext-recipient-44d0", "PLAINTEXT-BODY-0b6e",
-	"the future is a letter", "PLAINTEXT-ACCOUNT-5e1d", "PLAINTEXT-CONTACT-1b7e", "plaintext-contact-8d2f",
-	"PLAINTEXT-ASKS-6a0c", "PLAINTEXT-LINK-3c9a"}
+var secrets = append([]string{"PLAINTEXT-TITLE-7f3a", "PLAINTEXT-NAME-91c2", "plaintext-recipient-44d0",
+	"PLAINTEXT-BODY-0b6e", "the future is a letter"}, storetest.PersonalDataSecrets...)
 
 func TestEncryptedAtRest(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sendlater.db")

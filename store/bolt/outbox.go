@@ -134,6 +134,15 @@ func (s *DB) decodeOutboxItem(v []byte) (*core.OutboxItem, error) {
 	return s.seal.OpenOutboxItem(&si)
 }
 
+// indexedOutboxItem reads the item an index key (time|id) points at.
+func (s *DB) indexedOutboxItem(tx *bbolt.Tx, k []byte) (*core.OutboxItem, error) {
+	v := tx.Bucket(bucketWebhooks).Get([]byte(idAfter(k, timeKeyLen)))
+	if v == nil {
+		return nil, core.Errorf(core.EInternal, "An outbox index entry points at no item.")
+	}
+	return s.decodeOutboxItem(v)
+}
+
 // AddOutboxItem stores a new item, replacing the item with its id.
 func (s *DB) AddOutboxItem(ctx context.Context, item *core.OutboxItem) error {
 	return s.update(ctx, func(tx *bbolt.Tx) error { return s.putOutboxItem(tx, item) })
@@ -160,11 +169,7 @@ func (s *DB) ClaimOutbox(ctx context.Context, now, leaseUntil time.Time, limit i
 			keys = append(keys, bytes.Clone(k))
 		}
 		for _, k := range keys {
-			v := tx.Bucket(bucketWebhooks).Get([]byte(idAfter(k, timeKeyLen)))
-			if v == nil {
-				return core.Errorf(core.EInternal, "An outbox index entry points at no item.")
-			}
-			item, err := s.decodeOutboxItem(v)
+			item, err := s.indexedOutboxItem(tx, k)
 			if err != nil {
 				return err
 			}
@@ -221,11 +226,7 @@ func (s *DB) FailedOutbox(ctx context.Context, since time.Time, limit int) ([]*c
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucketOutboxFailed).Cursor()
 		for k, _ := c.Last(); k != nil && bytes.Compare(k[:timeKeyLen], from) >= 0 && (limit <= 0 || len(items) < limit); k, _ = c.Prev() {
-			v := tx.Bucket(bucketWebhooks).Get([]byte(idAfter(k, timeKeyLen)))
-			if v == nil {
-				return core.Errorf(core.EInternal, "An outbox index entry points at no item.")
-			}
-			item, err := s.decodeOutboxItem(v)
+			item, err := s.indexedOutboxItem(tx, k)
 			if err != nil {
 				return err
 			}
