@@ -1,0 +1,139 @@
+package tui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// Every call to the client runs in a tea.Cmd and comes back as one of these
+// typed messages, so the UI never waits on the network or the disk.
+
+// followMsg is a live list opened (or not).
+type followMsg struct {
+	lists <-chan core.MessageList
+	err   error
+}
+
+// listMsg is one value of the live list; ended is true when it closed.
+type listMsg struct {
+	list  core.MessageList
+	ended bool
+}
+
+// allMsg is the whole list, every page of it.
+type allMsg struct {
+	messages []*core.Message
+	err      error
+}
+
+// meMsg is the signed-in user.
+type meMsg struct {
+	user *core.SessionUser
+	err  error
+}
+
+// doneMsg is the answer to a change of one message: saved, postponed,
+// paused, resumed or deleted (message nil).
+type doneMsg struct {
+	verb    string // what the status line says on success
+	id      string
+	message *core.Message
+	created bool
+	// fromForm: the form's save, whose errors go under its fields.
+	fromForm bool
+	err      error
+}
+
+// retryMsg asks to follow the list again after it ended.
+type retryMsg struct{}
+
+func (m *Model) follow() tea.Cmd {
+	return func() tea.Msg {
+		lists, err := m.cfg.Messages.Follow(m.cfg.Ctx)
+		return followMsg{lists, err}
+	}
+}
+
+func waitList(lists <-chan core.MessageList) tea.Cmd {
+	return func() tea.Msg {
+		l, ok := <-lists
+		return listMsg{list: l, ended: !ok}
+	}
+}
+
+func (m *Model) retryLater() tea.Cmd {
+	return tea.Tick(m.cfg.Retry, func(time.Time) tea.Msg { return retryMsg{} })
+}
+
+// loadAll reads every page of the list, MaxPageSize at a time.
+func (m *Model) loadAll() tea.Cmd {
+	return func() tea.Msg {
+		var all []*core.Message
+		p := core.Page{Limit: core.MaxPageSize}
+		for {
+			page, err := m.cfg.Messages.List(m.cfg.Ctx, p)
+			if err != nil {
+				return allMsg{err: err}
+			}
+			all = append(all, page.Messages...)
+			if page.NextCursor == "" {
+				return allMsg{messages: all}
+			}
+			p.Cursor = page.NextCursor
+		}
+	}
+}
+
+func (m *Model) me() tea.Cmd {
+	return func() tea.Msg {
+		u, err := m.cfg.Account.Me(m.cfg.Ctx)
+		return meMsg{u, err}
+	}
+}
+
+// change runs one call on a message and reports it as a doneMsg.
+func (m *Model) change(verb, id string, call func() (*core.Message, error)) tea.Cmd {
+	return func() tea.Msg {
+		msg, err := call()
+		return doneMsg{verb: verb, id: id, message: msg, err: err}
+	}
+}
+
+func (m *Model) postpone(id string) tea.Cmd {
+	return m.change("The message is postponed!", id, func() (*core.Message, error) {
+		return m.cfg.Messages.Postpone(m.cfg.Ctx, id)
+	})
+}
+
+func (m *Model) setActive(id string, active bool) tea.Cmd {
+	verb := "The message is paused."
+	if active {
+		verb = "The message is on again."
+	}
+	return m.change(verb, id, func() (*core.Message, error) {
+		return m.cfg.Messages.Update(m.cfg.Ctx, id, core.MessageUpdate{IsActive: &active})
+	})
+}
+
+func (m *Model) remove(id string) tea.Cmd {
+	return m.change("The message is deleted.", id, func() (*core.Message, error) {
+		return nil, m.cfg.Messages.Delete(m.cfg.Ctx, id)
+	})
+}
+
+func (m *Model) create(in core.MessageInput) tea.Cmd {
+	return func() tea.Msg {
+		msg, err := m.cfg.Messages.Create(m.cfg.Ctx, in)
+		return doneMsg{verb: "The message is saved.", message: msg, created: true, fromForm: true, err: err}
+	}
+}
+
+func (m *Model) update(id string, up core.MessageUpdate) tea.Cmd {
+	return func() tea.Msg {
+		msg, err := m.cfg.Messages.Update(m.cfg.Ctx, id, up)
+		return doneMsg{verb: "The message is saved.", id: id, message: msg, fromForm: true, err: err}
+	}
+}

@@ -1,0 +1,40 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// keyMap is every key of the app; each page shows the ones it answers
+// (ShortHelp), so the help on screen is always what works there.
+type keyMap struct {
+	Up, Down, New, Edit, Postpone, Pause, Delete, Preview, Reload, Quit key.Binding
+	Yes, No, OpenDraft, DropDraft                                    key.Binding
+	Next, Prev, Left, Right, Save, Cancel, Back                      key.Binding
+}
+
+func newKeyMap() keyMap {
+	b := func(help string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], help))
+	}
+	return keyMap{
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		New:       b("new", "n"),
+		Edit:      key.NewBinding(key.WithKeys("e", "enter"), key.WithHelp("e", "edit")),
+		Postpone:  b("postpone", "p"),
+		Pause:     key.NewBinding(key.WithKeys("space", "t"), key.WithHelp("space", "pause/resume")),
+		Delete:    b("delete", "d"),
+		Preview:   b("preview", "v"),
+		Reload:    b("reload", "r"),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Yes:       b("delete", "y"),
+		No:        key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "keep")),
+		OpenDraft: b("open draft", "o"),
+		DropDraft: b("discard draft", "x"),
+		Next:      key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
+		Prev:      key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous")),
+		Left:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "interval")),
+		Right:     key.NewBinding(key.WithKeys("right", "l")),
+		Save:      b("save", "ctrl+s"),
+		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "discard")),
+		Back:      key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back")),
+	}
+}

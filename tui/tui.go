@@ -1,0 +1,252 @@
+// Package tui is the terminal app of an author's messages: a bubbletea
+// model over core.Messages and core.Account, whichever implementation cmd
+// gives it (the services over the store, web.APIClient over the API or over
+// the admin socket). Every call runs in a tea.Cmd; the live list follows
+// Messages.Follow.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// Config is what the app talks to.
+type Config struct {
+	Messages core.Messages
+	Account  core.Account
+	// Ctx acts for the user (the services over the store read who acts
+	// from it; the clients of the API know it already).
+	Ctx context.Context
+	// Emails renders the preview of the recipient's email; nil: the body
+	// alone.
+	Emails core.Emails
+	// DraftPath is the file of the unsent draft; "": drafts are not kept.
+	DraftPath string
+	// Where says where the messages live, in the header (a server's
+	// address, or "local store").
+	Where string
+	// Now is the clock of the days left; nil: time.Now.
+	Now func() time.Time
+	// Retry is the wait before following the list again after it ended;
+	// zero: 5 s.
+	Retry time.Duration
+}
+
+type page int
+
+const (
+	pageList page = iota
+	pageForm
+	pagePreview
+)
+
+// Model is the app's root: the page shown, the list, the form, and what
+// the status line says.
+type Model struct {
+	cfg    Config
+	keys   keyMap
+	styles styles
+	help   help.Model
+	width  int
+	height int
+
+	page     page
+	user     *core.SessionUser
+	list     listView
+	loaded   bool
+	form     formView
+	preview  previewView
+	confirm  *core.Message // asked before delete
+	offered  *Draft        // a draft found at start, offered again
+	drafts   *drafts
+	draftSeq int
+	lists    <-chan core.MessageList // the live list
+
+	status    string
+	statusErr bool
+}
+
+// New returns the app over cfg.
+func New(cfg Config) *Model {
+	if cfg.Ctx == nil {
+		cfg.Ctx = context.Background()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Retry <= 0 {
+		cfg.Retry = 5 * time.Second
+	}
+	m := &Model{cfg: cfg, keys: newKeyMap(), help: help.New(), drafts: &drafts{path: cfg.DraftPath},
+		width: 80, height: 24}
+	m.setTheme(true)
+	m.status = "Loading your messages…"
+	return m
+}
+
+func (m *Model) setTheme(dark bool) {
+	m.styles = newStyles(dark)
+	m.help.Styles = m.styles.Help
+	m.form.setStyles(m.styles)
+}
+
+// Init asks the terminal for its background, opens the live list and reads
+// the draft of an earlier run.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(tea.RequestBackgroundColor, m.follow(), m.drafts.load())
+}
+
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.resize()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.setTheme(msg.IsDark())
+		return m, nil
+	case followMsg:
+		if msg.err != nil {
+			m.fail(msg.err)
+			return m, m.retryLater()
+		}
+		m.lists = msg.lists
+		return m, waitList(msg.lists)
+	case listMsg:
+		return m, m.gotList(msg)
+	case retryMsg:
+		return m, m.follow()
+	case allMsg:
+		if msg.err != nil {
+			m.fail(msg.err)
+			return m, nil
+		}
+		m.showList(msg.messages)
+		return m, nil
+	case meMsg:
+		if msg.err == nil {
+			m.user = msg.user
+		}
+		return m, nil
+	case doneMsg:
+		return m, m.done(msg)
+	case draftLoadedMsg:
+		if msg.draft != nil && m.page == pageList {
+			m.offered = msg.draft
+		}
+		return m, nil
+	case draftSavedMsg:
+		if msg.err != nil {
+			m.setStatus("The draft could not be kept: "+msg.err.Error(), true)
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	if m.page == pageForm {
+		cmd, _ := m.form.Update(msg, m.keys)
+		return m, cmd
+	}
+	return m, nil
+}
+
+// gotList takes one value of the live list. A first page that is full means
+// more pages: the whole list is read (and shown) then.
+func (m *Model) gotList(msg listMsg) tea.Cmd {
+	if msg.ended {
+		return m.retryLater()
+	}
+	l := msg.list
+	if l.Err != nil {
+		m.fail(l.Err)
+		return nil // the channel closes next
+	}
+	if l.User != nil {
+		m.user = l.User
+	}
+	next := waitList(m.lists)
+	if len(l.Messages) >= core.DefaultPageSize {
+		if !m.loaded || len(m.list.messages) < len(l.Messages) {
+			m.showList(l.Messages)
+		}
+		return tea.Batch(next, m.loadAll())
+	}
+	m.showList(l.Messages)
+	return next
+}
+
+func (m *Model) showList(ms []*core.Message) {
+	m.list.set(ms)
+	if !m.loaded || strings.HasPrefix(m.status, "Loading") || m.statusErr && errorIsNetwork(m.status) {
+		m.setStatus(fmt.Sprintf("%d messages", len(ms)), false)
+	}
+	m.loaded = true
+}
+
+func errorIsNetwork(status string) bool { return strings.Contains(status, "did not answer") }
+
+// fail shows an error in the status line: the server's message, or what
+// did not answer.
+func (m *Model) fail(err error) {
+	var e *core.Error
+	if errors.As(err, &e) {
+		m.setStatus(e.Message, true)
+		return
+	}
+	m.setStatus(err.Error(), true)
+}
+
+func (m *Model) setStatus(s string, isErr bool) { m.status, m.statusErr = s, isErr }
+
+func (m *Model) done(msg doneMsg) tea.Cmd {
+	if msg.fromForm && m.page == pageForm {
+		m.form.saving = false
+		if msg.err != nil {
+			var e *core.Error
+			if errors.As(msg.err, &e) && e.Code == core.EValidation {
+				m.form.errors = e.Fields
+				m.setStatus("Please check the fields marked in red.", true)
+				return nil
+			}
+			if errors.As(msg.err, &e) && e.Code == core.EPlanLimit {
+				m.form.problem = upgrade(m.user)
+			}
+			m.fail(msg.err)
+			return nil
+		}
+		m.page = pageList
+		m.list.put(msg.message)
+		m.setStatus(msg.verb, false)
+		m.draftSeq++
+		return m.drafts.remove(m.draftSeq)
+	}
+	if msg.err != nil {
+		m.fail(msg.err)
+		return nil
+	}
+	if msg.message == nil {
+		m.list.drop(msg.id)
+	} else {
+		m.list.put(msg.message)
+	}
+	m.setStatus(msg.verb, false)
+	return m.me()
+}
+
+// upgrade explains the plan limit (SPEC.md: the Add Message button's
+// tooltip is "Upgrade your plan").
+func upgrade(u *core.SessionUser) string {
+	limit := 1
+	if u != nil && u.MessageLimit > 0 {
+		limit = u.MessageLimit
+	}
+	return fmt.Sprintf("Upgrade your plan: the free plan keeps %d message. Pro and Business keep as many as you like (see the pricing page).", limit)
+}

@@ -1,0 +1,162 @@
+package tui
+
+import (
+	"time"
+
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// key answers a key press on the page shown.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	switch m.page {
+	case pageForm:
+		return m.formKey(k)
+	case pagePreview:
+		switch {
+		case key.Matches(k, m.keys.Back):
+			m.page = pageList
+		case key.Matches(k, m.keys.Up):
+			m.preview.scroll(-1)
+		case key.Matches(k, m.keys.Down):
+			m.preview.scroll(1)
+		case k.String() == "ctrl+c":
+			return tea.Quit
+		}
+		return nil
+	}
+	return m.listKey(k)
+}
+
+func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
+	keys, sel := m.keys, m.list.selected()
+	if m.confirm != nil {
+		target := m.confirm
+		m.confirm = nil
+		if key.Matches(k, keys.Yes) {
+			m.setStatus("Deleting…", false)
+			return m.remove(target.ID)
+		}
+		m.setStatus("The message is kept.", false)
+		return nil
+	}
+	if m.offered != nil {
+		switch {
+		case key.Matches(k, keys.OpenDraft):
+			d := *m.offered
+			m.offered = nil
+			return m.openForm(d, m.find(d.ID))
+		case key.Matches(k, keys.DropDraft):
+			m.offered = nil
+			m.draftSeq++
+			m.setStatus("The draft is discarded.", false)
+			return m.drafts.remove(m.draftSeq)
+		}
+	}
+	switch {
+	case key.Matches(k, keys.Quit):
+		return tea.Quit
+	case key.Matches(k, keys.Up):
+		m.list.move(-1)
+	case key.Matches(k, keys.Down):
+		m.list.move(1)
+	case k.String() == "pgup":
+		m.list.move(-m.list.height)
+	case k.String() == "pgdown":
+		m.list.move(m.list.height)
+	case key.Matches(k, keys.New):
+		if m.user != nil && !m.user.CanAddMessage {
+			m.setStatus(upgrade(m.user), true)
+			return nil
+		}
+		return m.openForm(Draft{Interval: string(core.DefaultInterval)}, nil)
+	case key.Matches(k, keys.Reload):
+		m.setStatus("Loading your messages…", false)
+		return tea.Batch(m.loadAll(), m.me())
+	case sel == nil:
+	case key.Matches(k, keys.Edit):
+		return m.openForm(draftOf(sel), sel)
+	case key.Matches(k, keys.Postpone):
+		m.setStatus("Postponing…", false)
+		return m.postpone(sel.ID)
+	case key.Matches(k, keys.Pause):
+		return m.setActive(sel.ID, !sel.IsActive)
+	case key.Matches(k, keys.Delete):
+		m.confirm = sel
+	case key.Matches(k, keys.Preview):
+		m.preview = newPreview(m.cfg.Emails, sel, m.user, m.location())
+		m.preview.SetSize(m.width, m.bodyHeight())
+		m.page = pagePreview
+	}
+	return nil
+}
+
+// find is the listed message of id; nil when none (a draft of a message
+// deleted since becomes a new message).
+func (m *Model) find(id string) *core.Message {
+	for _, msg := range m.list.messages {
+		if id != "" && msg.ID == id {
+			return msg
+		}
+	}
+	return nil
+}
+
+func (m *Model) openForm(d Draft, editing *core.Message) tea.Cmd {
+	if editing == nil {
+		d.ID = ""
+	}
+	m.form = newForm(d, editing, m.styles)
+	m.form.SetSize(m.width, m.bodyHeight())
+	m.page = pageForm
+	m.setStatus("", false)
+	m.draftSeq++
+	return m.drafts.save(m.form.draft(), m.draftSeq)
+}
+
+func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case k.String() == "ctrl+c":
+		return tea.Quit // the draft stays on disk and is offered next time
+	case key.Matches(k, m.keys.Cancel):
+		m.page = pageList
+		m.draftSeq++
+		m.setStatus("The draft is discarded.", false)
+		return m.drafts.remove(m.draftSeq)
+	case key.Matches(k, m.keys.Save):
+		if m.form.saving {
+			return nil
+		}
+		m.form.saving, m.form.errors, m.form.problem = true, nil, ""
+		m.setStatus("Saving…", false)
+		if m.form.editing == nil {
+			return m.create(m.form.input())
+		}
+		return m.update(m.form.editing.ID, m.form.changes())
+	}
+	cmd, changed := m.form.Update(k, m.keys)
+	if !changed {
+		return cmd
+	}
+	m.draftSeq++
+	return tea.Batch(cmd, m.drafts.save(m.form.draft(), m.draftSeq))
+}
+
+// location is the author's time zone: delivery dates are days there.
+func (m *Model) location() *time.Location {
+	if m.user == nil {
+		return core.LoadLocation("")
+	}
+	return core.LoadLocation(m.user.Timezone)
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
