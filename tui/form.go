@@ -32,7 +32,7 @@ var intervals = []core.Interval{core.Interval1M, core.Interval6M, core.Interval1
 // formView creates a message (editing nil) or edits one.
 type formView struct {
 	editing  *core.Message
-	inputs   [fieldBody]textinput.Model // title, name, recipient; interval is not typed
+	inputs   [fieldInterval]textinput.Model // title, name, recipient; interval is not typed
 	interval core.Interval
 	body     textarea.Model
 	focus    int
@@ -94,9 +94,10 @@ func (f *formView) SetSize(width, height int) {
 		f.inputs[i].SetWidth(max(width-4, 10))
 	}
 	f.body.SetWidth(max(width-2, 10))
-	// 3 lines per typed field, 3 for the interval, 2 for the message's label
-	// and error, 2 for the delivery date and the form's problem.
-	f.body.SetHeight(max(height-9-3-2-2, 4))
+	// The page's title, 3 lines per typed field, 3 for the interval, 2 for
+	// the message's label and error, 2 for the delivery date and the form's
+	// problem: 17 lines; SPEC.md's message box has at least 4 rows.
+	f.body.SetHeight(max(height-17, 4))
 }
 
 func (f *formView) focusOn(i int) tea.Cmd {

@@ -15,12 +15,12 @@ func newKeyMap() keyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], help))
 	}
 	return keyMap{
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑↓", "move")),
+		Down:      key.NewBinding(key.WithKeys("down", "j")),
 		New:       b("new", "n"),
 		Edit:      key.NewBinding(key.WithKeys("e", "enter"), key.WithHelp("e", "edit")),
 		Postpone:  b("postpone", "p"),
-		Pause:     key.NewBinding(key.WithKeys("space", "t"), key.WithHelp("space", "pause/resume")),
+		Pause:     key.NewBinding(key.WithKeys("space", "t"), key.WithHelp("space", "pause")),
 		Delete:    b("delete", "d"),
 		Preview:   b("preview", "v"),
 		Reload:    b("reload", "r"),
@@ -29,8 +29,8 @@ func newKeyMap() keyMap {
 		No:        key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "keep")),
 		OpenDraft: b("open draft", "o"),
 		DropDraft: b("discard draft", "x"),
-		Next:      key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
-		Prev:      key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous")),
+		Next:      key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next")),
+		Prev:      key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "back")),
 		Left:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "interval")),
 		Right:     key.NewBinding(key.WithKeys("right", "l")),
 		Save:      b("save", "ctrl+s"),

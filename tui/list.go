@@ -105,7 +105,7 @@ func (l *listView) View(st styles, now time.Time, loc *time.Location) string {
 	}
 	for i := l.top; i < len(l.messages) && i < l.top+l.height; i++ {
 		m := l.messages[i]
-		status := string(m.Status)
+		status := statusOf(m)
 		line := row(m.Title, recipientOf(m), status, string(m.Interval),
 			m.SendDate.In(loc).Format("2006-01-02"), daysLeft(m, now))
 		if i == l.cursor {
@@ -116,6 +116,15 @@ func (l *listView) View(st styles, now time.Time, loc *time.Location) string {
 		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// statusOf is where the message is: paused while it is off, whatever its
+// delivery state was.
+func statusOf(m *core.Message) string {
+	if !m.IsActive && (m.Status == core.StatusScheduled || m.Status == core.StatusReminded) {
+		return string(core.StatusPaused)
+	}
+	return string(m.Status)
 }
 
 func recipientOf(m *core.Message) string {

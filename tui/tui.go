@@ -95,7 +95,10 @@ func New(cfg Config) *Model {
 func (m *Model) setTheme(dark bool) {
 	m.styles = newStyles(dark)
 	m.help.Styles = m.styles.Help
-	m.form.setStyles(m.styles)
+	m.help.ShortSeparator = "  "
+	if m.page == pageForm {
+		m.form.setStyles(m.styles)
+	}
 }
 
 // Init asks the terminal for its background, opens the live list and reads
@@ -186,7 +189,7 @@ func (m *Model) gotList(msg listMsg) tea.Cmd {
 func (m *Model) showList(ms []*core.Message) {
 	m.list.set(ms)
 	if !m.loaded || strings.HasPrefix(m.status, "Loading") || m.statusErr && errorIsNetwork(m.status) {
-		m.setStatus(fmt.Sprintf("%d messages", len(ms)), false)
+		m.setStatus(plural(len(ms), "message"), false)
 	}
 	m.loaded = true
 }
@@ -226,7 +229,7 @@ func (m *Model) done(msg doneMsg) tea.Cmd {
 		m.list.put(msg.message)
 		m.setStatus(msg.verb, false)
 		m.draftSeq++
-		return m.drafts.remove(m.draftSeq)
+		return tea.Batch(m.drafts.remove(m.draftSeq), m.me())
 	}
 	if msg.err != nil {
 		m.fail(msg.err)

@@ -69,7 +69,9 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 	case k.String() == "pgdown":
 		m.list.move(m.list.height)
 	case key.Matches(k, keys.New):
-		if m.user != nil && !m.user.CanAddMessage {
+		// The list may be newer than the user it came with: a full list
+		// refuses too, before the server would.
+		if u := m.user; u != nil && (!u.CanAddMessage || u.MessageLimit > 0 && len(m.list.messages) >= u.MessageLimit) {
 			m.setStatus(upgrade(m.user), true)
 			return nil
 		}
@@ -114,8 +116,15 @@ func (m *Model) openForm(d Draft, editing *core.Message) tea.Cmd {
 	m.form.SetSize(m.width, m.bodyHeight())
 	m.page = pageForm
 	m.setStatus("", false)
+	return nil
+}
+
+// keepDraft writes the form to the draft file, in a tea.Cmd.
+func (m *Model) keepDraft() tea.Cmd {
 	m.draftSeq++
-	return m.drafts.save(m.form.draft(), m.draftSeq)
+	d := m.form.draft()
+	d.SavedAt = m.cfg.Now()
+	return m.drafts.save(d, m.draftSeq)
 }
 
 func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
@@ -142,8 +151,7 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 	if !changed {
 		return cmd
 	}
-	m.draftSeq++
-	return tea.Batch(cmd, m.drafts.save(m.form.draft(), m.draftSeq))
+	return tea.Batch(cmd, m.keepDraft())
 }
 
 // location is the author's time zone: delivery dates are days there.

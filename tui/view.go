@@ -20,7 +20,9 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) resize() {
 	m.list.SetSize(m.width, m.bodyHeight()-2) // the plan line and the column header
-	m.form.SetSize(m.width, m.bodyHeight())
+	if m.page == pageForm {
+		m.form.SetSize(m.width, m.bodyHeight())
+	}
 	m.preview.SetSize(m.width, m.bodyHeight())
 	m.help.SetWidth(m.width)
 }
@@ -122,13 +124,13 @@ func (m *Model) bindings() []key.Binding {
 	case m.page == pageForm:
 		return []key.Binding{k.Next, k.Prev, k.Left, k.Save, k.Cancel}
 	case m.page == pagePreview:
-		return []key.Binding{k.Up, k.Down, k.Back}
+		return []key.Binding{k.Up, k.Back}
 	case m.confirm != nil:
 		return []key.Binding{k.Yes, k.No}
 	case m.offered != nil:
 		return []key.Binding{k.OpenDraft, k.DropDraft, k.New, k.Quit}
 	}
-	return []key.Binding{k.Up, k.Down, k.New, k.Edit, k.Postpone, k.Pause, k.Delete, k.Preview, k.Quit}
+	return []key.Binding{k.Up, k.New, k.Edit, k.Postpone, k.Pause, k.Delete, k.Preview, k.Quit}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
