@@ -2,8 +2,8 @@ package tui_test
 
 import (
 	"context"
-	"log/slog"
 	"io"
+	"log/slog"
 	"testing"
 	"time"
 

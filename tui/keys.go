@@ -6,8 +6,8 @@ import "charm.land/bubbles/v2/key"
 // (ShortHelp), so the help on screen is always what works there.
 type keyMap struct {
 	Up, Down, New, Edit, Postpone, Pause, Delete, Preview, Reload, Quit key.Binding
-	Yes, No, OpenDraft, DropDraft                                    key.Binding
-	Next, Prev, Left, Right, Save, Cancel, Back                      key.Binding
+	Yes, No, OpenDraft, DropDraft                                       key.Binding
+	Next, Prev, Left, Right, Save, Cancel, Back                         key.Binding
 }
 
 func newKeyMap() keyMap {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"charm.land/lipgloss/v2"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/testenv"

@@ -56,6 +56,8 @@ func newRootCmd() *cobra.Command {
 		newStatusCmd(a),
 		newMigrateCmd(a),
 		newStoreCmd(a),
+		newTUICmd(a),
+		newLoginCmd(a), newLogoutCmd(a), newWhoamiCmd(a),
 	)
 	return root
 }

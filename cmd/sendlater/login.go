@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/web"
+)
+
+// A login is a personal access token of a user on a server, kept with the
+// server's address in the user's config directory (mode 0600): what `tui`
+// uses without --user, `whoami` shows and `logout` revokes.
+type login struct {
+	Server  string `json:"server"`
+	Email   string `json:"email"`
+	TokenID string `json:"tokenId"`
+	Token   string `json:"token"`
+}
+
+// configDir is where a person's sendlater files are: the OS's config
+// directory (XDG_CONFIG_HOME, ~/.config, ...) /sendlater.
+func configDir() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("no config directory to keep the login in: %w", err)
+	}
+	return filepath.Join(dir, "sendlater"), nil
+}
+
+func loginPath() (string, error) {
+	dir, err := configDir()
+	return filepath.Join(dir, "login.json"), err
+}
+
+var errNoLogin = errors.New("not signed in: run `sendlater login --server URL` first")
+
+func loadLogin() (*login, string, error) {
+	path, err := loginPath()
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, path, errNoLogin
+	}
+	if err != nil {
+		return nil, path, err
+	}
+	var l login
+	if err := json.Unmarshal(b, &l); err != nil || l.Server == "" || l.Token == "" {
+		return nil, path, fmt.Errorf("the login in %s cannot be read: run `sendlater login` again", path)
+	}
+	return &l, path, nil
+}
+
+func saveLogin(path string, l *login) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// serverURL checks the --server address: http or https, a host, no path.
+func serverURL(s string) (string, error) {
+	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(s), "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+		return "", fmt.Errorf("--server: want the server's address, http(s)://host[:port], got %q", s)
+	}
+	return u.String(), nil
+}
+
+func newLoginCmd(a *app) *cobra.Command {
+	var server, email string
+	var passwordStdin bool
+	cmd := &cobra.Command{
+		Use:   "login --server URL",
+		Short: "Sign in to a server and keep a personal access token for the TUI",
+		Long: "Signs in with your email and password (read without echo, or from stdin with --password-stdin),\n" +
+			"creates a personal access token named after this machine, and keeps it with the server's address\n" +
+			"in your config directory (mode 0600). `sendlater tui` then works from this machine.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			base, err := serverURL(server)
+			if err != nil {
+				return err
+			}
+			path, err := loginPath()
+			if err != nil {
+				return err
+			}
+			in := bufio.NewReader(cmd.InOrStdin())
+			if email == "" {
+				if passwordStdin {
+					return errors.New("--email: needed with --password-stdin (stdin holds the password)")
+				}
+				fmt.Fprint(a.stderr, "Email: ")
+				line, err := in.ReadString('\n')
+				if err != nil && line == "" {
+					return errors.New("no email given: pass --email or type it")
+				}
+				email = strings.TrimSpace(line)
+			}
+			password, err := readPassword(a, in, passwordStdin)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
+			defer cancel()
+			session, err := web.SignIn(ctx, base, email, password, 0)
+			if err != nil {
+				return err
+			}
+			// The session only makes the token; signing it out leaves the
+			// token alone.
+			defer session.SignOut(context.WithoutCancel(ctx))
+			host, _ := os.Hostname()
+			name := "sendlater on " + cmp(host, "this machine")
+			info, secret, err := session.CreateAccessToken(ctx, name)
+			if err != nil {
+				return err
+			}
+			if err := saveLogin(path, &login{Server: base, Email: email, TokenID: info.ID, Token: secret}); err != nil {
+				session.RevokeAccessToken(ctx, info.ID)
+				return err
+			}
+			fmt.Fprintf(a.stdout, "Signed in to %s as %s. The access token %q is kept in %s.\n", base, email, name, path)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&server, "server", "", "the server's address, e.g. https://sendlater.example (required)")
+	cmd.Flags().StringVar(&email, "email", "", "your email address (asked when not given)")
+	cmd.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password from stdin (for scripts)")
+	cmd.MarkFlagRequired("server")
+	return cmd
+}
+
+// readPassword reads the password from stdin (--password-stdin: its first
+// line) or from the terminal without echo; never from a pipe otherwise.
+func readPassword(a *app, in *bufio.Reader, fromStdin bool) (string, error) {
+	if fromStdin {
+		line, err := in.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return "", err
+		}
+		if p := strings.TrimRight(line, "\r\n"); p != "" {
+			return p, nil
+		}
+		return "", errors.New("--password-stdin: stdin held no password")
+	}
+	fd := os.Stdin.Fd()
+	if !term.IsTerminal(fd) {
+		return "", errors.New("stdin is not a terminal, so the password cannot be read without echo: use --password-stdin")
+	}
+	fmt.Fprint(a.stderr, "Password: ")
+	b, err := term.ReadPassword(fd)
+	fmt.Fprintln(a.stderr)
+	return string(b), err
+}
+
+func cmp(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
+}
+
+func newLogoutCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "logout",
+		Short: "Revoke the kept access token on its server and forget it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, path, err := loadLogin()
+			if err != nil {
+				return err
+			}
+			c := web.NewAPIClient(l.Server, l.Token, 0)
+			revokeErr := c.SignOut(cmd.Context())
+			if revokeErr != nil && core.ErrorCode(revokeErr) != core.EInvalidToken {
+				return fmt.Errorf("the token could not be revoked, so the login is kept (run logout again, or revoke %q in the web app's settings): %w", l.TokenID, revokeErr)
+			}
+			if err := os.Remove(path); err != nil {
+				return err
+			}
+			if revokeErr != nil {
+				fmt.Fprintf(a.stdout, "The token was revoked already. Signed out of %s.\n", l.Server)
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "Signed out of %s: the token is revoked and %s removed.\n", l.Server, path)
+			return nil
+		},
+	}
+}
+
+func newWhoamiCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "whoami",
+		Short: "Show who the kept login signs in as, and where",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, _, err := loadLogin()
+			if err != nil {
+				return err
+			}
+			u, err := web.NewAPIClient(l.Server, l.Token, 0).Me(cmd.Context())
+			if err != nil {
+				return fmt.Errorf("%s (the login is for %s at %s)", core.ErrorMessageOrText(err), l.Email, l.Server)
+			}
+			plan := "Free"
+			if p, ok := core.FindPlan(u.PlanID); ok && u.PlanIsActive {
+				plan = p.Name
+			}
+			fmt.Fprintf(a.stdout, "%s (%s) at %s, on the %s plan\n", u.Email, cmp(u.Name, "no name"), l.Server, plan)
+			return nil
+		},
+	}
+}
