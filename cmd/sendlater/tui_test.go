@@ -1,0 +1,238 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// login, whoami, tui and logout, end to end: the built binary against a
+// running `sendlater serve`, the TUI in a real terminal (tmux), and
+// `tui --user` on the server's host with and without the server.
+
+// terminal is the built binary running in a tmux pane of its own server.
+type terminal struct {
+	t      *testing.T
+	socket string
+}
+
+func startTerminal(t *testing.T, dir string, env []string, width, height int, args ...string) *terminal {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the TUI's end-to-end test needs a terminal")
+	}
+	term := &terminal{t: t, socket: fmt.Sprintf("sendlater-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	line := binary + " " + strings.Join(args, " ")
+	cmd := exec.Command("tmux", "-L", term.socket, "-f", "/dev/null", "new-session", "-d", "-s", "t",
+		"-x", fmt.Sprint(width), "-y", fmt.Sprint(height), line)
+	cmd.Dir = dir
+	cmd.Env = append(cleanEnv(), append(env, "TERM=xterm-256color")...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-L", term.socket, "kill-server").Run() })
+	return term
+}
+
+func (term *terminal) tmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-L", term.socket}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+func (term *terminal) screen() string {
+	s, _ := term.tmux("capture-pane", "-p", "-t", "t")
+	return s
+}
+
+func (term *terminal) press(keys ...string) {
+	term.t.Helper()
+	if out, err := term.tmux(append([]string{"send-keys", "-t", "t"}, keys...)...); err != nil {
+		term.t.Fatalf("send-keys: %v %s", err, out)
+	}
+}
+
+func (term *terminal) waitFor(want string) string {
+	term.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if s := term.screen(); strings.Contains(s, want) {
+			return s
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	term.t.Fatalf("the terminal never showed %q:\n%s", want, term.screen())
+	return ""
+}
+
+// waitExit waits until the program ended (its pane, and so tmux, closed).
+func (term *terminal) waitExit() {
+	term.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := term.tmux("has-session", "-t", "t"); err != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	term.t.Fatalf("the program did not end:\n%s", term.screen())
+}
+
+// runIn runs sendlater with stdin.
+func runIn(t *testing.T, dir string, env []string, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append(cleanEnv(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// createMessage makes a message through the API as the holder of token.
+func createMessage(t *testing.T, url, token, title string) {
+	t.Helper()
+	b, _ := json.Marshal(map[string]string{"title": title, "name": "Bob", "recipient": "bob@example.com", "message": "The key is under the blue pot."})
+	req, _ := http.NewRequest("POST", url+"/api/messages", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		t.Fatalf("create: %d", resp.StatusCode)
+	}
+}
+
+func meStatus(t *testing.T, url, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url+"/api/me", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestLoginTUIAndLogoutFromAnotherMachine(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	ann := signUp(t, srv.url, "ann@example.com")
+	createMessage(t, srv.url, ann.idToken, "Letter to Bob")
+
+	// "Another machine": its own working directory and config directory.
+	home := t.TempDir()
+	env := []string{"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "HOME=" + home}
+
+	r := runIn(t, home, env, "not the password\n", "login", "--server", srv.url, "--email", "ann@example.com", "--password-stdin")
+	if r.code != 1 || !strings.Contains(r.stderr, "password") {
+		t.Fatalf("a wrong password: %+v", r)
+	}
+	r = runIn(t, home, env, "", "login", "--server", srv.url, "--email", "ann@example.com")
+	if r.code == 0 || !strings.Contains(r.stderr, "use --password-stdin") {
+		t.Fatalf("a password from a pipe without --password-stdin: %+v", r)
+	}
+	r = runIn(t, home, env, clusterPassword+"\n", "login", "--server", srv.url, "--email", "ann@example.com", "--password-stdin")
+	if r.code != 0 || !strings.Contains(r.stdout, "Signed in to "+srv.url+" as ann@example.com") {
+		t.Fatalf("login: %+v", r)
+	}
+	path := filepath.Join(home, "config", "sendlater", "login.json")
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the login file: %v %v", fi, err)
+	}
+	var kept struct{ Server, Token string }
+	b, _ := os.ReadFile(path)
+	json.Unmarshal(b, &kept)
+	if kept.Server != srv.url || kept.Token == "" {
+		t.Fatalf("kept: %s", b)
+	}
+	if code := meStatus(t, srv.url, kept.Token); code != http.StatusOK {
+		t.Fatalf("the kept token answers %d", code)
+	}
+
+	r = runIn(t, home, env, "", "whoami")
+	if r.code != 0 || !strings.Contains(r.stdout, "ann@example.com") || !strings.Contains(r.stdout, "at "+srv.url+", on the Free plan") {
+		t.Fatalf("whoami: %+v", r)
+	}
+
+	term := startTerminal(t, home, env, 120, 40, "tui")
+	term.waitFor("Letter to Bob")
+	term.waitFor("ann@example.com · " + srv.url)
+	term.press("p")
+	term.waitFor("The message is postponed!")
+	term.press("space")
+	s := term.waitFor("The message is paused.")
+	if !strings.Contains(s, "paused") || !strings.Contains(s, "q quit") {
+		t.Fatalf("the screen:\n%s", s)
+	}
+	term.press("q")
+	term.waitExit()
+
+	r = runIn(t, home, env, "", "logout")
+	if r.code != 0 || !strings.Contains(r.stdout, "Signed out of "+srv.url) {
+		t.Fatalf("logout: %+v", r)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the login file is still there: %v", err)
+	}
+	if code := meStatus(t, srv.url, kept.Token); code != http.StatusUnauthorized {
+		t.Fatalf("the revoked token answers %d", code)
+	}
+	r = runIn(t, home, env, "", "whoami")
+	if r.code != 1 || !strings.Contains(r.stderr, "not signed in") {
+		t.Fatalf("whoami after logout: %+v", r)
+	}
+	r = runIn(t, home, env, "", "tui")
+	if r.code != 1 || !strings.Contains(r.stderr, "not signed in") {
+		t.Fatalf("tui after logout: %+v", r)
+	}
+}
+
+// tui --user on the server's host: through the admin socket while the
+// server runs, through the store once it stopped.
+func TestTUIForAUserOnTheServersHost(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	ann := signUp(t, srv.url, "ann@example.com")
+	createMessage(t, srv.url, ann.idToken, "Letter to Bob")
+	env := []string{"XDG_CONFIG_HOME=" + filepath.Join(dir, "config")}
+
+	term := startTerminal(t, dir, env, 80, 24, "tui", "--user", "ann@example.com")
+	term.waitFor("the server's admin socket")
+	term.waitFor("Letter to Bob")
+	term.press("q")
+	term.waitExit()
+
+	srv.stop(t)
+	term = startTerminal(t, dir, env, 80, 24, "tui", "--user", "ann@example.com")
+	term.waitFor("the store ")
+	term.waitFor("Letter to Bob")
+	term.press("p")
+	term.waitFor("The message is postponed!")
+	term.press("q")
+	term.waitExit()
+
+	r := run(t, dir, env, "tui", "--user", "nobody@example.com")
+	if r.code != 1 || !strings.Contains(r.stderr, "could not be found") {
+		t.Fatalf("an unknown user: %+v", r)
+	}
+}
