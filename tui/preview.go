@@ -4,13 +4,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/sendlater/sendlater/core"
 )
 
 // previewView is the email the recipient will get, as the server's
 // templates render it, scrolled a line at a time.
 type previewView struct {
-	lines         []string
+	text          []string // the email's lines as rendered
+	lines         []string // wrapped to the width
 	top           int
 	width, height int
 }
@@ -35,7 +38,7 @@ func newPreview(emails core.Emails, msg *core.Message, user *core.SessionUser, l
 	}
 	lines := append(head, "")
 	lines = append(lines, strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")...)
-	return previewView{lines: lines}
+	return previewView{text: lines}
 }
 
 func addr(a core.Address) string {
@@ -47,6 +50,10 @@ func addr(a core.Address) string {
 
 func (p *previewView) SetSize(width, height int) {
 	p.width, p.height = width, max(height-1, 1)
+	p.lines = p.lines[:0]
+	for _, l := range p.text {
+		p.lines = append(p.lines, strings.Split(ansi.Wrap(l, max(width-2, 10), " "), "\n")...)
+	}
 	p.scroll(0)
 }
 

@@ -93,6 +93,7 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 		m.preview = newPreview(m.cfg.Emails, sel, m.user, m.location())
 		m.preview.SetSize(m.width, m.bodyHeight())
 		m.page = pagePreview
+		m.setStatus("", false)
 	}
 	return nil
 }

@@ -94,7 +94,7 @@ func (m *Model) planLine() string {
 		if title == "" {
 			title = "untitled"
 		}
-		return m.styles.Warn.Render("An unsent draft “" + title + "” from " + m.offered.SavedAt.Local().Format("Jan 2 15:04") +
+		return m.styles.Warn.Render("An unsent draft “" + title + "” from " + m.offered.SavedAt.In(m.location()).Format("Jan 2 15:04") +
 			" was kept. o open it · x discard it")
 	case m.user == nil:
 		return ""
