@@ -44,7 +44,7 @@ func TestGoldenViews(t *testing.T) {
 
 	d := drive(t, cfg, 120, 40)
 	d.waitFor("Passwords")
-	d.waitFor("3 messages")
+	d.waitFor("Pro plan · 3 messages")
 	d.golden("list-120x40")
 	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	d.golden("list-80x24")
@@ -69,6 +69,6 @@ func TestGoldenViews(t *testing.T) {
 
 	again := drive(t, cfg, 80, 24)
 	again.waitFor("An unsent draft")
-	again.waitFor("3 messages")
+	again.waitFor("Passwords")
 	again.golden("draft-offered-80x24")
 }

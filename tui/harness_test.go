@@ -25,24 +25,26 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
 
 type driver struct {
-	t     *testing.T
+	t     testing.TB
 	m     *tui.Model
 	msgs  chan tea.Msg
 	done  chan struct{}
 	once  sync.Once
+	stop  func() // ends the program's context and its commands
 	quit  bool
 	width int
 }
 
-func drive(t *testing.T, cfg tui.Config, width, height int) *driver {
+func drive(t testing.TB, cfg tui.Config, width, height int) *driver {
 	t.Helper()
 	ctx, cancel := context.WithCancel(cfg.Ctx)
 	cfg.Ctx = ctx
 	d := &driver{t: t, m: tui.New(cfg), msgs: make(chan tea.Msg, 1024), done: make(chan struct{})}
-	t.Cleanup(func() {
+	d.stop = func() {
 		cancel()
 		d.once.Do(func() { close(d.done) })
-	})
+	}
+	t.Cleanup(d.stop)
 	d.send(tea.WindowSizeMsg{Width: width, Height: height})
 	d.run(d.m.Init())
 	return d

@@ -189,7 +189,7 @@ func (m *Model) gotList(msg listMsg) tea.Cmd {
 func (m *Model) showList(ms []*core.Message) {
 	m.list.set(ms)
 	if !m.loaded || strings.HasPrefix(m.status, "Loading") || m.statusErr && errorIsNetwork(m.status) {
-		m.setStatus(plural(len(ms), "message"), false)
+		m.setStatus("", false) // the plan line says how many
 	}
 	m.loaded = true
 }
