@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs and a fresh machine may lack:
-# Debian's chromium for the browser tests, and stripe-mock (the Stripe API
+# Debian's chromium for the browser tests, tmux for the TUI's, and stripe-mock (the Stripe API
 # peer of the billing tests) into bin/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,13 @@ if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
 	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "installing tmux (Debian package) for the TUI's end-to-end tests"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux >/dev/null
 fi
 STRIPE_MOCK_VERSION=v0.203.0 # keep in step with billing/stripemock.Version
 if [ ! -x bin/stripe-mock ]; then
