@@ -82,6 +82,7 @@ bench:
 	$(GO) test ./store/postgres -run '^$$' -bench . -benchtime 2s
 	$(GO) test ./core -run '^$$' -bench 'DeliveryThroughput|SchedulerLateness' -benchtime 2x
 	$(GO) test ./web -run '^$$' -bench . -benchtime 2s
+	$(GO) test ./tui -run '^$$' -bench . -count 3
 	$(GO) build -o bin/sendlater ./cmd/sendlater
 	$(GO) run ./cmd/loadgen -bin bin/sendlater
 	$(GO) run ./cmd/loadgen -bin bin/sendlater -replicas 3 -postgres '$(BENCH_POSTGRES_URL)' -scenarios list,create,deliver
