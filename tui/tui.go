@@ -69,6 +69,10 @@ type Model struct {
 	drafts   *drafts
 	draftSeq int
 	lists    <-chan core.MessageList // the live list
+	// following: a live list is open or about to be; stayDown: it ended
+	// in a way a retry would not mend (the identity no longer holds,
+	// another window took its place), until the user reloads.
+	following, stayDown bool
 
 	status    string
 	statusErr bool
@@ -104,7 +108,17 @@ func (m *Model) setTheme(dark bool) {
 // Init asks the terminal for its background, opens the live list and reads
 // the draft of an earlier run.
 func (m *Model) Init() tea.Cmd {
+	m.following = true
 	return tea.Batch(tea.RequestBackgroundColor, m.follow(), m.drafts.load())
+}
+
+// refollow opens the live list again unless one is open.
+func (m *Model) refollow() tea.Cmd {
+	if m.following {
+		return nil
+	}
+	m.following, m.stayDown = true, false
+	return m.follow()
 }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -119,6 +133,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case followMsg:
 		if msg.err != nil {
 			m.fail(msg.err)
+			m.following = false
+			if core.ErrorCode(msg.err) == core.EInvalidToken {
+				return m, nil
+			}
 			return m, m.retryLater()
 		}
 		m.lists = msg.lists
@@ -126,7 +144,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case listMsg:
 		return m, m.gotList(msg)
 	case retryMsg:
-		return m, m.follow()
+		return m, m.refollow()
 	case allMsg:
 		if msg.err != nil {
 			m.fail(msg.err)
@@ -165,12 +183,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // more pages: the whole list is read (and shown) then.
 func (m *Model) gotList(msg listMsg) tea.Cmd {
 	if msg.ended {
+		m.following = false
+		if m.stayDown {
+			return nil
+		}
 		return m.retryLater()
 	}
 	l := msg.list
 	if l.Err != nil {
 		m.fail(l.Err)
-		return nil // the channel closes next
+		switch core.ErrorCode(l.Err) {
+		case core.EInvalidToken, core.EStreamReplaced:
+			m.stayDown = true // the help line offers r reload
+		}
+		return waitList(m.lists) // the channel closes next
 	}
 	if l.User != nil {
 		m.user = l.User

@@ -1,6 +1,8 @@
 package tui_test
 
 import (
+	"context"
+	"image/color"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/testenv"
@@ -237,5 +240,39 @@ func assertFits(t *testing.T, screen string, width, height int) {
 	}
 	if last := lines[height-1]; !strings.Contains(last, "quit") && !strings.Contains(last, "save") {
 		t.Fatalf("no key help at the bottom: %q", last)
+	}
+}
+
+// The colours follow the terminal's background: the same screen, other
+// colours, once the terminal says it is light.
+func TestTheThemeFollowsTheBackground(t *testing.T) {
+	e, ann := newEnv(t)
+	mustCreate(t, e, ann, "Rent")
+	cfg, _ := backends[0].open(t, e, ann)
+	d := drive(t, cfg, 80, 24)
+	d.waitFor("Rent")
+	dark := d.m.Render()
+	d.send(tea.BackgroundColorMsg{Color: color.White})
+	light := d.m.Render()
+	if dark == light || ansi.Strip(dark) != ansi.Strip(light) {
+		t.Fatal("a light background changed nothing, or changed more than the colours")
+	}
+}
+
+// A token revoked while the app runs: the live list says so and stops
+// retrying until the user reloads.
+func TestARevokedTokenStopsTheLiveList(t *testing.T) {
+	e, ann := newEnv(t)
+	mustCreate(t, e, ann, "Rent")
+	cfg, _ := backends[1].open(t, e, ann)
+	d := drive(t, cfg, 80, 24)
+	d.waitFor("Rent")
+	c := cfg.Messages.(interface{ SignOut(context.Context) error })
+	if err := c.SignOut(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s := d.waitFor("r reload")
+	if !strings.Contains(s, "! Your session has ended.") || !strings.Contains(s, "Rent") {
+		t.Fatalf("the screen:\n%s", s)
 	}
 }

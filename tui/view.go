@@ -130,6 +130,9 @@ func (m *Model) bindings() []key.Binding {
 	case m.offered != nil:
 		return []key.Binding{k.OpenDraft, k.DropDraft, k.New, k.Quit}
 	}
+	if !m.following {
+		return []key.Binding{k.Reload, k.Up, k.New, k.Edit, k.Postpone, k.Pause, k.Delete, k.Quit}
+	}
 	return []key.Binding{k.Up, k.New, k.Edit, k.Postpone, k.Pause, k.Delete, k.Preview, k.Quit}
 }
 
