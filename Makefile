@@ -68,8 +68,8 @@ vet:
 # SENDLATER_SKIP_LOG; it is printed once after `go test`, which hides it.
 test-go:
 	@skipped=$$(mktemp); \
-	echo "SENDLATER_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 15m ./..."; \
-	SENDLATER_REQUIRE_BROWSER=1 SENDLATER_SKIP_LOG=$$skipped $(GO) test -race -count=1 -timeout 15m ./...; \
+	echo "SENDLATER_REQUIRE_BROWSER=1 SENDLATER_REQUIRE_TERMINAL=1 $(GO) test -race -count=1 -timeout 15m ./..."; \
+	SENDLATER_REQUIRE_BROWSER=1 SENDLATER_REQUIRE_TERMINAL=1 SENDLATER_SKIP_LOG=$$skipped $(GO) test -race -count=1 -timeout 15m ./...; \
 	status=$$?; sort -u $$skipped; rm -f $$skipped; exit $$status
 
 ## tools: what the tests need that a fresh machine lacks (chromium, stripe-mock)
