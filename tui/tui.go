@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -76,6 +75,9 @@ type Model struct {
 
 	status    string
 	statusErr bool
+	// unreachable: the status is the server not answering, which the next
+	// list that arrives ends.
+	unreachable bool
 }
 
 // New returns the app over cfg.
@@ -92,7 +94,7 @@ func New(cfg Config) *Model {
 	m := &Model{cfg: cfg, keys: newKeyMap(), help: help.New(), drafts: &drafts{path: cfg.DraftPath},
 		width: 80, height: 24}
 	m.setTheme(true)
-	m.status = "Loading your messages…"
+	m.status = loading
 	return m
 }
 
@@ -214,38 +216,36 @@ func (m *Model) gotList(msg listMsg) tea.Cmd {
 
 func (m *Model) showList(ms []*core.Message) {
 	m.list.set(ms)
-	if !m.loaded || strings.HasPrefix(m.status, "Loading") || m.statusErr && errorIsNetwork(m.status) {
-		m.setStatus("", false) // the plan line says how many
+	// A list that arrives ends "Loading…" and an unreachable server's
+	// error; the plan line says how many.
+	if !m.loaded || m.status == loading || m.unreachable {
+		m.setStatus("", false)
 	}
 	m.loaded = true
 }
 
-func errorIsNetwork(status string) bool { return strings.Contains(status, "did not answer") }
+const loading = "Loading your messages…"
 
 // fail shows an error in the status line: the server's message, or what
 // did not answer.
 func (m *Model) fail(err error) {
-	var e *core.Error
-	if errors.As(err, &e) {
-		m.setStatus(e.Message, true)
-		return
-	}
-	m.setStatus(err.Error(), true)
+	m.setStatus(core.ErrorMessageOrText(err), true)
+	m.unreachable = core.ErrorCode(err) == core.EUnavailable
 }
 
-func (m *Model) setStatus(s string, isErr bool) { m.status, m.statusErr = s, isErr }
+func (m *Model) setStatus(s string, isErr bool) {
+	m.status, m.statusErr, m.unreachable = s, isErr, false
+}
 
 func (m *Model) done(msg doneMsg) tea.Cmd {
 	if msg.fromForm && m.page == pageForm {
 		m.form.saving = false
 		if msg.err != nil {
 			var e *core.Error
-			if errors.As(msg.err, &e) && e.Code == core.EValidation {
+			switch {
+			case errors.As(msg.err, &e) && e.Code == core.EValidation:
 				m.form.errors = e.Fields
-				m.setStatus("Please check the fields marked in red.", true)
-				return nil
-			}
-			if errors.As(msg.err, &e) && e.Code == core.EPlanLimit {
+			case errors.As(msg.err, &e) && e.Code == core.EPlanLimit:
 				m.form.problem = upgrade(m.user)
 			}
 			m.fail(msg.err)
@@ -277,5 +277,5 @@ func upgrade(u *core.SessionUser) string {
 	if u != nil && u.MessageLimit > 0 {
 		limit = u.MessageLimit
 	}
-	return fmt.Sprintf("Upgrade your plan: the free plan keeps %d message. Pro and Business keep as many as you like (see the pricing page).", limit)
+	return fmt.Sprintf("Upgrade your plan to add more messages: this plan keeps %d.", limit)
 }

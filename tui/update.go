@@ -77,7 +77,7 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.openForm(Draft{Interval: string(core.DefaultInterval)}, nil)
 	case key.Matches(k, keys.Reload):
-		m.setStatus("Loading your messages…", false)
+		m.setStatus(loading, false)
 		return tea.Batch(m.loadAll(), m.me(), m.refollow())
 	case sel == nil:
 	case key.Matches(k, keys.Edit):
