@@ -140,9 +140,17 @@ func newLoginCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			previous, _, _ := loadLogin()
 			if err := saveLogin(path, &login{Server: base, Email: email, TokenID: info.ID, Token: secret}); err != nil {
 				session.RevokeAccessToken(ctx, info.ID)
 				return err
+			}
+			if previous != nil {
+				// One login at a time: the token it replaces is revoked, so
+				// none is left behind unused.
+				if err := web.NewAPIClient(previous.Server, previous.Token, 0).SignOut(ctx); err != nil && core.ErrorCode(err) != core.EInvalidToken {
+					fmt.Fprintf(a.stderr, "The token of the earlier login (%s at %s) could not be revoked: %s\n", previous.Email, previous.Server, core.ErrorMessageOrText(err))
+				}
 			}
 			fmt.Fprintf(a.stdout, "Signed in to %s as %s. The access token %q is kept in %s.\n", base, email, name, path)
 			return nil

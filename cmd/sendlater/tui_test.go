@@ -172,6 +172,16 @@ func TestLoginTUIAndLogoutFromAnotherMachine(t *testing.T) {
 	if code := meStatus(t, srv.url, kept.Token); code != http.StatusOK {
 		t.Fatalf("the kept token answers %d", code)
 	}
+	// Logging in again replaces the login and revokes the token it held.
+	r = runIn(t, home, env, clusterPassword+"\n", "login", "--server", srv.url, "--email", "ann@example.com", "--password-stdin")
+	if r.code != 0 {
+		t.Fatalf("login again: %+v", r)
+	}
+	if code := meStatus(t, srv.url, kept.Token); code != http.StatusUnauthorized {
+		t.Fatalf("the replaced token answers %d", code)
+	}
+	b, _ = os.ReadFile(path)
+	json.Unmarshal(b, &kept)
 
 	r = runIn(t, home, env, "", "whoami")
 	if r.code != 0 || !strings.Contains(r.stdout, "ann@example.com") || !strings.Contains(r.stdout, "at "+srv.url+", on the Free plan") {
