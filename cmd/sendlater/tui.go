@@ -70,11 +70,12 @@ func (a *app) tuiConfig(ctx context.Context, asUser, server string) (tui.Config,
 	if !a.driver().shared {
 		if admin, err := web.DialAdmin(a.cfg.socketPath()); err == nil {
 			c := admin.As(asUser)
-			if _, err := c.Me(ctx); err != nil {
+			me, err := c.Me(ctx)
+			if err != nil {
 				return tui.Config{}, nil, err
 			}
-			where := "the server's admin socket"
-			return a.withDraft(tui.Config{Messages: c, Account: c, Ctx: ctx, Emails: emails, Where: where}, where, asUser), nothing, nil
+			cfg := tui.Config{Messages: c, Account: c, Ctx: ctx, Emails: emails, Where: "the server's admin socket"}
+			return a.withDraft(cfg, a.cfg.storePath(), me.UID), nothing, nil
 		}
 	}
 	st, key, err := a.openStore(ctx)
@@ -96,12 +97,13 @@ func (a *app) tuiConfig(ctx context.Context, asUser, server string) (tui.Config,
 		return tui.Config{}, nil, err
 	}
 	acting := core.WithIdentity(ctx, &core.Identity{UserID: u.ID, Operator: operatorName()})
-	where := "the store " + a.cfg.storePath()
-	return a.withDraft(tui.Config{Messages: s.Messages, Account: s.Auth, Ctx: acting, Emails: s.Emails, Where: where}, where, u.Email), done, nil
+	cfg := tui.Config{Messages: s.Messages, Account: s.Auth, Ctx: acting, Emails: s.Emails, Where: "the store " + a.cfg.storePath()}
+	return a.withDraft(cfg, a.cfg.storePath(), u.ID), done, nil
 }
 
 // withDraft keeps the unsent draft in the config directory, one file per
-// place and user, so that a draft is offered only where it was written.
+// place (a server's address, or the store, whether reached through the
+// socket or directly) and user, so that a draft is offered only there.
 func (a *app) withDraft(cfg tui.Config, where, who string) tui.Config {
 	if dir, err := configDir(); err == nil {
 		sum := sha256.Sum256([]byte(where + "\x00" + who))
