@@ -58,8 +58,14 @@ func main() {
 		deliveries = flag.Int("deliveries", 20000, "messages the deliver scenario makes due at once")
 		heavyList  = flag.Int("heavy-list", 5000, "messages of the streams scenario's heavy user")
 		streams    = flag.Int("streams", 50, "live lists the streams scenario's heavy user opens")
+		rounds     = flag.Int("rounds", 2, "rounds of the ceiling scenario (each read on each server per round)")
+		ceilServe  = flag.String("ceiling-serve", "", "internal: serve the ceiling's bare handler of this spec file")
 	)
 	flag.Parse()
+	if *ceilServe != "" {
+		serveCeiling(*ceilServe)
+		return
+	}
 	if (*bin == "") == (*base == "") {
 		fatalf("give -bin or -url")
 	}
@@ -128,6 +134,9 @@ func main() {
 			body, _ := json.Marshal(map[string]string{"email": setup.signinEmail, "password": password})
 			req := request("POST", "/api/auth/signin", "", body)
 			run = func(d time.Duration) result { return openLoop(addrs, *conns, *signinRate, d, req) }
+		case "ceiling":
+			runCeiling(*base, addrs, pids, setup.listToken, *conns, *rounds, *warmup, *duration)
+			continue
 		case "streams":
 			if srv == nil {
 				fatalf("the streams scenario needs -bin")

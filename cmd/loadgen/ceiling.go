@@ -1,0 +1,217 @@
+package main
+
+// The ceiling: what the machine allows for a read of the API. A bare
+// net/http server in a process of its own (loadgen started again with
+// -ceiling-serve) answers GET /api/messages, GET /api/me and GET
+// /api/messages/{id} with the bytes the real server gave for them (status,
+// headers, security headers included, and body), after the same bearer
+// check: the token must be the one the reads send. The ceiling scenario
+// runs it and the real server alternately, each read in turn, and prints
+// each one's req/s and p99 and their ratio.
+
+import (
+	"bufio"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// reply is what the real server answered to one read, as the bare handler
+// replays it.
+type reply struct {
+	Status int                 `json:"status"`
+	Header map[string][]string `json:"header"`
+	Body   []byte              `json:"body"`
+}
+
+// ceilingSpec is what the bare server serves: the token it accepts and the
+// reply of each path.
+type ceilingSpec struct {
+	Token   string            `json:"token"`
+	Replies map[string]*reply `json:"replies"`
+}
+
+// ceilingReads are the three reads measured against the ceiling.
+func ceilingReads(base, token string) ([]string, error) {
+	data, err := call(base, "GET", "/api/messages", token, nil)
+	if err != nil {
+		return nil, err
+	}
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil || len(list) == 0 {
+		return nil, fmt.Errorf("no message in the list: %.200s", data)
+	}
+	return []string{"/api/messages", "/api/me", "/api/messages/" + list[0].ID}, nil
+}
+
+// capture asks the real server for path as the load's client does (no
+// compression) and keeps the reply.
+func capture(base, path, token string) (*reply, error) {
+	req, err := http.NewRequest("GET", base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %d %s", path, resp.StatusCode, body)
+	}
+	h := resp.Header.Clone()
+	for _, k := range []string{"Date", "Content-Length", "X-Request-Id"} {
+		h.Del(k) // net/http writes Date and Content-Length; the id is per request
+	}
+	return &reply{Status: resp.StatusCode, Header: h, Body: body}, nil
+}
+
+// ceilingServer is the bare server's process.
+type ceilingServer struct {
+	cmd  *exec.Cmd
+	addr string
+}
+
+// startCeiling starts loadgen again as the bare server of spec.
+func startCeiling(spec *ceilingSpec) (*ceilingServer, error) {
+	f, err := os.CreateTemp("", "loadgen-ceiling-*.json")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	if err := json.NewEncoder(f).Encode(spec); err != nil {
+		return nil, err
+	}
+	f.Close()
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-ceiling-serve", f.Name())
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		return nil, fmt.Errorf("ceiling server: %v", err)
+	}
+	return &ceilingServer{cmd: cmd, addr: strings.TrimSpace(line)}, nil
+}
+
+func (c *ceilingServer) stop() {
+	c.cmd.Process.Kill()
+	c.cmd.Wait()
+}
+
+// serveCeiling is the bare server: -ceiling-serve FILE. It prints its
+// address, then serves until killed.
+func serveCeiling(file string) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		fatalf("ceiling: %v", err)
+	}
+	var spec ceilingSpec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		fatalf("ceiling: %v", err)
+	}
+	want := []byte(spec.Token)
+	unauthorized := []byte(`{"status":"error","code":"auth/invalid-user-token","message":"Please sign in."}`)
+	mux := http.NewServeMux()
+	for path, rep := range spec.Replies {
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			h := r.Header.Get("Authorization")
+			if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") ||
+				subtle.ConstantTimeCompare([]byte(strings.TrimSpace(h[7:])), want) != 1 {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				w.Write(unauthorized)
+				return
+			}
+			wh := w.Header()
+			for k, v := range rep.Header {
+				wh[k] = v
+			}
+			w.WriteHeader(rep.Status)
+			w.Write(rep.Body)
+		})
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fatalf("ceiling: %v", err)
+	}
+	fmt.Println(ln.Addr().String())
+	fatalf("ceiling: %v", http.Serve(ln, mux))
+}
+
+// runCeiling measures the three reads on the bare server and on the real
+// one (addrs, pids), alternately, rounds times, d each after warmup.
+func runCeiling(base string, addrs []string, pids []int, token string, conns, rounds int, warmup, d time.Duration) {
+	paths, err := ceilingReads(base, token)
+	if err != nil {
+		fatalf("ceiling: %v", err)
+	}
+	spec := &ceilingSpec{Token: token, Replies: map[string]*reply{}}
+	for _, p := range paths {
+		if spec.Replies[p], err = capture(base, p, token); err != nil {
+			fatalf("ceiling: %v", err)
+		}
+	}
+	bare, err := startCeiling(spec)
+	if err != nil {
+		fatalf("ceiling: %v", err)
+	}
+	defer bare.stop()
+	names := []string{"GET /api/messages (20)", "GET /api/me", "GET /api/messages/{id}"}
+	fmt.Printf("\nceiling: a bare net/http server (pid %d, same bytes, bearer check, headers) and the real one, alternately, c=%d\n",
+		bare.cmd.Process.Pid, conns)
+	fmt.Printf("%-26s %5s %-7s %10s %8s %8s %8s %9s %9s\n", "read", "round", "server", "req/s", "p50 ms", "p99 ms", "CPU µs", "req/s %", "p99 ×")
+	for round := 1; round <= rounds; round++ {
+		for i, p := range paths {
+			req := request("GET", p, token, nil)
+			var ceil result
+			for _, who := range []struct {
+				name  string
+				addrs []string
+				pids  []int
+			}{{"ceiling", []string{bare.addr}, []int{bare.cmd.Process.Pid}}, {"real", addrs, pids}} {
+				closedLoop(who.addrs, conns, warmup, req)
+				cpu := cpuTime(who.pids)
+				res := closedLoop(who.addrs, conns, d, req)
+				cpu = cpuTime(who.pids) - cpu
+				rate := float64(res.n) / res.elapsed.Seconds()
+				ratio, tail := "", ""
+				if who.name == "ceiling" {
+					ceil = res
+				} else {
+					ratio = fmt.Sprintf("%.0f%%", 100*rate/(float64(ceil.n)/ceil.elapsed.Seconds()))
+					tail = fmt.Sprintf("%.2f", float64(res.pct(99))/float64(max(1, ceil.pct(99))))
+				}
+				fmt.Printf("%-26s %5d %-7s %10.0f %8.2f %8.2f %8s %9s %9s\n", names[i], round, who.name, rate,
+					ms(res.pct(50)), ms(res.pct(99)), perRequest(cpu, res.n, len(who.pids) > 0), ratio, tail)
+				if res.errors > 0 {
+					fmt.Printf("  %d errors, first: %s\n", res.errors, res.firstError)
+				}
+			}
+		}
+	}
+}
