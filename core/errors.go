@@ -37,6 +37,7 @@ const (
 	EIdempotencyKeyUsed    = "request/idempotency-key-used"
 	EUnavailable           = "service/unavailable"
 	EStreamReplaced        = "stream/replaced"
+	ECancelled             = "request/cancelled" // the client went away first: not a server error
 	EInternal              = "internal/error"
 )
 

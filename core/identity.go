@@ -142,6 +142,10 @@ func validateProfileName(f map[string]string, name string, required bool) {
 	}
 }
 
+// errTimezone is the field message of a time zone that is not an IANA name
+// (the binary embeds the zone database: time/tzdata in cmd/sendlater).
+const errTimezone = "Please choose a valid time zone"
+
 // validTimezone reports whether tz names an IANA time zone.
 func validTimezone(tz string) bool {
 	if tz == "" || tz == "Local" || len(tz) > maxTimezoneLen {

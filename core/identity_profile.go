@@ -31,7 +31,7 @@ func (up *ProfileUpdate) Validate() error {
 		f["picture"] = "The picture must be an http or https URL"
 	}
 	if up.Timezone != nil && !validTimezone(*up.Timezone) {
-		f["timezone"] = "Please choose a valid time zone"
+		f["timezone"] = errTimezone
 	}
 	return ValidationError(f)
 }

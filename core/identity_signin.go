@@ -12,7 +12,7 @@ type SignUpInput struct {
 	Email    string
 	Password string
 	Name     string
-	Timezone string // IANA name from the browser; ignored when unknown
+	Timezone string // IANA name from the browser; empty means UTC, an unknown name is refused
 }
 
 // SignUp creates an account with a password, signs it in and sends the
@@ -26,6 +26,9 @@ func (a *Auth) SignUp(ctx context.Context, in SignUpInput, c Client) (*Tokens, e
 		f["password"] = "Please enter a password"
 	}
 	validateProfileName(f, in.Name, false)
+	if in.Timezone != "" && !validTimezone(in.Timezone) {
+		f["timezone"] = errTimezone
+	}
 	if err := ValidationError(f); err != nil {
 		return nil, err
 	}
@@ -52,9 +55,7 @@ func (a *Auth) SignUp(ctx context.Context, in SignUpInput, c Client) (*Tokens, e
 		Providers:    []string{ProviderPassword},
 		CreatedAt:    now,
 		UpdatedAt:    now,
-	}
-	if validTimezone(in.Timezone) {
-		u.Timezone = in.Timezone
+		Timezone:     in.Timezone,
 	}
 	if err := a.Users.CreateUser(ctx, u); err != nil {
 		if ErrorCode(err) == EEmailInUse {

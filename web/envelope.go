@@ -62,7 +62,13 @@ var statusByCode = map[string]int{
 	core.EStreamReplaced:        http.StatusConflict,
 	core.EIdempotencyKeyUsed:    http.StatusConflict,
 	core.EInternal:              http.StatusInternalServerError,
+	core.ECancelled:             StatusClientClosedRequest,
 }
+
+// StatusClientClosedRequest is the status (nginx's 499) a request the
+// client cancelled is logged with: it answered no one, and no error is
+// the server's.
+const StatusClientClosedRequest = 499
 
 // HTTPStatus returns the HTTP status of an error code.
 func HTTPStatus(code string) int {
@@ -104,6 +110,12 @@ func writeData(w http.ResponseWriter, status int, data any) {
 // request id and shown as "Internal error."
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := core.ErrorCode(err)
+	if code == core.EInternal && r.Context().Err() != nil {
+		// The client cancelled (or closed the connection): what failed is
+		// the context it took away, not the server.
+		logger(r).Info("request cancelled by the client", "err", err)
+		err, code = core.Errorf(core.ECancelled, "The request was cancelled."), core.ECancelled
+	}
 	if code == core.EInternal {
 		logger(r).Error("internal error", "err", err)
 	}

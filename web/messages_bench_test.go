@@ -44,3 +44,38 @@ func BenchmarkListMessages(b *testing.B) {
 		}
 	})
 }
+
+// benchRead runs one authenticated GET of path (the bench author's list
+// gives "{id}" its first message) back to back on every CPU.
+func benchRead(b *testing.B, path string) {
+	h, token := benchAPI(b)
+	if strings.Contains(path, "{id}") {
+		req := httptest.NewRequest("GET", "/api/messages", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		_, rest, _ := strings.Cut(rec.Body.String(), `"id":"`)
+		id, _, _ := strings.Cut(rest, `"`)
+		path = strings.Replace(path, "{id}", id, 1)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		req := httptest.NewRequest("GET", path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		for pb.Next() {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				b.Fatalf("%d %s", rec.Code, rec.Body)
+			}
+		}
+	})
+}
+
+// BenchmarkMe is one authenticated GET /api/me, without the network.
+func BenchmarkMe(b *testing.B) { benchRead(b, "/api/me") }
+
+// BenchmarkGetMessage is one authenticated GET /api/messages/{id}, without
+// the network.
+func BenchmarkGetMessage(b *testing.B) { benchRead(b, "/api/messages/{id}") }

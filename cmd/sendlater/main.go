@@ -5,6 +5,9 @@ package main
 import (
 	"fmt"
 	"os"
+	// The zone database in the binary: an author's zone must not become UTC
+	// on a host or container without /usr/share/zoneinfo.
+	_ "time/tzdata"
 
 	"github.com/sendlater/sendlater/core"
 )

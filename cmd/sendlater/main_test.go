@@ -126,6 +126,13 @@ func startServerAt(t *testing.T, dir, listen string, env ...string) *server {
 	cmd := exec.Command(binary, "serve", "--addr", listen)
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(), env...)
+	return startServerCmd(t, cmd)
+}
+
+// startServerCmd starts cmd, a `sendlater serve` made ready to run, and
+// waits until it answers.
+func startServerCmd(t *testing.T, cmd *exec.Cmd) *server {
+	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
