@@ -56,6 +56,7 @@ type Auth struct {
 	dummyOnce  sync.Once
 	dummyHash  string
 	passParams PasswordParams
+	verified   verifiedTokens // ID tokens whose signature checked out
 }
 
 var (

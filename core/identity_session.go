@@ -189,7 +189,7 @@ func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, erro
 	if strings.HasPrefix(bearer, AccessTokenPrefix) {
 		return a.authenticateAccessToken(ctx, bearer)
 	}
-	c, err := VerifyIDToken(a.SigningKey, bearer, a.Clock.Now())
+	c, err := a.verifyIDToken(bearer, a.Clock.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -76,8 +76,8 @@ var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); ret
 
 // writeMessagePage writes a success envelope holding a page of the list,
 // with its nextCursor beside the data when there is a next page.
-func writeMessagePage(w http.ResponseWriter, status int, p *core.MessagePage) {
-	writeAppended(w, status, func(b []byte) []byte {
+func writeMessagePage(w http.ResponseWriter, r *http.Request, status int, p *core.MessagePage) {
+	writeTagged(w, r, status, func(b []byte) []byte {
 		b = appendMessagesJSON(b, p.Messages)
 		if p.NextCursor != "" {
 			b = append(b, `,"nextCursor":`...)
@@ -95,13 +95,25 @@ func writeMessage(w http.ResponseWriter, status int, m *core.Message) {
 // writeAppended writes a success envelope whose data (and any fields after
 // it) data appends, as writeData would.
 func writeAppended(w http.ResponseWriter, status int, data func(b []byte) []byte) {
+	writeTagged(w, nil, status, data)
+}
+
+// writeTagged is writeAppended that, given the request r of a read, tags
+// the reply with its ETag and answers 304 Not Modified, without a body, when
+// r's If-None-Match holds that tag (etag.go).
+func writeTagged(w http.ResponseWriter, r *http.Request, status int, data func(b []byte) []byte) {
 	bp := replyBuffers.Get().(*[]byte)
 	b := append((*bp)[:0], `{"status":"success","data":`...)
 	b = data(b)
 	b = append(b, "}\n"...)
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
+	if r != nil && writeNotModified(w, r, b) {
+		*bp = b
+		replyBuffers.Put(bp)
+		return
+	}
+	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	w.Write(b)

@@ -20,7 +20,7 @@ func (a *authorAPI) handleListMessages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeMessagePage(w, http.StatusOK, page)
+	writeMessagePage(w, r, http.StatusOK, page)
 }
 
 // pageOf reads the page a list request asks for.
@@ -74,7 +74,7 @@ func (a *authorAPI) handleGetMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeMessage(w, http.StatusOK, m)
+	writeTagged(w, r, http.StatusOK, func(b []byte) []byte { return appendMessageJSON(b, m) })
 }
 
 // updateMessageRequest is a partial edit: an absent or null field is left

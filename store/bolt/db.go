@@ -47,6 +47,7 @@ type DB struct {
 	health    healthRecords
 	settles   commitGroup
 	limits    memLimits
+	opened    openedRecords // decoded records by their bytes (opened.go)
 }
 
 var (

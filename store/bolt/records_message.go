@@ -149,6 +149,11 @@ func (r *messageRecord) sealedMessage(id string) seal.Message {
 // decodeMessage reads and decrypts the message stored under id; a record
 // under another id's key is refused.
 func (s *DB) decodeMessage(id string, b []byte) (*core.Message, error) {
+	return s.cachedMessage(id, b, func() (*core.Message, error) { return s.openMessage(id, b) })
+}
+
+// openMessage is decodeMessage without the cache of opened records.
+func (s *DB) openMessage(id string, b []byte) (*core.Message, error) {
 	var r messageRecord
 	if err := r.unmarshal(b); err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ func (s *DB) FindSessionByID(ctx context.Context, id string) (*core.Session, err
 	var x *core.Session
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		var err error
-		x, err = findSession(tx, id)
+		x, err = s.findSession(tx, id)
 		return err
 	})
 	return x, err
@@ -56,7 +56,7 @@ func (s *DB) FindSessionByRefreshHash(ctx context.Context, hash string) (*core.S
 			return errSessionNotFound()
 		}
 		var err error
-		x, err = findSession(tx, string(id))
+		x, err = s.findSession(tx, string(id))
 		return err
 	})
 	if err != nil {
@@ -71,7 +71,7 @@ func (s *DB) UpdateSession(ctx context.Context, id string, fn func(x *core.Sessi
 	var x *core.Session
 	err := s.update(ctx, func(tx *bbolt.Tx) error {
 		var err error
-		if x, err = findSession(tx, id); err != nil {
+		if x, err = s.findSession(tx, id); err != nil {
 			return err
 		}
 		old := *x
@@ -110,12 +110,12 @@ func (s *DB) DeleteUserSessions(ctx context.Context, userID, except string) erro
 	})
 }
 
-func findSession(tx *bbolt.Tx, id string) (*core.Session, error) {
+func (s *DB) findSession(tx *bbolt.Tx, id string) (*core.Session, error) {
 	v := tx.Bucket(bucketSessions).Get([]byte(id))
 	if v == nil {
 		return nil, errSessionNotFound()
 	}
-	return decodeSession(v)
+	return s.cachedSession(id, v, func() (*core.Session, error) { return decodeSession(v) })
 }
 
 // refreshHashes are the hashes under which a session is found.
@@ -172,7 +172,11 @@ func putSession(tx *bbolt.Tx, old, x *core.Session) error {
 }
 
 func deleteSession(tx *bbolt.Tx, id string) error {
-	x, err := findSession(tx, id)
+	v := tx.Bucket(bucketSessions).Get([]byte(id))
+	if v == nil {
+		return errSessionNotFound()
+	}
+	x, err := decodeSession(v)
 	if err != nil {
 		return err
 	}

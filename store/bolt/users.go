@@ -194,7 +194,7 @@ func (s *DB) findUser(tx *bbolt.Tx, id string) (*core.User, error) {
 	if v == nil {
 		return nil, errUserNotFound()
 	}
-	return s.decodeUser(v)
+	return s.cachedUser(id, v, func() (*core.User, error) { return s.decodeUser(v) })
 }
 
 func (s *DB) putUser(tx *bbolt.Tx, u *core.User) error {
