@@ -14,7 +14,7 @@ func TestHashLimiterBoundsConcurrency(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() {
-			err := l.do(context.Background(), func() {
+			err := l.do(context.Background(), 0, func() {
 				n := running.Add(1)
 				for {
 					p := peak.Load()
@@ -42,7 +42,7 @@ func TestHashLimiterWaitEndsWithContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	ran := false
-	err := l.do(ctx, func() { ran = true })
+	err := l.do(ctx, 0, func() { ran = true })
 	if ErrorCode(err) != EUnavailable || ran {
 		t.Fatalf("err %v, ran %v: want %s without running", err, ran, EUnavailable)
 	}

@@ -7,7 +7,10 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
@@ -135,14 +138,61 @@ func parsePasswordHash(phc string) (pp PasswordParams, salt, key []byte, ok bool
 // Memory KiB, so a burst of sign-ins queues instead of exhausting memory.
 type hashLimiter chan struct{}
 
-// do runs fn once a slot is free; waiting ends with ctx.
-func (l hashLimiter) do(ctx context.Context, fn func()) error {
+// do runs fn, a computation of about memKiB, once a slot is free; waiting
+// ends with ctx.
+func (l hashLimiter) do(ctx context.Context, memKiB uint32, fn func()) error {
 	select {
 	case l <- struct{}{}:
 	case <-ctx.Done():
 		return Errorf(EUnavailable, "The server is busy. Please try again in a moment.")
 	}
-	defer func() { <-l }()
 	fn()
+	if memKiB < collectAfterKiB {
+		<-l
+		return nil
+	}
+	// The computation's memory is garbage now: collect it before the slot
+	// passes on, so the next computation reuses it instead of growing the
+	// heap (at most cap(l) computations' memory exists at once); when the
+	// last one ends, hand it all back to the system.
+	runtime.GC()
+	<-l
+	if len(l) == 0 {
+		releaseHashMemory()
+	}
 	return nil
+}
+
+// collectAfterKiB is the computation size from which its memory is
+// collected at once (the tests' cheap parameters stay below it).
+const collectAfterKiB = 1024
+
+// hashMemory coalesces the returns of hashing memory to the system.
+var hashMemory struct{ running, again atomic.Bool }
+
+// releaseHashMemory hands the memory of finished argon2id computations back
+// to the system at once (a collection and a scavenge, in the background;
+// calls during one run it once more after it, not once each). Each
+// computation allocates Memory KiB (19 MiB) that would otherwise stay
+// resident until the scavenger's pace gets to it: after a burst of
+// sign-ins idle memory stayed 60 MiB above its baseline (docs/benchmarks.md,
+// issue 14).
+func releaseHashMemory() {
+	hashMemory.again.Store(true)
+	if hashMemory.running.CompareAndSwap(false, true) {
+		go returnHashMemory()
+	}
+}
+
+func returnHashMemory() {
+	for {
+		for hashMemory.again.Swap(false) {
+			debug.FreeOSMemory()
+		}
+		hashMemory.running.Store(false)
+		// A call between the last Swap and the Store found us running.
+		if !hashMemory.again.Load() || !hashMemory.running.CompareAndSwap(false, true) {
+			return
+		}
+	}
 }

@@ -130,7 +130,7 @@ func (a *Auth) checkPassword(ctx context.Context, email, password string, c Clie
 		hash = u.PasswordHash
 	}
 	var ok bool
-	if err := a.hashes.do(ctx, func() { ok = VerifyPassword(password, hash) }); err != nil {
+	if err := a.hashes.do(ctx, a.passParams.Memory, func() { ok = VerifyPassword(password, hash) }); err != nil {
 		return nil, err
 	}
 	if !ok || u == nil || u.PasswordHash == "" {
@@ -194,6 +194,6 @@ func (a *Auth) dummyPasswordHash() string {
 
 func (a *Auth) hashPassword(ctx context.Context, password string) (string, error) {
 	var h string
-	err := a.hashes.do(ctx, func() { h = HashPassword(password, a.passParams) })
+	err := a.hashes.do(ctx, a.passParams.Memory, func() { h = HashPassword(password, a.passParams) })
 	return h, err
 }

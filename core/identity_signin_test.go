@@ -88,16 +88,22 @@ func TestSignUpCreatesAccountAndVerifiesEmail(t *testing.T) {
 	e.NoMoreEmail(t)
 }
 
-func TestSignUpIgnoresUnknownTimezone(t *testing.T) {
+// An unknown zone is refused at sign-up, as in the profile (issue 14: it
+// used to be dropped silently, and the author's dates went by UTC); no zone
+// at all is UTC.
+func TestSignUpRefusesUnknownTimezone(t *testing.T) {
 	e := MustAuthEnv(t)
 	for _, tz := range []string{"Mars/Olympus", "Local", "../../etc/passwd"} {
-		tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "tz" + core.RandomString(5) + "@example.com", Password: goodPassword, Timezone: tz}, browser)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tok.User.Timezone != "" {
-			t.Errorf("time zone %q stored as %q", tz, tok.User.Timezone)
-		}
+		_, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "tz" + core.RandomString(5) + "@example.com", Password: goodPassword, Timezone: tz}, browser)
+		wantFields(t, err, map[string]string{"timezone": "Please choose a valid time zone"})
+	}
+	tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "utc@example.com", Password: goodPassword}, browser)
+	if err != nil || tok.User.Timezone != "" {
+		t.Fatalf("sign-up without a zone: %v, zone %q", err, tok.User.Timezone)
+	}
+	tok, err = e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "nz@example.com", Password: goodPassword, Timezone: "Pacific/Auckland"}, browser)
+	if err != nil || tok.User.Timezone != "Pacific/Auckland" {
+		t.Fatalf("sign-up in Pacific/Auckland: %v, zone %q", err, tok.User.Timezone)
 	}
 }
 

@@ -58,6 +58,8 @@ func main() {
 		deliveries = flag.Int("deliveries", 20000, "messages the deliver scenario makes due at once")
 		heavyList  = flag.Int("heavy-list", 5000, "messages of the streams scenario's heavy user")
 		streams    = flag.Int("streams", 50, "live lists the streams scenario's heavy user opens")
+		burst      = flag.Int("burst", 100, "sign-ins of the signin-burst scenario, all at once")
+		burstIdle  = flag.Duration("burst-idle", 30*time.Second, "how long signin-burst waits for memory to return to its baseline")
 		rounds     = flag.Int("rounds", 2, "rounds of the ceiling scenario (each read on each server per round)")
 		ceilServe  = flag.String("ceiling-serve", "", "internal: serve the ceiling's bare handler of this spec file")
 	)
@@ -134,6 +136,9 @@ func main() {
 			body, _ := json.Marshal(map[string]string{"email": setup.signinEmail, "password": password})
 			req := request("POST", "/api/auth/signin", "", body)
 			run = func(d time.Duration) result { return openLoop(addrs, *conns, *signinRate, d, req) }
+		case "signin-burst":
+			signinBurst(addrs, pids, setup.signinEmail, *burst, *burstIdle)
+			continue
 		case "ceiling":
 			runCeiling(*base, addrs, pids, setup.listToken, *conns, *rounds, *warmup, *duration)
 			continue
