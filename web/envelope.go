@@ -211,8 +211,8 @@ func jsonKind(v string) string {
 
 // logger returns the request's logger (with its request id).
 func logger(r *http.Request) *slog.Logger {
-	if l, ok := r.Context().Value(loggerKey{}).(*slog.Logger); ok {
-		return l
+	if rl, ok := r.Context().Value(loggerKey{}).(*requestLogger); ok {
+		return rl.logger()
 	}
 	return slog.Default()
 }

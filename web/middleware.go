@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -71,26 +72,37 @@ func newRequestID() string {
 // when https is set: the base URL is https), panic recovery and one access
 // log line. The log holds the path only: queries carry codes and tokens.
 func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https bool, next http.Handler) http.Handler {
+	// The same header values on every reply: shared, never appended to in
+	// place (Header.Set replaces a slice, Add copies one of capacity 1).
+	static := [...]struct {
+		key string
+		val []string
+	}{
+		{"X-Content-Type-Options", []string{"nosniff"}},
+		{"Referrer-Policy", []string{"strict-origin-when-cross-origin"}},
+		{"X-Frame-Options", []string{"DENY"}},
+		{"Content-Security-Policy", []string{contentSecurityPolicy}},
+		{"Permissions-Policy", []string{permissionsPolicy}},
+	}
+	coop := []string{"same-origin-allow-popups"}
+	hsts := []string{"max-age=31536000"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := newRequestID()
-		l := base.With("request_id", id)
-		ctx := context.WithValue(r.Context(), loggerKey{}, l)
+		rl := &requestLogger{base: base, id: newRequestID()}
+		ctx := context.WithValue(r.Context(), loggerKey{}, rl)
 		r = r.WithContext(context.WithValue(ctx, clientKey{}, clientAddress(r, trustedProxies)))
 
 		h := w.Header()
-		h.Set("X-Request-Id", id)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Content-Security-Policy", contentSecurityPolicy)
-		h.Set("Permissions-Policy", permissionsPolicy)
+		h["X-Request-Id"] = []string{rl.id}
+		for _, kv := range static {
+			h[kv.key] = kv.val
+		}
 		if !strings.HasPrefix(r.URL.Path, oauthPaths) {
 			// Popups the web app opens (social sign-in) keep their opener.
-			h.Set("Cross-Origin-Opener-Policy", "same-origin-allow-popups")
+			h["Cross-Origin-Opener-Policy"] = coop
 		}
 		if https {
-			h.Set("Strict-Transport-Security", "max-age=31536000")
+			h["Strict-Transport-Security"] = hsts
 		}
 
 		rec := &statusRecorder{ResponseWriter: w}
@@ -99,17 +111,32 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https bool, n
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				l.Error("panic", "panic", fmt.Sprint(p))
+				rl.logger().Error("panic", "panic", fmt.Sprint(p))
 				if rec.status == 0 {
 					writeError(rec, r, core.Errorf(core.EInternal, "Internal error."))
 				}
 			}
-			l.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			base.Info("request", "request_id", rl.id, "method", r.Method, "path", r.URL.Path, "status", rec.status,
 				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000,
 				"remote", clientIP(r))
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// requestLogger is a request's logger, carrying its id: made when a
+// handler first logs, not for every request (the access log line names the
+// id itself).
+type requestLogger struct {
+	base *slog.Logger
+	id   string
+	once sync.Once
+	l    *slog.Logger
+}
+
+func (rl *requestLogger) logger() *slog.Logger {
+	rl.once.Do(func() { rl.l = rl.base.With("request_id", rl.id) })
+	return rl.l
 }
 
 // clientIP is the address a request came from, as withRequest resolved it:
