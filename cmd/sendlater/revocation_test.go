@@ -1,0 +1,92 @@
+package main_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/postgres/pgtest"
+)
+
+// Two replicas on one PostgreSQL database: whatever ends a session on one
+// of them (or in the store itself, as `users disable` does) makes the very
+// next read with its token fail on both, after that token's reads warmed
+// both replicas' memory of verified tokens (issue 14): sign-out, a password
+// change on another device, a refresh token replayed after its grace, and
+// the store ending a user's sessions.
+func TestRevocationOnEveryReplica(t *testing.T) {
+	url := pgtest.URL(t)
+	env := pgEnv(url)
+	var replicas [2]*server
+	for i := range replicas {
+		replicas[i] = startServer(t, t.TempDir(), env...)
+	}
+	db := openPostgres(t, url)
+	c := &http.Client{Timeout: 10 * time.Second}
+	reads := []string{"/api/me", "/api/messages"}
+	status := func(r *server, path, token string) int {
+		return api(t, c, "GET", r.url+path, token, nil, nil)
+	}
+	warm := func(token string) {
+		t.Helper()
+		for range 2 {
+			for _, r := range replicas {
+				for _, p := range reads {
+					if code := status(r, p, token); code != http.StatusOK {
+						t.Fatalf("GET %s on %s: %d", p, r.url, code)
+					}
+				}
+			}
+		}
+	}
+	revoked := func(what, token string) {
+		t.Helper()
+		for _, r := range replicas {
+			for _, p := range reads {
+				if code := status(r, p, token); code != http.StatusUnauthorized {
+					t.Fatalf("after %s, GET %s on %s: %d, want 401", what, p, r.url, code)
+				}
+			}
+		}
+	}
+
+	s := signUp(t, replicas[0].url, "out@example.com")
+	warm(s.idToken)
+	if code := api(t, c, "POST", replicas[1].url+"/api/auth/signout", s.idToken, nil, nil); code != http.StatusOK {
+		t.Fatalf("sign-out: %d", code)
+	}
+	revoked("sign-out on the other replica", s.idToken)
+
+	signUp(t, replicas[0].url, "pw@example.com")
+	victim := signIn(t, replicas[0].url, "pw@example.com")
+	other := signIn(t, replicas[1].url, "pw@example.com")
+	warm(victim.idToken)
+	if code := api(t, c, "POST", replicas[1].url+"/api/me/password", other.idToken,
+		map[string]string{"password": clusterPassword + " changed"}, nil); code != http.StatusOK {
+		t.Fatalf("password change: %d", code)
+	}
+	revoked("a password change on another device", victim.idToken)
+	if code := status(replicas[0], "/api/me", other.idToken); code != http.StatusOK {
+		t.Fatalf("the device that changed the password: %d", code)
+	}
+
+	first := signUp(t, replicas[0].url, "reuse@example.com")
+	next := refresh(t, replicas[0].url, first.refresh, http.StatusOK)
+	warm(next.idToken)
+	time.Sleep(core.RefreshGrace + 500*time.Millisecond)
+	refresh(t, replicas[1].url, first.refresh, http.StatusUnauthorized) // a thief's replay
+	revoked("a refresh token replayed after its grace", next.idToken)
+
+	d := signUp(t, replicas[1].url, "disabled@example.com")
+	warm(d.idToken)
+	u, err := db.FindUserByEmail(context.Background(), "disabled@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteUserSessions(context.Background(), u.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	revoked("the store ended the user's sessions", d.idToken)
+}
