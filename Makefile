@@ -86,6 +86,8 @@ bench:
 	$(GO) build -o bin/sendlater ./cmd/sendlater
 	$(GO) run ./cmd/loadgen -bin bin/sendlater
 	$(GO) run ./cmd/loadgen -bin bin/sendlater -replicas 3 -postgres '$(BENCH_POSTGRES_URL)' -scenarios list,create,deliver
+	$(GO) run ./cmd/loadgen -bin bin/sendlater -scenarios ceiling,signin-burst -d 5s -warmup 1s
+	$(GO) run ./cmd/loadgen -bin bin/sendlater -postgres '$(BENCH_POSTGRES_URL)' -scenarios ceiling -d 5s -warmup 1s
 
 clean:
 	rm -rf bin $(UI)/node_modules
