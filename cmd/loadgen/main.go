@@ -15,11 +15,17 @@
 // into loadgen's own SMTP sink. The streams scenario (streams.go) measures
 // one user's list reads while another user with a 5,000-message list
 // follows 50 live lists, changes messages and reads pages back to back.
+// The ceiling scenario (ceiling.go) runs a bare net/http server with the
+// same bytes, bearer check and headers alternately with the real one for
+// GET /api/messages, /api/me and /api/messages/{id} and prints their ratio;
+// signin-burst (burst.go) sends -burst sign-ins at once and follows the
+// server's VmRSS to its peak and back to its idle baseline.
 //
 //	go build -o bin/sendlater ./cmd/sendlater
 //	go run ./cmd/loadgen -bin bin/sendlater
 //	go run ./cmd/loadgen -bin bin/sendlater -replicas 3 -scenarios list,create,deliver \
 //		-postgres 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
+//	go run ./cmd/loadgen -bin bin/sendlater -scenarios ceiling,signin-burst -d 5s -warmup 1s
 //
 // The client speaks HTTP/1.1 over raw keep-alive connections, one per
 // worker, so that it costs the server's CPU as little as possible: client
