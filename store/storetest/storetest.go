@@ -77,6 +77,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"ActionCodeExpiry", testActionCodeExpiry},
 		{"Contacts", testContacts},
 		{"DeleteUserCascades", testDeleteUserCascades},
+		{"ReadsAfterChanges", testReadsAfterChanges},
 		{"ClaimDeliveries", needsDelivery(testClaimDeliveries)},
 		{"ClaimReminders", needsDelivery(testClaimReminders)},
 		{"SettleMessage", needsDelivery(testSettleMessage)},
