@@ -146,20 +146,22 @@ func (l hashLimiter) do(ctx context.Context, memKiB uint32, fn func()) error {
 	case <-ctx.Done():
 		return Errorf(EUnavailable, "The server is busy. Please try again in a moment.")
 	}
-	fn()
-	if memKiB < collectAfterKiB {
+	defer func() {
+		if memKiB < collectAfterKiB {
+			<-l
+			return
+		}
+		// The computation's memory is garbage now: collect it before the
+		// slot passes on, so the next computation reuses it instead of
+		// growing the heap (at most cap(l) computations' memory exists at
+		// once); when the last one ends, hand it all back to the system.
+		runtime.GC()
 		<-l
-		return nil
-	}
-	// The computation's memory is garbage now: collect it before the slot
-	// passes on, so the next computation reuses it instead of growing the
-	// heap (at most cap(l) computations' memory exists at once); when the
-	// last one ends, hand it all back to the system.
-	runtime.GC()
-	<-l
-	if len(l) == 0 {
-		releaseHashMemory()
-	}
+		if len(l) == 0 {
+			releaseHashMemory()
+		}
+	}()
+	fn()
 	return nil
 }
 

@@ -109,8 +109,10 @@ func writeTagged(w http.ResponseWriter, r *http.Request, status int, data func(b
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	if r != nil && writeNotModified(w, r, b) {
-		*bp = b
-		replyBuffers.Put(bp)
+		if cap(b) <= 1<<20 {
+			*bp = b
+			replyBuffers.Put(bp)
+		}
 		return
 	}
 	h.Set("Content-Type", "application/json; charset=utf-8")
