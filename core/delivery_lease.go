@@ -41,7 +41,7 @@ func (d *Delivery) keepClaim(owns func(cur, claimed *Message) bool, copies ...*M
 	id, lease := copies[0].ID, copies[0].LeaseUntil
 	stopRenewing := d.renewWhile(func(until time.Time) {
 		renewed := false
-		_, err := d.settle(id, func(m *Message) (*OutboxItem, error) {
+		_, err := d.settle(id, func(m *Message) ([]*OutboxItem, error) {
 			renewed = owns(m, &Message{LeaseUntil: lease})
 			if renewed {
 				m.LeaseUntil = until

@@ -46,9 +46,20 @@ func (d *Delivery) sendFailureNotice(ctx context.Context, it *OutboxItem) (done 
 	if err != nil {
 		return false, &TemporaryError{Err: err}
 	}
+	// The recipient the notice is about: the item names them.
+	r := m.RecipientList()[0]
+	for _, x := range m.RecipientList() {
+		if x.Address == it.Recipient {
+			r = x
+		}
+	}
+	reason := r.LastError
+	if reason == "" {
+		reason = m.LastError
+	}
 	email, err := d.Emails.DeliveryFailed(DeliveryFailedEmail{
 		To: Address{Name: author.Name, Address: author.Email}, Title: m.Title,
-		Recipient: Address{Name: m.Name, Address: m.Recipient}, Reason: m.LastError,
+		Recipient: Address{Name: r.Name, Address: r.Address}, Reason: reason,
 		DashboardLink: d.BaseURL + "/dashboard",
 	})
 	if err != nil {

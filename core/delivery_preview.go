@@ -25,8 +25,13 @@ func (d *Delivery) Preview(ctx context.Context, at time.Time) ([]DueSend, error)
 	}
 	out := []DueSend{}
 	for _, m := range due {
-		if deliveryDue(m, at) {
-			out = append(out, DueSend{Kind: "delivery", MessageID: m.ID, Owner: m.Owner, To: m.Recipient, DueAt: m.DueAt})
+		if !deliveryDue(m, at) {
+			continue
+		}
+		for _, r := range m.RecipientList() { // one line per email
+			if !r.settled() && !r.NextAttemptAt.After(at) {
+				out = append(out, DueSend{Kind: "delivery", MessageID: m.ID, Owner: m.Owner, To: r.Address, DueAt: m.DueAt})
+			}
 		}
 	}
 	reminders, err := d.Messages.DueReminders(ctx, at, 0)

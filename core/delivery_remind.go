@@ -75,7 +75,7 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		stop()
 	}
 	passed := d.Reminders.passed(cur, now)
-	_, serr := d.settle(m.ID, func(x *Message) (*OutboxItem, error) {
+	_, serr := d.settle(m.ID, func(x *Message) ([]*OutboxItem, error) {
 		if !ownsReminder(x, m) {
 			return nil, nil
 		}
@@ -112,7 +112,7 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 }
 
 func (d *Delivery) releaseReminder(claimed *Message, log *slog.Logger) {
-	_, err := d.settle(claimed.ID, func(m *Message) (*OutboxItem, error) {
+	_, err := d.settle(claimed.ID, func(m *Message) ([]*OutboxItem, error) {
 		if ownsReminder(m, claimed) {
 			m.LeaseUntil = time.Time{}
 		}

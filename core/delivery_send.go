@@ -36,11 +36,28 @@ func (d *Delivery) claimDeliveries(ctx context.Context, now time.Time, limit int
 		}
 		m.Status = StatusSending
 		m.LeaseUntil = lease
-		if m.EmailMessageID == "" {
-			m.EmailMessageID = strings.ToLower(NewID()) + "@" + d.messageIDDomain()
-		}
+		d.giveMessageIDs(m)
 		return true
 	})
+}
+
+// giveMessageIDs gives each recipient without one the Message-ID of their
+// email, kept for every retry (the first recipient's is the message's own,
+// as before messages had several).
+func (d *Delivery) giveMessageIDs(m *Message) {
+	rs := m.RecipientList()
+	for i := range rs {
+		if rs[i].EmailMessageID == "" {
+			rs = m.editRecipients()
+			break
+		}
+	}
+	for i := range rs {
+		if rs[i].EmailMessageID == "" {
+			rs[i].EmailMessageID = strings.ToLower(NewID()) + "@" + d.messageIDDomain()
+		}
+	}
+	m.EmailMessageID = rs[0].EmailMessageID
 }
 
 func (d *Delivery) messageIDDomain() string {
@@ -87,7 +104,8 @@ func (d *Delivery) reread(ctx context.Context, m *Message, counts *passCounts, l
 	return cur, true
 }
 
-// deliver sends one claimed message and records the outcome.
+// deliver sends a claimed message to each of its recipients still waiting,
+// each their own email, and records the outcomes.
 func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) {
 	log := d.logger().With("message", m.ID, "kind", "delivery")
 	cur, ok := d.reread(ctx, m, counts, log, d.release)
@@ -110,34 +128,10 @@ func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) 
 		d.passError(counts, log, err)
 		return
 	}
-	refused, err := d.Store.AddressRefused(ctx, cur.Recipient)
-	if err != nil {
-		d.release(m, log)
-		d.passError(counts, log, err)
-		return
-	}
-	if refused {
-		d.fail(cur, "The recipient has refused all messages sent through this service.", log, counts)
-		return
-	}
-	email, err := d.Emails.Delivery(d.deliveryEmail(cur, author, now))
-	if err == nil {
-		stop := d.keepClaim(ownsClaim, m, cur)
-		err = d.Mailer.Send(ctx, email)
-		stop()
-	}
-	switch {
-	case err == nil:
-		d.settleDelivered(m, now, log, counts)
-	case ctx.Err() != nil:
-		// Stopped mid-send: whether the server took it is unknown, and the
-		// next pass sends it again with the same Message-ID.
-		d.release(m, log)
-	case isTemporary(err):
-		d.retry(ctx, cur, author, err, log, counts)
-	default:
-		d.fail(cur, "The recipient's mail server refused the message: "+err.Error(), log, counts)
-	}
+	stop := d.keepClaim(ownsClaim, m, cur)
+	outcomes := d.sendEach(ctx, cur, author, now, counts, log)
+	stop()
+	d.settleRecipients(m, outcomes, now, log, counts)
 }
 
 func isTemporary(err error) bool {
@@ -145,58 +139,33 @@ func isTemporary(err error) bool {
 	return errors.As(err, &t)
 }
 
-func (d *Delivery) deliveryEmail(m *Message, author *User, now time.Time) DeliveryEmail {
+func (d *Delivery) deliveryEmail(m *Message, r *Recipient, author *User, now time.Time) DeliveryEmail {
 	e := DeliveryEmail{
-		To:        Address{Name: m.Name, Address: m.Recipient},
+		To:        Address{Name: r.Name, Address: r.Address},
 		Author:    Address{Name: author.Name, Address: author.Email},
 		Body:      m.Body,
 		WrittenAt: m.CreatedAt,
 		Location:  author.Location(),
-		MessageID: m.EmailMessageID,
+		MessageID: r.EmailMessageID,
 		Date:      now,
 	}
 	if d.Refusals != nil {
-		e.UnsubscribeLink = d.BaseURL + "/unsubscribe/" + d.Refusals.Token(m.Recipient)
+		e.UnsubscribeLink = d.BaseURL + "/unsubscribe/" + d.Refusals.Token(r.Address)
 	}
 	return e
 }
 
 // settle records an outcome. It does not take the pass's ctx: an outcome
 // of a send that happened must be written even while the pass stops.
-func (d *Delivery) settle(id string, fn func(m *Message) (*OutboxItem, error)) (*Message, error) {
+func (d *Delivery) settle(id string, fn func(m *Message) ([]*OutboxItem, error)) (*Message, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return d.Store.SettleMessage(ctx, id, fn)
 }
 
-func (d *Delivery) settleDelivered(claimed *Message, now time.Time, log *slog.Logger, counts *passCounts) {
-	_, err := d.settle(claimed.ID, func(m *Message) (*OutboxItem, error) {
-		// The email went out, so the message is delivered whoever holds
-		// the claim now.
-		if m.Status == StatusDelivered {
-			return nil, nil
-		}
-		m.Status, m.DeliveredAt = StatusDelivered, now
-		m.LeaseUntil, m.NextAttemptAt, m.LastError = time.Time{}, time.Time{}, ""
-		if m.WebhookURL == "" {
-			return nil, nil
-		}
-		return &OutboxItem{ID: m.ID, MessageID: m.ID, Owner: m.Owner, URL: m.WebhookURL, Recipient: m.Recipient,
-			DeliveredAt: now, NextAttemptAt: now}, nil
-	})
-	if err != nil && ErrorCode(err) != EMessageNotFound {
-		// Sent but not recorded: the lease expires and the message goes
-		// out again with the same Message-ID.
-		d.passError(counts, log, err)
-		return
-	}
-	log.Info("delivered")
-	counts.add(func(r *PassResult) { r.Delivered++ })
-}
-
 // release gives a claim back untouched, so the next pass may take it at once.
 func (d *Delivery) release(claimed *Message, log *slog.Logger) {
-	_, err := d.settle(claimed.ID, func(m *Message) (*OutboxItem, error) {
+	_, err := d.settle(claimed.ID, func(m *Message) ([]*OutboxItem, error) {
 		if ownsClaim(m, claimed) {
 			m.Status, m.LeaseUntil = m.waiting(), time.Time{}
 		}
@@ -207,55 +176,3 @@ func (d *Delivery) release(claimed *Message, log *slog.Logger) {
 	}
 }
 
-// retry schedules the next attempt after a temporary failure, or fails the
-// message after the last.
-func (d *Delivery) retry(ctx context.Context, cur *Message, author *User, sendErr error, log *slog.Logger, counts *passCounts) {
-	if cur.Attempts >= len(RetryDelays) {
-		d.fail(cur, "Its mail server kept failing for more than 3 days: "+sendErr.Error(), log, counts)
-		return
-	}
-	now := d.Clock.Now()
-	_, err := d.settle(cur.ID, func(m *Message) (*OutboxItem, error) {
-		if !ownsClaim(m, cur) {
-			return nil, nil
-		}
-		m.Status, m.LeaseUntil = m.waiting(), time.Time{}
-		m.NextAttemptAt = now.Add(RetryDelays[m.Attempts])
-		m.Attempts++
-		m.LastError = sendErr.Error()
-		return nil, nil
-	})
-	if err != nil && ErrorCode(err) != EMessageNotFound {
-		d.passError(counts, log, err)
-		return
-	}
-	log.Warn("delivery failed, will retry", "attempt", cur.Attempts+1, "err", sendErr)
-	counts.add(func(r *PassResult) { r.Retried++ })
-}
-
-// fail marks the message failed with reason and queues the email that tells
-// its author.
-func (d *Delivery) fail(cur *Message, reason string, log *slog.Logger, counts *passCounts) {
-	owned := false
-	_, err := d.settle(cur.ID, func(m *Message) (*OutboxItem, error) {
-		owned = ownsClaim(m, cur)
-		if !owned {
-			return nil, nil
-		}
-		m.Status, m.LeaseUntil, m.NextAttemptAt = StatusFailed, time.Time{}, time.Time{}
-		m.LastError = reason
-		// The author's notice is queued with the outcome, so a mail server
-		// that is down for it too only delays it.
-		return &OutboxItem{ID: m.ID, Kind: OutboxFailureNotice, MessageID: m.ID, Owner: m.Owner,
-			Recipient: m.Recipient, NextAttemptAt: d.Clock.Now()}, nil
-	})
-	if err != nil && ErrorCode(err) != EMessageNotFound {
-		d.passError(counts, log, err)
-		return
-	}
-	if !owned {
-		return
-	}
-	log.Warn("delivery failed for good", "reason", reason)
-	counts.add(func(r *PassResult) { r.Failed++ })
-}

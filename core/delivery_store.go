@@ -18,10 +18,10 @@ type DeliveryStore interface {
 	ClaimReminders(ctx context.Context, now time.Time, limit int, claim func(m *Message) bool) ([]*Message, error)
 	// SettleMessage records the outcome of a send: it reads the message,
 	// applies fn and writes it back in one transaction, together with the
-	// outbox item fn returns (nil: none). fn may run more than once (writes
+	// outbox items fn returns (one per recipient at most). fn may run more than once (writes
 	// are batched), so it must only depend on the message it is given. A
 	// missing message is EMessageNotFound.
-	SettleMessage(ctx context.Context, id string, fn func(m *Message) (*OutboxItem, error)) (*Message, error)
+	SettleMessage(ctx context.Context, id string, fn func(m *Message) ([]*OutboxItem, error)) (*Message, error)
 
 	// RefuseAddress records that email refused every further message; only a
 	// keyed hash of it is stored. AddressRefused tells whether it did.
@@ -70,9 +70,9 @@ type OutboxStore interface {
 // an email when an account has that address. An item is deleted once done;
 // one that failed for good is kept, without its email, for the operator.
 type OutboxItem struct {
-	// ID is the item's key: its message's id for a webhook or a failure
-	// notice (one per message: a message is delivered or failed, not
-	// both), a new id otherwise.
+	// ID is the item's key: for a webhook or a failure notice, its
+	// message's id for the first recipient and "<id>.<i>" for recipient i
+	// (a recipient is sent or failed, not both), a new id otherwise.
 	ID          string
 	Kind        string
 	MessageID   string // the message it follows; "" for identity emails

@@ -16,8 +16,8 @@ const (
 	MaxWebhookURLLen = 2048
 	// MaxIdempotencyKeyLen bounds an Idempotency-Key.
 	MaxIdempotencyKeyLen = 255
-	PostponeCodeLen  = 10
-	ReminderLeadTime = 10 * 24 * time.Hour
+	PostponeCodeLen      = 10
+	ReminderLeadTime     = 10 * 24 * time.Hour
 )
 
 // MessageStatus is where a message is in its delivery.
@@ -40,11 +40,14 @@ const (
 // the hot replies (web/json_append.go, byte-for-byte MessageJSON), and the
 // web app's TypeScript type (web/ui/src/features/dashboard/api/messages.ts).
 type Message struct {
-	ID           string
-	Owner        string
-	Title        string // private label, never in the email
-	Name         string // recipient name
-	Recipient    string // recipient email address
+	ID        string
+	Owner     string
+	Title     string // private label, never in the email
+	Name      string // the first recipient's name
+	Recipient string // the first recipient's email address
+	// Recipients are all the recipients, the first included, each with
+	// their delivery (RecipientList reads a message stored without one).
+	Recipients   []Recipient
 	Body         string
 	Interval     Interval
 	SendDate     time.Time
@@ -84,6 +87,10 @@ type MessageInput struct {
 	Body       string
 	Interval   Interval // empty: DefaultInterval
 	WebhookURL string
+	// Recipients, when given, are all the recipients (1 to MaxRecipients);
+	// Name and Recipient are then empty or the first's. Else Name and
+	// Recipient are the one recipient.
+	Recipients []RecipientInput
 	// IdempotencyKey, when set, makes a retried create find the message
 	// the first made instead of making another (the Idempotency-Key
 	// header): at most MaxIdempotencyKeyLen printable characters.
@@ -99,14 +106,17 @@ type MessageUpdate struct {
 	Interval   *Interval
 	IsActive   *bool
 	WebhookURL *string
+	// Recipients replaces the list; Name and Recipient then are nil or the
+	// first's.
+	Recipients *[]RecipientInput
 }
 
 // Validate checks the input with the exact messages of SPEC.md section 5.
 func (in *MessageInput) Validate() error {
 	f := map[string]string{}
 	validateTitle(f, in.Title)
-	validateName(f, in.Name)
-	validateRecipient(f, in.Recipient)
+	validateRecipients(f, in.list())
+	checkFirstRecipient(f, in.Recipients, &in.Name, &in.Recipient)
 	validateBody(f, in.Body)
 	validateWebhookURL(f, in.WebhookURL)
 	if in.Interval != "" && !in.Interval.Valid() {
@@ -124,11 +134,16 @@ func (up *MessageUpdate) Validate() error {
 	if up.Title != nil {
 		validateTitle(f, *up.Title)
 	}
-	if up.Name != nil {
-		validateName(f, *up.Name)
-	}
-	if up.Recipient != nil {
-		validateRecipient(f, *up.Recipient)
+	if up.Recipients != nil {
+		validateRecipients(f, *up.Recipients)
+		checkFirstRecipient(f, *up.Recipients, up.Name, up.Recipient)
+	} else {
+		if up.Name != nil {
+			validateName(f, *up.Name)
+		}
+		if up.Recipient != nil {
+			validateRecipient(f, *up.Recipient)
+		}
 	}
 	if up.Body != nil {
 		validateBody(f, *up.Body)
@@ -140,6 +155,26 @@ func (up *MessageUpdate) Validate() error {
 		validateWebhookURL(f, *up.WebhookURL)
 	}
 	return ValidationError(f)
+}
+
+// list is the recipients the input names.
+func (in *MessageInput) list() []RecipientInput {
+	if len(in.Recipients) > 0 {
+		return in.Recipients
+	}
+	return []RecipientInput{{Name: in.Name, Address: in.Recipient}}
+}
+
+// checkFirstRecipient refuses a name or recipient beside a list of
+// recipients when they are not the list's first.
+func checkFirstRecipient(f map[string]string, rs []RecipientInput, name, address *string) {
+	if len(rs) == 0 {
+		return
+	}
+	if name != nil && *name != "" && strings.TrimSpace(*name) != strings.TrimSpace(rs[0].Name) ||
+		address != nil && *address != "" && strings.TrimSpace(*address) != strings.TrimSpace(rs[0].Address) {
+		f["recipients"] = "name and recipient must be the first of recipients when both are given"
+	}
 }
 
 // validateWebhookURL checks a webhook URL when one is given (empty: none).
@@ -195,8 +230,6 @@ func NewMessage(owner string, in MessageInput, now time.Time, loc *time.Location
 		ID:           NewID(),
 		Owner:        owner,
 		Title:        in.Title,
-		Name:         strings.TrimSpace(in.Name),
-		Recipient:    strings.TrimSpace(in.Recipient),
 		Body:         in.Body,
 		Interval:     iv,
 		SendDate:     AddMonths(now, iv.Months(), loc),
@@ -207,6 +240,7 @@ func NewMessage(owner string, in MessageInput, now time.Time, loc *time.Location
 		UpdatedAt:    now,
 		Status:       StatusScheduled,
 	}
+	m.setRecipients(newRecipients(in.list()))
 	if in.IdempotencyKey != "" {
 		m.IdempotencyKey = HashSecret(in.IdempotencyKey)
 	}
@@ -219,11 +253,17 @@ func (m *Message) Apply(up MessageUpdate, now time.Time, loc *time.Location) {
 	if up.Title != nil {
 		m.Title = *up.Title
 	}
-	if up.Name != nil {
-		m.Name = strings.TrimSpace(*up.Name)
-	}
-	if up.Recipient != nil {
-		m.Recipient = strings.TrimSpace(*up.Recipient)
+	if up.Recipients != nil {
+		m.setRecipients(newRecipients(*up.Recipients))
+	} else if up.Name != nil || up.Recipient != nil {
+		rs := m.editRecipients()
+		if up.Name != nil {
+			rs[0].Name = strings.TrimSpace(*up.Name)
+		}
+		if up.Recipient != nil && !strings.EqualFold(strings.TrimSpace(*up.Recipient), rs[0].Address) {
+			rs[0] = Recipient{Name: rs[0].Name, Address: strings.TrimSpace(*up.Recipient), Status: RecipientPending}
+		}
+		m.setRecipients(rs)
 	}
 	if up.Body != nil {
 		m.Body = *up.Body
@@ -261,6 +301,12 @@ func (m *Message) setSendDate(t time.Time) {
 	m.Attempts = 0
 	m.LastError = ""
 	m.NextAttemptAt = time.Time{}
+	rs := m.editRecipients()
+	for i := range rs {
+		if rs[i].Status != RecipientSent {
+			rs[i].Status, rs[i].Attempts, rs[i].NextAttemptAt, rs[i].LastError = RecipientPending, 0, time.Time{}, ""
+		}
+	}
 	if m.Status == StatusReminded || m.Status == StatusFailed {
 		m.Status = StatusScheduled
 	}
@@ -275,6 +321,9 @@ func (m *Message) checkCanChange() error {
 		return Errorf(EConflict, "The message has been delivered and can no longer change.")
 	case StatusSending:
 		return Errorf(EConflict, "The message is being delivered right now and cannot change; try again in a moment.")
+	}
+	if m.anySent() {
+		return Errorf(EConflict, "The message has been delivered to some of its recipients and can no longer change.")
 	}
 	return nil
 }

@@ -2,7 +2,7 @@ package core
 
 import (
 	"context"
-	"strings"
+	"slices"
 	"time"
 )
 
@@ -96,6 +96,9 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 			return nil, err
 		}
 	}
+	if err := s.Prices.checkRecipientLimit(u, len(in.list())); err != nil {
+		return nil, err
+	}
 	m := NewMessage(u.ID, in, s.Clock.Now(), u.Location())
 	if m.IdempotencyKey != "" {
 		// A retry: the message the first request made.
@@ -131,7 +134,7 @@ func sameRequest(prev *Message, in MessageInput, err error) (*Message, error) {
 	if iv == "" {
 		iv = DefaultInterval
 	}
-	if prev.Title != in.Title || prev.Name != strings.TrimSpace(in.Name) || prev.Recipient != strings.TrimSpace(in.Recipient) ||
+	if prev.Title != in.Title || !slices.Equal(recipientInputs(prev.RecipientList()), recipientInputs(newRecipients(in.list()))) ||
 		prev.Body != in.Body || prev.Interval != iv || prev.WebhookURL != in.WebhookURL {
 		return nil, Errorf(EConflict, "This Idempotency-Key was used for another message; use a new key for a new message.")
 	}
@@ -156,6 +159,13 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 		}
 	}
 	return s.update(ctx, u.ID, id, func(m *Message) error {
+		if up.Recipients != nil && len(*up.Recipients) > len(m.RecipientList()) {
+			// A list longer than the plan allows may stay as it was made
+			// (a plan that ended), but may not grow.
+			if err := s.Prices.checkRecipientLimit(u, len(*up.Recipients)); err != nil {
+				return err
+			}
+		}
 		m.Apply(up, s.Clock.Now(), u.Location())
 		return nil
 	})

@@ -87,10 +87,10 @@ func (s *DB) claim(ctx context.Context, bucket []byte, now time.Time, limit int,
 	return claimed, nil
 }
 
-// SettleMessage records a send's outcome and the outbox item it starts in
+// SettleMessage records a send's outcome and the outbox items it starts in
 // one transaction, committed together with concurrent settlements (see
 // commitGroup): a pass's workers share fsyncs.
-func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) (*core.OutboxItem, error)) (*core.Message, error) {
+func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) ([]*core.OutboxItem, error)) (*core.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 			return err
 		}
 		old := indexOf(m)
-		item, err := fn(m)
+		items, err := fn(m)
 		if err != nil {
 			return err
 		}
@@ -111,8 +111,10 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 		if err := s.putMessage(tx, &old, m); err != nil {
 			return err
 		}
-		if item != nil {
-			return s.putOutboxItem(tx, item)
+		for _, item := range items {
+			if err := s.putOutboxItem(tx, item); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -30,6 +30,7 @@ type messageRecord struct {
 	EmailMessageID               string
 	DueAt, RemindAt              int64
 	IdempotencyKey               string // from version 2
+	Recipients                   []byte // from version 3, sealed; nil: none
 }
 
 // The values of the message fields that intern reads.
@@ -42,8 +43,9 @@ var (
 )
 
 // messageRecordVersion is the first byte of a stored message. Version 2
-// added IdempotencyKey at the end; version 1 records are read as they are.
-const messageRecordVersion = 2
+// added IdempotencyKey at the end, version 3 Recipients; older records are
+// read as they are.
+const messageRecordVersion = 3
 
 func (r *messageRecord) marshal() []byte {
 	w := recordWriter{b: make([]byte, 0, 256+len(r.Title)+len(r.Name)+len(r.Recipient)+len(r.Body)+len(r.LastError))}
@@ -74,6 +76,7 @@ func (r *messageRecord) marshal() []byte {
 	w.int(r.DueAt)
 	w.int(r.RemindAt)
 	w.str(r.IdempotencyKey)
+	w.bytes(r.Recipients)
 	return w.b
 }
 
@@ -94,6 +97,11 @@ func (r *messageRecord) unmarshal(b []byte) error {
 	}
 	if b[0] >= 2 {
 		r.IdempotencyKey = rd.str()
+	}
+	if b[0] >= 3 {
+		if r.Recipients = rd.bytes(); len(r.Recipients) == 0 {
+			r.Recipients = nil
+		}
 	}
 	if rd.err == nil && len(rd.b) != 0 {
 		rd.err = fmt.Errorf("%d bytes left over", len(rd.b))
@@ -124,6 +132,7 @@ func recordOf(sm *seal.Message) messageRecord {
 		Attempts: int64(m.Attempts), LastError: sm.LastError, NextAttemptAt: unixNano(m.NextAttemptAt),
 		LeaseUntil: unixNano(m.LeaseUntil), EmailMessageID: m.EmailMessageID,
 		DueAt: unixNano(m.DueAt), RemindAt: unixNano(m.RemindAt), IdempotencyKey: m.IdempotencyKey,
+		Recipients: sm.Recipients,
 	}
 }
 
@@ -143,6 +152,7 @@ func (r *messageRecord) sealedMessage(id string) seal.Message {
 			DueAt: fromUnixNano(r.DueAt), RemindAt: fromUnixNano(r.RemindAt), IdempotencyKey: r.IdempotencyKey,
 		},
 		Title: r.Title, Name: r.Name, Recipient: r.Recipient, Body: r.Body, LastError: r.LastError,
+		Recipients: r.Recipients,
 	}
 }
 

@@ -80,7 +80,7 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 					return err
 				}
 				sm := rec.sealedMessage(string(k))
-				for _, b := range []*[]byte{&sm.Title, &sm.Name, &sm.Recipient, &sm.Body, &sm.LastError} {
+				for _, b := range []*[]byte{&sm.Title, &sm.Name, &sm.Recipient, &sm.Body, &sm.LastError, &sm.Recipients} {
 					*b = bytes.Clone(*b) // out of the mmap
 				}
 				r.Messages = append(r.Messages, &sm)

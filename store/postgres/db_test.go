@@ -74,10 +74,10 @@ func TestEncryptedAtRest(t *testing.T) {
 		return nil
 	})
 	must(t, err)
-	_, err = db.SettleMessage(ctx, m.ID, func(x *core.Message) (*core.OutboxItem, error) {
+	_, err = db.SettleMessage(ctx, m.ID, func(x *core.Message) ([]*core.OutboxItem, error) {
 		x.Status = core.StatusDelivered
-		return &core.OutboxItem{ID: x.ID, MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x",
-			Recipient: x.Recipient, NextAttemptAt: storetest.Epoch, LastError: "PLAINTEXT-NAME-91c2"}, nil
+		return []*core.OutboxItem{{ID: x.ID, MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x",
+			Recipient: x.Recipient, NextAttemptAt: storetest.Epoch, LastError: "PLAINTEXT-NAME-91c2"}}, nil
 	})
 	must(t, err)
 	must(t, db.SetWebhookSecret(ctx, u.ID, "PLAINTEXT-TITLE-7f3a"))

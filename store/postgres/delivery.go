@@ -82,9 +82,9 @@ func (s *DB) dueBy(ctx context.Context, table, column string, until int64) (bool
 	return first != nil && *first <= until, nil
 }
 
-// SettleMessage records a send's outcome and the outbox item it starts in
+// SettleMessage records a send's outcome and the outbox items it starts in
 // one transaction, the message's row locked.
-func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) (*core.OutboxItem, error)) (*core.Message, error) {
+func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) ([]*core.OutboxItem, error)) (*core.Message, error) {
 	var m *core.Message
 	err := s.update(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -92,7 +92,7 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 			return err
 		}
 		old := *m
-		item, err := fn(m)
+		items, err := fn(m)
 		if err != nil {
 			return err
 		}
@@ -102,8 +102,10 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 		if err := s.putMessage(ctx, tx, &old, m); err != nil {
 			return err
 		}
-		if item != nil {
-			return s.putOutboxItem(ctx, tx, item)
+		for _, item := range items {
+			if err := s.putOutboxItem(ctx, tx, item); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -22,7 +22,7 @@ const (
 	plainMessageColumns = `owner, send_interval, send_date, is_active, postpone_code, featured, webhook_url,
 	created_at, updated_at, status, reminders_sent, reminder_sent_at, delivered_at, attempts,
 	next_attempt_at, lease_until, email_message_id, due_at, remind_at, idempotency_key`
-	sealedMessageColumns = `title, name, recipient, body, last_error`
+	sealedMessageColumns = `title, name, recipient, body, last_error, recipients`
 	messageColumns       = `id, ` + plainMessageColumns + `, ` + sealedMessageColumns
 )
 
@@ -34,7 +34,7 @@ func scanSealedMessage(row pgx.Row, sm *seal.Message, more ...any) error {
 		&m.WebhookURL, at(&m.CreatedAt), at(&m.UpdatedAt), &m.Status, &m.RemindersSent, at(&m.ReminderSentAt),
 		at(&m.DeliveredAt), &m.Attempts, at(&m.NextAttemptAt), at(&m.LeaseUntil), &m.EmailMessageID,
 		at(&m.DueAt), at(&m.RemindAt), &m.IdempotencyKey,
-		&sm.Title, &sm.Name, &sm.Recipient, &sm.Body, &sm.LastError}, more...)...)
+		&sm.Title, &sm.Name, &sm.Recipient, &sm.Body, &sm.LastError, &sm.Recipients}, more...)...)
 }
 
 // scanMessage reads and opens a row of messageColumns (and more).
@@ -68,15 +68,15 @@ func plainMessageArgs(m *core.Message) []any {
 // sealedMessageArgs are messageColumns' values of a sealed message.
 func sealedMessageArgs(sm *seal.Message) []any {
 	return append(append([]any{sm.Plain.ID}, plainMessageArgs(&sm.Plain)...),
-		sm.Title, sm.Name, sm.Recipient, sm.Body, nullIfEmpty(sm.LastError))
+		sm.Title, sm.Name, sm.Recipient, sm.Body, nullIfEmpty(sm.LastError), nullIfEmpty(sm.Recipients))
 }
 
 const (
 	insertMessage = `insert into messages (` + messageColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-		$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`
+		$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`
 	updateMessage = `update messages set (` + plainMessageColumns + `, ` + sealedMessageColumns + `)
 		= ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25, $26) where id = $1`
+		$21, $22, $23, $24, $25, $26, $27) where id = $1`
 	updatePlainMessage = `update messages set (` + plainMessageColumns + `)
 		= ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) where id = $1`
 )
@@ -269,5 +269,5 @@ func (s *DB) messageWrite(old, m *core.Message) (string, []any) {
 // sameContents reports whether a and b have the same sealed fields.
 func sameContents(a, b *core.Message) bool {
 	return a.Title == b.Title && a.Name == b.Name && a.Recipient == b.Recipient && a.Body == b.Body &&
-		a.LastError == b.LastError
+		a.LastError == b.LastError && core.SameRecipients(a.Recipients, b.Recipients)
 }

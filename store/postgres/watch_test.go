@@ -92,7 +92,7 @@ func TestWatchMessagesAcrossProcesses(t *testing.T) {
 		t.Fatalf("claimed %d", len(claimed))
 	}
 	wantSignal("claim")
-	_, err = b.SettleMessage(ctx, m.ID, func(m *core.Message) (*core.OutboxItem, error) {
+	_, err = b.SettleMessage(ctx, m.ID, func(m *core.Message) ([]*core.OutboxItem, error) {
 		m.Status, m.DeliveredAt = core.StatusDelivered, m.SendDate
 		return nil, nil
 	})

@@ -67,3 +67,61 @@ func unmarshalEmail(b []byte) (*core.Email, error) {
 	}
 	return e, nil
 }
+
+// A message's recipients are sealed as the JSON of recipientRecords, for
+// the same reason.
+
+type recipientRecord struct {
+	Name           string `json:"name"`
+	Address        string `json:"address"`
+	Status         string `json:"status,omitempty"`
+	EmailMessageID string `json:"messageId,omitempty"`
+	Attempts       int    `json:"attempts,omitempty"`
+	NextAttemptAt  int64  `json:"nextAttemptAt,omitempty"`
+	LastError      string `json:"lastError,omitempty"`
+	SentAt         int64  `json:"sentAt,omitempty"`
+}
+
+type recipientsRecord struct {
+	V          int               `json:"v"`
+	Recipients []recipientRecord `json:"recipients"`
+}
+
+func nanosOf(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func timeOf(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+func marshalRecipients(rs []core.Recipient) []byte {
+	r := recipientsRecord{V: 1, Recipients: make([]recipientRecord, len(rs))}
+	for i, x := range rs {
+		r.Recipients[i] = recipientRecord{Name: x.Name, Address: x.Address, Status: string(x.Status),
+			EmailMessageID: x.EmailMessageID, Attempts: x.Attempts, NextAttemptAt: nanosOf(x.NextAttemptAt),
+			LastError: x.LastError, SentAt: nanosOf(x.SentAt)}
+	}
+	b, _ := json.Marshal(r) // strings and numbers always marshal
+	return b
+}
+
+func unmarshalRecipients(b []byte) ([]core.Recipient, error) {
+	var r recipientsRecord
+	if err := json.Unmarshal(b, &r); err != nil || r.V != 1 {
+		return nil, core.Errorf(core.EInternal, "a recipient list of an unknown form")
+	}
+	rs := make([]core.Recipient, len(r.Recipients))
+	for i, x := range r.Recipients {
+		rs[i] = core.Recipient{Name: x.Name, Address: x.Address, Status: core.RecipientStatus(x.Status),
+			EmailMessageID: x.EmailMessageID, Attempts: x.Attempts, NextAttemptAt: timeOf(x.NextAttemptAt),
+			LastError: x.LastError, SentAt: timeOf(x.SentAt)}
+	}
+	return rs, nil
+}

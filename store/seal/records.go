@@ -16,6 +16,7 @@ const (
 	fieldRecipient        = "recipient"
 	fieldBody             = "body"
 	fieldLastError        = "lastError"
+	fieldRecipients       = "recipients"
 	fieldWebhookRecipient = "webhookRecipient"
 	fieldWebhookError     = "webhookError"
 	fieldWebhookSecret    = "webhookSecret"
@@ -30,9 +31,12 @@ const (
 // clear (its sealed fields are empty there), the others are sealed. The
 // title, the recipient's name and address, the body and the last error
 // (which may quote the address) are sealed; LastError is nil when empty.
+// Recipients is the sealed list of every recipient with their delivery, nil
+// for a message stored before messages had several (RecipientList).
 type Message struct {
 	Plain                                   core.Message
 	Title, Name, Recipient, Body, LastError []byte
+	Recipients                              []byte
 }
 
 // SealMessage seals m's contents, each with a fresh nonce.
@@ -47,7 +51,11 @@ func (s *Sealer) SealMessage(m *core.Message) Message {
 	if m.LastError != "" {
 		sm.LastError = s.sealField(m.ID, fieldLastError, m.LastError)
 	}
+	if len(m.Recipients) > 0 {
+		sm.Recipients = s.sealField(m.ID, fieldRecipients, string(marshalRecipients(m.Recipients)))
+	}
 	sm.Plain.Title, sm.Plain.Name, sm.Plain.Recipient, sm.Plain.Body, sm.Plain.LastError = "", "", "", "", ""
+	sm.Plain.Recipients = nil
 	return sm
 }
 
@@ -82,6 +90,15 @@ func (s *Sealer) OpenMessage(sm *Message) (*core.Message, error) {
 	contents, start := string(buf.pt), 0
 	for i, f := range fields {
 		*f.dst, start = contents[start:ends[i]], ends[i]
+	}
+	if sm.Recipients != nil {
+		b, err := s.openField(m.ID, fieldRecipients, sm.Recipients)
+		if err != nil {
+			return nil, err
+		}
+		if m.Recipients, err = unmarshalRecipients([]byte(b)); err != nil {
+			return nil, fmt.Errorf("message %s: %w", m.ID, err)
+		}
 	}
 	return m, nil
 }

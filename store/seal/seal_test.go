@@ -59,13 +59,19 @@ func TestMessageRoundTrip(t *testing.T) {
 		ID: "m1", Owner: "u1", Title: "T", Name: "Grace", Recipient: "grace@example.com",
 		Body: "Dear Grace,\nünïcödé", LastError: "550 no such user", Status: core.StatusFailed,
 		SendDate: time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC),
+		Recipients: []core.Recipient{{Name: "Grace", Address: "grace@example.com", Status: core.RecipientFailed, LastError: "550 no such user"},
+			{Name: "Alan", Address: "alan@example.org", Status: core.RecipientSent, EmailMessageID: "x@y",
+				SentAt: time.Date(2025, 2, 1, 0, 0, 1, 0, time.UTC)}},
 	}
 	sm := s.SealMessage(m)
 	if sm.Plain.Title != "" || sm.Plain.Body != "" || sm.Plain.Recipient != "" || sm.Plain.Name != "" || sm.Plain.LastError != "" {
 		t.Fatalf("a sealed message keeps contents in clear: %+v", sm.Plain)
 	}
-	for _, b := range [][]byte{sm.Title, sm.Name, sm.Recipient, sm.Body, sm.LastError} {
-		if bytes.Contains(b, []byte("Grace")) || bytes.Contains(b, []byte("550")) {
+	if sm.Plain.Recipients != nil {
+		t.Fatal("a sealed message keeps its recipients in clear")
+	}
+	for _, b := range [][]byte{sm.Title, sm.Name, sm.Recipient, sm.Body, sm.LastError, sm.Recipients} {
+		if bytes.Contains(b, []byte("Grace")) || bytes.Contains(b, []byte("550")) || bytes.Contains(b, []byte("alan@")) {
 			t.Fatal("a sealed field holds its plaintext")
 		}
 	}
@@ -73,7 +79,10 @@ func TestMessageRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *got != *m {
+	if !core.SameRecipients(got.Recipients, m.Recipients) {
+		t.Fatalf("opened recipients %+v, want %+v", got.Recipients, m.Recipients)
+	}
+	if !reflect.DeepEqual(got, m) {
 		t.Fatalf("opened %+v, want %+v", got, m)
 	}
 	sm.LastError = nil

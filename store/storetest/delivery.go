@@ -106,9 +106,9 @@ func testSettleMessage(t *testing.T, s Stores) {
 	now := m.SendDate
 
 	// An error aborts both the message and the outbox item.
-	_, err := s.Delivery.SettleMessage(ctx, m.ID, func(x *core.Message) (*core.OutboxItem, error) {
+	_, err := s.Delivery.SettleMessage(ctx, m.ID, func(x *core.Message) ([]*core.OutboxItem, error) {
 		x.Status = core.StatusDelivered
-		return &core.OutboxItem{ID: x.ID, MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x", NextAttemptAt: now}, errAbort
+		return []*core.OutboxItem{{ID: x.ID, MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x", NextAttemptAt: now}}, errAbort
 	})
 	if !errors.Is(err, errAbort) {
 		t.Fatalf("SettleMessage error = %v, want the callback's", err)
@@ -123,10 +123,10 @@ func testSettleMessage(t *testing.T, s Stores) {
 	}
 
 	// Delivered with a webhook call: both written, out of the due index.
-	settled, err := s.Delivery.SettleMessage(ctx, m.ID, func(x *core.Message) (*core.OutboxItem, error) {
+	settled, err := s.Delivery.SettleMessage(ctx, m.ID, func(x *core.Message) ([]*core.OutboxItem, error) {
 		x.Status, x.DeliveredAt = core.StatusDelivered, now
-		return &core.OutboxItem{ID: x.ID, MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x",
-			Recipient: x.Recipient, DeliveredAt: now, NextAttemptAt: now}, nil
+		return []*core.OutboxItem{{ID: x.ID, MessageID: x.ID, Owner: x.Owner, URL: "https://hooks.example/x",
+			Recipient: x.Recipient, DeliveredAt: now, NextAttemptAt: now}}, nil
 	})
 	must(t, err)
 	got, err = s.Messages.FindMessageByID(ctx, m.ID)
@@ -134,7 +134,7 @@ func testSettleMessage(t *testing.T, s Stores) {
 	wantMessage(t, got, settled)
 	wantDue(t, s, now.AddDate(1, 0, 0))
 
-	_, err = s.Delivery.SettleMessage(ctx, "nope", func(*core.Message) (*core.OutboxItem, error) { return nil, nil })
+	_, err = s.Delivery.SettleMessage(ctx, "nope", func(*core.Message) ([]*core.OutboxItem, error) { return nil, nil })
 	wantCode(t, err, core.EMessageNotFound)
 
 	// The call: leased, then due again when the lease ends, then done.

@@ -81,6 +81,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"ClaimDeliveries", needsDelivery(testClaimDeliveries)},
 		{"ClaimReminders", needsDelivery(testClaimReminders)},
 		{"SettleMessage", needsDelivery(testSettleMessage)},
+		{"Recipients", needsDelivery(testRecipients)},
 		{"Outbox", needsDelivery(testOutbox)},
 		{"Refusals", needsDelivery(testRefusals)},
 		{"WebhookSecrets", needsDelivery(testWebhookSecrets)},
@@ -187,6 +188,9 @@ func diffMessage(got, want *core.Message) string {
 		if f.got != f.want {
 			diffs = append(diffs, fmt.Sprintf("%s = %v, want %v", f.name, f.got, f.want))
 		}
+	}
+	if !core.SameRecipients(got.Recipients, want.Recipients) {
+		diffs = append(diffs, fmt.Sprintf("Recipients = %+v, want %+v", got.Recipients, want.Recipients))
 	}
 	for _, f := range []struct {
 		name      string

@@ -120,11 +120,11 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 		c.Messages++
 		switch i % 10 {
 		case 1: // delivered, its webhook call pending with a failure
-			_, err := db.SettleMessage(ctx, m.ID, func(m *core.Message) (*core.OutboxItem, error) {
+			_, err := db.SettleMessage(ctx, m.ID, func(m *core.Message) ([]*core.OutboxItem, error) {
 				m.Status, m.DeliveredAt, m.EmailMessageID = core.StatusDelivered, clock.Now(), "id"+m.ID+"@x"
-				return &core.OutboxItem{ID: m.ID, MessageID: m.ID, Owner: m.Owner, URL: "https://hooks.example/" + m.ID,
+				return []*core.OutboxItem{{ID: m.ID, MessageID: m.ID, Owner: m.Owner, URL: "https://hooks.example/" + m.ID,
 					Recipient: m.Recipient, DeliveredAt: clock.Now(), Attempts: 2, NextAttemptAt: clock.Now(),
-					LastError: "503 from hooks.example"}, nil
+					LastError: "503 from hooks.example"}}, nil
 			})
 			must(tb, err)
 			c.Outbox++

@@ -1,0 +1,216 @@
+package core
+
+// Each recipient of a claimed message gets their own email, Message-ID,
+// attempts and outcome: one failing address never holds back the others.
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Reasons a recipient's email failed for good.
+const (
+	reasonRefused     = "The recipient has refused all messages sent through this service."
+	reasonRejected    = "The recipient's mail server refused the message: "
+	reasonKeptFailing = "Its mail server kept failing for more than 3 days: "
+)
+
+type outcomeKind int
+
+const (
+	outcomeSent outcomeKind = iota
+	outcomeRetry
+	outcomeFailed
+	outcomeRefused
+)
+
+// recipientOutcome is what a pass did for one recipient.
+type recipientOutcome struct {
+	index   int
+	address string
+	kind    outcomeKind
+	err     string // the send's error, or the reason it failed for good
+}
+
+// sendEach sends the message to each recipient whose turn it is: pending,
+// with no retry waiting. A pass that stops leaves the rest pending.
+func (d *Delivery) sendEach(ctx context.Context, m *Message, author *User, now time.Time, counts *passCounts, log *slog.Logger) []recipientOutcome {
+	var out []recipientOutcome
+	rs := m.RecipientList()
+	for i := range rs {
+		r := &rs[i]
+		if r.settled() || r.NextAttemptAt.After(now) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		o := recipientOutcome{index: i, address: r.Address}
+		refused, err := d.Store.AddressRefused(ctx, r.Address)
+		if err != nil {
+			d.passError(counts, log, err) // stays pending: due again at once
+			continue
+		}
+		if refused {
+			o.kind, o.err = outcomeRefused, reasonRefused
+			out = append(out, o)
+			continue
+		}
+		email, err := d.Emails.Delivery(d.deliveryEmail(m, r, author, now))
+		if err == nil {
+			err = d.Mailer.Send(ctx, email)
+		}
+		switch {
+		case err == nil:
+			o.kind = outcomeSent
+		case ctx.Err() != nil:
+			// Stopped mid-send: whether the server took it is unknown, and
+			// the next pass sends it again with the same Message-ID.
+			continue
+		case isTemporary(err):
+			o.kind, o.err = outcomeRetry, err.Error()
+		default:
+			o.kind, o.err = outcomeFailed, reasonRejected+err.Error()
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// recipientItemID is the key of the outbox item (webhook call or failure
+// notice) that follows recipient i of message id: a recipient is sent or
+// failed, not both, so one key each. The first's is the message's id.
+func recipientItemID(id string, i int) string {
+	if i == 0 {
+		return id
+	}
+	return fmt.Sprintf("%s.%d", id, i)
+}
+
+// settleRecipients records the outcomes in one transaction. A sent email is
+// recorded whoever holds the claim now (it went out); a failure only under
+// this pass's claim. The message ends delivered when every recipient is
+// settled and one was sent, failed when none was.
+func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcome, now time.Time, log *slog.Logger, counts *passCounts) {
+	var tally PassResult
+	_, err := d.settle(claimed.ID, func(m *Message) ([]*OutboxItem, error) {
+		tally = PassResult{}
+		owned := ownsClaim(m, claimed)
+		rs := m.editRecipients()
+		var items []*OutboxItem
+		for _, o := range outcomes {
+			if o.index >= len(rs) || rs[o.index].Address != o.address || rs[o.index].settled() {
+				continue
+			}
+			r := &rs[o.index]
+			kind, reason := o.kind, o.err
+			if kind == outcomeSent {
+				r.Status, r.SentAt, r.LastError, r.NextAttemptAt = RecipientSent, now, "", time.Time{}
+				tally.Delivered++
+				if m.WebhookURL != "" {
+					items = append(items, &OutboxItem{ID: recipientItemID(m.ID, o.index), MessageID: m.ID, Owner: m.Owner,
+						URL: m.WebhookURL, Recipient: r.Address, DeliveredAt: now, NextAttemptAt: now})
+				}
+				continue
+			}
+			if !owned {
+				continue
+			}
+			if kind == outcomeRetry {
+				if r.Attempts < len(RetryDelays) {
+					r.NextAttemptAt, r.LastError = now.Add(RetryDelays[r.Attempts]), o.err
+					r.Attempts++
+					tally.Retried++
+					continue
+				}
+				kind, reason = outcomeFailed, reasonKeptFailing+o.err
+			}
+			r.Status, r.LastError, r.NextAttemptAt = RecipientFailed, reason, time.Time{}
+			if kind == outcomeRefused {
+				r.Status = RecipientRefused
+			}
+			tally.Failed++
+			// The author's notice is queued with the outcome, so a mail
+			// server that is down for it too only delays it.
+			items = append(items, &OutboxItem{ID: recipientItemID(m.ID, o.index), Kind: OutboxFailureNotice,
+				MessageID: m.ID, Owner: m.Owner, Recipient: r.Address, NextAttemptAt: now})
+		}
+		if owned || allSettled(rs) {
+			m.finishRound(now)
+		}
+		return items, nil
+	})
+	if err != nil && ErrorCode(err) != EMessageNotFound {
+		// What was sent but not recorded goes out again with the same
+		// Message-IDs when the lease expires.
+		d.passError(counts, log, err)
+		return
+	}
+	switch {
+	case tally.Failed > 0:
+		log.Warn("delivery failed for good for some recipients", "sent", tally.Delivered, "failed", tally.Failed, "retrying", tally.Retried)
+	case tally.Retried > 0:
+		log.Warn("delivery failed for some recipients, will retry", "sent", tally.Delivered, "retrying", tally.Retried)
+	default:
+		log.Info("delivered", "recipients", tally.Delivered)
+	}
+	counts.add(func(r *PassResult) {
+		r.Delivered += tally.Delivered
+		r.Retried += tally.Retried
+		r.Failed += tally.Failed
+	})
+}
+
+func allSettled(rs []Recipient) bool {
+	for i := range rs {
+		if !rs[i].settled() {
+			return false
+		}
+	}
+	return true
+}
+
+// finishRound ends a claim: the message waits for its recipients still
+// pending (from the earliest retry), or is delivered when one was sent, or
+// failed. The message's Attempts, NextAttemptAt and LastError sum up its
+// recipients'.
+func (m *Message) finishRound(now time.Time) {
+	rs := m.RecipientList()
+	pending, sent := false, false
+	var next time.Time
+	attempts, lastErr, failedErr := 0, "", ""
+	for i := range rs {
+		r := &rs[i]
+		attempts = max(attempts, r.Attempts)
+		switch r.Status {
+		case RecipientSent:
+			sent = true
+		case RecipientFailed, RecipientRefused:
+			if failedErr == "" {
+				failedErr = r.LastError
+			}
+		default:
+			pending = true
+			if r.LastError != "" {
+				lastErr = r.LastError
+			}
+			if next.IsZero() || r.NextAttemptAt.Before(next) {
+				next = r.NextAttemptAt
+			}
+		}
+	}
+	m.LeaseUntil, m.Attempts = time.Time{}, attempts
+	switch {
+	case pending:
+		m.Status, m.NextAttemptAt, m.LastError = m.waiting(), next, lastErr
+	case sent:
+		if m.Status != StatusDelivered {
+			m.Status, m.DeliveredAt = StatusDelivered, now
+		}
+		m.NextAttemptAt, m.LastError = time.Time{}, ""
+	default:
+		m.Status, m.NextAttemptAt, m.LastError = StatusFailed, time.Time{}, failedErr
+	}
+}
