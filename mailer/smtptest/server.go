@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/mail"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,6 +60,7 @@ type Server struct {
 	messages []Message
 	failRcpt fault
 	failData fault
+	rejects  map[string]*smtp.SMTPError // by lower-cased address, for good
 	delay    time.Duration
 	conns    []*smtp.Conn
 }
@@ -181,7 +183,18 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.messages = nil
-	s.failRcpt, s.failData, s.delay = fault{}, fault{}, 0
+	s.failRcpt, s.failData, s.delay, s.rejects = fault{}, fault{}, 0, nil
+}
+
+// Reject answers every RCPT TO of address with code and msg, as a mail
+// server that knows no such mailbox (550) does, until Reset.
+func (s *Server) Reject(address string, code int, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rejects == nil {
+		s.rejects = map[string]*smtp.SMTPError{}
+	}
+	s.rejects[strings.ToLower(address)] = newFault(1, code, msg).err
 }
 
 // FailNext answers the next n RCPT TO commands with code and msg, e.g.
@@ -260,6 +273,9 @@ func (se *session) Mail(from string, _ *smtp.MailOptions) error {
 func (se *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	se.server.mu.Lock()
 	err := se.server.failRcpt.take()
+	if rej := se.server.rejects[strings.ToLower(to)]; err == nil && rej != nil {
+		err = rej
+	}
 	se.server.mu.Unlock()
 	if err != nil {
 		return err
