@@ -83,7 +83,7 @@ func (c *APIClient) Create(ctx context.Context, in core.MessageInput) (*core.Mes
 	}
 	return c.message(ctx, "POST", "/api/messages", header, createMessageRequest{
 		Title: in.Title, Name: in.Name, Recipient: in.Recipient, Message: in.Body,
-		Interval: in.Interval, WebhookURL: in.WebhookURL,
+		Interval: in.Interval, WebhookURL: in.WebhookURL, Recipients: recipientInputsJSON(in.Recipients),
 	})
 }
 
@@ -91,6 +91,7 @@ func (c *APIClient) Update(ctx context.Context, id string, up core.MessageUpdate
 	return c.message(ctx, "PATCH", messagePath(id), nil, updateMessageRequest{
 		Title: up.Title, Name: up.Name, Recipient: up.Recipient, Message: up.Body,
 		Interval: up.Interval, IsActive: up.IsActive, WebhookURL: up.WebhookURL,
+		Recipients: recipientInputsJSONPtr(up.Recipients),
 	})
 }
 
@@ -142,4 +143,15 @@ func (c *APIClient) ListAccessTokens(ctx context.Context) ([]core.AccessTokenInf
 
 func (c *APIClient) RevokeAccessToken(ctx context.Context, id string) error {
 	return c.t.do(ctx, "DELETE", "/api/me/tokens/"+url.PathEscape(id), nil, nil)
+}
+
+func recipientInputsJSONPtr(rs *[]core.RecipientInput) *[]RecipientInputJSON {
+	if rs == nil {
+		return nil
+	}
+	js := recipientInputsJSON(*rs)
+	if js == nil {
+		js = []RecipientInputJSON{}
+	}
+	return &js
 }

@@ -56,6 +56,7 @@ func appendMessageJSON(b []byte, m *core.Message) []byte {
 		b = append(b, `,"failureReason":`...)
 		b = appendJSONString(b, reason)
 	}
+	b = appendRecipientsJSON(b, m)
 	return append(b, '}')
 }
 

@@ -23,6 +23,8 @@ type MessageJSON struct {
 	// FailureReason says why a failed message could not be delivered, so
 	// the author sees it whatever became of the email that told them.
 	FailureReason string `json:"failureReason,omitempty"`
+	// Recipients are all the recipients, name and recipient the first's.
+	Recipients []RecipientJSON `json:"recipients"`
 
 	*AdminMessageFields
 }
@@ -50,6 +52,7 @@ func NewMessageJSON(m *core.Message) *MessageJSON {
 		Featured: m.Featured, WebhookURL: m.WebhookURL, CreatedAt: millis(m.CreatedAt),
 		Status: m.DisplayStatus(), ReminderSentAt: optMillis(m.ReminderSentAt),
 		DeliveredAt: optMillis(m.DeliveredAt), FailureReason: failureReason(m),
+		Recipients: recipientsJSON(m),
 	}
 }
 
@@ -81,7 +84,7 @@ func (j *MessageJSON) Core() *core.Message {
 		Interval: j.Interval, SendDate: fromMillis(j.SendDate), IsActive: j.IsActive, Featured: j.Featured,
 		WebhookURL: j.WebhookURL, CreatedAt: fromMillis(j.CreatedAt), Status: j.Status,
 		ReminderSentAt: fromOptMillis(j.ReminderSentAt), DeliveredAt: fromOptMillis(j.DeliveredAt),
-		LastError: j.FailureReason,
+		LastError: j.FailureReason, Recipients: recipientsCore(j.Recipients),
 	}
 	if a := j.AdminMessageFields; a != nil {
 		m.UpdatedAt, m.Status, m.Attempts, m.LastError = fromMillis(a.UpdatedAt), a.State, a.Attempts, a.LastError

@@ -48,6 +48,9 @@ type createMessageRequest struct {
 	Message    string        `json:"message"`
 	Interval   core.Interval `json:"interval,omitempty"`
 	WebhookURL string        `json:"webhookUrl,omitempty"`
+	// Recipients, when given, are all the recipients; name and recipient
+	// are then absent or the first's.
+	Recipients []RecipientInputJSON `json:"recipients,omitempty"`
 }
 
 func (a *authorAPI) handleCreateMessage(w http.ResponseWriter, r *http.Request) {
@@ -60,6 +63,7 @@ func (a *authorAPI) handleCreateMessage(w http.ResponseWriter, r *http.Request) 
 	m, err := a.messages.Create(r.Context(), core.MessageInput{
 		Title: req.Title, Name: req.Name, Recipient: req.Recipient, Body: req.Message,
 		Interval: req.Interval, WebhookURL: req.WebhookURL, IdempotencyKey: r.Header.Get(IdempotencyKeyHeader),
+		Recipients: recipientInputs(req.Recipients),
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -87,6 +91,8 @@ type updateMessageRequest struct {
 	Interval   *core.Interval `json:"interval,omitempty"`
 	IsActive   *bool          `json:"isActive,omitempty"`
 	WebhookURL *string        `json:"webhookUrl,omitempty"`
+	// Recipients replaces the list.
+	Recipients *[]RecipientInputJSON `json:"recipients,omitempty"`
 }
 
 func (a *authorAPI) handleUpdateMessage(w http.ResponseWriter, r *http.Request) {
@@ -98,12 +104,24 @@ func (a *authorAPI) handleUpdateMessage(w http.ResponseWriter, r *http.Request) 
 	m, err := a.messages.Update(r.Context(), r.PathValue("id"), core.MessageUpdate{
 		Title: req.Title, Name: req.Name, Recipient: req.Recipient, Body: req.Message,
 		Interval: req.Interval, IsActive: req.IsActive, WebhookURL: req.WebhookURL,
+		Recipients: recipientInputsPtr(req.Recipients),
 	})
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	writeMessage(w, http.StatusOK, m)
+}
+
+func recipientInputsPtr(js *[]RecipientInputJSON) *[]core.RecipientInput {
+	if js == nil {
+		return nil
+	}
+	rs := recipientInputs(*js)
+	if rs == nil {
+		rs = []core.RecipientInput{}
+	}
+	return &rs
 }
 
 func (a *authorAPI) handlePostponeMessage(w http.ResponseWriter, r *http.Request) {

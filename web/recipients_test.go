@@ -1,0 +1,77 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/web"
+)
+
+type recipientsReply struct {
+	ID         string              `json:"id"`
+	Name       string              `json:"name"`
+	Recipient  string              `json:"recipient"`
+	SendDate   int64               `json:"sendDate"`
+	Status     string              `json:"status"`
+	Recipients []web.RecipientJSON `json:"recipients"`
+}
+
+var threeRecipients = []map[string]string{
+	{"name": "Ann", "recipient": "ann@example.com"},
+	{"name": "Ben", "recipient": "ben@example.com"},
+	{"name": "Cleo", "recipient": "cleo@example.com"},
+}
+
+// recipients[] holds every recipient; name and recipient stay the first's
+// for clients that know one; the free plan keeps one.
+func TestMessageRecipientsAPI(t *testing.T) {
+	a := mustIdentityAPI(t)
+	free := a.author("free@example.com")
+	_, env := a.fail(nil, http.StatusForbidden, "plan/limit-reached", "POST", "/api/messages", free.token,
+		newMessage(map[string]any{"name": nil, "recipient": nil, "recipients": threeRecipients}))
+	if env.Message == "" {
+		t.Fatal("no message names the limit")
+	}
+	one := a.createMessage(free, nil)
+	var got recipientsReply
+	a.ok(nil, http.StatusOK, "GET", "/api/messages/"+one.ID, free.token, nil, &got)
+	if len(got.Recipients) != 1 || got.Recipients[0].Recipient != "ann@example.com" || got.Recipients[0].Status != core.RecipientPending {
+		t.Fatalf("one recipient reads %+v", got.Recipients)
+	}
+
+	pro := a.author("pro@example.com")
+	a.grantPlan(pro.uid, core.PlanPro)
+	_, env = a.fail(nil, http.StatusUnprocessableEntity, "request/validation", "POST", "/api/messages", pro.token,
+		newMessage(map[string]any{"name": nil, "recipient": nil, "recipients": []map[string]string{
+			{"name": "Ann", "recipient": "ann@example.com"}, {"name": "", "recipient": "not an address"}}}))
+	if env.Fields["recipients[1].name"] != "Please enter a recipient name" || env.Fields["recipients[1].recipient"] != "Please enter a valid email address" {
+		t.Fatalf("fields %v", env.Fields)
+	}
+	a.ok(nil, http.StatusCreated, "POST", "/api/messages", pro.token,
+		newMessage(map[string]any{"name": nil, "recipient": nil, "recipients": threeRecipients}), &got)
+	if got.Name != "Ann" || got.Recipient != "ann@example.com" || len(got.Recipients) != 3 || got.Recipients[2].Name != "Cleo" {
+		t.Fatalf("created %+v", got)
+	}
+	a.ok(nil, http.StatusOK, "PATCH", "/api/messages/"+got.ID, pro.token,
+		map[string]any{"recipients": threeRecipients[1:]}, &got)
+	if got.Name != "Ben" || len(got.Recipients) != 2 {
+		t.Fatalf("edited %+v", got)
+	}
+
+	// Delivered: one email each, and each one's status.
+	a.Clock.Set(time.UnixMilli(got.SendDate).Add(time.Second))
+	if res, err := a.Delivery.Run(context.Background()); err != nil || res.Delivered != 3 { // the free message too
+		t.Fatalf("pass %+v %v", res, err)
+	}
+	a.NextEach(t, "ann@example.com", "ben@example.com", "cleo@example.com")
+	pro = a.signInAgain(pro)
+	a.ok(nil, http.StatusOK, "GET", "/api/messages/"+got.ID, pro.token, nil, &got)
+	for _, r := range got.Recipients {
+		if r.Status != core.RecipientSent || r.SentAt == nil {
+			t.Fatalf("after the pass %+v", got.Recipients)
+		}
+	}
+}
