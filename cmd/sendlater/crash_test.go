@@ -18,24 +18,27 @@ import (
 )
 
 // TestSendDueSurvivesSIGKILL runs `sendlater send-due` over 2,000 due
-// messages and kills it with SIGKILL at random moments, again and again,
-// then restarts: `sendlater serve` with its scheduler. Every message must
-// have reached the SMTP server at least once within 2 minutes of the
-// restart (the killed runs' leases are 30 seconds), a duplicate must carry
-// the same Message-ID, duplicates must stay within the pass's send
-// concurrency per kill, and the store must be consistent.
+// messages of 3 recipients each and kills it with SIGKILL at random
+// moments, again and again, then restarts: `sendlater serve` with its
+// scheduler. Every recipient must have received every message at least
+// once within 2 minutes of the restart (the killed runs' leases are 30
+// seconds), a duplicate must carry the same Message-ID per recipient,
+// duplicates must stay within the pass's send concurrency (messages in
+// flight, each with its recipients) per kill, and the store must be
+// consistent.
 func TestSendDueSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test")
 	}
 	const (
 		total       = 2000
+		recipients  = 3
 		concurrency = 8
 		maxKills    = 12
 	)
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "data", "sendlater.db")
-	ids := seedDue(t, openStore(t, dir, dbPath), total)
+	ids := seedDue(t, openStore(t, dir, dbPath), total, recipients)
 
 	mail := smtptest.Start(t)
 	mail.SetDelay(time.Millisecond) // sends in flight when the kill comes
@@ -74,9 +77,9 @@ func TestSendDueSurvivesSIGKILL(t *testing.T) {
 	// The restart: the server's scheduler passes every second.
 	restart := time.Now()
 	srv := startServer(t, dir, append(extra, "SENDLATER_SCHEDULER_INTERVAL=1s")...)
-	for !allReceived(mail, total) {
+	for !allReceived(mail, total*recipients) {
 		if time.Since(restart) > 2*time.Minute {
-			t.Fatalf("2 minutes after the restart, %d emails for %d messages", len(mail.Messages()), total)
+			t.Fatalf("2 minutes after the restart, %d emails for %d messages of %d recipients", len(mail.Messages()), total, recipients)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -85,10 +88,17 @@ func TestSendDueSurvivesSIGKILL(t *testing.T) {
 	db := openStore(t, dir, dbPath)
 	defer db.Close()
 
-	// Every message delivered, received, under its own stable Message-ID.
+	// Every recipient of every message delivered, received, under their
+	// own stable Message-ID, and only by them.
 	received := map[string]int{}
+	to := map[string]string{}
 	for _, msg := range mail.Messages() {
-		received[strings.Trim(msg.Header.Get("Message-Id"), "<>")]++
+		id := strings.Trim(msg.Header.Get("Message-Id"), "<>")
+		received[id]++
+		if prev, ok := to[id]; ok && prev != strings.Join(msg.To, ",") {
+			t.Fatalf("Message-ID %s went to %s and to %v", id, prev, msg.To)
+		}
+		to[id] = strings.Join(msg.To, ",")
 	}
 	duplicates := 0
 	for _, id := range ids {
@@ -96,21 +106,24 @@ func TestSendDueSurvivesSIGKILL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Status != core.StatusDelivered || got.EmailMessageID == "" {
-			t.Fatalf("message %s is %s after the final pass", id, got.Status)
+		if got.Status != core.StatusDelivered || len(got.Recipients) != recipients {
+			t.Fatalf("message %s is %s with %d recipients after the final pass", id, got.Status, len(got.Recipients))
 		}
-		n := received[got.EmailMessageID]
-		if n == 0 {
-			t.Fatalf("message %s (%s) never reached the SMTP server", id, got.EmailMessageID)
+		for _, r := range got.Recipients {
+			n := received[r.EmailMessageID]
+			if r.Status != core.RecipientSent || n == 0 || to[r.EmailMessageID] != r.Address {
+				t.Fatalf("message %s to %s (%s, %s) never reached them", id, r.Address, r.EmailMessageID, r.Status)
+			}
+			duplicates += n - 1
+			delete(received, r.EmailMessageID)
 		}
-		duplicates += n - 1
-		delete(received, got.EmailMessageID)
 	}
 	if len(received) != 0 {
-		t.Fatalf("%d emails carry a Message-ID of no message (a retry changed it?)", len(received))
+		t.Fatalf("%d emails carry a Message-ID of no recipient (a retry changed it?)", len(received))
 	}
-	if duplicates > kills*concurrency {
-		t.Fatalf("%d duplicates over %d kills: more than the concurrency (%d) per kill", duplicates, kills, concurrency)
+	if duplicates > kills*concurrency*recipients {
+		t.Fatalf("%d duplicates over %d kills: more than the messages in flight (%d, of %d recipients) per kill",
+			duplicates, kills, concurrency, recipients)
 	}
 	if err := db.Check(); err != nil {
 		t.Fatal(err)
@@ -129,9 +142,9 @@ func allReceived(mail *smtptest.Server, total int) bool {
 	return len(ids) >= total
 }
 
-// seedDue stores total messages of one pro author, all due an hour ago, and
-// closes db.
-func seedDue(t *testing.T, db *bolt.DB, total int) []string {
+// seedDue stores total messages of one pro author, each to recipients
+// people, all due an hour ago, and closes db.
+func seedDue(t *testing.T, db *bolt.DB, total, recipients int) []string {
 	t.Helper()
 	defer db.Close()
 	ctx := context.Background()
@@ -149,8 +162,12 @@ func seedDue(t *testing.T, db *bolt.DB, total int) []string {
 		go func() {
 			defer wg.Done()
 			for i := w; i < total; i += 50 {
-				m := core.NewMessage(u.ID, core.MessageInput{Title: fmt.Sprintf("Letter %d", i), Name: "Charles",
-					Recipient: fmt.Sprintf("charles%d@example.com", i), Body: "Body of letter " + fmt.Sprint(i)}, created, time.UTC)
+				in := core.MessageInput{Title: fmt.Sprintf("Letter %d", i), Body: "Body of letter " + fmt.Sprint(i)}
+				for r := range recipients {
+					in.Recipients = append(in.Recipients, core.RecipientInput{Name: fmt.Sprintf("Reader %d", r),
+						Address: fmt.Sprintf("reader%d.%d@example.com", r, i)})
+				}
+				m := core.NewMessage(u.ID, in, created, time.UTC)
 				ids[i] = m.ID
 				if err := db.CreateMessage(ctx, m, nil); err != nil {
 					errs <- err
