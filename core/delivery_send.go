@@ -175,4 +175,3 @@ func (d *Delivery) release(claimed *Message, log *slog.Logger) {
 		log.Warn("releasing a claim failed; it expires on its own", "err", err)
 	}
 }
-

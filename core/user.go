@@ -53,6 +53,8 @@ type SessionUser struct {
 	MessageLimit int
 	// CanAddMessage is the rule of the Add Message button: MayAddMessage.
 	CanAddMessage bool
+	// RecipientLimit is how many recipients a message may have.
+	RecipientLimit int
 }
 
 // Session derives the session user through the configured price map;
@@ -76,6 +78,7 @@ func (u *User) Session(prices PriceMap, hasMessages bool) SessionUser {
 		StripeSubscriptionStatus: u.StripeSubscriptionStatus,
 		MessageLimit:             MessageLimit(plan, active),
 		CanAddMessage:            MayAddMessage(plan, active, hasMessages),
+		RecipientLimit:           RecipientLimit(plan, active),
 	}
 }
 

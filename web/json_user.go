@@ -17,6 +17,7 @@ type SessionUserJSON struct {
 	StripeSubscriptionStatus string      `json:"stripeSubscriptionStatus"`
 	MessageLimit             *int        `json:"messageLimit"`
 	CanAddMessage            bool        `json:"canAddMessage"`
+	RecipientLimit           int         `json:"recipientLimit"`
 }
 
 // NewSessionUserJSON is su on the wire.
@@ -25,6 +26,7 @@ func NewSessionUserJSON(su *core.SessionUser) *SessionUserJSON {
 		UID: su.UID, Email: su.Email, EmailVerified: su.EmailVerified, Name: su.Name, Picture: su.Picture,
 		Providers: su.Providers, PlanID: su.PlanID, PlanIsActive: su.PlanIsActive, Timezone: su.Timezone,
 		StripeSubscriptionStatus: su.StripeSubscriptionStatus, CanAddMessage: su.CanAddMessage,
+		RecipientLimit: su.RecipientLimit,
 	}
 	if su.MessageLimit > 0 {
 		limit := su.MessageLimit
@@ -39,6 +41,7 @@ func (j *SessionUserJSON) Core() *core.SessionUser {
 		UID: j.UID, Email: j.Email, EmailVerified: j.EmailVerified, Name: j.Name, Picture: j.Picture,
 		Providers: j.Providers, PlanID: j.PlanID, PlanIsActive: j.PlanIsActive, Timezone: j.Timezone,
 		StripeSubscriptionStatus: j.StripeSubscriptionStatus, CanAddMessage: j.CanAddMessage,
+		RecipientLimit: j.RecipientLimit,
 	}
 	if su.Providers == nil {
 		su.Providers = []string{}

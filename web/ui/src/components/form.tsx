@@ -70,7 +70,7 @@ export function useForm<K extends string>(initial: Record<K, string>, validate: 
     }
   };
 
-  return { values, setValues, errors, alert, setAlert, busy, bind, handleSubmit };
+  return { values, setValues, errors, setErrors, alert, setAlert, busy, bind, handleSubmit };
 }
 
 type FieldProps = { label: string; error?: string };

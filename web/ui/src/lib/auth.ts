@@ -17,6 +17,8 @@ export type SessionUser = {
   // How many messages the plan keeps (null: no limit) and whether one may be added now: the
   // server's rule, so no page keeps a copy of it.
   messageLimit: number | null;
+  /** How many recipients a message may have on the plan. */
+  recipientLimit: number;
   canAddMessage: boolean;
 };
 

@@ -13,6 +13,7 @@ export const testUser = (overrides: Partial<SessionUser> = {}): SessionUser => (
   timezone: "Europe/Paris",
   stripeSubscriptionStatus: "",
   messageLimit: 1,
+  recipientLimit: 1,
   canAddMessage: true,
   ...overrides,
 });

@@ -5,6 +5,19 @@ import { idToken, updateUser, type SessionUser } from "../../../lib/auth";
 
 export type Interval = "1M" | "6M" | "12M";
 
+/** One recipient of a message, with the delivery of their own email. */
+export type Recipient = {
+  name: string;
+  recipient: string;
+  status: "pending" | "sent" | "failed" | "refused";
+  sentAt?: number;
+  nextAttemptAt?: number;
+  /** The mail server's reply of a failure, or of the last try while a retry waits. */
+  lastError?: string;
+};
+
+export type RecipientInput = Pick<Recipient, "name" | "recipient">;
+
 export type Message = {
   id: string;
   owner: string;
@@ -23,9 +36,14 @@ export type Message = {
   deliveredAt?: number;
   /** Why a failed message could not be delivered. */
   failureReason?: string;
+  /** Every recipient, the first being name and recipient (absent from servers before it). */
+  recipients?: Recipient[];
 };
 
-export type MessageFields = Pick<Message, "title" | "name" | "recipient" | "message" | "interval">;
+export type MessageFields = Pick<Message, "title" | "name" | "recipient" | "message" | "interval"> & {
+  /** The whole list, when it has more than one or changed; else name and recipient are the one. */
+  recipients?: RecipientInput[];
+};
 
 // The server's pages: the live list sends the first, the rest are read on demand.
 export const pageSize = 50;

@@ -111,6 +111,7 @@ function MessagesCard({ account }: { account: SessionUser }) {
       {editing.kind !== "closed" && (
         <MessageDialog
           message={editing.kind === "edit" ? editing.message : undefined}
+          recipientLimit={account.recipientLimit ?? 1}
           onSaved={replace}
           onDeleted={(id) => apply((list) => list.filter((m) => m.id !== id))}
           onClose={() => setEditing({ kind: "closed" })}

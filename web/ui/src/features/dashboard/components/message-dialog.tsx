@@ -18,17 +18,33 @@ import {
   type Interval,
   type Message,
   type MessageFields,
+  type RecipientInput,
 } from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
 
-type Field = keyof MessageFields;
+// The fields: the message's, then the rows of the recipients after the first, named as the
+// server names them in its errors (recipients[i].name, recipients[i].recipient).
+type Field = string;
+const nameKey = (i: number) => (i === 0 ? "name" : `recipients[${i}].name`);
+const addressKey = (i: number) => (i === 0 ? "recipient" : `recipients[${i}].recipient`);
 
-const requiredMessages = {
-  title: "Please enter a title",
-  name: "Please enter a recipient name",
-  recipient: "Please enter a recipient email address",
-  message: "Please enter a message",
+const requiredMessages = (rows: number) => {
+  const messages: Record<string, string> = { title: "Please enter a title", message: "Please enter a message" };
+  for (let i = 0; i < rows; i++) {
+    messages[nameKey(i)] = "Please enter a recipient name";
+    messages[addressKey(i)] = "Please enter a recipient email address";
+  }
+  return messages;
 };
+
+const rowsOf = (values: Record<Field, string>, rows: number): RecipientInput[] =>
+  Array.from({ length: rows }, (_, i) => ({ name: values[nameKey(i)] ?? "", recipient: values[addressKey(i)] ?? "" }));
+
+const sameList = (a: RecipientInput[], b: RecipientInput[]) =>
+  a.length === b.length && a.every((r, i) => r.name === b[i]?.name && r.recipient === b[i]?.recipient);
+
+// At most 10 recipients, whatever a plan allows.
+const maxRows = (limit: number) => Math.min(limit, 10);
 
 const intervalLabels: Record<Interval, string> = { "1M": "1 month", "6M": "6 months", "12M": "12 months" };
 
@@ -41,21 +57,29 @@ export function MessageDialog({
   onSaved,
   onDeleted,
   onClose,
+  recipientLimit = 1,
 }: {
   message?: Message;
+  /** How many recipients the plan allows (the session user's recipientLimit). */
+  recipientLimit?: number;
   onSaved: (saved: Message) => void;
   onDeleted: (id: string) => void;
   onClose: () => void;
 }) {
+  const [initialRows] = useState<RecipientInput[]>(() =>
+    message?.recipients?.length
+      ? message.recipients.map((r) => ({ name: r.name, recipient: r.recipient }))
+      : [{ name: message?.name ?? "", recipient: message?.recipient ?? "" }],
+  );
+  const [rows, setRows] = useState(initialRows.length);
   const form = useForm<Field>(
     {
       title: message?.title ?? "",
-      name: message?.name ?? "",
-      recipient: message?.recipient ?? "",
       message: message?.message ?? "",
       interval: message?.interval ?? "1M",
+      ...Object.fromEntries(initialRows.flatMap((r, i) => [[nameKey(i), r.name], [addressKey(i), r.recipient]])),
     },
-    (values) => requireFields(values, requiredMessages),
+    (values) => requireFields(values, requiredMessages(rows)),
   );
   const [deleting, setDeleting] = useState(false);
   // One key for the message this dialog creates, however often it is sent.
@@ -67,8 +91,34 @@ export function MessageDialog({
   const sendDate =
     message && interval === message.interval ? message.sendDate : addMonths(Date.now(), intervalMonths[interval]);
 
+  const addRow = () => {
+    form.setValues((v) => ({ ...v, [nameKey(rows)]: "", [addressKey(rows)]: "" }));
+    setRows(rows + 1);
+  };
+  // The rows after the removed one move up, with their helper texts.
+  const removeRow = (at: number) => {
+    const shift = (from: Record<Field, string | undefined>) => {
+      const next = { ...from };
+      for (let i = at; i < rows - 1; i++) {
+        next[nameKey(i)] = from[nameKey(i + 1)];
+        next[addressKey(i)] = from[addressKey(i + 1)];
+      }
+      delete next[nameKey(rows - 1)];
+      delete next[addressKey(rows - 1)];
+      return next;
+    };
+    form.setValues((v) => shift(v) as Record<Field, string>);
+    form.setErrors((e) => shift(e));
+    setRows(rows - 1);
+  };
+
   const save = form.handleSubmit(async (values) => {
-    const text = { title: values.title, name: values.name, recipient: values.recipient, message: values.message };
+    const list = rowsOf(values, rows);
+    const first = list[0] ?? { name: "", recipient: "" };
+    const text: Omit<MessageFields, "interval"> = { title: values.title ?? "", name: first.name, recipient: first.recipient, message: values.message ?? "" };
+    // The list goes to the server when there are or were several and it changed (an edit
+    // replaces it); one recipient is name and recipient, as for clients that know one.
+    if ((list.length > 1 || initialRows.length > 1) && !sameList(list, initialRows)) text.recipients = list;
     if (message) {
       // The server reschedules whenever it is sent an interval other than the message's.
       onSaved(await updateMessage(message.id, interval === message.interval ? text : { ...text, interval }));
@@ -105,14 +155,34 @@ export function MessageDialog({
         <form id="message-form" onSubmit={save} noValidate>
           {form.alert && <Alert>{form.alert}</Alert>}
           <TextField label="Title" autoFocus {...form.bind("title")} />
-          <div className="field-pair">
-            <div>
-              <TextField label="Recipient name" autoComplete="off" {...form.bind("name")} />
-            </div>
-            <div>
-              <TextField label="Recipient email" type="email" autoComplete="off" {...form.bind("recipient")} />
-            </div>
-          </div>
+          <fieldset className="recipients">
+            {Array.from({ length: rows }, (_, i) => (
+              <div className="field-pair recipient-row" key={i}>
+                <div>
+                  <TextField label={i === 0 ? "Recipient name" : `Recipient ${i + 1} name`} autoComplete="off" {...form.bind(nameKey(i))} />
+                </div>
+                <div>
+                  <TextField
+                    label={i === 0 ? "Recipient email" : `Recipient ${i + 1} email`}
+                    type="email"
+                    autoComplete="off"
+                    {...form.bind(addressKey(i))}
+                  />
+                </div>
+                {i > 0 && (
+                  <button type="button" className="secondary outline remove-recipient" onClick={() => removeRow(i)} disabled={busy}>
+                    Remove recipient {i + 1}
+                  </button>
+                )}
+              </div>
+            ))}
+            {rows < maxRows(recipientLimit) && (
+              <button type="button" className="secondary outline" onClick={addRow} disabled={busy}>
+                Add recipient
+              </button>
+            )}
+            {recipientLimit === 1 && <small>Upgrade your plan to send a message to up to 10 people.</small>}
+          </fieldset>
           <TextAreaField label="Message" rows={4} {...form.bind("message")} />
           <SelectField label="Deliver after" {...form.bind("interval")}>
             {Object.entries(intervalLabels).map(([value, label]) => (

@@ -61,6 +61,12 @@ export function MessageRow({
         {message.name}
         <br />
         <small>{message.recipient}</small>
+        {(message.recipients?.length ?? 1) > 1 && (
+          <>
+            <br />
+            <small>and {(message.recipients?.length ?? 1) - 1} more</small>
+          </>
+        )}
       </td>
       <td data-label="Delivery date">
         <time className="date" dateTime={new Date(message.sendDate).toISOString()}>

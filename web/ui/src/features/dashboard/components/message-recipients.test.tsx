@@ -1,0 +1,126 @@
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { afterEach, expect, test } from "vitest";
+import { endSession, user } from "../../../lib/auth";
+import { fail, mockApi, ok } from "../../../testing/api-mock";
+import { plansHandler } from "../../../testing/plans";
+import { renderRoute } from "../../../testing/render-route";
+import { signInAs } from "../../../testing/session";
+import type { Message } from "../api/messages";
+
+afterEach(() => {
+  endSession();
+  user.value = undefined;
+});
+
+const created = (body: Partial<Message>): Message => ({
+  id: "m1",
+  owner: "u1",
+  title: "",
+  name: "",
+  recipient: "",
+  message: "",
+  interval: "1M",
+  sendDate: Date.UTC(2027, 0, 15),
+  isActive: true,
+  featured: false,
+  createdAt: Date.UTC(2026, 11, 15),
+  status: "scheduled",
+  ...body,
+});
+
+/** Opens the dialog once the list has loaded and Add Message works. */
+async function openCreate() {
+  const add = (await screen.findByRole("button", { name: "Add Message" }, { timeout: 5000 })) as HTMLButtonElement;
+  await waitFor(() => expect(add.disabled).toBe(false));
+  fireEvent.click(add);
+  return screen.getByRole("dialog", { name: "Create Message" });
+}
+
+const fill = (dialog: HTMLElement, label: string, value: string) =>
+  fireEvent.change(within(dialog).getByLabelText(label), { target: { value } });
+
+test("on Pro the dialog adds and removes recipient rows, each checked like the first", async () => {
+  signInAs({ planId: "pro", planIsActive: true, messageLimit: null, recipientLimit: 10 });
+  const calls = mockApi({
+    "GET messages": () => ok([]),
+    ...plansHandler(),
+    "POST messages": (call) => ok(created(call.body as Partial<Message>)),
+  });
+  renderRoute("/dashboard");
+
+  const dialog = await openCreate();
+  fireEvent.click(within(dialog).getByRole("button", { name: "Add recipient" }));
+  fireEvent.click(within(dialog).getByRole("button", { name: "Add recipient" }));
+  fireEvent.click(within(dialog).getByRole("button", { name: "Add recipient" }));
+  fill(dialog, "Title", "For all");
+  fill(dialog, "Message", "Hello");
+  fill(dialog, "Recipient name", "Ann");
+  fill(dialog, "Recipient email", "ann@example.com");
+  fill(dialog, "Recipient 2 name", "Ben");
+  fill(dialog, "Recipient 3 email", "cleo@example.com");
+  fill(dialog, "Recipient 4 name", "Dan");
+  fill(dialog, "Recipient 4 email", "dan@example.com");
+  fireEvent.click(within(dialog).getByRole("button", { name: "Create" }));
+  // The empty fields of the rows, with SPEC.md's messages, and nothing sent.
+  expect(within(dialog).getByText("Please enter a recipient email address")).toBeTruthy();
+  expect(within(dialog).getByText("Please enter a recipient name")).toBeTruthy();
+  expect(calls.some((call) => call.method === "POST")).toBe(false);
+
+  // Removing row 2 moves the rows after it up.
+  fireEvent.click(within(dialog).getByRole("button", { name: "Remove recipient 2" }));
+  expect((within(dialog).getByLabelText("Recipient 2 email") as HTMLInputElement).value).toBe("cleo@example.com");
+  fill(dialog, "Recipient 2 name", "Cleo");
+  fireEvent.click(within(dialog).getByRole("button", { name: "Create" }));
+  expect(await screen.findByRole("cell", { name: "For all" })).toBeTruthy();
+  expect(calls.find((call) => call.method === "POST")?.body).toEqual({
+    title: "For all",
+    name: "Ann",
+    recipient: "ann@example.com",
+    message: "Hello",
+    interval: "1M",
+    recipients: [
+      { name: "Ann", recipient: "ann@example.com" },
+      { name: "Cleo", recipient: "cleo@example.com" },
+      { name: "Dan", recipient: "dan@example.com" },
+    ],
+  });
+}, 15000);
+
+test("the server's message of a row shows under that row", async () => {
+  signInAs({ planId: "pro", planIsActive: true, messageLimit: null, recipientLimit: 10 });
+  mockApi({
+    "GET messages": () => ok([]),
+    ...plansHandler(),
+    "POST messages": () =>
+      fail(422, "request/validation", "Please check the highlighted fields.", {
+        "recipients[1].recipient": "This address is already a recipient of this message",
+      }),
+  });
+  renderRoute("/dashboard");
+
+  const dialog = await openCreate();
+  fireEvent.click(within(dialog).getByRole("button", { name: "Add recipient" }));
+  for (const [label, value] of [
+    ["Title", "T"],
+    ["Message", "Hi"],
+    ["Recipient name", "Ann"],
+    ["Recipient email", "ann@example.com"],
+    ["Recipient 2 name", "Ann again"],
+    ["Recipient 2 email", "ANN@example.com"],
+  ] as const) {
+    fill(dialog, label, value);
+  }
+  fireEvent.click(within(dialog).getByRole("button", { name: "Create" }));
+  const help = await within(dialog).findByText("This address is already a recipient of this message");
+  expect(within(dialog).getByLabelText("Recipient 2 email").getAttribute("aria-describedby")).toBe(help.id);
+});
+
+test("the free plan keeps one recipient and says how to have more", async () => {
+  signInAs();
+  mockApi({ "GET messages": () => ok([]) });
+  renderRoute("/dashboard");
+
+  const dialog = await openCreate();
+  expect(within(dialog).queryByRole("button", { name: "Add recipient" })).toBeNull();
+  expect(within(dialog).getByText("Upgrade your plan to send a message to up to 10 people.")).toBeTruthy();
+});
