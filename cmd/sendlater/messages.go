@@ -100,12 +100,15 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 				body = "\n" + m.Body
 			}
 			fields := [][2]string{
-				{"ID", m.ID}, {"Owner", m.Owner}, {"Title", m.Title}, {"Recipient", m.Name + " <" + m.Recipient + ">"},
+				{"ID", m.ID}, {"Owner", m.Owner}, {"Title", m.Title},
+			}
+			fields = append(fields, recipientFields(m)...)
+			fields = append(fields, [][2]string{
 				{"Interval", string(m.Interval)}, {"Send date", cli.When(m.SendDate)}, {"Active", strconv.FormatBool(m.IsActive)},
 				{"Status", string(m.DisplayStatus())}, {"Attempts", strconv.Itoa(m.Attempts)}, {"Last error", cli.OrDash(m.LastError)},
 				{"Reminder sent", cli.When(m.ReminderSentAt)}, {"Delivered", cli.When(m.DeliveredAt)},
 				{"Created", cli.When(m.CreatedAt)},
-			}
+			}...)
 			if follow != nil {
 				fields = append(fields, [2]string{outboxLabel(follow), outboxState(follow)})
 			}
@@ -115,6 +118,30 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&reveal, "reveal", false, "print the message body")
 	return cmd
+}
+
+// recipientFields are a message's recipients, each with how their email
+// went: one "Recipient" line, or "Recipient 1" to "Recipient n".
+func recipientFields(m *core.Message) [][2]string {
+	rs := m.RecipientList()
+	out := make([][2]string, len(rs))
+	for i, r := range rs {
+		label := "Recipient"
+		if len(rs) > 1 {
+			label = fmt.Sprintf("Recipient %d", i+1)
+		}
+		state := string(r.Status)
+		switch {
+		case r.Status == core.RecipientSent:
+			state += " " + cli.When(r.SentAt)
+		case r.LastError != "" && !r.NextAttemptAt.IsZero():
+			state += fmt.Sprintf(", next attempt %s (%s)", cli.When(r.NextAttemptAt), r.LastError)
+		case r.LastError != "":
+			state += ": " + r.LastError
+		}
+		out[i] = [2]string{label, r.Name + " <" + r.Address + ">, " + state}
+	}
+	return out
 }
 
 // outboxLabel names what follows a message.
