@@ -80,7 +80,7 @@ tools:
 bench:
 	$(GO) test ./store/bolt -run '^$$' -bench . -benchtime 2s
 	$(GO) test ./store/postgres -run '^$$' -bench . -benchtime 2s
-	$(GO) test ./core -run '^$$' -bench 'DeliveryThroughput|SchedulerLateness' -benchtime 2x
+	$(GO) test ./core -run '^$$' -bench 'DeliveryThroughput|RecipientThroughput|SchedulerLateness' -benchtime 2x
 	$(GO) test ./web -run '^$$' -bench . -benchtime 2s
 	$(GO) test ./tui -run '^$$' -bench . -count 3
 	$(GO) build -o bin/sendlater ./cmd/sendlater

@@ -69,6 +69,45 @@ func BenchmarkDeliveryThroughput(b *testing.B) {
 	b.ReportMetric(float64(n*b.N)/total.Seconds(), "msgs/s")
 }
 
+// BenchmarkRecipientThroughput delivers 200 due messages of 10 recipients
+// each (2,000 emails, one per recipient) in one pass into the test SMTP
+// server and reports recipient emails per second.
+func BenchmarkRecipientThroughput(b *testing.B) {
+	const n, perMessage = 200, core.MaxRecipients
+	d, db, u, srv := benchDelivery(b)
+	var total time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		srv.Reset()
+		var wg sync.WaitGroup
+		for w := range 16 {
+			wg.Go(func() {
+				for i := w; i < n; i += 16 {
+					in := core.MessageInput{Title: "t", Body: "A letter of a few lines, as most are.\nWith a second line."}
+					for r := range perMessage {
+						in.Recipients = append(in.Recipients, core.RecipientInput{Name: "Reader", Address: fmt.Sprintf("r%d.%d@example.com", r, i)})
+					}
+					m := core.NewMessage(u.ID, in, time.Now(), time.UTC)
+					m.SendDate = time.Now().Add(-time.Minute)
+					if err := db.CreateMessage(context.Background(), m, nil); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		b.StartTimer()
+		start := time.Now()
+		res, err := d.Run(context.Background())
+		total += time.Since(start)
+		if err != nil || res.Delivered != n*perMessage {
+			b.Fatalf("pass: %v %v", res, err)
+		}
+	}
+	b.ReportMetric(float64(n*perMessage*b.N)/total.Seconds(), "emails/s")
+}
+
 // BenchmarkSchedulerLateness runs the in-process scheduler (1 s tick) over
 // messages due at spread times and reports the p99 of send time minus
 // sendDate.
