@@ -37,10 +37,12 @@ func (s *AdminService) steer(ctx context.Context, id string, fn func(m *Message)
 		if err := m.checkCanChange(); err != nil {
 			return err
 		}
+		before := *m
 		if err := fn(m); err != nil {
 			return err
 		}
 		m.UpdatedAt = s.Clock.Now()
+		recordEdit(&before, m, MessageUpdate{}, m.UpdatedAt, ActorOperator)
 		return nil
 	})
 }

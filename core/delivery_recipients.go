@@ -108,6 +108,7 @@ func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcom
 			kind, reason := o.kind, o.err
 			if kind == outcomeSent {
 				r.Status, r.SentAt, r.LastError, r.NextAttemptAt = RecipientSent, now, "", time.Time{}
+				m.record(now, EventSent, "", MessageEvent{Recipient: r.Address})
 				tally.Delivered++
 				if m.WebhookURL != "" {
 					items = append(items, &OutboxItem{ID: recipientItemID(m.ID, o.index), MessageID: m.ID, Owner: m.Owner,
@@ -122,15 +123,18 @@ func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcom
 				if r.Attempts < len(RetryDelays) {
 					r.NextAttemptAt, r.LastError = now.Add(RetryDelays[r.Attempts]), o.err
 					r.Attempts++
+					m.record(now, EventRetrying, "", MessageEvent{Recipient: r.Address, Detail: o.err, NextAttemptAt: r.NextAttemptAt})
 					tally.Retried++
 					continue
 				}
 				kind, reason = outcomeFailed, reasonKeptFailing+o.err
 			}
 			r.Status, r.LastError, r.NextAttemptAt = RecipientFailed, reason, time.Time{}
+			event := EventFailed
 			if kind == outcomeRefused {
-				r.Status = RecipientRefused
+				r.Status, event = RecipientRefused, EventRefused
 			}
+			m.record(now, event, "", MessageEvent{Recipient: r.Address, Detail: reason})
 			tally.Failed++
 			// The author's notice is queued with the outcome, so a mail
 			// server that is down for it too only delays it.

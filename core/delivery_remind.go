@@ -5,6 +5,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"time"
@@ -89,6 +90,8 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 			x.RemindersSent = max(x.RemindersSent+1, passed)
 			if err == nil {
 				x.Status, x.ReminderSentAt = StatusReminded, now
+				x.record(now, EventReminded, "", MessageEvent{Recipient: author.Email,
+					Detail: fmt.Sprintf("reminder %d of %d", x.RemindersSent, len(d.Reminders))})
 			}
 		}
 		return nil, nil

@@ -73,6 +73,10 @@ type Message struct {
 	// with (HashSecret), unique per owner; empty when none.
 	IdempotencyKey string
 
+	// Events are timeline entries to append with the message's next write
+	// (the store writes and clears them); a message read has none.
+	Events []MessageEvent
+
 	// DueAt and RemindAt are derived by Reschedule and indexed by the store:
 	// when delivery work and the next reminder are due (zero: never).
 	DueAt    time.Time
@@ -408,4 +412,5 @@ type MessageStore interface {
 	// until, earliest first; DueReminders the same by RemindAt.
 	DueMessages(ctx context.Context, until time.Time, limit int) ([]*Message, error)
 	DueReminders(ctx context.Context, until time.Time, limit int) ([]*Message, error)
+	MessageEventStore
 }

@@ -100,6 +100,7 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 		return nil, err
 	}
 	m := NewMessage(u.ID, in, s.Clock.Now(), u.Location())
+	m.record(m.CreatedAt, EventCreated, actorOf(ctx), MessageEvent{})
 	if m.IdempotencyKey != "" {
 		// A retry: the message the first request made.
 		prev, err := s.Messages.FindMessageByIdempotencyKey(ctx, u.ID, m.IdempotencyKey)
@@ -166,7 +167,10 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 				return err
 			}
 		}
-		m.Apply(up, s.Clock.Now(), u.Location())
+		before := *m
+		now := s.Clock.Now()
+		m.Apply(up, now, u.Location())
+		recordEdit(&before, m, up, now, actorOf(ctx))
 		return nil
 	})
 }
@@ -179,7 +183,10 @@ func (s *MessageService) Postpone(ctx context.Context, id string) (*Message, err
 		return nil, err
 	}
 	return s.update(ctx, u.ID, id, func(m *Message) error {
-		m.Postpone(s.Clock.Now(), u.Location())
+		now := s.Clock.Now()
+		if m.Postpone(now, u.Location()) {
+			m.record(now, EventPostponed, actorOf(ctx), MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
+		}
 		return nil
 	})
 }

@@ -99,7 +99,10 @@ func (p *PostponeLinkService) Postpone(ctx context.Context, id, code, client str
 		if err := m.checkCanChange(); err != nil {
 			return err
 		}
-		m.Postpone(p.Clock.Now(), author.Location())
+		now := p.Clock.Now()
+		if m.Postpone(now, author.Location()) {
+			m.record(now, EventPostponed, ActorLink, MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
+		}
 		return nil
 	})
 	if err != nil {

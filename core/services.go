@@ -24,6 +24,8 @@ type Messages interface {
 	// same day).
 	Postpone(ctx context.Context, id string) (*Message, error)
 	Delete(ctx context.Context, id string) error
+	// Events returns the message's timeline, oldest first.
+	Events(ctx context.Context, id string) ([]*MessageEvent, error)
 	// Follow sends the first page of the list (DefaultPageSize messages),
 	// with the session user, at once and again after each (coalesced) change
 	// to the messages or the account (a plan that starts or lapses), until

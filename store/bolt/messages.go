@@ -224,6 +224,9 @@ func (s *DB) indexedMessage(records *bbolt.Cursor, id string) (*core.Message, er
 // putMessage reschedules m and writes it over old (nil for a new message).
 func (s *DB) putMessage(tx *bbolt.Tx, old *messageIndex, m *core.Message) error {
 	m.Reschedule(s.reminders)
+	if err := s.putEvents(tx, m); err != nil {
+		return err
+	}
 	return s.putMessageRecord(tx, old, indexOf(m), s.encodeMessage(m))
 }
 
@@ -269,6 +272,9 @@ func (s *DB) deleteMessage(tx *bbolt.Tx, id string) error {
 		return err
 	}
 	s.changed(tx, r.Owner)
+	if err := deleteEvents(tx, id); err != nil {
+		return err
+	}
 	for _, e := range r.index().entries() {
 		if e.key != nil {
 			if err := tx.Bucket(e.bucket).Delete(e.key); err != nil {

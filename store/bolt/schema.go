@@ -63,6 +63,7 @@ var migrations = []migration{
 	schemaOnly(createOutboxBuckets),   // outbox.go
 	(*DB).sealPersonalData,            // records.go
 	schemaOnly(createIdempotencyIndex),
+	schemaOnly(createEventBucket), // events.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an

@@ -246,8 +246,10 @@ func (s *DB) findMessage(ctx context.Context, q querier, id, lock string) (*core
 // (changed) once the transaction committed.
 func (s *DB) putMessage(ctx context.Context, tx pgx.Tx, old, m *core.Message) error {
 	sql, args := s.messageWrite(old, m)
-	_, err := tx.Exec(ctx, sql, args...)
-	return err
+	if _, err := tx.Exec(ctx, sql, args...); err != nil {
+		return err
+	}
+	return s.putEvents(ctx, tx, m)
 }
 
 // messageWrite reschedules m and returns the statement that writes it, as

@@ -17,6 +17,8 @@ const (
 	fieldBody             = "body"
 	fieldLastError        = "lastError"
 	fieldRecipients       = "recipients"
+	fieldEventRecipient   = "eventRecipient"
+	fieldEventDetail      = "eventDetail"
 	fieldWebhookRecipient = "webhookRecipient"
 	fieldWebhookError     = "webhookError"
 	fieldWebhookSecret    = "webhookSecret"
@@ -221,4 +223,43 @@ func (s *Sealer) OpenContact(sc *Contact) (*core.ContactSubmission, error) {
 		*f.dst = v
 	}
 	return c, nil
+}
+
+// Event is a timeline entry as a store keeps it: the recipient's address
+// and the detail (a mail server's reply may quote it) sealed, bound to the
+// message's id; the rest in Plain. Both are nil when empty.
+type Event struct {
+	Plain             core.MessageEvent
+	Recipient, Detail []byte
+}
+
+// SealEvent seals e's recipient and detail.
+func (s *Sealer) SealEvent(e *core.MessageEvent) Event {
+	se := Event{Plain: *e}
+	if e.Recipient != "" {
+		se.Recipient = s.sealField(e.MessageID, fieldEventRecipient, e.Recipient)
+	}
+	if e.Detail != "" {
+		se.Detail = s.sealField(e.MessageID, fieldEventDetail, e.Detail)
+	}
+	se.Plain.Recipient, se.Plain.Detail = "", ""
+	return se
+}
+
+// OpenEvent opens se into a new event.
+func (s *Sealer) OpenEvent(se *Event) (*core.MessageEvent, error) {
+	e := new(core.MessageEvent)
+	*e = se.Plain
+	var err error
+	if se.Recipient != nil {
+		if e.Recipient, err = s.openField(e.MessageID, fieldEventRecipient, se.Recipient); err != nil {
+			return nil, err
+		}
+	}
+	if se.Detail != nil {
+		if e.Detail, err = s.openField(e.MessageID, fieldEventDetail, se.Detail); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -62,5 +63,50 @@ func testRecipients(t *testing.T, s Stores) {
 	must(t, err)
 	if len(got.Recipients) != 0 || len(got.RecipientList()) != 1 || got.RecipientList()[0].Address != old.Recipient {
 		t.Fatalf("a message without a list reads %+v", got.Recipients)
+	}
+}
+
+// testMessageEvents: a message's events are written with it, in order,
+// sealed, and go with it.
+func testMessageEvents(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	m := NewMessage(s, u.ID, core.Interval1M)
+	now := s.Clock.Now()
+	m.Events = []core.MessageEvent{{At: now, Kind: core.EventCreated, Actor: core.ActorDashboard}}
+	must(t, s.Messages.CreateMessage(ctx, m, allow))
+	if len(m.Events) != 0 {
+		t.Fatalf("CreateMessage left %d events to write", len(m.Events))
+	}
+	other := MustCreateMessage(t, s, u.ID, core.Interval1M)
+	_, err := s.Delivery.SettleMessage(ctx, m.ID, func(x *core.Message) ([]*core.OutboxItem, error) {
+		x.Events = append(x.Events,
+			core.MessageEvent{At: now.Add(time.Minute), Kind: core.EventSent, Recipient: "grace@example.com"},
+			core.MessageEvent{At: now.Add(time.Minute), Kind: core.EventRetrying, Recipient: "alan@example.org",
+				Detail: "451 alan@example.org: try later", NextAttemptAt: now.Add(2 * time.Minute)})
+		return nil, nil
+	})
+	must(t, err)
+	// An aborted write appends nothing.
+	_, err = s.Messages.UpdateMessage(ctx, m.ID, func(x *core.Message) error {
+		x.Events = append(x.Events, core.MessageEvent{At: now, Kind: core.EventEdited})
+		return errAbort
+	})
+	if !errors.Is(err, errAbort) {
+		t.Fatalf("UpdateMessage error = %v", err)
+	}
+	got, err := s.Messages.ListMessageEvents(ctx, m.ID)
+	must(t, err)
+	if len(got) != 3 || got[0].Kind != core.EventCreated || got[0].Actor != core.ActorDashboard ||
+		got[1].Kind != core.EventSent || got[1].Recipient != "grace@example.com" ||
+		got[2].Detail != "451 alan@example.org: try later" || !got[2].NextAttemptAt.Equal(now.Add(2*time.Minute)) ||
+		!got[2].At.Equal(now.Add(time.Minute)) || got[2].MessageID != m.ID {
+		t.Fatalf("events %+v", got)
+	}
+	if none, err := s.Messages.ListMessageEvents(ctx, other.ID); err != nil || len(none) != 0 {
+		t.Fatalf("another message's events: %+v %v", none, err)
+	}
+	must(t, s.Messages.DeleteMessage(ctx, m.ID))
+	if gone, err := s.Messages.ListMessageEvents(ctx, m.ID); err != nil || len(gone) != 0 {
+		t.Fatalf("a deleted message's events: %+v %v", gone, err)
 	}
 }

@@ -82,6 +82,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"ClaimReminders", needsDelivery(testClaimReminders)},
 		{"SettleMessage", needsDelivery(testSettleMessage)},
 		{"Recipients", needsDelivery(testRecipients)},
+		{"MessageEvents", needsDelivery(testMessageEvents)},
 		{"Outbox", needsDelivery(testOutbox)},
 		{"Refusals", needsDelivery(testRefusals)},
 		{"WebhookSecrets", needsDelivery(testWebhookSecrets)},
