@@ -27,6 +27,8 @@ type Admin interface {
 	// call or its author's failure notice) while it waits or after it
 	// failed for good; ENotFound when none does.
 	MessageOutbox(ctx context.Context, id string) (*OutboxItem, error)
+	// MessageEvents is a message's timeline, oldest first.
+	MessageEvents(ctx context.Context, id string) ([]*MessageEvent, error)
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 
 	// SendDue runs one delivery pass; PreviewDue lists what a pass at the
@@ -116,6 +118,13 @@ func (s *AdminService) MessageOutbox(ctx context.Context, id string) (*OutboxIte
 		return nil, err
 	}
 	return d.Store.FindOutboxItem(ctx, id)
+}
+
+func (s *AdminService) MessageEvents(ctx context.Context, id string) ([]*MessageEvent, error) {
+	if _, err := s.Messages.FindMessageByID(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.Messages.ListMessageEvents(ctx, id)
 }
 
 func (s *AdminService) Backup(ctx context.Context, w io.Writer) (int64, error) {

@@ -9,11 +9,13 @@ import (
 // without its secrets: the password hash and the postpone codes are
 // cleared, access tokens come without their hashes.
 type AccountExport struct {
-	ExportedAt   time.Time
-	User         User // PasswordHash cleared
-	HasPassword  bool
-	Plan         PlanID
-	Messages     []*Message // PostponeCode cleared
+	ExportedAt  time.Time
+	User        User // PasswordHash cleared
+	HasPassword bool
+	Plan        PlanID
+	Messages    []*Message // PostponeCode cleared
+	// Events are each message's timeline, by message id.
+	Events       map[string][]*MessageEvent
 	AccessTokens []AccessTokenInfo
 	// LinkedAccounts are the social sign-in providers' accounts, oldest
 	// first (their wire form says whether each is confirmed, never the
@@ -49,8 +51,12 @@ func (a *Auth) Export(ctx context.Context) (*AccountExport, error) {
 		}
 	}
 	x.User.PasswordHash = ""
+	x.Events = make(map[string][]*MessageEvent, len(ms))
 	for _, m := range ms {
 		m.PostponeCode = ""
+		if x.Events[m.ID], err = a.Messages.ListMessageEvents(ctx, m.ID); err != nil {
+			return nil, err
+		}
 	}
 	for _, t := range ts {
 		x.AccessTokens = append(x.AccessTokens, t.Info())

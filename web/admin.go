@@ -53,6 +53,7 @@ func (s *AdminServer) Handler() http.Handler {
 	mux.HandleFunc("GET /admin/messages", s.handleListMessages)
 	mux.HandleFunc("GET /admin/messages/{id}", s.handleShowMessage)
 	mux.HandleFunc("GET /admin/messages/{id}/outbox", s.handleMessageOutbox)
+	mux.HandleFunc("GET /admin/messages/{id}/events", s.handleMessageEvents)
 	mux.HandleFunc("GET /admin/backup", s.handleBackup)
 	mux.HandleFunc("POST /admin/send-due", s.handleSendDue)
 	mux.HandleFunc("GET /admin/due", s.handlePreviewDue)
@@ -232,6 +233,15 @@ func (s *AdminServer) handleMessageOutbox(w http.ResponseWriter, r *http.Request
 		return
 	}
 	writeData(w, http.StatusOK, NewOutboxItemJSON(it))
+}
+
+func (s *AdminServer) handleMessageEvents(w http.ResponseWriter, r *http.Request) {
+	es, err := s.Admin.MessageEvents(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, EventsJSON(es))
 }
 
 // handleBackup streams a consistent copy of the store.

@@ -106,6 +106,14 @@ func (c *AdminClient) MessageOutbox(ctx context.Context, id string) (*core.Outbo
 	return out.Core(), nil
 }
 
+func (c *AdminClient) MessageEvents(ctx context.Context, id string) ([]*core.MessageEvent, error) {
+	var out []EventJSON
+	if err := c.t.do(ctx, "GET", "/admin/messages/"+url.PathEscape(id)+"/events", nil, &out); err != nil {
+		return nil, err
+	}
+	return eventsCore(id, out), nil
+}
+
 // Backup copies the server's store to w. A copy cut short by the server is an
 // error, never a silently truncated file.
 func (c *AdminClient) Backup(ctx context.Context, w io.Writer) (int64, error) {

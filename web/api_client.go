@@ -95,6 +95,15 @@ func (c *APIClient) Update(ctx context.Context, id string, up core.MessageUpdate
 	})
 }
 
+// Events returns the message's timeline, oldest first.
+func (c *APIClient) Events(ctx context.Context, id string) ([]*core.MessageEvent, error) {
+	var out []EventJSON
+	if err := c.t.do(ctx, "GET", messagePath(id)+"/events", nil, &out); err != nil {
+		return nil, err
+	}
+	return eventsCore(id, out), nil
+}
+
 func (c *APIClient) Postpone(ctx context.Context, id string) (*core.Message, error) {
 	return c.message(ctx, "POST", messagePath(id)+"/postpone", nil, nil)
 }

@@ -43,6 +43,7 @@ func (a *authorAPI) routes(mux *http.ServeMux, signedIn, stream, quick guard) {
 	mux.HandleFunc("PATCH /api/messages/{id}", signedIn(a.handleUpdateMessage))
 	mux.HandleFunc("DELETE /api/messages/{id}", signedIn(a.handleDeleteMessage))
 	mux.HandleFunc("POST /api/messages/{id}/postpone", signedIn(a.handlePostponeMessage))
+	mux.HandleFunc("GET /api/messages/{id}/events", signedIn(quick(a.handleMessageEvents)))
 }
 
 // shutdown is closed when a server shuts down, to end long-lived replies

@@ -42,6 +42,8 @@ type ExportedUserJSON struct {
 type ExportedMessageJSON struct {
 	*MessageJSON
 	UpdatedAt int64 `json:"updatedAt"`
+	// Events are its timeline, oldest first.
+	Events []EventJSON `json:"events"`
 }
 
 // NewAccountExportJSON is x on the wire.
@@ -61,7 +63,7 @@ func NewAccountExportJSON(x *core.AccountExport) *AccountExportJSON {
 			CreatedAt:                millis(u.CreatedAt), UpdatedAt: millis(u.UpdatedAt),
 		},
 		Messages: each(x.Messages, func(m *core.Message) ExportedMessageJSON {
-			return ExportedMessageJSON{MessageJSON: NewMessageJSON(m), UpdatedAt: millis(m.UpdatedAt)}
+			return ExportedMessageJSON{MessageJSON: NewMessageJSON(m), UpdatedAt: millis(m.UpdatedAt), Events: EventsJSON(x.Events[m.ID])}
 		}),
 		AccessTokens: each(x.AccessTokens, NewAccessTokenJSON),
 		LinkedAccounts: each(x.LinkedAccounts, func(l *core.ProviderLink) ExportedLinkJSON {

@@ -42,6 +42,8 @@ type AdminMessageFields struct {
 	// Outbox is what follows the message (`messages show --json`): its
 	// webhook call or its author's failure notice, waiting or failed.
 	Outbox *OutboxItemJSON `json:"outbox,omitempty"`
+	// Events are its timeline (`messages show --json`).
+	Events []EventJSON `json:"events,omitempty"`
 }
 
 // NewMessageJSON is m as the API sends it to its author.

@@ -133,6 +133,15 @@ func (a *authorAPI) handlePostponeMessage(w http.ResponseWriter, r *http.Request
 	writeMessage(w, http.StatusOK, m)
 }
 
+func (a *authorAPI) handleMessageEvents(w http.ResponseWriter, r *http.Request) {
+	es, err := a.messages.Events(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, EventsJSON(es))
+}
+
 func (a *authorAPI) handleDeleteMessage(w http.ResponseWriter, r *http.Request) {
 	if err := a.messages.Delete(r.Context(), r.PathValue("id")); err != nil {
 		writeError(w, r, err)

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"context"
 	"net/http"
 	"testing"
@@ -73,5 +74,29 @@ func TestMessageRecipientsAPI(t *testing.T) {
 		if r.Status != core.RecipientSent || r.SentAt == nil {
 			t.Fatalf("after the pass %+v", got.Recipients)
 		}
+	}
+
+	// The timeline: created, edited, then one "sent" per recipient.
+	var events []web.EventJSON
+	a.ok(nil, http.StatusOK, "GET", "/api/messages/"+got.ID+"/events", pro.token, nil, &events)
+	var kinds []string
+	for _, e := range events {
+		kinds = append(kinds, string(e.Kind)+" "+e.Recipient)
+	}
+	if want := "[created  edited  sent ben@example.com sent cleo@example.com]"; fmt.Sprint(kinds) != want {
+		t.Fatalf("timeline %v, want %s", kinds, want)
+	}
+	free = a.signInAgain(free)
+	a.fail(nil, http.StatusNotFound, "message/not-found", "GET", "/api/messages/"+got.ID+"/events", free.token, nil)
+	// Exported with the account.
+	var export struct {
+		Messages []struct {
+			ID     string          `json:"id"`
+			Events []web.EventJSON `json:"events"`
+		} `json:"messages"`
+	}
+	a.ok(nil, http.StatusOK, "GET", "/api/me/export", pro.token, nil, &export)
+	if len(export.Messages) != 1 || len(export.Messages[0].Events) != 4 {
+		t.Fatalf("export %+v", export)
 	}
 }

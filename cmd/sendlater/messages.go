@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -87,8 +88,13 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 			if err != nil && core.ErrorCode(err) != core.ENotFound {
 				return err
 			}
+			events, err := admin.MessageEvents(cmd.Context(), m.ID)
+			if err != nil {
+				return err
+			}
 			if asJSON {
 				j := messageJSON(m, reveal)
+				j.Events = web.EventsJSON(events)
 				if follow != nil {
 					o := web.NewOutboxItemJSON(follow)
 					j.Outbox = &o
@@ -112,12 +118,41 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 			if follow != nil {
 				fields = append(fields, [2]string{outboxLabel(follow), outboxState(follow)})
 			}
-			return cli.PrintFields(a.stdout, append(fields, [2]string{"Message", body}))
+			if err := cli.PrintFields(a.stdout, append(fields, [2]string{"Message", body})); err != nil {
+				return err
+			}
+			return printTimeline(a.stdout, events)
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&reveal, "reveal", false, "print the message body")
 	return cmd
+}
+
+// printTimeline prints a message's events, oldest first, one a line.
+func printTimeline(w io.Writer, events []*core.MessageEvent) error {
+	if _, err := fmt.Fprintln(w, "\nTimeline:"); err != nil {
+		return err
+	}
+	for _, e := range events {
+		line := "  " + cli.When(e.At) + "  " + string(e.Kind)
+		if e.Recipient != "" {
+			line += " " + e.Recipient
+		}
+		if e.Actor != "" {
+			line += " by " + e.Actor
+		}
+		if e.Detail != "" {
+			line += ": " + e.Detail
+		}
+		if !e.NextAttemptAt.IsZero() {
+			line += ", next attempt " + cli.When(e.NextAttemptAt)
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // recipientFields are a message's recipients, each with how their email
