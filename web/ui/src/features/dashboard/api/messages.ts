@@ -190,3 +190,16 @@ export function useMessages() {
 
   return { messages, more, loadMore, error, paused, resume, apply };
 }
+
+/** One entry of a message's timeline (GET /api/messages/{id}/events). */
+export type TimelineEvent = {
+  at: number;
+  kind: "created" | "edited" | "postponed" | "paused" | "resumed" | "reminded" | "sent" | "retrying" | "failed" | "refused" | "webhook";
+  actor?: string;
+  recipient?: string;
+  detail?: string;
+  nextAttemptAt?: number;
+};
+
+/** The message's timeline, oldest first. */
+export const messageEvents = (id: string) => api<TimelineEvent[]>(`messages/${encodeURIComponent(id)}/events`);

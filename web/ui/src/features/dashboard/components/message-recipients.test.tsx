@@ -124,3 +124,39 @@ test("the free plan keeps one recipient and says how to have more", async () => 
   expect(within(dialog).queryByRole("button", { name: "Add recipient" })).toBeNull();
   expect(within(dialog).getByText("Upgrade your plan to send a message to up to 10 people.")).toBeTruthy();
 });
+
+test("History opens the message's timeline from its row: one Sent per recipient", async () => {
+  signInAs({ planId: "pro", planIsActive: true, messageLimit: null, recipientLimit: 10 });
+  const delivered = created({
+    title: "For all",
+    name: "Ann",
+    recipient: "ann@example.com",
+    status: "delivered",
+    recipients: [
+      { name: "Ann", recipient: "ann@example.com", status: "sent", sentAt: Date.UTC(2027, 0, 15) },
+      { name: "Ben", recipient: "ben@example.com", status: "sent", sentAt: Date.UTC(2027, 0, 15) },
+    ],
+  });
+  mockApi({
+    "GET messages": () => ok([delivered]),
+    ...plansHandler(),
+    "GET messages/m1/events": () =>
+      ok([
+        { at: Date.UTC(2026, 11, 15), kind: "created", actor: "author (web app)" },
+        { at: Date.UTC(2027, 0, 15), kind: "retrying", recipient: "ben@example.com", detail: "451 busy", nextAttemptAt: Date.UTC(2027, 0, 15, 0, 1) },
+        { at: Date.UTC(2027, 0, 15), kind: "sent", recipient: "ann@example.com" },
+        { at: Date.UTC(2027, 0, 15, 0, 1), kind: "sent", recipient: "ben@example.com" },
+      ]),
+  });
+  renderRoute("/dashboard");
+
+  const row = (await screen.findByRole("cell", { name: "For all" }, { timeout: 5000 })).closest("tr")!;
+  expect(within(row).getByText("and 1 more")).toBeTruthy();
+  fireEvent.click(within(row).getByRole("button", { name: "History: For all" }));
+  const dialog = screen.getByRole("dialog", { name: "History of For all" });
+  expect(await within(dialog).findAllByText("Sent")).toHaveLength(2);
+  expect(within(dialog).getByText(/to ben@example.com, 451 busy, next attempt/)).toBeTruthy();
+  expect(within(dialog).getByText(/by author \(web app\)/)).toBeTruthy();
+  fireEvent.click(within(dialog).getAllByRole("button", { name: "Close" })[0]!);
+  expect(screen.queryByRole("dialog")).toBeNull();
+});

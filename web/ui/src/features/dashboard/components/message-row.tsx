@@ -3,6 +3,7 @@ import { errorMessage } from "../../../components/form";
 import { showToast } from "../../../lib/toasts";
 import { postponeMessage, updateMessage, type Message } from "../api/messages";
 import { formatDate } from "./dates";
+import { TimelineDialog } from "./timeline-dialog";
 
 // SPEC.md section 9: the postponed toast stays 6 seconds.
 const postponedToastMs = 6000;
@@ -37,6 +38,7 @@ export function MessageRow({
   onEdit: () => void;
 }) {
   const [busy, setBusy] = useState<"toggle" | "postpone">();
+  const [history, setHistory] = useState(false);
   // A message on its way or delivered can no longer change.
   const settled = message.status === "delivered" || message.status === "sending";
   const cannotPostpone = postponeBlockers[message.status];
@@ -115,6 +117,10 @@ export function MessageRow({
         <button type="button" className="outline secondary" disabled={settled} onClick={onEdit}>
           Edit
         </button>
+        <button type="button" className="outline secondary" aria-label={`History: ${message.title}`} onClick={() => setHistory(true)}>
+          History
+        </button>
+        {history && <TimelineDialog message={message} onClose={() => setHistory(false)} />}
       </td>
     </tr>
   );

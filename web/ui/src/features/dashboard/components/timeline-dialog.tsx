@@ -1,0 +1,77 @@
+import { useEffect, useState } from "react";
+import { Alert, errorMessage } from "../../../components/form";
+import { Modal } from "../../../components/modal";
+import { Spinner } from "../../../components/loading";
+import { messageEvents, type Message, type TimelineEvent } from "../api/messages";
+
+const kindLabels: Record<TimelineEvent["kind"], string> = {
+  created: "Created",
+  edited: "Edited",
+  postponed: "Postponed",
+  paused: "Paused",
+  resumed: "Resumed",
+  reminded: "Reminder sent",
+  sent: "Sent",
+  retrying: "Retrying",
+  failed: "Failed",
+  refused: "Refused by the recipient",
+  webhook: "Webhook called",
+};
+
+const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/** What one entry says beyond its kind: to whom, by whom, the server's reply, the next try. */
+function describe(e: TimelineEvent) {
+  const parts: string[] = [];
+  if (e.recipient) parts.push(`to ${e.recipient}`);
+  if (e.actor) parts.push(`by ${e.actor}`);
+  if (e.kind === "postponed" && e.detail) parts.push(`to ${when(Date.parse(e.detail))}`);
+  else if (e.detail) parts.push(e.detail);
+  if (e.nextAttemptAt) parts.push(`next attempt ${when(e.nextAttemptAt)}`);
+  return parts.join(", ");
+}
+
+/** The message's history, read from the server when opened. */
+export function TimelineDialog({ message, onClose }: { message: Message; onClose: () => void }) {
+  const [events, setEvents] = useState<TimelineEvent[]>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    let live = true;
+    messageEvents(message.id).then(
+      (list) => live && setEvents(list),
+      (e: unknown) => live && setError(errorMessage(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [message.id]);
+
+  return (
+    <Modal labelledBy="timeline-dialog-title" className="timeline-dialog" onClose={onClose}>
+      <article>
+        <header>
+          <button type="button" aria-label="Close" rel="prev" onClick={onClose} />
+          <h2 id="timeline-dialog-title">History of {message.title}</h2>
+        </header>
+        {error && <Alert>{error}</Alert>}
+        {events === undefined ? (
+          !error && <Spinner label="Loading the history" />
+        ) : (
+          <ol className="timeline">
+            {events.map((e, i) => (
+              <li key={i} data-kind={e.kind}>
+                <time dateTime={new Date(e.at).toISOString()}>{when(e.at)}</time> <strong>{kindLabels[e.kind] ?? e.kind}</strong>
+                {describe(e) && <> {describe(e)}</>}
+              </li>
+            ))}
+          </ol>
+        )}
+        <footer>
+          <button type="button" onClick={onClose} autoFocus>
+            Close
+          </button>
+        </footer>
+      </article>
+    </Modal>
+  );
+}
