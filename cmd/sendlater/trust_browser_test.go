@@ -1,0 +1,87 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/mailer/smtptest"
+)
+
+// TestTrustInABrowser drives web/ui/e2e/trust.mjs against the real binary
+// and the in-process SMTP server: a Pro user adds a message with three
+// recipients in the browser; `messages deliver-now` delivers it (one email
+// each, each its own Message-ID); the browser then opens the message's
+// History from its row and sees one "sent" per recipient.
+func TestTrustInABrowser(t *testing.T) {
+	browser := chromium(t)
+	node, suite := browserSuite(t)
+	script := filepath.Join(filepath.Dir(suite), "trust.mjs")
+	mail := smtptest.Start(t)
+	dir := t.TempDir()
+	env := smtpEnv(mail)
+	srv := startServer(t, dir, env...)
+
+	const email, password = "trust@example.com", "plum-kettle-orbit-47"
+	body, _ := json.Marshal(map[string]string{"email": email, "password": password})
+	resp, err := http.Post(srv.url+"/api/auth/signup", "application/json", bytes.NewReader(body))
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("sign up: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	mustRunEnv(t, dir, env, "users", "set-plan", email, "pro")
+
+	runScript := func(phase string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, node, script, srv.url, email, password, phase)
+		cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("trust.mjs %s failed: %v\n%s\nserver log:\n%s", phase, err, out, srv.logs)
+		}
+		t.Logf("%s", out)
+	}
+	runScript("create")
+
+	var list []struct {
+		ID         string `json:"id"`
+		Recipients []struct {
+			Recipient string `json:"recipient"`
+		} `json:"recipients"`
+	}
+	if err := json.Unmarshal([]byte(mustRunEnv(t, dir, env, "messages", "list", "--json").stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || len(list[0].Recipients) != 3 {
+		t.Fatalf("stored %+v", list)
+	}
+	mustRunEnv(t, dir, env, "messages", "deliver-now", list[0].ID)
+	got, err := mail.WaitFor(4, 30*time.Second) // the verification email, then one each
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, m := range got {
+		to := strings.Join(m.To, ",")
+		if to == email {
+			continue
+		}
+		id := m.Header.Get("Message-Id")
+		if prev, dup := ids[id]; dup {
+			t.Fatalf("Message-ID %s went to %s and %s", id, prev, to)
+		}
+		ids[id] = to
+	}
+	if len(ids) != 3 {
+		t.Fatalf("emails to recipients: %v", ids)
+	}
+	runScript("history")
+}

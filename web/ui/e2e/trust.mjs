@@ -1,0 +1,87 @@
+// Messages people can trust, in a browser, against a running server whose user has Pro:
+//   node web/ui/e2e/trust.mjs <server url> <email> <password> create|history
+// create: sign in, add a message with three recipients (adding and removing rows), see it listed.
+// history: sign in, open the delivered message's History from its row, see one "Sent" per
+// recipient. `go test ./cmd/sendlater -run TrustInABrowser` signs the user up, grants Pro,
+// runs create, delivers the message with `sendlater messages deliver-now`, then runs history.
+import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
+
+const [base, email, password, phase] = process.argv.slice(2);
+if (!base || !email || !password || !["create", "history"].includes(phase)) {
+  console.error("usage: node trust.mjs <server url> <email> <password> create|history");
+  process.exit(2);
+}
+const title = "For the three of you";
+const recipients = [
+  ["Ann", "ann@example.com"],
+  ["Ben", "ben@example.com"],
+  ["Cleo", "cleo@example.com"],
+];
+
+const checks = checker();
+const { check } = checks;
+const browser = await launch();
+const visible = (locator) => locator.first().waitFor({ state: "visible" });
+try {
+  const context = await browser.newContext({ reducedMotion: "reduce" });
+  const page = await openPage(context);
+  const quiet = (what) => {
+    const noise = takeNoise(page);
+    expect(noise.length === 0, `${what}: ${noise.join("; ")}`);
+  };
+
+  await check("sign in", async () => {
+    await page.goto(`${base}/auth/signin?next=/dashboard`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${base}/dashboard`);
+  });
+
+  if (phase === "create") {
+    await check("three recipients", async () => {
+      await page.getByRole("button", { name: "Add Message" }).click();
+      const dialog = page.getByRole("dialog", { name: "Create Message" });
+      await visible(dialog);
+      for (let i = 0; i < 3; i++) await dialog.getByRole("button", { name: "Add recipient" }).click();
+      await dialog.getByRole("button", { name: "Remove recipient 4" }).click();
+      expect((await dialog.getByLabel("Recipient 4 name").count()) === 0, "the removed row stays");
+      await dialog.getByLabel("Title").fill(title);
+      await dialog.getByLabel("Message").fill("Dear all,\nthe key is under the mat.");
+      for (const [i, [name, address]] of recipients.entries()) {
+        await dialog.getByLabel(i === 0 ? "Recipient name" : `Recipient ${i + 1} name`).fill(name);
+        await dialog.getByLabel(i === 0 ? "Recipient email" : `Recipient ${i + 1} email`).fill(address);
+      }
+      const violations = await axeViolations(page);
+      expect(violations.length === 0, `axe on the dialog with three recipients: ${violations.join("; ")}`);
+      await dialog.getByRole("button", { name: "Create" }).click();
+      await dialog.waitFor({ state: "detached" });
+      const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: title, exact: true }) });
+      await visible(row.getByText("and 2 more"));
+      quiet("three recipients");
+    });
+  } else {
+    await check("the history shows one sent per recipient", async () => {
+      const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: title, exact: true }) });
+      await visible(row.getByRole("cell", { name: "Delivered" }));
+      await row.getByRole("button", { name: `History: ${title}` }).click();
+      const dialog = page.getByRole("dialog", { name: `History of ${title}` });
+      await visible(dialog.locator('li[data-kind="sent"]'));
+      for (const [, address] of recipients) {
+        await visible(dialog.locator('li[data-kind="sent"]').filter({ hasText: address }));
+      }
+      const sent = await dialog.locator('li[data-kind="sent"]').count();
+      expect(sent === 3, `${sent} "Sent" entries, want one per recipient`);
+      await visible(dialog.locator('li[data-kind="created"]'));
+      const violations = await axeViolations(page);
+      expect(violations.length === 0, `axe on the history: ${violations.join("; ")}`);
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "detached" });
+      quiet("history");
+    });
+  }
+  await context.close();
+} finally {
+  await browser.close();
+}
+report(checks, `trust checks (${phase})`);
