@@ -184,6 +184,29 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 		log.Error("outbox item failed for good", "err", it.LastError)
 	}
 	d.settleOutbox(ctx, it, done, counts, log)
+	if webhook && ctx.Err() == nil {
+		d.recordWebhook(ctx, it, err, log)
+	}
+}
+
+// recordWebhook adds a webhook call's outcome to its message's timeline.
+func (d *Delivery) recordWebhook(ctx context.Context, it *OutboxItem, callErr error, log *slog.Logger) {
+	detail, next := "answered 2xx", time.Time{}
+	switch {
+	case callErr != nil && it.FailedAt.IsZero():
+		detail, next = "failed, will retry: "+it.LastError, it.NextAttemptAt
+	case callErr != nil:
+		detail = "failed for good: " + it.LastError
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	_, err := d.Messages.UpdateMessage(sctx, it.MessageID, func(m *Message) error {
+		m.record(d.Clock.Now(), EventWebhook, "", MessageEvent{Recipient: it.Recipient, Detail: detail, NextAttemptAt: next})
+		return nil
+	})
+	if err != nil && ErrorCode(err) != EMessageNotFound {
+		log.Warn("recording a webhook call in the timeline failed", "err", err)
+	}
 }
 
 // postWebhook POSTs a delivered message's webhook call, signed with its

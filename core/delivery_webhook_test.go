@@ -80,6 +80,20 @@ func TestBusinessWebhookIsSignedAndRetried(t *testing.T) {
 	if res = e.pass(t, core.PassResult{}); res.Webhooks != 0 {
 		t.Fatal("a webhook was called again after success")
 	}
+	// The timeline tells both calls.
+	events, err := e.Messages.Events(e.As(u.ID), m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, ev := range events {
+		if ev.Kind == core.EventWebhook {
+			calls = append(calls, ev.Detail)
+		}
+	}
+	if len(calls) != 2 || !strings.HasPrefix(calls[0], "failed, will retry: ") || calls[1] != "answered 2xx" {
+		t.Fatalf("webhook calls in the timeline: %q", calls)
+	}
 }
 
 // The author's notice of a failed delivery is queued with the failure: a
