@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/seal"
@@ -55,13 +56,37 @@ func (s *DB) putEvent(b *bbolt.Bucket, se seal.Event) error {
 	if err != nil {
 		return err
 	}
-	e := &se.Plain
-	v, err := json.Marshal(eventRecord{At: unixNano(e.At), Kind: string(e.Kind), Actor: e.Actor,
-		Recipient: se.Recipient, Detail: se.Detail, NextAttemptAt: unixNano(e.NextAttemptAt)})
+	se.Seq = int64(seq)
+	key, v, err := encodeEvent(&se)
 	if err != nil {
 		return err
 	}
-	return b.Put(binary.BigEndian.AppendUint64(eventPrefix(e.MessageID), seq), v)
+	return b.Put(key, v)
+}
+
+// encodeEvent is a sealed event's key and stored record.
+func encodeEvent(se *seal.Event) (key, v []byte, err error) {
+	e := &se.Plain
+	if err := validID("message", e.MessageID); err != nil {
+		return nil, nil, err
+	}
+	v, err = json.Marshal(eventRecord{At: unixNano(e.At), Kind: string(e.Kind), Actor: e.Actor,
+		Recipient: se.Recipient, Detail: se.Detail, NextAttemptAt: unixNano(e.NextAttemptAt)})
+	return binary.BigEndian.AppendUint64(eventPrefix(e.MessageID), uint64(se.Seq)), v, err
+}
+
+// decodeEvent reads a stored event, its sealed fields copied out of the
+// file.
+func decodeEvent(k, v []byte) (*seal.Event, error) {
+	var r eventRecord
+	if err := json.Unmarshal(v, &r); err != nil || len(k) < 9 || k[len(k)-9] != '|' {
+		return nil, fmt.Errorf("decode timeline event %x: %v", k, err)
+	}
+	return &seal.Event{
+		Plain: core.MessageEvent{MessageID: string(k[:len(k)-9]), At: fromUnixNano(r.At), Kind: core.EventKind(r.Kind),
+			Actor: r.Actor, NextAttemptAt: fromUnixNano(r.NextAttemptAt)},
+		Recipient: bytes.Clone(r.Recipient), Detail: bytes.Clone(r.Detail), Seq: int64(binary.BigEndian.Uint64(k[len(k)-8:])),
+	}, nil
 }
 
 // deleteEvents removes a message's timeline with it.
@@ -82,15 +107,11 @@ func sealedEvents(tx *bbolt.Tx, messageID string) ([]seal.Event, error) {
 	c := tx.Bucket(bucketEvents).Cursor()
 	prefix := eventPrefix(messageID)
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		var r eventRecord
-		if err := json.Unmarshal(v, &r); err != nil {
+		se, err := decodeEvent(k, v)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, seal.Event{
-			Plain: core.MessageEvent{MessageID: messageID, At: fromUnixNano(r.At), Kind: core.EventKind(r.Kind), Actor: r.Actor,
-				NextAttemptAt: fromUnixNano(r.NextAttemptAt)},
-			Recipient: bytes.Clone(r.Recipient), Detail: bytes.Clone(r.Detail),
-		})
+		out = append(out, *se)
 	}
 	return out, nil
 }

@@ -23,7 +23,7 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 			Users: n(bucketUsers), Messages: n(bucketMessages), Sessions: n(bucketSessions),
 			AccessTokens: n(bucketTokens), ActionCodes: n(bucketActionCodes), Contacts: n(bucketContacts),
 			Refusals: n(bucketRefusals), Outbox: n(bucketWebhooks), WebhookSecrets: n(bucketWebhookSecrets),
-			ProviderLinks: n(bucketLinks), BillingEvents: n(bucketBillingEvents),
+			ProviderLinks: n(bucketLinks), BillingEvents: n(bucketBillingEvents), Events: n(bucketEvents),
 		}
 		return nil
 	})
@@ -124,6 +124,11 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 				si := rec.sealedItem()
 				r.Outbox = append(r.Outbox, &si)
 				return nil
+			}},
+			{bucketEvents, func(k, v []byte) error {
+				se, err := decodeEvent(k, v)
+				r.Events = append(r.Events, se)
+				return err
 			}},
 			{bucketWebhookSecrets, func(k, v []byte) error {
 				r.WebhookSecrets = append(r.WebhookSecrets, &transfer.WebhookSecret{UserID: string(k), Secret: bytes.Clone(v)})
@@ -316,6 +321,21 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 			}
 			if err := put(bucketWebhooks, []byte(si.Plain.ID), v, func([]byte) error { return putSealedOutboxItem(tx, si) }); err != nil {
 				return err
+			}
+		}
+		events := tx.Bucket(bucketEvents)
+		for _, se := range r.Events {
+			key, v, err := encodeEvent(se)
+			if err != nil {
+				return err
+			}
+			if err := put(bucketEvents, key, v, func([]byte) error { return events.Put(key, v) }); err != nil {
+				return err
+			}
+			if uint64(se.Seq) > events.Sequence() {
+				if err := events.SetSequence(uint64(se.Seq)); err != nil {
+					return err
+				}
 			}
 		}
 		for _, w := range r.WebhookSecrets {

@@ -20,8 +20,8 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 		(select count(*) from sessions), (select count(*) from access_tokens), (select count(*) from action_codes),
 		(select count(*) from contacts), (select count(*) from refusals), (select count(*) from outbox),
 		(select count(*) from webhook_secrets), (select count(*) from provider_links),
-		(select count(*) from billing_events)`).Scan(&c.Users, &c.Messages, &c.Sessions, &c.AccessTokens,
-		&c.ActionCodes, &c.Contacts, &c.Refusals, &c.Outbox, &c.WebhookSecrets, &c.ProviderLinks, &c.BillingEvents)
+		(select count(*) from billing_events), (select count(*) from message_events)`).Scan(&c.Users, &c.Messages, &c.Sessions, &c.AccessTokens,
+		&c.ActionCodes, &c.Contacts, &c.Refusals, &c.Outbox, &c.WebhookSecrets, &c.ProviderLinks, &c.BillingEvents, &c.Events)
 	return c, wrapErr(err)
 }
 
@@ -78,6 +78,12 @@ var exports = []exported{
 		si := new(seal.OutboxItem)
 		r.Outbox = append(r.Outbox, si)
 		return scanSealedOutboxItem(row, si)
+	}},
+	{"select seq, " + eventColumns + " from message_events order by seq", func(r *transfer.Records, row pgx.Rows) error {
+		se := new(seal.Event)
+		r.Events = append(r.Events, se)
+		e := &se.Plain
+		return row.Scan(&se.Seq, &e.MessageID, at(&e.At), &e.Kind, &e.Actor, &se.Recipient, &se.Detail, at(&e.NextAttemptAt))
 	}},
 	{"select user_id, secret from webhook_secrets order by user_id", func(r *transfer.Records, row pgx.Rows) error {
 		w := new(transfer.WebhookSecret)
@@ -161,6 +167,7 @@ var (
 	upsertContact       = upsert("contacts", "id", contactColumns)
 	upsertRefusal       = upsert("refusals", "hash", "hash, refused_at")
 	upsertOutboxRecord  = upsert("outbox", "id", outboxColumns)
+	upsertEvent         = upsert("message_events", "seq", "seq, "+eventColumns)
 	upsertWebhookSecret = upsert("webhook_secrets", "user_id", "user_id, secret")
 	upsertLink          = upsert("provider_links", "provider, subject", linkColumns)
 	upsertBillingEvent  = upsert("billing_events", "id", "id, recorded_at")
@@ -197,6 +204,9 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	for _, w := range r.WebhookSecrets {
 		b.Queue(upsertWebhookSecret, w.UserID, w.Secret)
 	}
+	for _, se := range r.Events {
+		b.Queue(upsertEvent, append([]any{se.Seq}, sealedEventArgs(se)...)...)
+	}
 	for _, l := range r.ProviderLinks {
 		b.Queue(upsertLink, linkArgs(l)...)
 	}
@@ -215,7 +225,15 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 			}
 			changed += int(tag.RowsAffected())
 		}
-		return results.Close()
+		if err := results.Close(); err != nil {
+			return err
+		}
+		if len(r.Events) > 0 {
+			// New events number on after the copied ones.
+			_, err := tx.Exec(ctx, "select setval(pg_get_serial_sequence('message_events', 'seq'), (select max(seq) from message_events))")
+			return err
+		}
+		return nil
 	})
 	if err == nil {
 		for _, sm := range r.Messages {

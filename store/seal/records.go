@@ -231,6 +231,8 @@ func (s *Sealer) OpenContact(sc *Contact) (*core.ContactSubmission, error) {
 type Event struct {
 	Plain             core.MessageEvent
 	Recipient, Detail []byte
+	// Seq is the store's order of the event, its key in store copy.
+	Seq int64
 }
 
 // SealEvent seals e's recipient and detail.

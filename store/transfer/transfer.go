@@ -30,6 +30,8 @@ type Records struct {
 	WebhookSecrets []*WebhookSecret
 	ProviderLinks  []*core.ProviderLink
 	BillingEvents  []*BillingEvent
+	// Events are the messages' timelines (after their messages).
+	Events []*seal.Event
 }
 
 // Refusal is a refused address, known only by its keyed hash
@@ -55,7 +57,7 @@ type BillingEvent struct {
 // Counts are how many records of each kind a store holds.
 type Counts struct {
 	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, Outbox, WebhookSecrets,
-	ProviderLinks, BillingEvents int
+	ProviderLinks, BillingEvents, Events int
 }
 
 // Count is what r holds.
@@ -64,7 +66,7 @@ func (r *Records) Count() Counts {
 		Users: len(r.Users), Messages: len(r.Messages), Sessions: len(r.Sessions),
 		AccessTokens: len(r.AccessTokens), ActionCodes: len(r.ActionCodes), Contacts: len(r.Contacts),
 		Refusals: len(r.Refusals), Outbox: len(r.Outbox), WebhookSecrets: len(r.WebhookSecrets),
-		ProviderLinks: len(r.ProviderLinks), BillingEvents: len(r.BillingEvents),
+		ProviderLinks: len(r.ProviderLinks), BillingEvents: len(r.BillingEvents), Events: len(r.Events),
 	}
 }
 
@@ -75,6 +77,7 @@ func (c Counts) add(d Counts) Counts {
 		Contacts: c.Contacts + d.Contacts, Refusals: c.Refusals + d.Refusals,
 		Outbox: c.Outbox + d.Outbox, WebhookSecrets: c.WebhookSecrets + d.WebhookSecrets,
 		ProviderLinks: c.ProviderLinks + d.ProviderLinks, BillingEvents: c.BillingEvents + d.BillingEvents,
+		Events: c.Events + d.Events,
 	}
 }
 
@@ -90,7 +93,7 @@ func (c Counts) kinds() []struct {
 		{"users", c.Users}, {"messages", c.Messages}, {"sessions", c.Sessions}, {"access tokens", c.AccessTokens},
 		{"action codes", c.ActionCodes}, {"contact submissions", c.Contacts}, {"refused addresses", c.Refusals},
 		{"outbox items", c.Outbox}, {"webhook secrets", c.WebhookSecrets},
-		{"provider links", c.ProviderLinks}, {"billing events", c.BillingEvents},
+		{"provider links", c.ProviderLinks}, {"billing events", c.BillingEvents}, {"timeline events", c.Events},
 	}
 }
 

@@ -104,6 +104,8 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 					Body:     fmt.Sprintf("Dear Grace, letter %d.", i),
 					Interval: []core.Interval{core.Interval1M, core.Interval6M, core.Interval12M}[i%3],
 				}, clock.Now().Add(time.Duration(i)*time.Second), time.UTC)
+				ms[i].Events = []core.MessageEvent{{At: ms[i].CreatedAt, Kind: core.EventCreated, Actor: core.ActorDashboard,
+					Recipient: ms[i].Recipient, Detail: "sealed detail"}}
 				if err := db.CreateMessage(ctx, ms[i], nil); err != nil {
 					tb.Error(err)
 					return
@@ -115,6 +117,7 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 	if tb.Failed() {
 		tb.FailNow()
 	}
+	c.Events += messages
 	clock.Add(time.Duration(messages) * time.Second)
 	for i, m := range ms {
 		c.Messages++
@@ -199,7 +202,7 @@ func wantReport(tb testing.TB, what string, rep transfer.Report, err error, copi
 
 func total(c transfer.Counts) int {
 	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.Outbox +
-		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents
+		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents + c.Events
 }
 
 // An installation of 10,000 messages moves bolt -> postgres -> bolt with
