@@ -25,6 +25,10 @@ type MessageService struct {
 	// Recheck is how often Follow checks the identity between changes;
 	// zero: DefaultFollowRecheck.
 	Recheck time.Duration
+	// Emails and Outbox serve Preview and SendTest: the delivery's
+	// templates, and the queue the test emails leave through.
+	Emails Emails
+	Outbox *Outbox
 }
 
 var _ Messages = (*MessageService)(nil)

@@ -26,6 +26,12 @@ type Messages interface {
 	Delete(ctx context.Context, id string) error
 	// Events returns the message's timeline, oldest first.
 	Events(ctx context.Context, id string) ([]*MessageEvent, error)
+	// Preview renders what each recipient of a message written as in will
+	// receive, storing nothing; SendTest emails the author what each
+	// recipient of a stored message will receive (LimitTestSends a day),
+	// changing nothing, and returns how many emails it queued.
+	Preview(ctx context.Context, in MessageInput) ([]EmailPreview, error)
+	SendTest(ctx context.Context, id string) (int, error)
 	// Follow sends the first page of the list (DefaultPageSize messages),
 	// with the session user, at once and again after each (coalesced) change
 	// to the messages or the account (a plan that starts or lapses), until

@@ -44,6 +44,8 @@ func (a *authorAPI) routes(mux *http.ServeMux, signedIn, stream, quick guard) {
 	mux.HandleFunc("DELETE /api/messages/{id}", signedIn(a.handleDeleteMessage))
 	mux.HandleFunc("POST /api/messages/{id}/postpone", signedIn(a.handlePostponeMessage))
 	mux.HandleFunc("GET /api/messages/{id}/events", signedIn(quick(a.handleMessageEvents)))
+	mux.HandleFunc("POST /api/messages/{id}/test", signedIn(a.handleSendTest))
+	mux.HandleFunc("POST /api/messages/preview", signedIn(a.handlePreview))
 }
 
 // shutdown is closed when a server shuts down, to end long-lived replies

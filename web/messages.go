@@ -60,11 +60,7 @@ func (a *authorAPI) handleCreateMessage(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	// A retry with the same Idempotency-Key gets the message the first made.
-	m, err := a.messages.Create(r.Context(), core.MessageInput{
-		Title: req.Title, Name: req.Name, Recipient: req.Recipient, Body: req.Message,
-		Interval: req.Interval, WebhookURL: req.WebhookURL, IdempotencyKey: r.Header.Get(IdempotencyKeyHeader),
-		Recipients: recipientInputs(req.Recipients),
-	})
+	m, err := a.messages.Create(r.Context(), req.input(r.Header.Get(IdempotencyKeyHeader)))
 	if err != nil {
 		writeError(w, r, err)
 		return

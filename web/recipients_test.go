@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,4 +100,39 @@ func TestMessageRecipientsAPI(t *testing.T) {
 	if len(export.Messages) != 1 || len(export.Messages[0].Events) != 4 {
 		t.Fatalf("export %+v", export)
 	}
+}
+
+// POST /api/messages/preview renders each recipient's email; POST
+// /api/messages/{id}/test emails the author, 5 a day.
+func TestPreviewAndTestSendAPI(t *testing.T) {
+	a := mustIdentityAPI(t)
+	pro := a.author("pro@example.com")
+	a.grantPlan(pro.uid, core.PlanPro)
+	var previews []web.EmailPreviewJSON
+	a.ok(nil, http.StatusOK, "POST", "/api/messages/preview", pro.token,
+		newMessage(map[string]any{"name": nil, "recipient": nil, "recipients": threeRecipients}), &previews)
+	if len(previews) != 3 || previews[2].To.Address != "cleo@example.com" || !strings.Contains(previews[2].Text, "Dear Cleo,") ||
+		!strings.Contains(previews[0].HTML, "The key is under the blue pot.") {
+		t.Fatalf("previews %+v", previews)
+	}
+	_, env := a.fail(nil, http.StatusUnprocessableEntity, "request/validation", "POST", "/api/messages/preview", pro.token,
+		newMessage(map[string]any{"message": ""}))
+	if env.Fields["message"] != "Please enter a message" {
+		t.Fatalf("fields %v", env.Fields)
+	}
+
+	m := a.createMessage(pro, nil)
+	var sent web.TestSendJSON
+	for range 5 {
+		a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/test", pro.token, nil, &sent)
+		if sent.Sent != 1 {
+			t.Fatalf("sent %+v", sent)
+		}
+	}
+	resp, _ := a.fail(nil, http.StatusTooManyRequests, "auth/too-many-requests", "POST", "/api/messages/"+m.ID+"/test", pro.token, nil)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+	other := a.author("other@example.com")
+	a.fail(nil, http.StatusNotFound, "message/not-found", "POST", "/api/messages/"+m.ID+"/test", other.token, nil)
 }

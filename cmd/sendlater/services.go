@@ -81,6 +81,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	}
 	s.Messages = &core.MessageService{
 		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth, Limits: limits,
+		Emails: emails, Outbox: s.Outbox,
 	}
 	s.Contact = &core.ContactService{
 		Contacts: st, Outbox: s.Outbox, Emails: emails, To: parseAddress(a.cfg.Contact.To), Clock: clock,

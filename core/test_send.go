@@ -1,0 +1,110 @@
+package core
+
+// "Send a test to me" and the preview: what each recipient will receive,
+// rendered by the delivery's own template code (deliveryEmail, Emails).
+
+import (
+	"context"
+	"time"
+)
+
+// LimitTestSends is how many test sends one message may have a day.
+var LimitTestSends = Limit{"test-send-message", 5, 24 * time.Hour}
+
+// TestSubjectPrefix marks a test send's subject.
+const TestSubjectPrefix = "[Test] "
+
+// EmailPreview is the email one recipient will receive.
+type EmailPreview struct {
+	To      Address
+	Subject string
+	Text    string
+	HTML    string
+}
+
+// renderDeliveries renders the delivery email of each recipient of m, as
+// the pass composes it (deliveryEmail), without the refusal link: a link
+// in a preview or a test would refuse the recipient's address.
+func renderDeliveries(emails Emails, m *Message, author *User, now time.Time) ([]*Email, error) {
+	d := &Delivery{}
+	var out []*Email
+	for _, r := range m.RecipientList() {
+		e, err := emails.Delivery(d.deliveryEmail(m, &r, author, now))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Preview renders what each recipient of a message written as in will
+// receive, before it is saved: the same checks as Create, nothing stored.
+func (s *MessageService) Preview(ctx context.Context, in MessageInput) ([]EmailPreview, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	u, err := s.author(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.Emails == nil {
+		return nil, Errorf(EUnavailable, "Previews are not available on this server.")
+	}
+	now := s.Clock.Now()
+	es, err := renderDeliveries(s.Emails, NewMessage(u.ID, in, now, u.Location()), u, now)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]EmailPreview, len(es))
+	for i, e := range es {
+		out[i] = EmailPreview{Subject: e.Subject, Text: e.Text, HTML: e.HTML}
+		if len(e.To) > 0 {
+			out[i].To = e.To[0]
+		}
+	}
+	return out, nil
+}
+
+// SendTest emails the author what each recipient of the message will
+// receive, one email per recipient with the subject marked as a test,
+// through the outbox; the message and its schedule stay as they are. At
+// most LimitTestSends a message a day. It returns how many emails it queued.
+func (s *MessageService) SendTest(ctx context.Context, id string) (int, error) {
+	m, err := s.Get(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	u, err := s.author(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if s.Emails == nil || s.Outbox == nil {
+		return 0, Errorf(EUnavailable, "Test sends are not available on this server.")
+	}
+	wait, err := s.Limits.Wait(ctx, LimitTestSends, m.ID)
+	if err != nil {
+		return 0, err
+	}
+	if wait > 0 {
+		return 0, &Error{Code: ETooManyRequests, RetryAfter: wait,
+			Message: "This message has had 5 test sends today; try again tomorrow."}
+	}
+	es, err := renderDeliveries(s.Emails, m, u, s.Clock.Now())
+	if err != nil {
+		return 0, err
+	}
+	if _, err := s.Limits.Record(ctx, LimitTestSends, m.ID); err != nil {
+		return 0, err
+	}
+	rs := m.RecipientList()
+	for i, e := range es {
+		e.To = []Address{{Name: u.Name, Address: u.Email}}
+		e.ReplyTo, e.MessageID, e.Headers = nil, "", nil
+		e.Subject = TestSubjectPrefix + e.Subject + " (as " + rs[i].Name + " will receive it)"
+		if err := s.Outbox.Email(ctx, e); err != nil {
+			return 0, err
+		}
+	}
+	return len(es), nil
+}

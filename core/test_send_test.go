@@ -1,0 +1,86 @@
+package core_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// A test send emails the author what each recipient will receive, marked as
+// a test, and changes nothing: the schedule, the reminders and the
+// delivery stay; the sixth of a day is refused, the next day works again.
+func TestSendTestLeavesTheScheduleAndHasADailyLimit(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	u := e.MustUser(t, "ada@example.com", "", core.PlanPro)
+	m, err := e.Messages.Create(e.As(u.ID), core.MessageInput{Title: "T", Body: "Dear you,\nthe key is under the mat.",
+		Recipients: []core.RecipientInput{{Name: "Ann", Address: "ann@example.com"}, {Name: "Ben", Address: "ben@example.com"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := e.find(t, m.ID)
+	for i := range 5 {
+		n, err := e.Messages.SendTest(e.As(u.ID), m.ID)
+		if err != nil || n != 2 {
+			t.Fatalf("test send %d: %d %v", i+1, n, err)
+		}
+		e.Clock.Add(time.Minute)
+	}
+	_, err = e.Messages.SendTest(e.As(u.ID), m.ID)
+	if core.ErrorCode(err) != core.ETooManyRequests {
+		t.Fatalf("the sixth test send of a day: %v", err)
+	}
+	e.pass(t, core.PassResult{}) // the outbox sends the tests
+	seen := map[string]int{}
+	for range 10 { // they leave together, in no set order
+		p, raw := e.nextEmail(t, "ada@example.com")
+		who := "Ann"
+		if strings.Contains(p.Header.Get("Subject"), "Ben") {
+			who = "Ben"
+		}
+		seen[who]++
+		if !strings.HasPrefix(p.Header.Get("Subject"), core.TestSubjectPrefix) ||
+			!strings.Contains(p.Text, "Dear "+who+",") || !strings.Contains(p.Text, "the key is under the mat.") ||
+			len(raw.To) != 1 || p.Header.Get("List-Unsubscribe") != "" {
+			t.Fatalf("test email for %s: %q to %v\n%s", who, p.Header.Get("Subject"), raw.To, p.Text)
+		}
+	}
+	if seen["Ann"] != 5 || seen["Ben"] != 5 {
+		t.Fatalf("test emails %v, want 5 as each recipient receives it", seen)
+	}
+	e.NoMoreEmail(t)
+	after := e.find(t, m.ID)
+	if !after.SendDate.Equal(before.SendDate) || !after.RemindAt.Equal(before.RemindAt) || !after.DueAt.Equal(before.DueAt) ||
+		after.Status != before.Status || after.RemindersSent != 0 {
+		t.Fatalf("a test send changed the schedule: %+v", after)
+	}
+	// Another author cannot test it; tomorrow it works again.
+	other := e.MustUser(t, "eve@example.com", "", core.PlanPro)
+	if _, err := e.Messages.SendTest(e.As(other.ID), m.ID); core.ErrorCode(err) != core.EMessageNotFound {
+		t.Fatalf("another author's test send: %v", err)
+	}
+	e.Clock.Add(24 * time.Hour)
+	if _, err := e.Messages.SendTest(e.As(u.ID), m.ID); err != nil {
+		t.Fatalf("the next day: %v", err)
+	}
+}
+
+// The preview renders each recipient's email before anything is stored.
+func TestPreviewRendersEachRecipientsEmail(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	u := e.MustUser(t, "ada@example.com", "", core.PlanPro)
+	ps, err := e.Messages.Preview(e.As(u.ID), core.MessageInput{Title: "T", Body: "Hello <there>",
+		Recipients: []core.RecipientInput{{Name: "Ann", Address: "ann@example.com"}, {Name: "Ben", Address: "ben@example.com"}}})
+	if err != nil || len(ps) != 2 || ps[1].To.Address != "ben@example.com" || !strings.Contains(ps[1].Text, "Dear Ben,") ||
+		!strings.Contains(ps[0].HTML, "Hello &lt;there&gt;") || ps[0].Subject == "" {
+		t.Fatalf("preview %+v %v", ps, err)
+	}
+	if n, _ := e.DB.CountMessages(e.Ctx, u.ID); n != 0 {
+		t.Fatalf("a preview stored %d messages", n)
+	}
+	_, err = e.Messages.Preview(e.As(u.ID), core.MessageInput{Title: "T", Name: "Ann", Recipient: "ann@example.com"})
+	if f := fieldsOf(t, err); f["message"] != "Please enter a message" {
+		t.Fatalf("an empty body: %v", f)
+	}
+}
