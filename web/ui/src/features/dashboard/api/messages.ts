@@ -203,3 +203,13 @@ export type TimelineEvent = {
 
 /** The message's timeline, oldest first. */
 export const messageEvents = (id: string) => api<TimelineEvent[]>(`messages/${encodeURIComponent(id)}/events`);
+
+/** The email one recipient will receive, rendered by the server's delivery templates. */
+export type EmailPreview = { to: { name: string; address: string }; subject: string; text: string; html: string };
+
+/** What each recipient of a message written so will receive; nothing is stored. */
+export const previewMessage = (fields: MessageFields) => api<EmailPreview[]>("messages/preview", { method: "POST", body: fields });
+
+/** Emails the author what each recipient will receive (5 a day per message); returns how many. */
+export const sendTest = (id: string) =>
+  api<{ sent: number }>(`messages/${encodeURIComponent(id)}/test`, { method: "POST" });

@@ -10,11 +10,15 @@ import {
   useForm,
 } from "../../../components/form";
 import { Modal } from "../../../components/modal";
+import { showToast } from "../../../lib/toasts";
 import {
   createMessage,
   deleteMessage,
   newIdempotencyKey,
+  previewMessage,
+  sendTest,
   updateMessage,
+  type EmailPreview,
   type Interval,
   type Message,
   type MessageFields,
@@ -112,13 +116,41 @@ export function MessageDialog({
     setRows(rows - 1);
   };
 
-  const save = form.handleSubmit(async (values) => {
+  const textOf = (values: Record<Field, string>) => {
     const list = rowsOf(values, rows);
     const first = list[0] ?? { name: "", recipient: "" };
     const text: Omit<MessageFields, "interval"> = { title: values.title ?? "", name: first.name, recipient: first.recipient, message: values.message ?? "" };
     // The list goes to the server when there are or were several and it changed (an edit
     // replaces it); one recipient is name and recipient, as for clients that know one.
     if ((list.length > 1 || initialRows.length > 1) && !sameList(list, initialRows)) text.recipients = list;
+    return text;
+  };
+
+  // The preview is the server's: the delivery's own templates render it.
+  const [previews, setPreviews] = useState<EmailPreview[]>();
+  const preview = form.handleSubmit(async (values) => {
+    const list = rowsOf(values, rows);
+    setPreviews(await previewMessage({ ...textOf(values), recipients: list, interval }));
+  });
+  const [testing, setTesting] = useState(false);
+  const test = async () => {
+    if (!message) return;
+    setTesting(true);
+    form.setAlert(undefined);
+    try {
+      const { sent } = await sendTest(message.id);
+      showToast(sent === 1 ? "A test is on its way to you." : `${sent} tests are on their way to you, one as each recipient will receive it.`, {
+        kind: "success",
+      });
+    } catch (error) {
+      form.setAlert(errorMessage(error));
+    } finally {
+      setTesting(false);
+    }
+  };
+
+  const save = form.handleSubmit(async (values) => {
+    const text = textOf(values);
     if (message) {
       // The server reschedules whenever it is sent an interval other than the message's.
       onSaved(await updateMessage(message.id, interval === message.interval ? text : { ...text, interval }));
@@ -192,6 +224,32 @@ export function MessageDialog({
             ))}
           </SelectField>
           <p className="delivery-date">The message will be delivered on {formatDate(sendDate)}.</p>
+          <div className="preview-actions">
+            <button type="button" className="secondary outline" onClick={() => void preview()} disabled={busy}>
+              Preview
+            </button>
+            {message && (
+              <button type="button" className="secondary outline" onClick={() => void test()} disabled={busy || testing} aria-busy={testing}>
+                Send a test to me
+              </button>
+            )}
+          </div>
+          {previews && (
+            <section className="email-previews" aria-label="Preview">
+              {previews.map((p, i) => (
+                <article key={i} className="email-preview">
+                  <header>
+                    <strong>{p.subject}</strong>
+                    <br />
+                    <small>
+                      To {p.to.name} &lt;{p.to.address}&gt;
+                    </small>
+                  </header>
+                  <pre>{p.text}</pre>
+                </article>
+              ))}
+            </section>
+          )}
         </form>
         {confirming ? (
           <footer className="confirm" role="group" aria-labelledby="confirm-delete">

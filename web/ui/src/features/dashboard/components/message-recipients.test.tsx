@@ -113,7 +113,7 @@ test("the server's message of a row shows under that row", async () => {
   fireEvent.click(within(dialog).getByRole("button", { name: "Create" }));
   const help = await within(dialog).findByText("This address is already a recipient of this message");
   expect(within(dialog).getByLabelText("Recipient 2 email").getAttribute("aria-describedby")).toBe(help.id);
-});
+}, 15000);
 
 test("the free plan keeps one recipient and says how to have more", async () => {
   signInAs();
@@ -123,7 +123,7 @@ test("the free plan keeps one recipient and says how to have more", async () => 
   const dialog = await openCreate();
   expect(within(dialog).queryByRole("button", { name: "Add recipient" })).toBeNull();
   expect(within(dialog).getByText("Upgrade your plan to send a message to up to 10 people.")).toBeTruthy();
-});
+}, 15000);
 
 test("History opens the message's timeline from its row: one Sent per recipient", async () => {
   signInAs({ planId: "pro", planIsActive: true, messageLimit: null, recipientLimit: 10 });
@@ -159,4 +159,29 @@ test("History opens the message's timeline from its row: one Sent per recipient"
   expect(within(dialog).getByText(/by author \(web app\)/)).toBeTruthy();
   fireEvent.click(within(dialog).getAllByRole("button", { name: "Close" })[0]!);
   expect(screen.queryByRole("dialog")).toBeNull();
-});
+}, 15000);
+
+test("Preview shows each recipient's email as the server renders it; Send a test to me asks the server", async () => {
+  signInAs({ planId: "pro", planIsActive: true, messageLimit: null, recipientLimit: 10 });
+  const stored = created({ title: "For Ann", name: "Ann", recipient: "ann@example.com", message: "Hello" });
+  const calls = mockApi({
+    "GET messages": () => ok([stored]),
+    ...plansHandler(),
+    "POST messages/preview": () =>
+      ok([{ to: { name: "Ann", address: "ann@example.com" }, subject: "A message from Ada", text: "Dear Ann,\n\nHello", html: "" }]),
+    "POST messages/m1/test": () => ok({ sent: 1 }),
+  });
+  renderRoute("/dashboard");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Edit" }, { timeout: 5000 }));
+  const dialog = screen.getByRole("dialog", { name: "Update Message" });
+  fireEvent.click(within(dialog).getByRole("button", { name: "Preview" }));
+  const preview = await within(dialog).findByRole("region", { name: "Preview" });
+  expect(within(preview).getByText("A message from Ada")).toBeTruthy();
+  expect(within(preview).getByText(/Dear Ann,/)).toBeTruthy();
+  expect(calls.find((c) => c.path === "messages/preview")?.body).toMatchObject({ message: "Hello", recipients: [{ name: "Ann", recipient: "ann@example.com" }] });
+
+  fireEvent.click(within(dialog).getByRole("button", { name: "Send a test to me" }));
+  expect(await screen.findByText("A test is on its way to you.")).toBeTruthy();
+  expect(calls.some((c) => c.method === "POST" && c.path === "messages/m1/test")).toBe(true);
+}, 15000);
