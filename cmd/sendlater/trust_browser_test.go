@@ -16,9 +16,11 @@ import (
 
 // TestTrustInABrowser drives web/ui/e2e/trust.mjs against the real binary
 // and the in-process SMTP server: a Pro user adds a message with three
-// recipients in the browser; `messages deliver-now` delivers it (one email
-// each, each its own Message-ID); the browser then opens the message's
-// History from its row and sees one "sent" per recipient.
+// recipients in the browser, previews each one's email and sends a test to
+// themselves (three emails marked [Test] arrive); `messages deliver-now`
+// delivers it (one email each, each its own Message-ID); the browser then
+// opens the message's History from its row and sees one "sent" per
+// recipient.
 func TestTrustInABrowser(t *testing.T) {
 	browser := chromium(t)
 	node, suite := browserSuite(t)
@@ -63,8 +65,22 @@ func TestTrustInABrowser(t *testing.T) {
 	if len(list) != 1 || len(list[0].Recipients) != 3 {
 		t.Fatalf("stored %+v", list)
 	}
+	// The verification email and the three tests, to the author, marked.
+	got, err := mail.WaitFor(4, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := 0
+	for _, m := range got {
+		if strings.HasPrefix(m.Header.Get("Subject"), "[Test] ") && strings.Join(m.To, ",") == email {
+			tests++
+		}
+	}
+	if tests != 3 {
+		t.Fatalf("%d test emails to the author, want one as each recipient will receive it", tests)
+	}
 	mustRunEnv(t, dir, env, "messages", "deliver-now", list[0].ID)
-	got, err := mail.WaitFor(4, 30*time.Second) // the verification email, then one each
+	got, err = mail.WaitFor(7, 30*time.Second) // then one each
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 // Messages people can trust, in a browser, against a running server whose user has Pro:
 //   node web/ui/e2e/trust.mjs <server url> <email> <password> create|history
-// create: sign in, add a message with three recipients (adding and removing rows), see it listed.
+// create: sign in, add a message with three recipients (adding and removing rows), see it listed,
+// preview each recipient's email in the dialog and send a test to me.
 // history: sign in, open the delivered message's History from its row, see one "Sent" per
 // recipient. `go test ./cmd/sendlater -run TrustInABrowser` signs the user up, grants Pro,
 // runs create, delivers the message with `sendlater messages deliver-now`, then runs history.
@@ -59,6 +60,21 @@ try {
       const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: title, exact: true }) });
       await visible(row.getByText("and 2 more"));
       quiet("three recipients");
+    });
+
+    await check("the preview, then a test to me", async () => {
+      await page.getByRole("button", { name: "Edit" }).click();
+      const dialog = page.getByRole("dialog", { name: "Update Message" });
+      await dialog.getByRole("button", { name: "Preview" }).click();
+      const preview = dialog.getByRole("region", { name: "Preview" });
+      await visible(preview);
+      for (const [name] of recipients) await visible(preview.getByText(`Dear ${name},`));
+      await visible(preview.getByText(/the key is under the mat\./).first());
+      await dialog.getByRole("button", { name: "Send a test to me" }).click();
+      await visible(page.getByText("3 tests are on their way to you, one as each recipient will receive it."));
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "detached" });
+      quiet("preview and test");
     });
   } else {
     await check("the history shows one sent per recipient", async () => {
