@@ -97,4 +97,3 @@ func TestTheTimelineTellsWhatHappened(t *testing.T) {
 		t.Fatalf("another author's read: %v", err)
 	}
 }
-

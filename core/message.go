@@ -161,26 +161,6 @@ func (up *MessageUpdate) Validate() error {
 	return ValidationError(f)
 }
 
-// list is the recipients the input names.
-func (in *MessageInput) list() []RecipientInput {
-	if len(in.Recipients) > 0 {
-		return in.Recipients
-	}
-	return []RecipientInput{{Name: in.Name, Address: in.Recipient}}
-}
-
-// checkFirstRecipient refuses a name or recipient beside a list of
-// recipients when they are not the list's first.
-func checkFirstRecipient(f map[string]string, rs []RecipientInput, name, address *string) {
-	if len(rs) == 0 {
-		return
-	}
-	if name != nil && *name != "" && strings.TrimSpace(*name) != strings.TrimSpace(rs[0].Name) ||
-		address != nil && *address != "" && strings.TrimSpace(*address) != strings.TrimSpace(rs[0].Address) {
-		f["recipients"] = "name and recipient must be the first of recipients when both are given"
-	}
-}
-
 // validateWebhookURL checks a webhook URL when one is given (empty: none).
 // Where it may point is checked when it is called (private addresses).
 func validateWebhookURL(f map[string]string, s string) {

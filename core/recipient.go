@@ -98,6 +98,26 @@ func validateRecipients(f map[string]string, rs []RecipientInput) {
 	}
 }
 
+// list is the recipients the input names.
+func (in *MessageInput) list() []RecipientInput {
+	if len(in.Recipients) > 0 {
+		return in.Recipients
+	}
+	return []RecipientInput{{Name: in.Name, Address: in.Recipient}}
+}
+
+// checkFirstRecipient refuses a name or recipient beside a list of
+// recipients when they are not the list's first.
+func checkFirstRecipient(f map[string]string, rs []RecipientInput, name, address *string) {
+	if len(rs) == 0 {
+		return
+	}
+	if name != nil && *name != "" && strings.TrimSpace(*name) != strings.TrimSpace(rs[0].Name) ||
+		address != nil && *address != "" && strings.TrimSpace(*address) != strings.TrimSpace(rs[0].Address) {
+		f["recipients"] = "name and recipient must be the first of recipients when both are given"
+	}
+}
+
 // RecipientLimit is how many recipients a message may have on a plan: 1
 // without an active Pro or Business plan (SPEC.md section 9), else
 // MaxRecipients.
@@ -166,7 +186,7 @@ func (m *Message) editRecipients() []Recipient {
 // setRecipients replaces the list and keeps Name and Recipient the first's.
 func (m *Message) setRecipients(rs []Recipient) {
 	m.Recipients = rs
-	m.Name, m.Recipient = rs[0].Name, rs[0].Address
+	m.Name, m.Recipient, m.EmailMessageID = rs[0].Name, rs[0].Address, rs[0].EmailMessageID
 }
 
 // anySent reports whether some recipient has been sent the message: its
