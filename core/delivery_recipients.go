@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -95,8 +96,9 @@ func recipientItemID(id string, i int) string {
 // settled and one was sent, failed when none was.
 func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcome, now time.Time, log *slog.Logger, counts *passCounts) {
 	var tally PassResult
+	var reasons []string // of the failures for good, for the log (which masks addresses)
 	_, err := d.settle(claimed.ID, func(m *Message) ([]*OutboxItem, error) {
-		tally = PassResult{}
+		tally, reasons = PassResult{}, nil
 		owned := ownsClaim(m, claimed)
 		rs := m.editRecipients()
 		var items []*OutboxItem
@@ -136,6 +138,7 @@ func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcom
 			}
 			m.record(now, event, "", MessageEvent{Recipient: r.Address, Detail: reason})
 			tally.Failed++
+			reasons = append(reasons, reason)
 			// The author's notice is queued with the outcome, so a mail
 			// server that is down for it too only delays it.
 			items = append(items, &OutboxItem{ID: recipientItemID(m.ID, o.index), Kind: OutboxFailureNotice,
@@ -154,7 +157,8 @@ func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcom
 	}
 	switch {
 	case tally.Failed > 0:
-		log.Warn("delivery failed for good for some recipients", "sent", tally.Delivered, "failed", tally.Failed, "retrying", tally.Retried)
+		log.Warn("delivery failed for good", "sent", tally.Delivered, "failed", tally.Failed, "retrying", tally.Retried,
+			"reason", strings.Join(reasons, "; "))
 	case tally.Retried > 0:
 		log.Warn("delivery failed for some recipients, will retry", "sent", tally.Delivered, "retrying", tally.Retried)
 	default:

@@ -83,7 +83,7 @@ func TestPostgresCommandsTalkToTheDatabase(t *testing.T) {
 	env := pgEnv(url, smtpEnv(mail, "SENDLATER_SCHEDULER_INTERVAL=1h")...)
 
 	r := mustRunEnv(t, dir, env, "migrate", "status")
-	if strings.Count(r.stdout, "pending") != 9 {
+	if strings.Count(r.stdout, "pending") != 11 {
 		t.Fatalf("migrate status of an empty schema:\n%s", r.stdout)
 	}
 	r = mustRunEnv(t, dir, env, "migrate", "up")
