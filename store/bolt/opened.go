@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 
 	"github.com/sendlater/sendlater/core"
@@ -73,13 +74,16 @@ type openedRecords struct {
 // cache or decoded and kept.
 func (s *DB) cachedMessage(id string, b []byte, decode func() (*core.Message, error)) (*core.Message, error) {
 	if m, ok := s.opened.messages.get(id, b); ok {
+		m.Recipients = slices.Clone(m.Recipients)
 		return &m, nil
 	}
 	m, err := decode()
 	if err != nil {
 		return nil, err
 	}
-	s.opened.messages.put(id, b, *m)
+	kept := *m
+	kept.Recipients = slices.Clone(m.Recipients)
+	s.opened.messages.put(id, b, kept)
 	return m, nil
 }
 
