@@ -33,7 +33,7 @@ func MustOpen(tb testing.TB, path string) *bolt.DB {
 func stores(db *bolt.DB) storetest.Stores {
 	return storetest.Stores{
 		Users: db, Messages: db, Sessions: db, Tokens: db, ActionCodes: db, Contacts: db,
-		Delivery: db, Billing: db, Links: db, Health: db, Watcher: db, Limits: db,
+		Delivery: db, Billing: db, Links: db, Health: db, Watcher: db, Limits: db, PageViews: db,
 	}
 }
 

@@ -63,7 +63,8 @@ var migrations = []migration{
 	schemaOnly(createOutboxBuckets),   // outbox.go
 	(*DB).sealPersonalData,            // records.go
 	schemaOnly(createIdempotencyIndex),
-	schemaOnly(createEventBucket), // events.go
+	schemaOnly(createEventBucket),    // events.go
+	schemaOnly(createPageViewBucket), // pageviews.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an

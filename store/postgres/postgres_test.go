@@ -15,7 +15,7 @@ var ctx = context.Background()
 func stores(db *postgres.DB) storetest.Stores {
 	return storetest.Stores{
 		Users: db, Messages: db, Sessions: db, Tokens: db, ActionCodes: db, Contacts: db,
-		Delivery: db, Billing: db, Links: db, Health: db, Watcher: db, Limits: db,
+		Delivery: db, Billing: db, Links: db, Health: db, Watcher: db, Limits: db, PageViews: db,
 	}
 }
 

@@ -34,6 +34,8 @@ type Stores struct {
 	Watcher core.MessageWatcher
 	// Limits keeps the limits' events; nil skips its tests.
 	Limits core.LimitStore
+	// PageViews keeps the page-view counters; nil skips their tests.
+	PageViews core.PageViewStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -96,6 +98,8 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"WatchUser", needsWatcher(testWatchUser)},
 		{"LimitEvents", needsLimits(testLimitEvents)},
 		{"LimitEventsConcurrent", needsLimits(testLimitEventsConcurrent)},
+		{"PageViews", needsPageViews(testPageViews)},
+		{"PageViewsConcurrent", needsPageViews(testPageViewsConcurrent)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
