@@ -50,9 +50,9 @@ type PageViewCounter interface {
 }
 
 // LimitPageViewsClient bounds the views one client address may count: well
-// above what a person browsing makes, so only a script filling the counters
-// is refused.
-var LimitPageViewsClient = Limit{"pageview-client", 300, time.Hour}
+// above what a person browsing makes (one page every 5 seconds for 10
+// minutes), so only a script inflating the counters is refused.
+var LimitPageViewsClient = Limit{"pageview-client", 120, 10 * time.Minute}
 
 // PageViewService counts page views under the per-client limit and reads
 // them back.

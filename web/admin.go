@@ -29,6 +29,9 @@ type AdminServer struct {
 	Logger *slog.Logger
 	// StreamHeartbeat is as on Server.
 	StreamHeartbeat time.Duration
+	// PageViews reads the page-view counters (GET /admin/pageviews); nil:
+	// the route answers not found.
+	PageViews core.PageViewStats
 
 	httpServer *http.Server
 	path       string
@@ -63,6 +66,9 @@ func (s *AdminServer) Handler() http.Handler {
 	mux.HandleFunc("POST /admin/messages/{id}/deliver-now", s.handleDeliverNow)
 	mux.HandleFunc("POST /admin/messages/{id}/pause", s.handleSetActive(false))
 	mux.HandleFunc("POST /admin/messages/{id}/resume", s.handleSetActive(true))
+	if s.PageViews != nil {
+		mux.HandleFunc("GET /admin/pageviews", s.handlePageViews)
+	}
 	author := &authorAPI{messages: s.Messages, account: s.Account, heartbeat: s.StreamHeartbeat, stopping: s.shutdown.done()}
 	author.routes(mux, s.actAs, s.actAs, func(h http.HandlerFunc) http.HandlerFunc { return h })
 	mux.HandleFunc("/", handleAPINotFound)

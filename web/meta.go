@@ -98,8 +98,10 @@ func (t *pageTable) lookup(path string) (pageHead, bool) {
 				return pageHead{}, false
 			}
 			value = p.Param.Fallback
-			head.Canonical = p.withParam(value)
 		}
+		// One canonical spelling (/auth/%73ignin is /auth/signin): the
+		// head's canonical URL and the page-view counter's path.
+		head.Canonical = p.withParam(value)
 		if title := p.Param.Titles[value]; title != "" {
 			head.Title = t.title(title)
 		}

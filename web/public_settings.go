@@ -15,6 +15,10 @@ import (
 type PublicSettings struct {
 	Analytics *Analytics `json:"analytics,omitempty"`
 	Chat      *Chat      `json:"chat,omitempty"`
+	// PageViews tells the SPA to send its page views to the first-party
+	// counter (POST /api/pageviews). The server sets it when it counts
+	// (Server.PageViews), whatever cmd put here.
+	PageViews bool `json:"pageViews,omitempty"`
 }
 
 // Analytics is an Umami-compatible web analytics service: the SPA loads
@@ -35,7 +39,8 @@ type Chat struct {
 	Hosts     []string `json:"-"`
 }
 
-func (p PublicSettings) empty() bool { return p.Analytics == nil && p.Chat == nil }
+// thirdParties reports whether a third-party service is configured.
+func (p PublicSettings) thirdParties() bool { return p.Analytics != nil || p.Chat != nil }
 
 // origins are the origins of the configured services, for the CSP.
 func (p PublicSettings) origins() []string {
@@ -58,7 +63,7 @@ func (p PublicSettings) origins() []string {
 // settingsTag is the data block the SPA reads its settings from
 // (src/lib/public-settings.ts); none when nothing is configured.
 func (p PublicSettings) settingsTag() string {
-	if p.empty() {
+	if !p.thirdParties() && !p.PageViews {
 		return ""
 	}
 	b, _ := json.Marshal(p) // plain strings: cannot fail; Marshal escapes <, > and & for HTML
@@ -91,7 +96,7 @@ func widenedCSP(base string, origins []string) string {
 // withPublicSettingsCSP replaces the policy withRequest set by the widened
 // one when third-party services are configured.
 func (s *Server) withPublicSettingsCSP(next http.Handler) http.Handler {
-	if s.Public.empty() {
+	if !s.Public.thirdParties() {
 		return next
 	}
 	csp := widenedCSP(contentSecurityPolicy, s.Public.origins())

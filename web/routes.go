@@ -44,6 +44,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	author.routes(mux, s.authed, func(h http.HandlerFunc) http.HandlerFunc { return s.authedBy(streamToken, h) }, s.gate.quick)
 
 	mux.HandleFunc("POST /api/contact", s.handleContact)
+	if s.PageViews != nil {
+		mux.HandleFunc("POST /api/pageviews", s.handlePageView())
+	}
 	mux.HandleFunc("POST /api/stripe-create-checkout-session", s.authed(s.handleCheckout))
 	mux.HandleFunc("POST /api/stripe-create-billing-session", s.authed(s.handlePortal))
 	mux.HandleFunc("POST /api/stripe-webhook", s.handleStripeWebhook)

@@ -45,6 +45,9 @@ type Server struct {
 	Health func(ctx context.Context) error
 	// Outbox counts the outbox for /healthz; nil: not shown.
 	Outbox core.OutboxCounter
+	// PageViews counts the public pages' views the SPA reports
+	// (POST /api/pageviews); nil: the counter is off.
+	PageViews core.PageViewCounter
 
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the
 	// client (config trusted_proxies); none: the direct peer is the client.

@@ -115,6 +115,9 @@ func (s *Server) spaHandler() http.Handler {
 	if err != nil {
 		panic(err) // likewise: pages.json is embedded, and its tests parse it
 	}
+	public := s.Public
+	public.PageViews = s.PageViews != nil
+	settings := public.settingsTag()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -144,7 +147,7 @@ func (s *Server) spaHandler() http.Handler {
 		if !found {
 			status, head = http.StatusNotFound, pages.notFound(r.URL.Path)
 		}
-		page := withHead(index, pages.headTags(head, s.siteURL(r))+s.Public.settingsTag())
+		page := withHead(index, pages.headTags(head, s.siteURL(r))+settings)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(status)

@@ -14,16 +14,27 @@ import (
 // services over the store opened directly (always for a shared store, which
 // every process uses at once). The returned func releases what was opened.
 func (a *app) adminService(ctx context.Context) (core.Admin, func() error, error) {
+	c, s, done, err := a.operatorView(ctx)
+	if err != nil || c != nil {
+		return c, done, err
+	}
+	return s.Admin, done, nil
+}
+
+// operatorView is the admin socket's client when a server answers on it
+// and holds the store alone; else (client nil) the services over the store
+// opened directly. done releases what was opened.
+func (a *app) operatorView(ctx context.Context) (client *web.AdminClient, s *services, done func() error, err error) {
 	shared := a.driver().shared
 	if !shared {
 		if c, err := web.DialAdmin(a.cfg.socketPath()); err == nil {
 			a.sayf("using the running server through its admin socket %s", a.cfg.socketPath())
-			return c, func() error { return nil }, nil
+			return c, nil, func() error { return nil }, nil
 		}
 	}
 	st, key, err := a.openStore(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if shared {
 		a.sayf("store.driver %s: talking to the database directly", a.cfg.Store.Driver)
@@ -33,13 +44,13 @@ func (a *app) adminService(ctx context.Context) (core.Admin, func() error, error
 	s, closeServices, err := a.build(st, key)
 	if err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	done := func() error {
+	done = func() error {
 		closeServices()
 		return st.Close()
 	}
-	return s.Admin, done, nil
+	return nil, s, done, nil
 }
 
 // withAdmin makes a command's RunE from fn, which gets the operator's view

@@ -71,6 +71,9 @@ type Config struct {
 	Webhooks struct {
 		AllowPrivate bool `mapstructure:"allow_private"`
 	} `mapstructure:"webhooks"`
+	Analytics ThirdPartyConfig `mapstructure:"analytics"`
+	Chat      ThirdPartyConfig `mapstructure:"chat"`
+	PageViews PageViewConfig   `mapstructure:"page_views"`
 
 	// reminders is scheduler.reminders checked and ordered: the one value
 	// the store and the delivery pass both read.
@@ -120,6 +123,9 @@ func newViper() *viper.Viper {
 		v.SetDefault(k, val)
 	}
 	for k, val := range integrationDefaults() {
+		v.SetDefault(k, val)
+	}
+	for k, val := range publicDefaults() {
 		v.SetDefault(k, val)
 	}
 	v.SetEnvPrefix("SENDLATER")
@@ -224,6 +230,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.validateIntegrations(bad); err != nil {
+		return err
+	}
+	if err := c.validatePublic(bad); err != nil {
 		return err
 	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {

@@ -58,6 +58,7 @@ func newRootCmd() *cobra.Command {
 		newStoreCmd(a),
 		newTUICmd(a),
 		newLoginCmd(a), newLogoutCmd(a), newWhoamiCmd(a),
+		newStatsCmd(a),
 	)
 	return root
 }

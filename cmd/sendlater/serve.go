@@ -65,12 +65,18 @@ func (a *app) serve(ctx context.Context) error {
 		Postpone: s.Postpone, Refusals: s.Refusals, WebhookSecrets: s.WebhookSecrets,
 		Payments: s.Payments, Social: s.Social, SocialFlow: s.SocialFlow,
 		Health: st.Ping, Scheduler: s.Delivery.Monitor, Outbox: st, TrustedProxies: proxies,
+		Public: a.cfg.publicSettings(),
 	}
+	if a.cfg.PageViews.Enabled {
+		srv.PageViews = s.PageViews
+	}
+	a.logPublic()
 	if !a.noScheduler {
 		// An email queued by a request leaves at once, not at the next tick.
 		s.Outbox.Wake = s.Scheduler.Wake
 	}
-	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Messages, Account: s.Auth, Prices: a.cfg.prices(), Logger: a.log}
+	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Messages, Account: s.Auth, Prices: a.cfg.prices(), Logger: a.log,
+		PageViews: s.PageViews}
 	if err := admin.Open(a.cfg.socketPath()); err != nil {
 		return fmt.Errorf("admin socket: %w", err)
 	}

@@ -39,6 +39,7 @@ type services struct {
 	Sweeper        *core.Sweeper
 	Summary        *core.Summary
 	Scheduler      *core.Scheduler
+	PageViews      *core.PageViewService
 }
 
 // build wires the services over st; key is the store's encryption key, from
@@ -110,6 +111,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		To: parseAddress(a.cfg.Operator.Email), Logger: a.log}
 	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Limits: limits, Clock: clock, Logger: a.log}
 	s.Scheduler = &core.Scheduler{Delivery: s.Delivery, Interval: a.cfg.Scheduler.Interval, Logger: a.log}
+	s.PageViews = &core.PageViewService{Store: st, Limits: limits, Clock: clock}
 	if url := a.cfg.Scheduler.HeartbeatURL; url != "" {
 		s.Scheduler.Heartbeat = webhook.NewHeartbeat(url, webhook.DefaultTimeout).Beat
 	}

@@ -27,6 +27,7 @@ type store interface {
 	core.BillingStore
 	core.ProviderLinkStore
 	core.LimitStore
+	core.PageViewStore
 	core.MessageWatcher
 	core.HealthStore
 	core.Backuper

@@ -80,6 +80,7 @@ type Env struct {
 	WebhookSecrets *core.WebhookSecretService
 	Delivery       *core.Delivery
 	Admin          *core.AdminService
+	PageViews      *core.PageViewService
 }
 
 // New returns an environment that the end of the test closes; the store must
@@ -167,6 +168,7 @@ func (e *Env) wire(log *slog.Logger) {
 		}
 	}
 	e.Admin = &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: clock, Delivery: e.Delivery}
+	e.PageViews = &core.PageViewService{Store: db, Limits: e.Limits, Clock: clock}
 }
 
 // MustUser stores a user with email in the time zone zone (IANA; "": UTC),
