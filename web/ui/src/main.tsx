@@ -15,6 +15,7 @@ void loadSession();
 const settings = readPublicSettings();
 if (settings.analytics) void import("./lib/analytics").then((m) => m.startAnalytics(settings.analytics!));
 if (settings.chat) void import("./lib/chat").then((m) => m.startChat(settings.chat!));
+if (settings.pageViews) void import("./lib/page-views").then((m) => m.startPageViews());
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

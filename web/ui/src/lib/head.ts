@@ -1,5 +1,9 @@
+import { signal } from "@preact/signals-react";
 import { useEffect } from "react";
 import type { PageHead } from "../config/pages";
+
+/** The canonical path of the public page on show; undefined on a signed-in, email-link or 404 page. */
+export const publicPage = signal<string | undefined>(undefined);
 
 /** The element of the head matching selector, made from attributes when the page has none yet. */
 function headTag(selector: string, tag: "link" | "meta", attributes: Record<string, string>) {
@@ -32,6 +36,7 @@ export function applyHead(head: PageHead) {
   const robots = document.head.querySelector('meta[name="robots"]');
   if (head.noindex) meta("name", "robots", "noindex");
   else robots?.remove();
+  publicPage.value = head.noindex ? undefined : head.canonical;
 }
 
 /** Applies a page's head while it is on show. */

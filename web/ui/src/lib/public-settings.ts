@@ -2,6 +2,8 @@
 export type PublicSettings = {
   analytics?: { scriptUrl: string; websiteId: string };
   chat?: { scriptUrl: string; websiteId: string };
+  // The server counts page views itself (POST /api/pageviews): first party, no cookie.
+  pageViews?: boolean;
 };
 
 export function readPublicSettings(): PublicSettings {
