@@ -2,9 +2,11 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -58,7 +60,8 @@ func browserSuite(t *testing.T) (node, script string) {
 func TestWebAppInABrowser(t *testing.T) {
 	browser := chromium(t)
 	node, script := browserSuite(t)
-	srv := startServer(t, t.TempDir())
+	dir := t.TempDir()
+	srv := startServer(t, dir)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
@@ -69,4 +72,39 @@ func TestWebAppInABrowser(t *testing.T) {
 		t.Fatalf("the browser suite failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
 	}
 	t.Logf("%s", out)
+	assertPageViewsCounted(t, dir)
+}
+
+// assertPageViewsCounted checks what the suite's pages told the first-party
+// counter: the public pages each time they were shown (light and dark), by
+// their canonical path, and no signed-in page, email link or 404.
+func assertPageViewsCounted(t *testing.T, dir string) {
+	t.Helper()
+	var counts []struct {
+		Path  string
+		Views int
+	}
+	r := mustRun(t, dir, "stats", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &counts); err != nil {
+		t.Fatalf("stats --json: %v\n%s", err, r.stdout)
+	}
+	views := map[string]int{}
+	for _, c := range counts {
+		views[c.Path] += c.Views
+	}
+	for _, path := range []string{"/", "/about", "/faq", "/contact", "/pricing", "/legal/privacy-policy"} {
+		if views[path] < 2 {
+			t.Errorf("%s counted %d times, want at least 2 (light and dark): %v", path, views[path], views)
+		}
+	}
+	// /legal/cookies shows the terms, /auth/other the sign-up page.
+	if views["/legal/terms-of-service"] < 4 || views["/auth/signup"] < 4 {
+		t.Errorf("fallback pages not counted under their canonical path: %v", views)
+	}
+	for path := range views {
+		if !slices.Contains([]string{"/", "/about", "/faq", "/contact", "/pricing", "/legal/terms-of-service",
+			"/legal/privacy-policy", "/auth/signup", "/auth/signin", "/auth/forgotpass", "/auth/changepass"}, path) {
+			t.Errorf("%s was counted: only public pages are (%v)", path, views)
+		}
+	}
 }
