@@ -19,7 +19,9 @@ export function startPageViews() {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ path }),
       credentials: "omit",
-      keepalive: true,
-    }).catch(() => undefined);
+    })
+      // Read to the end: a reply left unread keeps its request open in Chromium.
+      .then((reply) => reply.arrayBuffer())
+      .catch(() => undefined);
   });
 }
