@@ -4,6 +4,7 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app/app";
 import { connectApiClient, loadSession } from "./lib/auth";
+import { startPageViews } from "./lib/page-views";
 import { readPublicSettings } from "./lib/public-settings";
 import { applyTheme } from "./lib/theme";
 
@@ -15,7 +16,8 @@ void loadSession();
 const settings = readPublicSettings();
 if (settings.analytics) void import("./lib/analytics").then((m) => m.startAnalytics(settings.analytics!));
 if (settings.chat) void import("./lib/chat").then((m) => m.startChat(settings.chat!));
-if (settings.pageViews) void import("./lib/page-views").then((m) => m.startPageViews());
+// The first-party counter is a few lines: in the main script, not a request of its own.
+if (settings.pageViews) startPageViews();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
