@@ -69,5 +69,7 @@ export default defineConfig(({ mode }) => ({
   test: {
     environment: "jsdom",
     setupFiles: ["src/testing/setup.ts"],
+    // As the waits in setup.ts: a loaded machine, not a hang.
+    testTimeout: 20_000,
   },
 }));

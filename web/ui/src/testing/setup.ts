@@ -1,8 +1,12 @@
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterEach, vi } from "vitest";
 import { connectApiClient } from "../lib/auth";
 
 connectApiClient();
+
+// `make test` runs beside the Go suite and other work on 2 cores: a render that takes a second
+// there is slow, not wrong. findBy and waitFor wait up to 5 s instead of 1 s.
+configure({ asyncUtilTimeout: 5000 });
 
 // jsdom implements neither; the app calls both.
 window.matchMedia = (query: string) =>
