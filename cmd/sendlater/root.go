@@ -59,6 +59,7 @@ func newRootCmd() *cobra.Command {
 		newTUICmd(a),
 		newLoginCmd(a), newLogoutCmd(a), newWhoamiCmd(a),
 		newStatsCmd(a),
+		newDocsCmd(a),
 	)
 	return root
 }

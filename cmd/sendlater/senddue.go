@@ -24,7 +24,7 @@ func newSendDueCmd(a *app) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			if at != "" && !dryRun {
-				return errors.New("--at only goes with --dry-run: a real pass always runs at the current time")
+				return usagef("--at only goes with --dry-run: a real pass always runs at the current time")
 			}
 			if dryRun {
 				by := time.Now()

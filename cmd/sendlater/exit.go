@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// Exit statuses (README "The command line"): 0 done, 1 the command failed,
+// 2 the command line was wrong (unknown command or flag, wrong arguments, a
+// value the command refuses).
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef is a usageError with a formatted message.
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// execute runs root with args, prints a failure on stderr (with its code)
+// and returns the exit status.
+func execute(root *cobra.Command, args []string, stderr io.Writer) int {
+	markUsage(root)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "Error:", errorText(err))
+	if isUsage(err) {
+		fmt.Fprintln(stderr, "Run 'sendlater help' or add --help to a command for its usage.")
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// markUsage makes every argument check and flag error of the tree a
+// usageError.
+func markUsage(cmd *cobra.Command) {
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	if cmd.HasSubCommands() && !cmd.Runnable() {
+		// A group (users, messages, ...): an unknown subcommand is a
+		// mistake, not a reason to print the help and succeed.
+		cmd.Args = cobra.ArbitraryArgs
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q for %q", args[0], c.CommandPath())
+			}
+			return c.Help()
+		}
+	}
+	for _, c := range cmd.Commands() {
+		markUsage(c)
+	}
+}
+
+// isUsage tells a wrong command line: a usageError, cobra's unknown
+// command, or a value the application refuses as invalid (request/validation,
+// request/invalid).
+func isUsage(err error) bool {
+	var u usageError
+	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {
+		return true
+	}
+	code := core.ErrorCode(err)
+	return code == core.EValidation || code == core.EInvalid
+}
+
+// errorText is what a user reads of an error: an application error's
+// message, its fields and its code; any other error as it is.
+func errorText(err error) string {
+	var e *core.Error
+	if !errors.As(err, &e) {
+		return err.Error()
+	}
+	s := e.Message + " (" + e.Code + ")"
+	keys := make([]string, 0, len(e.Fields))
+	for k := range e.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s += fmt.Sprintf("\n  %s: %s", k, e.Fields[k])
+	}
+	return s
+}
