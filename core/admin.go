@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -52,6 +53,22 @@ type Admin interface {
 	// one user (id or email) or, with "", of every user with a customer,
 	// stores them and returns what it found for each.
 	SyncBilling(ctx context.Context, idOrEmail string) ([]BillingChange, error)
+
+	// CreateUser, SetUserDisabled, DeleteUser and ExportUser manage
+	// accounts (core/admin_users.go); PostponeMessage and DeleteMessage
+	// steer one message; ListContacts lists the contact form's
+	// submissions.
+	CreateUser(ctx context.Context, in NewUser) (*CreatedUser, error)
+	SetUserDisabled(ctx context.Context, idOrEmail string, disabled bool) (*User, error)
+	DeleteUser(ctx context.Context, idOrEmail string) error
+	ExportUser(ctx context.Context, idOrEmail string) (*AccountExport, error)
+	PostponeMessage(ctx context.Context, id string) (*Message, error)
+	DeleteMessage(ctx context.Context, id string) error
+	ListContacts(ctx context.Context, limit int) ([]*ContactSubmission, error)
+	// ListAudit lists the audit log from since, oldest first (limit 0:
+	// all); RecordReveal writes to it that message bodies were read.
+	ListAudit(ctx context.Context, since time.Time, limit int) ([]*AuditEntry, error)
+	RecordReveal(ctx context.Context, ids []string) error
 }
 
 // AdminService implements Admin over the stores.
@@ -65,6 +82,11 @@ type AdminService struct {
 	Delivery *Delivery
 	// Billing syncs subscriptions; nil: payments are not configured.
 	Billing *BillingService
+	// Auth makes, ends and exports accounts; Contacts are the contact
+	// form's submissions; Audit keeps what operators do.
+	Auth     *Auth
+	Contacts ContactStore
+	Audit    AuditStore
 }
 
 func (s *AdminService) ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error) {
@@ -86,7 +108,7 @@ func (s *AdminService) SetPlan(ctx context.Context, idOrEmail string, plan PlanI
 	if err != nil {
 		return nil, err
 	}
-	return s.Users.UpdateUser(ctx, u.ID, func(u *User) error {
+	u, err = s.Users.UpdateUser(ctx, u.ID, func(u *User) error {
 		if plan == PlanStarter {
 			u.StripePriceID, u.StripeSubscriptionStatus = "", ""
 		} else {
@@ -95,6 +117,10 @@ func (s *AdminService) SetPlan(ctx context.Context, idOrEmail string, plan PlanI
 		u.UpdatedAt = s.Clock.Now()
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return u, s.audit(ctx, "users.set-plan", u.Email, fmt.Sprintf("%s (%s)", plan, status))
 }
 
 func (s *AdminService) ListMessages(ctx context.Context, user string, f MessageFilter) ([]*Message, int, error) {
@@ -135,5 +161,9 @@ func (s *AdminService) SyncBilling(ctx context.Context, idOrEmail string) ([]Bil
 	if s.Billing == nil {
 		return nil, errPaymentsOff()
 	}
-	return s.Billing.Sync(ctx, idOrEmail)
+	changes, err := s.Billing.Sync(ctx, idOrEmail)
+	if err != nil {
+		return nil, err
+	}
+	return changes, s.audit(ctx, "users.sync-billing", idOrEmail, fmt.Sprintf("%d users re-read from the payment provider", len(changes)))
 }

@@ -53,10 +53,14 @@ func (s *AdminService) RescheduleMessage(ctx context.Context, id string, at time
 	if at.IsZero() {
 		return nil, ValidationError(map[string]string{"at": "Please give the new delivery time"})
 	}
-	return s.steer(ctx, id, func(m *Message) error {
+	m, err := s.steer(ctx, id, func(m *Message) error {
 		m.setSendDate(at)
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return m, s.audit(ctx, "messages.reschedule", id, "to "+at.UTC().Format(time.RFC3339))
 }
 
 // DeliverNow makes an active message due now and runs a pass.
@@ -74,6 +78,9 @@ func (s *AdminService) DeliverNow(ctx context.Context, id string) (*Message, Pas
 	}); err != nil {
 		return nil, PassResult{}, err
 	}
+	if err := s.audit(ctx, "messages.deliver-now", id, "made due now"); err != nil {
+		return nil, PassResult{}, err
+	}
 	res, err := d.Run(ctx)
 	if err != nil {
 		return nil, res, err
@@ -83,10 +90,27 @@ func (s *AdminService) DeliverNow(ctx context.Context, id string) (*Message, Pas
 }
 
 func (s *AdminService) SetMessageActive(ctx context.Context, id string, active bool) (*Message, error) {
-	return s.steer(ctx, id, func(m *Message) error {
+	if active {
+		m, err := s.FindMessage(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkOwnerEnabled(ctx, m); err != nil {
+			return nil, err
+		}
+	}
+	m, err := s.steer(ctx, id, func(m *Message) error {
 		m.IsActive = active
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	action := "messages.pause"
+	if active {
+		action = "messages.resume"
+	}
+	return m, s.audit(ctx, action, id, "")
 }
 
 func (s *AdminService) Passes(ctx context.Context) ([]PassResult, error) {

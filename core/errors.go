@@ -20,6 +20,7 @@ const (
 	EExpiredActionCode     = "auth/expired-action-code"
 	EProviderNotConfigured = "auth/provider-not-configured"
 	EOperatorNotAllowed    = "auth/operator-not-allowed"
+	EUserDisabled          = "auth/user-disabled"
 	EPlanLimit             = "plan/limit-reached"
 	EFeatureNotIncluded    = "plan/feature-not-included"
 	EMessageNotFound       = "message/not-found"

@@ -14,6 +14,9 @@ import (
 
 // startSession creates a session for u and its first tokens.
 func (a *Auth) startSession(ctx context.Context, u *User, c Client) (*Tokens, error) {
+	if u.Disabled() {
+		return nil, errUserDisabled()
+	}
 	if err := a.checkKey(); err != nil {
 		return nil, err
 	}

@@ -29,8 +29,13 @@ type User struct {
 	StripeCustomerID         string
 	StripePriceID            string
 	StripeSubscriptionStatus string
-	CreatedAt                time.Time
-	UpdatedAt                time.Time
+	// DisabledAt is when an operator disabled the account (zero: enabled);
+	// HeldMessages are the messages that were active then, paused until
+	// the account is enabled.
+	DisabledAt   time.Time
+	HeldMessages []string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // Location returns the user's time zone, UTC when unset or unknown.

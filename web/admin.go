@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -69,6 +68,7 @@ func (s *AdminServer) Handler() http.Handler {
 	if s.PageViews != nil {
 		mux.HandleFunc("GET /admin/pageviews", s.handlePageViews)
 	}
+	s.accountRoutes(mux)
 	author := &authorAPI{messages: s.Messages, account: s.Account, heartbeat: s.StreamHeartbeat, stopping: s.shutdown.done()}
 	author.routes(mux, s.actAs, s.actAs, func(h http.HandlerFunc) http.HandlerFunc { return h })
 	mux.HandleFunc("/", handleAPINotFound)
@@ -89,9 +89,11 @@ func (s *AdminServer) Open(path string) error {
 	os.Remove(path)
 	// Created private (umask 0077), never for a moment open to others; the
 	// umask is the process's, so this runs before anything else starts.
-	old := syscall.Umask(0o077)
-	ln, err := net.Listen("unix", path)
-	syscall.Umask(old)
+	var ln net.Listener
+	err := withUmask(0o077, func() (err error) {
+		ln, err = net.Listen("unix", path)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -100,7 +102,7 @@ func (s *AdminServer) Open(path string) error {
 		return err
 	}
 	s.path = path
-	s.httpServer = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.httpServer = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ConnContext: peerActor}
 	go func() {
 		if err := s.httpServer.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.Logger.Error("admin socket", "err", err)

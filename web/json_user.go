@@ -67,8 +67,12 @@ type UserJSON struct {
 	StripeCustomerID         string      `json:"stripeCustomerId,omitempty"`
 	StripePriceID            string      `json:"stripePriceId,omitempty"`
 	StripeSubscriptionStatus string      `json:"stripeSubscriptionStatus,omitempty"`
-	CreatedAt                int64       `json:"createdAt"`
-	UpdatedAt                int64       `json:"updatedAt"`
+	// DisabledAt is when an operator disabled the account (absent:
+	// enabled); HeldMessages are the messages held paused until enabled.
+	DisabledAt   int64    `json:"disabledAt,omitempty"`
+	HeldMessages []string `json:"heldMessages,omitempty"`
+	CreatedAt    int64    `json:"createdAt"`
+	UpdatedAt    int64    `json:"updatedAt"`
 }
 
 // NewUserJSON is u on the wire, its plan derived through prices.
@@ -83,7 +87,8 @@ func NewUserJSON(u *core.User, prices core.PriceMap) *UserJSON {
 		Providers: providers, EmailVerified: u.EmailVerified, Plan: plan, PlanIsActive: active,
 		StripeCustomerID: u.StripeCustomerID, StripePriceID: u.StripePriceID,
 		StripeSubscriptionStatus: u.StripeSubscriptionStatus,
-		CreatedAt:                millis(u.CreatedAt), UpdatedAt: millis(u.UpdatedAt),
+		DisabledAt:               millis(u.DisabledAt), HeldMessages: u.HeldMessages,
+		CreatedAt: millis(u.CreatedAt), UpdatedAt: millis(u.UpdatedAt),
 	}
 }
 
@@ -93,6 +98,7 @@ func (j *UserJSON) Core() *core.User {
 		ID: j.ID, Email: j.Email, Name: j.Name, Picture: j.Picture, Timezone: j.Timezone,
 		Providers: j.Providers, EmailVerified: j.EmailVerified, StripeCustomerID: j.StripeCustomerID,
 		StripePriceID: j.StripePriceID, StripeSubscriptionStatus: j.StripeSubscriptionStatus,
+		DisabledAt: fromMillis(j.DisabledAt), HeldMessages: j.HeldMessages,
 		CreatedAt: fromMillis(j.CreatedAt), UpdatedAt: fromMillis(j.UpdatedAt),
 	}
 }

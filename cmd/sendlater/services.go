@@ -106,7 +106,8 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Log:           core.NewPassLog(passLogSize),
 		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: a.processName(), Logger: a.log},
 	}
-	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery, Billing: s.Billing}
+	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery, Billing: s.Billing,
+		Auth: s.Auth, Contacts: st, Audit: st}
 	s.Summary = &core.Summary{Store: st, Outbox: s.Outbox, Emails: emails, Limits: limits, Clock: clock,
 		To: parseAddress(a.cfg.Operator.Email), Logger: a.log}
 	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Limits: limits, Clock: clock, Logger: a.log}

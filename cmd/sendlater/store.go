@@ -30,6 +30,7 @@ type store interface {
 	core.PageViewStore
 	core.MessageWatcher
 	core.HealthStore
+	core.AuditStore
 	core.Backuper
 	transfer.Store
 	Ping(ctx context.Context) error

@@ -80,6 +80,8 @@ type userRecord struct {
 	StripeCustomerID         string   `json:"stripeCustomerId,omitempty"`
 	StripePriceID            string   `json:"stripePriceId,omitempty"`
 	StripeSubscriptionStatus string   `json:"stripeSubscriptionStatus,omitempty"`
+	DisabledAt               int64    `json:"disabledAt,omitempty"`
+	HeldMessages             []string `json:"heldMessages,omitempty"`
 	CreatedAt                int64    `json:"createdAt,omitempty"`
 	UpdatedAt                int64    `json:"updatedAt,omitempty"`
 }
@@ -92,6 +94,7 @@ func userRecordOf(su *seal.User) userRecord {
 		Timezone: u.Timezone, PasswordHash: u.PasswordHash, Providers: u.Providers,
 		EmailVerified: u.EmailVerified, StripeCustomerID: u.StripeCustomerID,
 		StripePriceID: u.StripePriceID, StripeSubscriptionStatus: u.StripeSubscriptionStatus,
+		DisabledAt: unixNano(u.DisabledAt), HeldMessages: u.HeldMessages,
 		CreatedAt: unixNano(u.CreatedAt), UpdatedAt: unixNano(u.UpdatedAt),
 	}
 }
@@ -104,7 +107,8 @@ func (r *userRecord) sealedUser() seal.User {
 			PasswordHash: r.PasswordHash, Providers: r.Providers, EmailVerified: r.EmailVerified,
 			StripeCustomerID: r.StripeCustomerID, StripePriceID: r.StripePriceID,
 			StripeSubscriptionStatus: r.StripeSubscriptionStatus,
-			CreatedAt:                fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
+			DisabledAt:               fromUnixNano(r.DisabledAt), HeldMessages: r.HeldMessages,
+			CreatedAt: fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
 		},
 		Name: r.SealedName,
 	}

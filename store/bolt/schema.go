@@ -65,6 +65,7 @@ var migrations = []migration{
 	schemaOnly(createIdempotencyIndex),
 	schemaOnly(createEventBucket),    // events.go
 	schemaOnly(createPageViewBucket), // pageviews.go
+	schemaOnly(createAuditBucket),    // audit.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an

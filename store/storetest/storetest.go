@@ -36,6 +36,8 @@ type Stores struct {
 	Limits core.LimitStore
 	// PageViews keeps the page-view counters; nil skips their tests.
 	PageViews core.PageViewStore
+	// Audit keeps what operators do; nil skips its tests.
+	Audit core.AuditStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -59,6 +61,8 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"UserEmailChange", testUserEmailChange},
 		{"UserUpdateAborts", testUserUpdateAborts},
 		{"ListUsers", testListUsers},
+		{"UserDisabled", testUserDisabled},
+		{"Audit", testAudit},
 		{"Messages", testMessages},
 		{"MessageOwnerMissing", testMessageOwnerMissing},
 		{"MessageUpdateAborts", testMessageUpdateAborts},

@@ -1,0 +1,73 @@
+package bolt
+
+import (
+	"context"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+var bucketAudit = []byte("audit") // time(At)|id -> auditRecord
+
+// createAuditBucket is version 11: the audit log.
+func createAuditBucket(tx *bbolt.Tx) error {
+	_, err := tx.CreateBucketIfNotExists(bucketAudit)
+	return err
+}
+
+type auditRecord struct {
+	header
+	ID     string `json:"id"`
+	At     int64  `json:"at"`
+	Actor  string `json:"actor"`
+	Action string `json:"action"`
+	Target string `json:"target,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// AppendAudit adds an entry to the audit log, giving it a new id when it
+// has none.
+func (s *DB) AppendAudit(ctx context.Context, e *core.AuditEntry) error {
+	if e.ID == "" {
+		e.ID = core.NewID()
+	}
+	if err := validID("audit entry", e.ID); err != nil {
+		return err
+	}
+	v, err := encode(auditRecord{header: current, ID: e.ID, At: unixNano(e.At), Actor: e.Actor,
+		Action: e.Action, Target: e.Target, Detail: e.Detail})
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketAudit).Put(timeID(e.At, e.ID), v)
+	})
+}
+
+// ListAudit returns the entries at or after since, oldest first, at most
+// limit (0: all).
+func (s *DB) ListAudit(ctx context.Context, since time.Time, limit int) ([]*core.AuditEntry, error) {
+	es := []*core.AuditEntry{}
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketAudit).Cursor()
+		k, v := c.First()
+		if !since.IsZero() {
+			k, v = c.Seek(appendTime(nil, since))
+		}
+		for ; k != nil && (limit <= 0 || len(es) < limit); k, v = c.Next() {
+			var r auditRecord
+			if err := decode("audit entry", v, &r); err != nil {
+				return err
+			}
+			es = append(es, &core.AuditEntry{ID: r.ID, At: fromUnixNano(r.At), Actor: r.Actor,
+				Action: r.Action, Target: r.Target, Detail: r.Detail})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return es, nil
+}
