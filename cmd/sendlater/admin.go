@@ -32,6 +32,8 @@ func (a *app) operatorView(ctx context.Context) (client *web.AdminClient, s *ser
 			return c, nil, func() error { return nil }, nil
 		}
 	}
+	// The audit log's who, when no server's socket tells it.
+	a.actor = localActor()
 	st, key, err := a.openStore(ctx)
 	if err != nil {
 		return nil, nil, nil, err
@@ -62,6 +64,9 @@ func (a *app) withAdmin(fn func(cmd *cobra.Command, args []string, admin core.Ad
 			return err
 		}
 		defer done()
+		if a.actor != "" {
+			cmd.SetContext(core.WithActor(cmd.Context(), a.actor))
+		}
 		return fn(cmd, args, admin)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,8 @@ func newMessagesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "messages", Short: "List, show and steer messages"}
 	cmd.AddCommand(newMessagesListCmd(a), newMessagesShowCmd(a),
 		newMessagesRescheduleCmd(a), newMessagesDeliverNowCmd(a),
-		newMessagesSetActiveCmd(a, false), newMessagesSetActiveCmd(a, true))
+		newMessagesSetActiveCmd(a, false), newMessagesSetActiveCmd(a, true),
+		newMessagesPostponeCmd(a), newMessagesDeleteCmd(a))
 	return cmd
 }
 
@@ -33,16 +35,38 @@ func messageJSON(m *core.Message, reveal bool) *web.MessageJSON {
 
 func newMessagesListCmd(a *app) *cobra.Command {
 	var asJSON, reveal bool
-	var user string
+	var user, status, dueBefore string
 	var limit, offset int
 	cmd := &cobra.Command{
-		Use:   "list",
+		Use:   "list [--user EMAIL] [--status S] [--due-before TIME]",
 		Short: "List messages, newest first",
 		Args:  cobra.NoArgs,
 		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
-			ms, total, err := admin.ListMessages(cmd.Context(), user, core.MessageFilter{Offset: offset, Limit: limit})
+			keep, err := messageFilter(status, dueBefore)
 			if err != nil {
 				return err
+			}
+			f := core.MessageFilter{Offset: offset, Limit: limit}
+			if keep != nil {
+				f = core.MessageFilter{} // filtered here, then paged
+			}
+			ms, total, err := admin.ListMessages(cmd.Context(), user, f)
+			if err != nil {
+				return err
+			}
+			if keep != nil {
+				var kept []*core.Message
+				for _, m := range ms {
+					if keep(m) {
+						kept = append(kept, m)
+					}
+				}
+				total, ms = len(kept), page(kept, offset, limit)
+			}
+			if asJSON && reveal {
+				if err := admin.RecordReveal(cmd.Context(), each(ms, func(m *core.Message) string { return m.ID })); err != nil {
+					return err
+				}
 			}
 			if asJSON {
 				out := make([]*web.MessageJSON, len(ms))
@@ -64,6 +88,8 @@ func newMessagesListCmd(a *app) *cobra.Command {
 		}),
 	}
 	cmd.Flags().StringVar(&user, "user", "", "only this user's messages (id or email)")
+	cmd.Flags().StringVar(&status, "status", "", "only messages in this status: scheduled, reminded, sending, delivered, failed or paused")
+	cmd.Flags().StringVar(&dueBefore, "due-before", "", "only messages whose delivery date is before this time (RFC 3339, \"2026-04-01 09:30\", +720h)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&reveal, "reveal", false, "include message bodies in --json")
 	cmd.Flags().IntVar(&limit, "limit", 0, "list at most this many (0: all)")
@@ -81,6 +107,11 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 			m, err := admin.FindMessage(cmd.Context(), args[0])
 			if err != nil {
 				return err
+			}
+			if reveal {
+				if err := admin.RecordReveal(cmd.Context(), []string{m.ID}); err != nil {
+					return err
+				}
 			}
 			// What follows the message: its webhook call or its author's
 			// failure notice, while it waits or once it failed for good.
@@ -177,6 +208,29 @@ func recipientFields(m *core.Message) [][2]string {
 		out[i] = [2]string{label, r.Name + " <" + r.Address + ">, " + state}
 	}
 	return out
+}
+
+// messageFilter is what messages list --status and --due-before keep; nil
+// keeps all.
+func messageFilter(status, dueBefore string) (func(*core.Message) bool, error) {
+	if status == "" && dueBefore == "" {
+		return nil, nil
+	}
+	switch core.MessageStatus(status) {
+	case "", core.StatusScheduled, core.StatusReminded, core.StatusSending, core.StatusDelivered, core.StatusFailed, core.StatusPaused:
+	default:
+		return nil, usagef("--status must be scheduled, reminded, sending, delivered, failed or paused")
+	}
+	var before time.Time
+	if dueBefore != "" {
+		var err error
+		if before, err = cli.ParseWhen(dueBefore, time.Now()); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	return func(m *core.Message) bool {
+		return (status == "" || string(m.DisplayStatus()) == status) && (before.IsZero() || m.SendDate.Before(before))
+	}, nil
 }
 
 // outboxLabel names what follows a message.

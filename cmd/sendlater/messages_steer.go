@@ -20,11 +20,11 @@ func newMessagesRescheduleCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
 			if at == "" {
-				return fmt.Errorf("--at is required, e.g. --at 2026-04-01T09:30:00Z or --at +48h")
+				return usagef("--at is required, e.g. --at 2026-04-01T09:30:00Z or --at +48h")
 			}
 			t, err := cli.ParseWhen(at, time.Now())
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			m, err := admin.RescheduleMessage(cmd.Context(), args[0], t)
 			if err != nil {
@@ -75,6 +75,37 @@ func newMessagesSetActiveCmd(a *app, active bool) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "%s is %s, delivery date %s\n", m.ID, m.DisplayStatus(), cli.When(m.SendDate))
+			return nil
+		}),
+	}
+}
+
+func newMessagesPostponeCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "postpone ID",
+		Short: "Postpone a message by its interval from today, as its author's Postpone does",
+		Args:  cobra.ExactArgs(1),
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+			m, err := admin.PostponeMessage(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s is postponed: it will be delivered at %s (%s)\n", m.ID, cli.When(m.SendDate), m.DisplayStatus())
+			return nil
+		}),
+	}
+}
+
+func newMessagesDeleteCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete ID",
+		Short: "Delete a message that is not being sent",
+		Args:  cobra.ExactArgs(1),
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+			if err := admin.DeleteMessage(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s is deleted.\n", args[0])
 			return nil
 		}),
 	}

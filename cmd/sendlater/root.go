@@ -22,6 +22,9 @@ type app struct {
 	noScheduler bool
 	// command is the subcommand's path without "sendlater ", e.g. "send-due".
 	command string
+	// actor is the audit log's who for a command that opened the store
+	// itself (through the admin socket the server reads it from the peer).
+	actor   string
 	cfg     *Config
 	log     *slog.Logger
 	stdout  io.Writer
@@ -59,6 +62,8 @@ func newRootCmd() *cobra.Command {
 		newTUICmd(a),
 		newLoginCmd(a), newLogoutCmd(a), newWhoamiCmd(a),
 		newStatsCmd(a),
+		newContactsCmd(a),
+		newAuditCmd(a),
 		newDocsCmd(a),
 	)
 	return root

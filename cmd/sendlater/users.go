@@ -13,23 +13,46 @@ import (
 
 func newUsersCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "users", Short: "List, show and manage users"}
-	cmd.AddCommand(newUsersListCmd(a), newUsersShowCmd(a), newUsersSetPlanCmd(a), newUsersSyncBillingCmd(a))
+	cmd.AddCommand(newUsersListCmd(a), newUsersShowCmd(a), newUsersSetPlanCmd(a), newUsersSyncBillingCmd(a),
+		newUsersCreateCmd(a), newUsersSetDisabledCmd(a, true), newUsersSetDisabledCmd(a, false),
+		newUsersDeleteCmd(a), newUsersExportCmd(a))
 	return cmd
 }
 
 func newUsersListCmd(a *app) *cobra.Command {
 	var asJSON bool
 	var limit, offset int
+	var plan string
 	cmd := &cobra.Command{
-		Use:   "list",
+		Use:   "list [--plan starter|pro|business]",
 		Short: "List users",
 		Args:  cobra.NoArgs,
 		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
-			users, total, err := admin.ListUsers(cmd.Context(), core.UserFilter{Offset: offset, Limit: limit})
+			f := core.UserFilter{Offset: offset, Limit: limit}
+			if plan != "" {
+				if _, ok := core.FindPlan(core.PlanID(plan)); !ok {
+					return usagef("--plan must be starter, pro or business")
+				}
+				// The plan is derived from the subscription: filtered here,
+				// then paged.
+				f = core.UserFilter{}
+			}
+			users, total, err := admin.ListUsers(cmd.Context(), f)
 			if err != nil {
 				return err
 			}
-			views := make([]*web.UserJSON, len(users))
+			var views []*web.UserJSON
+			if plan != "" {
+				var kept []*core.User
+				for _, u := range users {
+					if v := web.NewUserJSON(u, a.cfg.prices()); string(v.Plan) == plan {
+						kept = append(kept, u)
+					}
+				}
+				total = len(kept)
+				users = page(kept, offset, limit)
+			}
+			views = make([]*web.UserJSON, len(users))
 			for i, u := range users {
 				views[i] = web.NewUserJSON(u, a.cfg.prices())
 			}
@@ -54,7 +77,17 @@ func newUsersListCmd(a *app) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().IntVar(&limit, "limit", 0, "list at most this many (0: all)")
 	cmd.Flags().IntVar(&offset, "offset", 0, "skip this many")
+	cmd.Flags().StringVar(&plan, "plan", "", "only users on this plan, as the PLAN column shows it")
 	return cmd
+}
+
+// page is xs from offset, at most limit of them (0: all).
+func page[T any](xs []T, offset, limit int) []T {
+	xs = xs[min(offset, len(xs)):]
+	if limit > 0 && limit < len(xs) {
+		xs = xs[:limit]
+	}
+	return xs
 }
 
 func newUsersShowCmd(a *app) *cobra.Command {
@@ -89,7 +122,7 @@ func (a *app) printUser(u *core.User, asJSON bool) error {
 		{"Sign-in", cli.OrDash(strings.Join(v.Providers, ", "))}, {"Plan", string(v.Plan)},
 		{"Plan active", strconv.FormatBool(v.PlanIsActive)}, {"Stripe customer", cli.OrDash(u.StripeCustomerID)},
 		{"Stripe price", cli.OrDash(u.StripePriceID)}, {"Subscription", cli.OrDash(u.StripeSubscriptionStatus)},
-		{"Created", created(u)},
+		{"Disabled", disabledText(u)}, {"Created", created(u)},
 	})
 }
 

@@ -14,7 +14,7 @@ import (
 
 // ParseWhen reads a time typed by a person: RFC 3339, a date and time
 // ("2026-04-01 09:30", UTC), a date (midnight UTC), "now", or an offset from
-// now ("+36h").
+// now ("+36h", "-24h").
 func ParseWhen(s string, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "now" {
@@ -26,12 +26,18 @@ func ParseWhen(s string, now time.Time) (time.Time, error) {
 			return now.Add(d), nil
 		}
 	}
+	if rest, ok := strings.CutPrefix(s, "-"); ok {
+		d, err := time.ParseDuration(rest)
+		if err == nil {
+			return now.Add(-d), nil
+		}
+	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("cannot read the time %q: use RFC 3339 (2026-04-01T09:30:00Z), \"2026-04-01 09:30\" (UTC), 2026-04-01, now or +36h", s)
+	return time.Time{}, fmt.Errorf("cannot read the time %q: use RFC 3339 (2026-04-01T09:30:00Z), \"2026-04-01 09:30\" (UTC), 2026-04-01, now, +36h or -24h", s)
 }
 
 // PrintTable prints rows under a header as aligned columns.
