@@ -24,11 +24,11 @@ type app struct {
 	command string
 	// actor is the audit log's who for a command that opened the store
 	// itself (through the admin socket the server reads it from the peer).
-	actor   string
-	cfg     *Config
-	log     *slog.Logger
-	stdout  io.Writer
-	stderr  io.Writer
+	actor  string
+	cfg    *Config
+	log    *slog.Logger
+	stdout io.Writer
+	stderr io.Writer
 }
 
 func newRootCmd() *cobra.Command {
