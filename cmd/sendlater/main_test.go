@@ -50,9 +50,16 @@ type result struct {
 // run runs sendlater in dir with the environment additions env.
 func run(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
+	return runWithStdin(t, dir, env, "", args...)
+}
+
+// runWithStdin is run with stdin as the command's standard input.
+func runWithStdin(t *testing.T, dir string, env []string, stdin string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
