@@ -33,6 +33,10 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // execute runs root with args, prints a failure on stderr (with its code)
 // and returns the exit status.
 func execute(root *cobra.Command, args []string, stderr io.Writer) int {
+	// The completion and help commands are added here rather than by
+	// Execute, so that markUsage covers them too.
+	root.InitDefaultCompletionCmd(args...)
+	root.InitDefaultHelpCmd()
 	markUsage(root)
 	root.SetArgs(args)
 	err := root.Execute()
