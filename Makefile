@@ -9,7 +9,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DA
 # The database of make bench's PostgreSQL figures (each run makes and drops a schema there).
 BENCH_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 
-.PHONY: run build ui ui-deps test test-go test-ui lint lighthouse screenshots vet bench tools clean
+.PHONY: run build ui ui-deps test test-go test-ui lint lighthouse screenshots vet bench tools clean release-check
 
 ## run: build the SPA and the binary, then serve on the zero-config defaults
 run: build
@@ -30,8 +30,8 @@ $(UI)/node_modules/.package-lock.json: $(UI)/package-lock.json $(UI)/package.jso
 ui: ui-deps
 	cd $(UI) && $(NPM) run build
 
-## test: vet, the Go tests with -race, the SPA's type check, lint, unit tests and build
-test: tools ui test-ui vet test-go
+## test: vet, the Go tests with -race, the SPA's type check, lint, unit tests and build, release-check
+test: tools ui test-ui vet test-go release-check
 
 test-ui: ui-deps
 	cd $(UI) && $(NPM) run typecheck && $(NPM) run lint && $(NPM) test
@@ -72,6 +72,26 @@ test-go:
 	SENDLATER_REQUIRE_BROWSER=1 SENDLATER_REQUIRE_TERMINAL=1 SENDLATER_SKIP_LOG=$$skipped $(GO) test -race -count=1 -timeout 15m ./...; \
 	status=$$?; sort -u $$skipped; rm -f $$skipped; exit $$status
 
+# goreleaser on the PATH, else the one scripts/ensure-tools.sh installs into bin/.
+GORELEASER ?= $(shell command -v goreleaser 2>/dev/null || { [ -x bin/goreleaser ] && echo bin/goreleaser; })
+
+## release-check: goreleaser check, then a snapshot build of the host's target (the SPA, then the
+## before hooks write the completions and the man pages); skipped with a notice without goreleaser
+## unless SENDLATER_REQUIRE_RELEASE=1 (then scripts/ensure-tools.sh installs it)
+release-check: ui
+	@if [ -z "$(GORELEASER)" ]; then \
+		if [ "$$SENDLATER_REQUIRE_RELEASE" = 1 ]; then echo "release-check: goreleaser is missing (make tools installs it)"; exit 1; fi; \
+		echo "release-check skipped: goreleaser is not installed (SENDLATER_REQUIRE_RELEASE=1 installs it)"; exit 0; \
+	fi; \
+	set -e; start=$$(date +%s); \
+	$(GORELEASER) check; \
+	SENDLATER_UI_BUILT=1 $(GORELEASER) build --snapshot --single-target --clean; \
+	for f in build/completions/sendlater.bash build/completions/_sendlater build/completions/sendlater.fish \
+		build/completions/sendlater.ps1 build/man/sendlater.1 build/man/sendlater-send-due.1; do \
+		[ -s $$f ] || { echo "release-check: $$f is missing"; exit 1; }; done; \
+	./dist/*/sendlater version; \
+	echo "release-check passed in $$(( $$(date +%s) - start )) s"
+
 ## tools: what the tests need that a fresh machine lacks (chromium, stripe-mock)
 tools:
 	@scripts/ensure-tools.sh
@@ -90,4 +110,4 @@ bench:
 	$(GO) run ./cmd/loadgen -bin bin/sendlater -postgres '$(BENCH_POSTGRES_URL)' -scenarios ceiling -d 5s -warmup 1s
 
 clean:
-	rm -rf bin $(UI)/node_modules
+	rm -rf bin build dist $(UI)/node_modules
