@@ -81,3 +81,15 @@ func getMe(t *testing.T, srv *server, token string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+// send-due exits 1 when it cannot run a pass at all: here the store is
+// held by a process that answers on no admin socket.
+func TestSendDueFailsWhenTheStoreCannotBeOpened(t *testing.T) {
+	dir := t.TempDir()
+	db := openStore(t, dir, filepath.Join(dir, "data", "sendlater.db"))
+	defer db.Close()
+	r := run(t, dir, nil, "send-due")
+	if r.code != 1 || !strings.Contains(r.stderr, "Error:") {
+		t.Fatalf("send-due on a store held elsewhere: %+v", r)
+	}
+}
