@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/postgres/pgtest"
 )
 
 // scriptVars seeds dir's store (Ada's two messages and a contact
@@ -18,14 +19,31 @@ import (
 func scriptVars(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	db := openStore(t, dir, filepath.Join(dir, "data", "sendlater.db"))
-	_, ms := seedInto(t, db)
-	err := db.CreateContact(context.Background(), &core.ContactSubmission{Name: "Grace", Email: "grace@example.com",
+	defer db.Close()
+	return seedScript(t, db)
+}
+
+// seedScript seeds st for the admin script and returns its variables.
+func seedScript(t *testing.T, st interface {
+	core.UserStore
+	core.MessageStore
+	core.ContactStore
+}) map[string]string {
+	t.Helper()
+	_, ms := seedInto(t, st)
+	err := st.CreateContact(context.Background(), &core.ContactSubmission{Name: "Grace", Email: "grace@example.com",
 		Message: "Please call me back about my letter.", CreatedAt: time.Now()})
-	db.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return map[string]string{"MSG1": ms[0].ID, "MSG2": ms[1].ID, "UID": strconv.Itoa(os.Getuid())}
+}
+
+// On PostgreSQL every command talks to the database itself.
+func TestAdminScriptOnPostgres(t *testing.T) {
+	url := pgtest.URL(t)
+	vars := seedScript(t, openPostgres(t, url))
+	runScript(t, "admin.txt", t.TempDir(), pgEnv(url), vars)
 }
 
 func TestAdminScriptWithoutAServer(t *testing.T) {
