@@ -42,6 +42,17 @@ func (s *MessageService) author(ctx context.Context) (*User, error) {
 	return s.Users.FindUserByID(ctx, id.UserID)
 }
 
+// writer is author for a change: refused for a disabled account (only an
+// operator acting for it gets this far, its own sessions having ended), so
+// that its messages stay as the disable left them until it is enabled.
+func (s *MessageService) writer(ctx context.Context) (*User, error) {
+	u, err := s.author(ctx)
+	if err == nil && u.Disabled() {
+		return nil, errUserDisabled()
+	}
+	return u, err
+}
+
 // List returns a page of the author's messages, newest first.
 func (s *MessageService) List(ctx context.Context, p Page) (*MessagePage, error) {
 	id, err := signedIn(ctx)
@@ -91,7 +102,7 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	u, err := s.author(ctx)
+	u, err := s.writer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +165,7 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 	if err := up.Validate(); err != nil {
 		return nil, err
 	}
-	u, err := s.author(ctx)
+	u, err := s.writer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +193,7 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 // Postpone moves the author's message to now + its interval (a no-op on the
 // same day).
 func (s *MessageService) Postpone(ctx context.Context, id string) (*Message, error) {
-	u, err := s.author(ctx)
+	u, err := s.writer(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -167,7 +167,8 @@ func (e *Env) wire(log *slog.Logger) {
 			log.Error("outbox", "err", err)
 		}
 	}
-	e.Admin = &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: clock, Delivery: e.Delivery}
+	e.Admin = &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: clock, Delivery: e.Delivery,
+		Auth: e.Auth, Contacts: db, Audit: db}
 	e.PageViews = &core.PageViewService{Store: db, Limits: e.Limits, Clock: clock}
 }
 
