@@ -42,8 +42,9 @@ type CreatedUser struct {
 }
 
 // CreateUser creates an account with the operator's password or none; then
-// the reply carries a one-time link with which the user chooses a password
-// and is signed in.
+// the reply carries a one-time link (the password reset's, valid for
+// ResetCodeTTL) with which the user chooses a password, then signs in with
+// it; following it also verifies the address.
 func (s *AdminService) CreateUser(ctx context.Context, in NewUser) (*CreatedUser, error) {
 	a, err := s.auth()
 	if err != nil {
@@ -81,7 +82,7 @@ func (s *AdminService) CreateUser(ctx context.Context, in NewUser) (*CreatedUser
 		if err != nil {
 			return nil, err
 		}
-		out.Link, how = a.actionLink(ModeResetPassword, code), "with a one-time sign-in link"
+		out.Link, how = a.actionLink(ModeResetPassword, code), "with a one-time link to choose a password"
 	}
 	return out, s.audit(ctx, "users.create", u.Email, how)
 }

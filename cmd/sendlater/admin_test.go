@@ -2,7 +2,9 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -109,5 +111,28 @@ func TestSendDueFailsWhenTheStoreCannotBeOpened(t *testing.T) {
 	r := run(t, dir, nil, "send-due")
 	if r.code != 1 || !strings.Contains(r.stderr, "Error:") {
 		t.Fatalf("send-due on a store held elsewhere: %+v", r)
+	}
+}
+
+// The link users create prints lets the user choose a password, then sign in.
+func TestCreatedUserChoosesAPasswordWithTheLink(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	r := mustRun(t, dir, "users", "create", "fay@example.com", "--json")
+	var created struct{ Link string }
+	if err := json.Unmarshal([]byte(r.stdout), &created); err != nil || created.Link == "" {
+		t.Fatalf("users create --json: %s", r.stdout)
+	}
+	link, err := url.Parse(created.Link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := map[string]string{"oobCode": link.Query().Get("oobCode"), "password": clusterPassword}
+	if code, _ := authCall(t, srv.url, "/api/auth/password-reset/confirm", body, ""); code != http.StatusOK {
+		t.Fatalf("choosing the password with the link: %d", code)
+	}
+	signIn(t, srv.url, "fay@example.com")
+	if code, _ := authCall(t, srv.url, "/api/auth/password-reset/confirm", body, ""); code == http.StatusOK {
+		t.Fatal("the link worked twice")
 	}
 }

@@ -38,7 +38,7 @@ func newUsersCreateCmd(a *app) *cobra.Command {
 		Use:   "create EMAIL",
 		Short: "Create a user: prints a one-time link to choose a password, or takes one from stdin",
 		Long: "Create a user. Without --password-stdin it prints a one-time link (valid for one hour) with\n" +
-			"which the user chooses a password and is signed in; send it to them. With --password-stdin the\n" +
+			"which the user chooses a password, then signs in with it; send it to them. With --password-stdin the\n" +
 			"first line of standard input is the password (the sign-up rules apply).",
 		Args: cobra.ExactArgs(1),
 		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
