@@ -31,6 +31,9 @@ type AdminServer struct {
 	// PageViews reads the page-view counters (GET /admin/pageviews); nil:
 	// the route answers not found.
 	PageViews core.PageViewStats
+	// Audit records the changes an operator makes through the author
+	// routes (acting for a user); nil records none.
+	Audit core.AuditStore
 
 	httpServer *http.Server
 	path       string
@@ -131,7 +134,26 @@ func (s *AdminServer) actAs(h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		id := &core.Identity{UserID: u.ID, Operator: socketOperator}
-		h(w, r.WithContext(core.WithIdentity(r.Context(), id)))
+		r = r.WithContext(core.WithIdentity(r.Context(), id))
+		if r.Method == http.MethodGet || s.Audit == nil {
+			h(w, r)
+			return
+		}
+		rec := &statusRecorder{ResponseWriter: w}
+		h(rec, r)
+		if rec.status < 400 {
+			s.auditActAs(r, u.Email)
+		}
+	}
+}
+
+// auditActAs records a change an operator made acting for a user (the
+// TUI's local mode, scripts on the socket).
+func (s *AdminServer) auditActAs(r *http.Request, email string) {
+	e := &core.AuditEntry{At: time.Now(), Actor: core.ActorFrom(r.Context()), Action: "act-as",
+		Target: email, Detail: r.Method + " " + r.URL.Path}
+	if err := s.Audit.AppendAudit(context.WithoutCancel(r.Context()), e); err != nil {
+		logger(r).Error("audit", "err", err)
 	}
 }
 

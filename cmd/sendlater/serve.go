@@ -76,7 +76,7 @@ func (a *app) serve(ctx context.Context) error {
 		s.Outbox.Wake = s.Scheduler.Wake
 	}
 	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Messages, Account: s.Auth, Prices: a.cfg.prices(), Logger: a.log,
-		PageViews: s.PageViews}
+		PageViews: s.PageViews, Audit: st}
 	if err := admin.Open(a.cfg.socketPath()); err != nil {
 		return fmt.Errorf("admin socket: %w", err)
 	}
