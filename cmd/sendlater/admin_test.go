@@ -136,3 +136,62 @@ func TestCreatedUserChoosesAPasswordWithTheLink(t *testing.T) {
 		t.Fatal("the link worked twice")
 	}
 }
+
+// users export prints the user's own export (GET /api/me/export), the same
+// through the running server and on the store directly.
+func TestUsersExportIsTheUsersOwn(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	if r := runWithStdin(t, dir, nil, clusterPassword+"\n", "users", "create", "gus@example.com", "--password-stdin"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	s := signIn(t, srv.url, "gus@example.com")
+	msg := `{"title":"For Hal","name":"Hal","recipient":"hal@example.com","message":"The spare key is in the shed.","interval":"6M"}`
+	if code := apiCall(t, srv, "POST", "/api/messages", s.idToken, msg, nil); code != http.StatusCreated {
+		t.Fatalf("create: %d", code)
+	}
+	var own struct{ Data map[string]any }
+	if code := apiCall(t, srv, "GET", "/api/me/export", s.idToken, "", &own); code != http.StatusOK {
+		t.Fatalf("GET /api/me/export: %d", code)
+	}
+	viaSocket := exported(t, mustRun(t, dir, "users", "export", "gus@example.com").stdout)
+	srv.stop(t)
+	direct := exported(t, mustRun(t, dir, "users", "export", "gus@example.com").stdout)
+	delete(own.Data, "exportedAt")
+	want, _ := json.Marshal(own.Data)
+	for how, got := range map[string]string{"through the server": viaSocket, "on the store": direct} {
+		if got != string(want) {
+			t.Errorf("users export %s:\n%s\nwant the user's own:\n%s", how, got, want)
+		}
+	}
+}
+
+// exported is an export without its time, as canonical JSON.
+func exported(t *testing.T, s string) string {
+	t.Helper()
+	var x map[string]any
+	if err := json.Unmarshal([]byte(s), &x); err != nil {
+		t.Fatalf("%v: %s", err, s)
+	}
+	delete(x, "exportedAt")
+	b, _ := json.Marshal(x)
+	return string(b)
+}
+
+// apiCall makes an API request with a bearer token and decodes the reply
+// into out (when given); it returns the status.
+func apiCall(t *testing.T, srv *server, method, path, token, body string, out any) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, srv.url+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode
+}
