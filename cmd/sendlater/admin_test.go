@@ -43,17 +43,20 @@ func seedScript(t *testing.T, st interface {
 
 // On PostgreSQL every command talks to the database itself.
 func TestAdminScriptOnPostgres(t *testing.T) {
+	t.Parallel() // a script is a minute of commands that mostly wait
 	url := pgtest.URL(t)
 	vars := seedScript(t, openPostgres(t, url))
 	runScript(t, "admin.txt", t.TempDir(), pgEnv(url), vars)
 }
 
 func TestAdminScriptWithoutAServer(t *testing.T) {
+	t.Parallel() // a script is a minute of commands that mostly wait
 	dir := t.TempDir()
 	runScript(t, "admin.txt", dir, nil, scriptVars(t, dir))
 }
 
 func TestAdminScriptThroughTheRunningServer(t *testing.T) {
+	t.Parallel() // a script is a minute of commands that mostly wait
 	dir := t.TempDir()
 	vars := scriptVars(t, dir)
 	startServer(t, dir)
