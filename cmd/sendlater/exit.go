@@ -80,15 +80,14 @@ func markUsage(cmd *cobra.Command) {
 }
 
 // isUsage tells a wrong command line: a usageError, cobra's unknown
-// command, or a value the application refuses as invalid (request/validation,
-// request/invalid).
+// command, or an argument the application refuses field by field
+// (request/validation). A bad configuration is a failure (1), not usage.
 func isUsage(err error) bool {
 	var u usageError
 	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {
 		return true
 	}
-	code := core.ErrorCode(err)
-	return code == core.EValidation || code == core.EInvalid
+	return core.ErrorCode(err) == core.EValidation
 }
 
 // errorText is what a user reads of an error: an application error's
