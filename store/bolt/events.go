@@ -14,7 +14,7 @@ import (
 
 // bucketEvents holds messages' timelines: id|"|"|seq (uint64 big-endian,
 // the bucket's sequence) -> eventRecord, so a message's entries are one
-// range in the order they were written (schema version 9: createEventBucket).
+// range in the order they were written (schema version 9).
 var bucketEvents = []byte("message_events")
 
 func createEventBucket(tx *bbolt.Tx) error {
