@@ -64,6 +64,10 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		d.passError(counts, log, err)
 		return
 	}
+	if author.holds(cur, cur.SendDate.Add(-d.Reminders[min(cur.RemindersSent, len(d.Reminders)-1)]), now) {
+		d.holdBack(m, ownsReminder, author, now, log, counts)
+		return
+	}
 	email, err := d.Emails.Reminder(ReminderEmail{
 		To: Address{Name: author.Name, Address: author.Email}, Title: cur.Title,
 		SendDate: cur.SendDate, Location: author.Location(),

@@ -128,6 +128,10 @@ func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) 
 		d.passError(counts, log, err)
 		return
 	}
+	if author.holds(cur, cur.SendDate, now) {
+		d.holdBack(m, ownsClaim, author, now, log, counts)
+		return
+	}
 	stop := d.keepClaim(ownsClaim, m, cur)
 	outcomes := d.sendEach(ctx, cur, author, now, counts, log)
 	stop()

@@ -94,6 +94,7 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 			return send(MessageList{Err: tokenError(err)})
 		}
 		su := u.Session(s.Prices, len(page.Messages) > 0)
+		su.HoldUntil = activeHold(u, s.Clock.Now())
 		return send(MessageList{Messages: page.Messages, User: &su})
 	}
 	if !list() {

@@ -167,5 +167,6 @@ func (a *Auth) sessionUser(ctx context.Context, u *User) (*SessionUser, error) {
 		hasMessages = n > 0
 	}
 	su := u.Session(a.Prices, hasMessages)
+	su.HoldUntil = activeHold(u, a.Clock.Now())
 	return &su, nil
 }

@@ -36,6 +36,12 @@ type User struct {
 	HeldMessages []string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// HoldSince and HoldUntil are the author's hold ("pause all my
+	// messages until"): nothing of theirs is delivered or reminded from
+	// HoldSince until HoldUntil (core/hold.go). Zero: never held. Kept after
+	// the hold ends, so a pass that ran only after it still knows it.
+	HoldSince time.Time
+	HoldUntil time.Time
 }
 
 // Location returns the user's time zone, UTC when unset or unknown.
@@ -60,6 +66,8 @@ type SessionUser struct {
 	CanAddMessage bool
 	// RecipientLimit is how many recipients a message may have.
 	RecipientLimit int
+	// HoldUntil is the end of the author's hold while one holds; zero: none.
+	HoldUntil time.Time
 }
 
 // Session derives the session user through the configured price map;

@@ -84,6 +84,8 @@ type userRecord struct {
 	HeldMessages             []string `json:"heldMessages,omitempty"`
 	CreatedAt                int64    `json:"createdAt,omitempty"`
 	UpdatedAt                int64    `json:"updatedAt,omitempty"`
+	HoldSince                int64    `json:"holdSince,omitempty"`
+	HoldUntil                int64    `json:"holdUntil,omitempty"`
 }
 
 // userRecordOf is the stored form of a sealed user.
@@ -96,6 +98,7 @@ func userRecordOf(su *seal.User) userRecord {
 		StripePriceID: u.StripePriceID, StripeSubscriptionStatus: u.StripeSubscriptionStatus,
 		DisabledAt: unixNano(u.DisabledAt), HeldMessages: u.HeldMessages,
 		CreatedAt: unixNano(u.CreatedAt), UpdatedAt: unixNano(u.UpdatedAt),
+		HoldSince: unixNano(u.HoldSince), HoldUntil: unixNano(u.HoldUntil),
 	}
 }
 
@@ -109,6 +112,7 @@ func (r *userRecord) sealedUser() seal.User {
 			StripeSubscriptionStatus: r.StripeSubscriptionStatus,
 			DisabledAt:               fromUnixNano(r.DisabledAt), HeldMessages: r.HeldMessages,
 			CreatedAt: fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
+			HoldSince: fromUnixNano(r.HoldSince), HoldUntil: fromUnixNano(r.HoldUntil),
 		},
 		Name: r.SealedName,
 	}
