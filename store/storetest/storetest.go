@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"UserEmailUnique", testUserEmailUnique},
 		{"UserEmailChange", testUserEmailChange},
 		{"UserUpdateAborts", testUserUpdateAborts},
+		{"UserHold", testUserHold},
 		{"ListUsers", testListUsers},
 		{"UserDisabled", testUserDisabled},
 		{"Audit", testAudit},

@@ -1,0 +1,44 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// testUserHold: the author's hold (core/hold.go) is kept with the user,
+// read back by id and by email, and cleared.
+func testUserHold(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	if !u.HoldSince.IsZero() || !u.HoldUntil.IsZero() {
+		t.Fatalf("a new user is held: %+v", u)
+	}
+	since := s.Clock.Now()
+	until := since.Add(30*24*time.Hour + 1234)
+	_, err := s.Users.UpdateUser(ctx, u.ID, func(u *core.User) error {
+		u.HoldSince, u.HoldUntil = since, until
+		return nil
+	})
+	must(t, err)
+	for _, find := range []func() (*core.User, error){
+		func() (*core.User, error) { return s.Users.FindUserByID(ctx, u.ID) },
+		func() (*core.User, error) { return s.Users.FindUserByEmail(ctx, "ada@example.com") },
+	} {
+		got, err := find()
+		must(t, err)
+		if !got.HoldSince.Equal(since) || !got.HoldUntil.Equal(until) || !got.HeldAt(since) || got.HeldAt(until) {
+			t.Fatalf("held user read back: since %v until %v, want %v %v", got.HoldSince, got.HoldUntil, since, until)
+		}
+	}
+	_, err = s.Users.UpdateUser(ctx, u.ID, func(u *core.User) error {
+		u.HoldSince, u.HoldUntil = time.Time{}, time.Time{}
+		return nil
+	})
+	must(t, err)
+	got, err := s.Users.FindUserByID(ctx, u.ID)
+	must(t, err)
+	if !got.HoldSince.IsZero() || !got.HoldUntil.IsZero() {
+		t.Fatalf("cleared hold read back: %v %v", got.HoldSince, got.HoldUntil)
+	}
+}
