@@ -32,6 +32,10 @@ type Messages interface {
 	// changing nothing, and returns how many emails it queued.
 	Preview(ctx context.Context, in MessageInput) ([]EmailPreview, error)
 	SendTest(ctx context.Context, id string) (int, error)
+	// Hold holds all the author's messages until until (core/hold.go);
+	// EndHold ends the hold now. Both return the session user.
+	Hold(ctx context.Context, until time.Time) (*SessionUser, error)
+	EndHold(ctx context.Context) (*SessionUser, error)
 	// Follow sends the first page of the list (DefaultPageSize messages),
 	// with the session user, at once and again after each (coalesced) change
 	// to the messages or the account (a plan that starts or lapses), until

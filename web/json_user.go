@@ -18,6 +18,9 @@ type SessionUserJSON struct {
 	MessageLimit             *int        `json:"messageLimit"`
 	CanAddMessage            bool        `json:"canAddMessage"`
 	RecipientLimit           int         `json:"recipientLimit"`
+	// HoldUntil is the end of the author's hold while one holds (ms since
+	// the epoch); null: not held.
+	HoldUntil *int64 `json:"holdUntil"`
 }
 
 // NewSessionUserJSON is su on the wire.
@@ -31,6 +34,10 @@ func NewSessionUserJSON(su *core.SessionUser) *SessionUserJSON {
 	if su.MessageLimit > 0 {
 		limit := su.MessageLimit
 		j.MessageLimit = &limit
+	}
+	if !su.HoldUntil.IsZero() {
+		ms := millis(su.HoldUntil)
+		j.HoldUntil = &ms
 	}
 	return j
 }
@@ -48,6 +55,9 @@ func (j *SessionUserJSON) Core() *core.SessionUser {
 	}
 	if j.MessageLimit != nil {
 		su.MessageLimit = *j.MessageLimit
+	}
+	if j.HoldUntil != nil {
+		su.HoldUntil = fromMillis(*j.HoldUntil)
 	}
 	return su
 }
