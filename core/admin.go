@@ -21,6 +21,9 @@ type Admin interface {
 	FindUser(ctx context.Context, idOrEmail string) (*User, error)
 	// SetPlan grants plan with a subscription status, without Stripe.
 	SetPlan(ctx context.Context, idOrEmail string, plan PlanID, status string) (*User, error)
+	// LiftHold ends the user's hold now (core/hold.go), as the author's
+	// early end does.
+	LiftHold(ctx context.Context, idOrEmail string) (*User, error)
 	// ListMessages lists messages, of one user (id or email) or all.
 	ListMessages(ctx context.Context, user string, f MessageFilter) ([]*Message, int, error)
 	FindMessage(ctx context.Context, id string) (*Message, error)

@@ -151,6 +151,15 @@ func SetHold(ctx context.Context, users UserStore, messages MessageStore, now ti
 	return u, nil
 }
 
+// LiftHold ends the user's hold now, on an operator's word.
+func (s *AdminService) LiftHold(ctx context.Context, idOrEmail string) (*User, error) {
+	u, err := s.FindUser(ctx, idOrEmail)
+	if err != nil {
+		return nil, err
+	}
+	return SetHold(ctx, s.Users, s.Messages, s.Clock.Now(), u.ID, time.Time{}, ActorOperator)
+}
+
 // holdBack gives a claimed message of a held author back, moved to its
 // fresh cycle after the hold, sending nothing.
 func (d *Delivery) holdBack(claimed *Message, owns func(cur, claimed *Message) bool, author *User, now time.Time, log *slog.Logger, counts *passCounts) {

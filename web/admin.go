@@ -54,6 +54,7 @@ func (s *AdminServer) Handler() http.Handler {
 	mux.HandleFunc("GET /admin/users", s.handleListUsers)
 	mux.HandleFunc("GET /admin/users/{user}", s.handleShowUser)
 	mux.HandleFunc("POST /admin/users/{user}/plan", s.handleSetPlan)
+	mux.HandleFunc("DELETE /admin/users/{user}/hold", s.handleLiftHold)
 	mux.HandleFunc("POST /admin/billing/sync", s.handleSyncBilling)
 	mux.HandleFunc("GET /admin/messages", s.handleListMessages)
 	mux.HandleFunc("GET /admin/messages/{id}", s.handleShowMessage)

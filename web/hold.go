@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -38,6 +39,24 @@ func (a *authorAPI) handleEndHold(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeData(w, http.StatusOK, NewSessionUserJSON(su))
+}
+
+func (s *AdminServer) handleLiftHold(w http.ResponseWriter, r *http.Request) {
+	u, err := s.Admin.LiftHold(r.Context(), r.PathValue("user"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, NewUserJSON(u, s.Prices))
+}
+
+// LiftHold ends the user's hold now.
+func (c *AdminClient) LiftHold(ctx context.Context, idOrEmail string) (*core.User, error) {
+	var out UserJSON
+	if err := c.t.do(ctx, "DELETE", "/admin/users/"+url.PathEscape(idOrEmail)+"/hold", nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Core(), nil
 }
 
 // Hold holds all the author's messages until until.

@@ -83,6 +83,10 @@ type UserJSON struct {
 	HeldMessages []string `json:"heldMessages,omitempty"`
 	CreatedAt    int64    `json:"createdAt"`
 	UpdatedAt    int64    `json:"updatedAt"`
+	// HoldSince and HoldUntil are the user's last hold (ms; absent: never
+	// held); it holds while holdUntil is ahead.
+	HoldSince int64 `json:"holdSince,omitempty"`
+	HoldUntil int64 `json:"holdUntil,omitempty"`
 }
 
 // NewUserJSON is u on the wire, its plan derived through prices.
@@ -99,6 +103,7 @@ func NewUserJSON(u *core.User, prices core.PriceMap) *UserJSON {
 		StripeSubscriptionStatus: u.StripeSubscriptionStatus,
 		DisabledAt:               millis(u.DisabledAt), HeldMessages: u.HeldMessages,
 		CreatedAt: millis(u.CreatedAt), UpdatedAt: millis(u.UpdatedAt),
+		HoldSince: millis(u.HoldSince), HoldUntil: millis(u.HoldUntil),
 	}
 }
 
@@ -110,6 +115,7 @@ func (j *UserJSON) Core() *core.User {
 		StripePriceID: j.StripePriceID, StripeSubscriptionStatus: j.StripeSubscriptionStatus,
 		DisabledAt: fromMillis(j.DisabledAt), HeldMessages: j.HeldMessages,
 		CreatedAt: fromMillis(j.CreatedAt), UpdatedAt: fromMillis(j.UpdatedAt),
+		HoldSince: fromMillis(j.HoldSince), HoldUntil: fromMillis(j.HoldUntil),
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +16,7 @@ func newUsersCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "users", Short: "List, show and manage users"}
 	cmd.AddCommand(newUsersListCmd(a), newUsersShowCmd(a), newUsersSetPlanCmd(a), newUsersSyncBillingCmd(a),
 		newUsersCreateCmd(a), newUsersSetDisabledCmd(a, true), newUsersSetDisabledCmd(a, false),
-		newUsersDeleteCmd(a), newUsersExportCmd(a))
+		newUsersDeleteCmd(a), newUsersExportCmd(a), newUsersLiftHoldCmd(a))
 	return cmd
 }
 
@@ -122,8 +123,41 @@ func (a *app) printUser(u *core.User, asJSON bool) error {
 		{"Sign-in", cli.OrDash(strings.Join(v.Providers, ", "))}, {"Plan", string(v.Plan)},
 		{"Plan active", strconv.FormatBool(v.PlanIsActive)}, {"Stripe customer", cli.OrDash(u.StripeCustomerID)},
 		{"Stripe price", cli.OrDash(u.StripePriceID)}, {"Subscription", cli.OrDash(u.StripeSubscriptionStatus)},
-		{"Disabled", disabledText(u)}, {"Created", created(u)},
+		{"Disabled", disabledText(u)}, {"Created", created(u)}, {"Hold", holdText(u, time.Now())},
 	})
+}
+
+// holdText is the user's hold as users show prints it.
+func holdText(u *core.User, now time.Time) string {
+	const layout = "2006-01-02T15:04:05Z"
+	switch {
+	case u.HoldUntil.IsZero():
+		return "-"
+	case u.HeldAt(now):
+		return "on hold until " + u.HoldUntil.UTC().Format(layout) + " (since " + u.HoldSince.UTC().Format(layout) + "; users lift-hold ends it)"
+	}
+	return "- (the last ended " + u.HoldUntil.UTC().Format(layout) + ")"
+}
+
+func newUsersLiftHoldCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "lift-hold ID|EMAIL",
+		Short: "End a user's hold now",
+		Long: "End a user's hold (\"pause all my messages until\") now, as the author's \"End hold\" does:\n" +
+			"each message the hold kept back gets a fresh reminder cycle from now (the reminder now,\n" +
+			"the delivery 10 days later), never an immediate delivery.",
+		Args: cobra.ExactArgs(1),
+		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+			u, err := admin.LiftHold(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return a.printUser(u, asJSON)
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
 }
 
 func newUsersSetPlanCmd(a *app) *cobra.Command {
