@@ -19,6 +19,8 @@ export type SessionUser = {
   /** How many recipients a message may have on the plan. */
   recipientLimit: number;
   canAddMessage: boolean;
+  /** The end of the author's hold while one holds (ms since the epoch); null or absent: not held. */
+  holdUntil?: number | null;
 };
 
 export type SessionGrant = {

@@ -9,6 +9,7 @@ import { lapsedPlanRule, usePlans, type Plan } from "../../../lib/plans";
 import { showToast } from "../../../lib/toasts";
 import { useMessages, type Message } from "../api/messages";
 import { sendVerificationEmail } from "../api/verification";
+import { HoldCard } from "./hold-card";
 import { MessageDialog } from "./message-dialog";
 import { MessageRow } from "./message-row";
 
@@ -202,6 +203,7 @@ export function DashboardPage({ paid }: { paid: boolean }) {
       <div className="dashboard">
         <MessagesCard account={account} />
         <InfoCard account={account} plans={plans} />
+        <HoldCard account={account} />
       </div>
     </section>
   );
