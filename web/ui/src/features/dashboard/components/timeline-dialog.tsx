@@ -16,6 +16,7 @@ const kindLabels: Record<TimelineEvent["kind"], string> = {
   failed: "Failed",
   refused: "Refused by the recipient",
   webhook: "Webhook called",
+  held: "Moved by your hold",
 };
 
 const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
