@@ -76,6 +76,21 @@ try {
       await dialog.waitFor({ state: "detached" });
       quiet("preview and test");
     });
+
+    await check("a hold shown on the dashboard, then ended", async () => {
+      const d = new Date(Date.now() + 14 * 24 * 3600 * 1000);
+      const value = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+      await page.getByLabel("Hold until").fill(value);
+      await page.getByRole("button", { name: "Hold my messages" }).click();
+      await visible(page.getByText("Your messages are on hold until", { exact: false }));
+      const violations = await axeViolations(page);
+      expect(violations.length === 0, `axe on the held dashboard: ${violations.join("; ")}`);
+      await page.reload();
+      await visible(page.getByText("Your messages are on hold until", { exact: false }));
+      await page.getByRole("button", { name: "End hold" }).click();
+      await visible(page.getByLabel("Hold until"));
+      quiet("hold");
+    });
   } else {
     await check("the history shows one sent per recipient", async () => {
       const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: title, exact: true }) });
