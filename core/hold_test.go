@@ -20,6 +20,12 @@ func TestHoldSpanningASendDate(t *testing.T) {
 	if err != nil || !su.HoldUntil.Equal(until) {
 		t.Fatalf("hold: %v %+v", err, su)
 	}
+	// The dry run lists nothing the hold keeps back.
+	for _, at := range []time.Time{m.SendDate.Add(-core.ReminderLeadTime), m.SendDate} {
+		if due, err := e.Delivery.Preview(e.Ctx, at); err != nil || len(due) != 0 {
+			t.Fatalf("dry run at %v while held: %v %+v", at, err, due)
+		}
+	}
 	// Through the reminder time and the sendDate: nothing.
 	for at := m.SendDate.Add(-core.ReminderLeadTime); at.Before(until); at = at.Add(24 * time.Hour) {
 		e.Clock.Set(at)
