@@ -157,7 +157,11 @@ func (s *AdminService) LiftHold(ctx context.Context, idOrEmail string) (*User, e
 	if err != nil {
 		return nil, err
 	}
-	return SetHold(ctx, s.Users, s.Messages, s.Clock.Now(), u.ID, time.Time{}, ActorOperator)
+	until := u.HoldUntil
+	if u, err = SetHold(ctx, s.Users, s.Messages, s.Clock.Now(), u.ID, time.Time{}, ActorOperator); err != nil {
+		return nil, err
+	}
+	return u, s.audit(ctx, "users.lift-hold", u.Email, "hold until "+until.UTC().Format(time.RFC3339)+" ended")
 }
 
 // holdBack gives a claimed message of a held author back, moved to its

@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,9 @@ func TestUsersShowAndLiftHold(t *testing.T) {
 	r = mustRun(t, dir, "users", "show", "ada@example.com")
 	if strings.Contains(r.stdout, "on hold until") {
 		t.Fatalf("still held after lift-hold:\n%s", r.stdout)
+	}
+	if r = mustRun(t, dir, "audit", "list"); !regexp.MustCompile(`(?i)users\.lift-hold +ada@example\.com`).MatchString(r.stdout) {
+		t.Fatalf("the audit log lacks the lift-hold:\n%s", r.stdout)
 	}
 	r = run(t, dir, nil, "users", "lift-hold", "nobody@example.com")
 	if r.code == 0 || !strings.Contains(r.stderr, "could not be found") {
