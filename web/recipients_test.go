@@ -1,8 +1,8 @@
 package web_test
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"

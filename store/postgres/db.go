@@ -259,10 +259,10 @@ func (s *DB) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) er
 // Constraint violations that are the caller's mistake, by constraint name
 // (migrations name every one).
 var constraintErrors = map[string]func() error{
-	"users_pkey":                   func() error { return core.Errorf(core.EConflict, "A user with this id already exists.") },
-	"users_email_key_key":          errEmailInUse,
-	"messages_pkey":                func() error { return core.Errorf(core.EConflict, "A message with this id already exists.") },
-	"messages_owner_fkey":          errUserNotFound,
+	"users_pkey":          func() error { return core.Errorf(core.EConflict, "A user with this id already exists.") },
+	"users_email_key_key": errEmailInUse,
+	"messages_pkey":       func() error { return core.Errorf(core.EConflict, "A message with this id already exists.") },
+	"messages_owner_fkey": errUserNotFound,
 	"messages_idempotency": func() error {
 		return core.Errorf(core.EIdempotencyKeyUsed, "A message was made with this Idempotency-Key already.")
 	},
