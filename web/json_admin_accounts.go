@@ -79,5 +79,9 @@ func (j *AccountExportJSON) Core() *core.AccountExport {
 			return p
 		}),
 	}
+	x.Events = make(map[string][]*core.MessageEvent, len(j.Messages))
+	for _, m := range j.Messages {
+		x.Events[m.ID] = eventsCore(m.ID, m.Events)
+	}
 	return x
 }
