@@ -55,7 +55,7 @@ func TestGoldenViews(t *testing.T) {
 	d.press("n")
 
 	d.press("down", "v")
-	d.waitFor("What the recipient will get")
+	d.waitFor("Subject:")
 	d.golden("preview-80x24")
 	d.press("esc")
 

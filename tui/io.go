@@ -44,7 +44,9 @@ type doneMsg struct {
 	created bool
 	// fromForm: the form's save, whose errors go under its fields.
 	fromForm bool
-	err      error
+	// keep: the list stays as it is (a test send changes no message).
+	keep bool
+	err  error
 }
 
 // retryMsg asks to follow the list again after it ended.

@@ -6,6 +6,7 @@ import "charm.land/bubbles/v2/key"
 // (ShortHelp), so the help on screen is always what works there.
 type keyMap struct {
 	Up, Down, New, Edit, Postpone, Pause, Delete, Preview, Reload, Quit key.Binding
+	Timeline, Test, Hold, SetHold, EndHold, More, Less                  key.Binding
 	Yes, No, OpenDraft, DropDraft                                       key.Binding
 	Next, Prev, Left, Right, Save, Cancel, Back                         key.Binding
 }
@@ -24,6 +25,13 @@ func newKeyMap() keyMap {
 		Delete:    b("delete", "d"),
 		Preview:   b("preview", "v"),
 		Reload:    b("reload", "r"),
+		Timeline:  b("history", "l"),
+		Test:      b("test to me", "s"),
+		Hold:      b("hold all", "H"),
+		SetHold:   b("hold", "enter"),
+		EndHold:   b("end hold", "ctrl+x"),
+		More:      b("more keys", "?"),
+		Less:      b("back to keys", "?"),
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Yes:       b("delete", "y"),
 		No:        key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "keep")),

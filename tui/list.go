@@ -106,7 +106,7 @@ func (l *listView) View(st styles, now time.Time, loc *time.Location) string {
 	for i := l.top; i < len(l.messages) && i < l.top+l.height; i++ {
 		m := l.messages[i]
 		status := statusOf(m)
-		line := row(m.Title, recipientOf(m), status, string(m.Interval),
+		line := row(m.Title, cellKeep(recipientOf(m), moreOf(m), rw), status, string(m.Interval),
 			m.SendDate.In(loc).Format("2006-01-02"), daysLeft(m, now))
 		if i == l.cursor {
 			line = st.Selected.Render("›" + line[1:])
@@ -127,8 +127,30 @@ func statusOf(m *core.Message) string {
 	return string(m.Status)
 }
 
+// recipientOf is the first recipient.
 func recipientOf(m *core.Message) string {
 	return fmt.Sprintf("%s <%s>", m.Name, m.Recipient)
+}
+
+// moreOf says how many recipients there are beside the first.
+func moreOf(m *core.Message) string {
+	if n := len(m.RecipientList()) - 1; n > 0 {
+		return fmt.Sprintf(" and %d more", n)
+	}
+	return ""
+}
+
+// cellKeep is s then suffix in w columns: s is cut first, so that the
+// suffix ("and 2 more") always shows.
+func cellKeep(s, suffix string, w int) string {
+	if suffix == "" {
+		return s
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if room := w - lipgloss.Width(suffix); lipgloss.Width(s) > room && room > 1 {
+		s = ansi.Truncate(s, room, "…")
+	}
+	return s + suffix
 }
 
 // daysLeft is how many days until delivery: "today" on the last one, "-"

@@ -2,50 +2,22 @@ package tui
 
 import (
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/sendlater/sendlater/core"
 )
 
-// previewView is the email the recipient will get, as the server's
-// templates render it, scrolled a line at a time.
+// previewView is a page of text read from the server (the emails the
+// recipients will get, a message's timeline), scrolled a line at a time.
 type previewView struct {
-	text          []string // the email's lines as rendered
+	title         string
+	text          []string // the lines as rendered
 	lines         []string // wrapped to the width
 	top           int
 	width, height int
 }
 
-func newPreview(emails core.Emails, msg *core.Message, user *core.SessionUser, loc *time.Location) previewView {
-	author := core.Address{}
-	if user != nil {
-		author = core.Address{Name: user.Name, Address: user.Email}
-	}
-	d := core.DeliveryEmail{
-		To: core.Address{Name: msg.Name, Address: msg.Recipient}, Author: author, Body: msg.Body,
-		WrittenAt: msg.CreatedAt, Location: loc, Date: msg.SendDate,
-	}
-	head := []string{"To:       " + addr(d.To), "Reply-To: " + addr(author),
-		"Date:     " + msg.SendDate.In(loc).Format("Mon, 2 Jan 2006 15:04 MST")}
-	text := msg.Body
-	if emails != nil {
-		if e, err := emails.Delivery(d); err == nil {
-			head = append(head, "Subject:  "+e.Subject)
-			text = e.Text
-		}
-	}
-	lines := append(head, "")
-	lines = append(lines, strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")...)
-	return previewView{text: lines}
-}
-
-func addr(a core.Address) string {
-	if a.Name == "" {
-		return "<" + a.Address + ">"
-	}
-	return a.Name + " <" + a.Address + ">"
+func newTextView(title string, lines []string) previewView {
+	return previewView{title: title, text: lines}
 }
 
 func (p *previewView) SetSize(width, height int) {
@@ -62,7 +34,7 @@ func (p *previewView) scroll(by int) {
 }
 
 func (p *previewView) View(st styles) string {
-	out := []string{st.Title.Render("What the recipient will get")}
+	out := []string{st.Title.Render(p.title)}
 	end := min(len(p.lines), p.top+p.height)
 	for _, l := range p.lines[p.top:end] {
 		out = append(out, "  "+l)

@@ -44,7 +44,8 @@ type page int
 const (
 	pageList page = iota
 	pageForm
-	pagePreview
+	pagePreview // a text read from the server: the emails, the timeline
+	pageHold
 )
 
 // Model is the app's root: the page shown, the list, the form, and what
@@ -63,6 +64,9 @@ type Model struct {
 	loaded   bool
 	form     formView
 	preview  previewView
+	textSeq  int // the text page last opened
+	hold     holdView
+	moreKeys bool          // the help line shows the second row of keys
 	confirm  *core.Message // asked before delete
 	offered  *Draft        // a draft found at start, offered again
 	drafts   *drafts
@@ -161,6 +165,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case doneMsg:
 		return m, m.done(msg)
+	case textMsg:
+		m.gotText(msg)
+		return m, nil
+	case heldMsg:
+		return m, m.gotHold(msg)
 	case draftLoadedMsg:
 		if msg.draft != nil && m.page == pageList {
 			m.offered = msg.draft
@@ -174,8 +183,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	}
-	if m.page == pageForm {
+	switch m.page {
+	case pageForm:
 		cmd, _ := m.form.Update(msg, m.keys)
+		return m, cmd
+	case pageHold:
+		var cmd tea.Cmd
+		m.hold.date, cmd = m.hold.date.Update(msg)
 		return m, cmd
 	}
 	return m, nil
@@ -259,6 +273,10 @@ func (m *Model) done(msg doneMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		m.fail(msg.err)
+		return nil
+	}
+	if msg.keep {
+		m.setStatus(msg.verb, false)
 		return nil
 	}
 	if msg.message == nil {

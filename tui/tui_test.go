@@ -89,8 +89,8 @@ func TestAnAuthorsSession(t *testing.T) {
 			}
 
 			d.press("v")
-			s = d.waitFor("What the recipient will get")
-			if !strings.Contains(s, "The key is under the blue pot.") || !strings.Contains(s, "To:       Bob <bob@example.com>") || strings.Contains(s, "Rent and keys") {
+			s = d.waitFor("To:       Bob <bob@example.com>")
+			if !strings.Contains(s, "The key is under the blue pot.") || !strings.Contains(s, "What each recipient will get") || strings.Contains(s, "Rent and keys") {
 				t.Fatalf("the preview:\n%s", s)
 			}
 			d.press("esc")

@@ -16,6 +16,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch m.page {
 	case pageForm:
 		return m.formKey(k)
+	case pageHold:
+		return m.holdKey(k)
 	case pagePreview:
 		switch {
 		case key.Matches(k, m.keys.Back):
@@ -76,6 +78,10 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return m.openForm(Draft{Interval: string(core.DefaultInterval)}, nil)
+	case key.Matches(k, keys.More):
+		m.moreKeys = !m.moreKeys
+	case key.Matches(k, keys.Hold):
+		return m.openHold()
 	case key.Matches(k, keys.Reload):
 		m.setStatus(loading, false)
 		return tea.Batch(m.loadAll(), m.me(), m.refollow())
@@ -90,10 +96,13 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Delete):
 		m.confirm = sel
 	case key.Matches(k, keys.Preview):
-		m.preview = newPreview(m.cfg.Emails, sel, m.user, m.location())
-		m.preview.SetSize(m.width, m.bodyHeight())
-		m.page = pagePreview
-		m.setStatus("", false)
+		loc := m.location()
+		return m.openText(previewTitle, func() ([]string, error) { return m.previewLines(sel, loc) })
+	case key.Matches(k, keys.Timeline):
+		loc := m.location()
+		return m.openText(timelineTitle+"“"+sel.Title+"”", func() ([]string, error) { return m.timelineLines(sel.ID, loc) })
+	case key.Matches(k, keys.Test):
+		return m.sendTest(sel.ID)
 	}
 	return nil
 }

@@ -46,6 +46,8 @@ func (m *Model) Render() string {
 		body = m.styles.Title.Render(title) + "\n" + m.form.View(m.styles, now, loc)
 	case pagePreview:
 		body = m.preview.View(m.styles)
+	case pageHold:
+		body = m.hold.View(m.styles, m.user, now, loc)
 	default:
 		body = m.planLine() + "\n" + m.list.View(m.styles, now, loc)
 	}
@@ -107,6 +109,12 @@ func (m *Model) planLine() string {
 	if m.user.MessageLimit > 0 {
 		line += " · Remaining messages: " + itoa(max(m.user.MessageLimit-len(m.list.messages), 0))
 	}
+	if n := m.user.RecipientLimit; n > 1 {
+		line += " · up to " + itoa(n) + " recipients each"
+	}
+	if held(m.user) {
+		return m.styles.Warn.Render(holdLine(m.user, m.location())+" H to end it") + m.styles.Dim.Render(" · "+line)
+	}
 	return m.styles.Dim.Render(line)
 }
 
@@ -125,6 +133,10 @@ func (m *Model) bindings() []key.Binding {
 		return []key.Binding{k.Next, k.Prev, k.Left, k.Save, k.Cancel}
 	case m.page == pagePreview:
 		return []key.Binding{k.Up, k.Back}
+	case m.page == pageHold && held(m.user):
+		return []key.Binding{k.SetHold, k.EndHold, k.Cancel}
+	case m.page == pageHold:
+		return []key.Binding{k.SetHold, k.Cancel}
 	case m.confirm != nil:
 		return []key.Binding{k.Yes, k.No}
 	case m.offered != nil:
@@ -133,7 +145,10 @@ func (m *Model) bindings() []key.Binding {
 	if !m.following {
 		return []key.Binding{k.Reload, k.Up, k.New, k.Edit, k.Postpone, k.Pause, k.Delete, k.Quit}
 	}
-	return []key.Binding{k.Up, k.New, k.Edit, k.Postpone, k.Pause, k.Delete, k.Preview, k.Quit}
+	if m.moreKeys {
+		return []key.Binding{k.Preview, k.Test, k.Timeline, k.Hold, k.Reload, k.Less, k.Quit}
+	}
+	return []key.Binding{k.Up, k.New, k.Edit, k.Postpone, k.Pause, k.Delete, k.More, k.Quit}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

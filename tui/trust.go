@@ -1,0 +1,161 @@
+package tui
+
+// Issue 13 in the terminal: the preview of each recipient's email and the
+// test send (core/test_send.go), the delivery timeline (core/events.go) and
+// the author's hold (core/hold.go), each a call of core.Messages in a
+// tea.Cmd, the same on the local store and over the API.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// textMsg fills the text page opened as number seq (a later page wins).
+type textMsg struct {
+	seq   int
+	lines []string
+	err   error
+}
+
+// heldMsg is the session user after a hold was set or ended.
+type heldMsg struct {
+	verb string
+	user *core.SessionUser
+	err  error
+}
+
+const (
+	previewTitle  = "What each recipient will get"
+	timelineTitle = "History of "
+)
+
+// openText opens a text page titled title and reads its lines with read.
+func (m *Model) openText(title string, read func() ([]string, error)) tea.Cmd {
+	m.textSeq++
+	seq := m.textSeq
+	m.preview = newTextView(title, []string{"Loading…"})
+	m.preview.SetSize(m.width, m.bodyHeight())
+	m.page = pagePreview
+	m.setStatus("", false)
+	return func() tea.Msg {
+		lines, err := read()
+		return textMsg{seq: seq, lines: lines, err: err}
+	}
+}
+
+func (m *Model) gotText(msg textMsg) {
+	if msg.seq != m.textSeq || m.page != pagePreview {
+		return
+	}
+	if msg.err != nil {
+		m.preview.text = []string{"Nothing to show."}
+		m.fail(msg.err)
+	} else {
+		m.preview.text = msg.lines
+	}
+	m.preview.SetSize(m.width, m.bodyHeight())
+}
+
+// inputOf is the stored message as an author would write it again.
+func inputOf(msg *core.Message) core.MessageInput {
+	in := core.MessageInput{Title: msg.Title, Body: msg.Body, Interval: msg.Interval}
+	for _, r := range msg.RecipientList() {
+		in.Recipients = append(in.Recipients, core.RecipientInput{Name: r.Name, Address: r.Address})
+	}
+	return in
+}
+
+// previewLines are the emails of each recipient, as the server renders
+// them (Messages.Preview: the delivery's own template code).
+func (m *Model) previewLines(msg *core.Message, loc *time.Location) ([]string, error) {
+	es, err := m.cfg.Messages.Preview(m.cfg.Ctx, inputOf(msg))
+	if err != nil {
+		return nil, err
+	}
+	var author core.Address
+	if m.user != nil {
+		author = core.Address{Name: m.user.Name, Address: m.user.Email}
+	}
+	var lines []string
+	for i, e := range es {
+		if len(es) > 1 {
+			lines = append(lines, fmt.Sprintf("── Email %d of %d ──", i+1, len(es)))
+		}
+		lines = append(lines, "To:       "+addr(e.To), "Reply-To: "+addr(author),
+			"Date:     "+msg.SendDate.In(loc).Format("Mon, 2 Jan 2006 15:04 MST"), "Subject:  "+e.Subject, "")
+		lines = append(lines, strings.Split(strings.ReplaceAll(e.Text, "\r\n", "\n"), "\n")...)
+		lines = append(lines, "")
+	}
+	return lines, nil
+}
+
+func addr(a core.Address) string {
+	if a.Name == "" {
+		return "<" + a.Address + ">"
+	}
+	return a.Name + " <" + a.Address + ">"
+}
+
+// eventLabels are the timeline's words, as the web app's history says them.
+var eventLabels = map[core.EventKind]string{
+	core.EventCreated: "Created", core.EventEdited: "Edited", core.EventPostponed: "Postponed",
+	core.EventPaused: "Paused", core.EventResumed: "Resumed", core.EventReminded: "Reminder sent",
+	core.EventSent: "Sent", core.EventRetrying: "Retrying", core.EventFailed: "Failed",
+	core.EventRefused: "Refused by the recipient", core.EventWebhook: "Webhook called", core.EventHeld: "Moved by your hold",
+}
+
+const whenLayout = "2006-01-02 15:04"
+
+// timelineLines are the message's history, oldest first, one line each.
+func (m *Model) timelineLines(id string, loc *time.Location) ([]string, error) {
+	evs, err := m.cfg.Messages.Events(m.cfg.Ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(evs) == 0 {
+		return []string{"Nothing has happened to this message yet."}, nil
+	}
+	lines := make([]string, 0, len(evs))
+	for _, e := range evs {
+		label := eventLabels[e.Kind]
+		if label == "" {
+			label = string(e.Kind)
+		}
+		var parts []string
+		if e.Recipient != "" {
+			parts = append(parts, "to "+e.Recipient)
+		}
+		if e.Actor != "" {
+			parts = append(parts, "by "+e.Actor)
+		}
+		if t, err := time.Parse(time.RFC3339, e.Detail); err == nil && (e.Kind == core.EventPostponed || e.Kind == core.EventHeld) {
+			parts = append(parts, "to "+t.In(loc).Format(whenLayout))
+		} else if e.Detail != "" {
+			parts = append(parts, e.Detail)
+		}
+		if !e.NextAttemptAt.IsZero() {
+			parts = append(parts, "next attempt "+e.NextAttemptAt.In(loc).Format(whenLayout))
+		}
+		line := e.At.In(loc).Format(whenLayout) + "  " + label
+		if len(parts) > 0 {
+			line += ": " + strings.Join(parts, ", ")
+		}
+		lines = append(lines, line)
+	}
+	return lines, nil
+}
+
+// sendTest emails the author each recipient's email, marked as a test.
+func (m *Model) sendTest(id string) tea.Cmd {
+	m.setStatus("Sending a test to you…", false)
+	return func() tea.Msg {
+		n, err := m.cfg.Messages.SendTest(m.cfg.Ctx, id)
+		verb := fmt.Sprintf("A test is on its way to you: %s, marked [Test], the schedule unchanged.", plural(n, "email"))
+		return doneMsg{verb: verb, id: id, err: err, keep: true}
+	}
+}
