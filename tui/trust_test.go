@@ -1,0 +1,186 @@
+package tui_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/testenv"
+)
+
+// proAnn is ann on the Pro plan (up to 10 recipients a message) with a
+// message to three people.
+func proAnn(t *testing.T) (*testenv.Env, *account, *core.Message) {
+	t.Helper()
+	e, ann := newEnv(t)
+	if _, err := e.DB.UpdateUser(e.Ctx, ann.id, func(u *core.User) error {
+		u.StripePriceID, u.StripeSubscriptionStatus = core.PriceMap{}.PriceFor(core.PlanPro), "active"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := e.Messages.Create(e.As(ann.id), core.MessageInput{Title: "Letters", Body: "Look after each other.", Interval: core.Interval1M,
+		Recipients: []core.RecipientInput{{Name: "Bob", Address: "bob@example.com"}, {Name: "Carol", Address: "carol@example.com"}, {Name: "Dan", Address: "dan@example.com"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, ann, m
+}
+
+// Several recipients in the list, the preview of each one's email, the
+// test send to the author with its daily limit, on each implementation.
+func TestRecipientsPreviewAndTestSend(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			e, ann, m := proAnn(t)
+			cfg, _ := b.open(t, e, ann)
+			d := drive(t, cfg, 120, 40)
+			s := d.waitFor("Bob <bob@example.com> and 2 more")
+			if !strings.Contains(s, "Pro plan · 1 message · up to 10 recipients each") {
+				t.Fatalf("the plan line:\n%s", s)
+			}
+
+			d.press("v")
+			s = d.waitFor("── Email 1 of 3 ──")
+			if !strings.Contains(s, "What each recipient will get") || !strings.Contains(s, "To:       Bob <bob@example.com>") ||
+				!strings.Contains(s, "Look after each other.") {
+				t.Fatalf("the first email:\n%s", s)
+			}
+			for range 60 {
+				d.press("down")
+			}
+			s = d.waitFor("To:       Dan <dan@example.com>")
+			if !strings.Contains(s, "── Email 3 of 3 ──") {
+				t.Fatalf("the last email:\n%s", s)
+			}
+			d.press("esc")
+
+			before := m.SendDate
+			for i := 1; i <= core.LimitTestSends.Max; i++ {
+				d.press("s")
+				d.waitFor("A test is on its way to you: 3 emails")
+			}
+			as := map[string]int{}
+			for n := 0; n < 3*core.LimitTestSends.Max; n++ {
+				p, _ := e.Next(t, "ann@example.com")
+				if strings.HasPrefix(p.Subject, "Verify your email") { // the sign-up's
+					n--
+					continue
+				}
+				if !strings.HasPrefix(p.Subject, core.TestSubjectPrefix) {
+					t.Fatalf("the test's subject: %q", p.Subject)
+				}
+				as[p.Subject[strings.LastIndex(p.Subject, "(as "):]]++
+			}
+			for _, to := range []string{"Bob", "Carol", "Dan"} {
+				if n := as["(as "+to+" will receive it)"]; n != core.LimitTestSends.Max {
+					t.Fatalf("%d tests as %s will receive it: %v", n, to, as)
+				}
+			}
+			d.press("s")
+			d.waitFor("! This message has had 5 test sends today; try again tomorrow.")
+			if got := mustList(t, e, ann); !got[0].SendDate.Equal(before) {
+				t.Fatalf("the test sends moved the date: %v, was %v", got[0].SendDate, before)
+			}
+		})
+	}
+}
+
+// The timeline opened from the list: created, then one "sent" per
+// recipient after the delivery.
+func TestTheTimeline(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			e, ann, m := proAnn(t)
+			cfg, _ := b.open(t, e, ann)
+			d := drive(t, cfg, 120, 40)
+			d.waitFor("and 2 more")
+			d.press("l")
+			s := d.waitFor("History of “Letters”")
+			s = d.waitFor("Created")
+			if strings.Contains(s, "Sent") {
+				t.Fatalf("sent before the delivery:\n%s", s)
+			}
+			d.press("esc")
+
+			for _, at := range []time.Time{m.SendDate.Add(-core.ReminderLeadTime + time.Hour), m.SendDate.Add(time.Hour)} {
+				e.Clock.Set(at)
+				if _, err := e.Delivery.Run(e.Ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d.waitFor("delivered")
+			d.press("l")
+			s = d.waitFor("Sent: to dan@example.com")
+			for _, line := range []string{"Created", "Reminder sent", "Sent: to bob@example.com", "Sent: to carol@example.com"} {
+				if !strings.Contains(s, line) {
+					t.Fatalf("no %q in the timeline:\n%s", line, s)
+				}
+			}
+			if n := strings.Count(s, "Sent: to"); n != 3 {
+				t.Fatalf("%d sent, want one per recipient:\n%s", n, s)
+			}
+		})
+	}
+}
+
+// The hold: a date refused with the rule, a hold set and shown on the list,
+// then ended early.
+func TestTheHold(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			e, ann, _ := proAnn(t)
+			cfg, _ := b.open(t, e, ann)
+			d := drive(t, cfg, 120, 40)
+			d.waitFor("and 2 more")
+			d.press("?")
+			d.waitFor("H hold all")
+			d.press("H")
+			d.waitFor("Hold everything")
+			retype := func(s string) {
+				for range 12 {
+					d.press("backspace")
+				}
+				d.typeText(s)
+			}
+			retype("soon")
+			d.press("enter")
+			d.waitFor("Please enter a date as YYYY-MM-DD")
+			retype("2020-01-01")
+			d.press("enter")
+			d.waitFor("The hold must end in the future, at most 12 months from now")
+
+			retype("2026-04-10")
+			d.press("enter")
+			s := d.waitFor("Your messages are on hold.")
+			if !strings.Contains(s, "Your messages are on hold until Friday, April 10, 2026.") || !strings.Contains(s, "Letters") {
+				t.Fatalf("the list while held:\n%s", s)
+			}
+			u, err := e.DB.FindUserByID(e.Ctx, ann.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			berlin, _ := time.LoadLocation("Europe/Berlin")
+			if want := time.Date(2026, 4, 10, 0, 0, 0, 0, berlin); !u.HoldUntil.Equal(want) {
+				t.Fatalf("held until %v, want %v", u.HoldUntil, want)
+			}
+
+			d.press("H")
+			s = d.waitFor("ctrl+x end hold")
+			if !strings.Contains(s, "2026-04-10") {
+				t.Fatalf("the form does not show the hold's date:\n%s", s)
+			}
+			d.send(tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl})
+			s = d.waitFor("The hold is over")
+			if strings.Contains(s, "on hold until") {
+				t.Fatalf("still shown as held:\n%s", s)
+			}
+			if u, _ := e.DB.FindUserByID(e.Ctx, ann.id); u.HeldAt(e.Clock.Now()) {
+				t.Fatal("the store still holds")
+			}
+		})
+	}
+}
