@@ -16,13 +16,16 @@ import (
 // a quit or a crash loses nothing, and offered again at the next start.
 type Draft struct {
 	// ID is the message being edited; empty for a new one.
-	ID        string    `json:"id,omitempty"`
-	Title     string    `json:"title"`
-	Name      string    `json:"name"`
-	Recipient string    `json:"recipient"`
-	Interval  string    `json:"interval"`
-	Body      string    `json:"message"`
-	SavedAt   time.Time `json:"savedAt"`
+	ID        string `json:"id,omitempty"`
+	Title     string `json:"title"`
+	Name      string `json:"name"`
+	Recipient string `json:"recipient"`
+	// Recipients are the rows of a form of several recipients; Name and
+	// Recipient are then the first's.
+	Recipients []DraftRecipient `json:"recipients,omitempty"`
+	Interval   string           `json:"interval"`
+	Body       string           `json:"message"`
+	SavedAt    time.Time        `json:"savedAt"`
 }
 
 // drafts keeps the draft file: written whole through a temporary file

@@ -12,48 +12,38 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-// The form's fields, in tab order; their names are the API's field names,
-// under which the server's validation messages come back.
-const (
-	fieldTitle = iota
-	fieldName
-	fieldRecipient
-	fieldInterval
-	fieldBody
-	fieldCount
-)
-
-var fieldKeys = [fieldCount]string{"title", "name", "recipient", "interval", "message"}
-
-var fieldLabels = [fieldCount]string{"Title (private, never in the email)", "Recipient name", "Recipient email", "Deliver after", "Message"}
+// The form's fields, in tab order: the title, each recipient's name and
+// address, the interval, the message. Their names are the API's, under
+// which the server's validation messages come back (recipients.go).
 
 var intervals = []core.Interval{core.Interval1M, core.Interval6M, core.Interval12M}
 
 // formView creates a message (editing nil) or edits one.
 type formView struct {
 	editing  *core.Message
-	inputs   [fieldInterval]textinput.Model // title, name, recipient; interval is not typed
+	title    textinput.Model
+	rows     []recipientRow // 1 to core.MaxRecipients
+	limit    int            // the recipients the plan allows
 	interval core.Interval
 	body     textarea.Model
 	focus    int
 	errors   map[string]string // the validation messages, by field
-	problem  string            // what refused the form as a whole (the plan limit)
+	problem  string            // what refused the form as a whole (a plan limit)
 	saving   bool
+	dark     bool
 	width    int
+	height   int
 }
 
-func newForm(d Draft, editing *core.Message, st styles) formView {
-	f := formView{editing: editing, interval: core.Interval(d.Interval)}
+func newForm(d Draft, editing *core.Message, limit int, st styles) formView {
+	f := formView{editing: editing, interval: core.Interval(d.Interval), limit: max(limit, 1), dark: st.dark}
 	if !f.interval.Valid() {
 		f.interval = core.DefaultInterval
 	}
-	for i, v := range []string{d.Title, d.Name, d.Recipient} {
-		in := textinput.New()
-		in.Prompt = ""
-		in.SetValue(v)
-		f.inputs[i] = in
+	f.title = newInput(d.Title, "", st.dark)
+	for _, r := range d.recipients() {
+		f.rows = append(f.rows, newRow(r.Name, r.Address, st.dark))
 	}
-	f.inputs[fieldRecipient].Placeholder = "name@example.com"
 	f.body = textarea.New()
 	f.body.ShowLineNumbers = false
 	f.body.Prompt = "│ "
@@ -61,56 +51,113 @@ func newForm(d Draft, editing *core.Message, st styles) formView {
 	f.body.MaxHeight = 0
 	f.body.SetValue(d.Body)
 	f.setStyles(st)
-	f.focusOn(fieldTitle)
+	f.focusOn(0)
 	return f
+}
+
+func newInput(v, placeholder string, dark bool) textinput.Model {
+	in := textinput.New()
+	in.Prompt = ""
+	in.Placeholder = placeholder
+	in.SetValue(v)
+	in.SetStyles(textinput.DefaultStyles(dark))
+	return in
 }
 
 // draftOf is a new form for m's fields.
 func draftOf(m *core.Message) Draft {
-	return Draft{ID: m.ID, Title: m.Title, Name: m.Name, Recipient: m.Recipient, Interval: string(m.Interval), Body: m.Body}
+	d := Draft{ID: m.ID, Title: m.Title, Name: m.Name, Recipient: m.Recipient, Interval: string(m.Interval), Body: m.Body}
+	if rs := m.RecipientList(); len(rs) > 1 {
+		for _, r := range rs {
+			d.Recipients = append(d.Recipients, DraftRecipient{Name: r.Name, Address: r.Address})
+		}
+	}
+	return d
 }
 
 func (f *formView) setStyles(st styles) {
-	for i := range f.inputs {
-		f.inputs[i].SetStyles(textinput.DefaultStyles(st.dark))
+	f.dark = st.dark
+	f.title.SetStyles(textinput.DefaultStyles(st.dark))
+	for i := range f.rows {
+		f.rows[i].name.SetStyles(textinput.DefaultStyles(st.dark))
+		f.rows[i].address.SetStyles(textinput.DefaultStyles(st.dark))
 	}
 	f.body.SetStyles(textarea.DefaultStyles(st.dark))
 }
 
 func (f *formView) draft() Draft {
-	d := Draft{Title: f.inputs[fieldTitle].Value(), Name: f.inputs[fieldName].Value(),
-		Recipient: f.inputs[fieldRecipient].Value(), Interval: string(f.interval), Body: f.body.Value()}
+	d := Draft{Title: f.title.Value(), Interval: string(f.interval), Body: f.body.Value()}
+	d.Name, d.Recipient = f.rows[0].name.Value(), f.rows[0].address.Value()
+	if len(f.rows) > 1 {
+		for _, r := range f.rows {
+			d.Recipients = append(d.Recipients, DraftRecipient{Name: r.name.Value(), Address: r.address.Value()})
+		}
+	}
 	if f.editing != nil {
 		d.ID = f.editing.ID
 	}
 	return d
 }
 
+// The focus: 0 the title, then two per recipient row, then the interval
+// and the message.
+func (f *formView) fields() int        { return 3 + 2*len(f.rows) }
+func (f *formView) intervalField() int { return 1 + 2*len(f.rows) }
+func (f *formView) bodyField() int     { return 2 + 2*len(f.rows) }
+
+// row is the recipient row the focus is on, or -1.
+func (f *formView) row() int {
+	if f.focus >= 1 && f.focus < f.intervalField() {
+		return (f.focus - 1) / 2
+	}
+	return -1
+}
+
 // SetSize gives the message box what the other fields leave of height
 // (at least the 4 rows of SPEC.md).
 func (f *formView) SetSize(width, height int) {
-	f.width = width
-	for i := range f.inputs {
-		f.inputs[i].SetWidth(max(width-4, 10))
+	f.width, f.height = width, height
+	f.title.SetWidth(max(width-4, 10))
+	nw, aw := f.rowWidths()
+	for i := range f.rows {
+		f.rows[i].name.SetWidth(nw)
+		f.rows[i].address.SetWidth(aw)
 	}
 	f.body.SetWidth(max(width-2, 10))
-	// The page's title, 3 lines per typed field, 3 for the interval, 2 for
-	// the message's label and error, 2 for the delivery date and the form's
-	// problem: 17 lines; SPEC.md's message box has at least 4 rows.
-	f.body.SetHeight(max(height-17, 4))
+	// The page's title, 3 lines for the title, 1 for the recipients'
+	// label, 2 per recipient row, 3 for the interval, 2 for the message's
+	// label and error, 2 for the delivery date and the form's problem.
+	f.body.SetHeight(max(height-12-2*len(f.rows), 4))
 }
 
 func (f *formView) focusOn(i int) tea.Cmd {
-	f.focus = (i + fieldCount) % fieldCount
-	for j := range f.inputs {
-		f.inputs[j].Blur()
+	f.focus = (i + f.fields()) % f.fields()
+	f.title.Blur()
+	for j := range f.rows {
+		f.rows[j].name.Blur()
+		f.rows[j].address.Blur()
 	}
 	f.body.Blur()
-	switch {
-	case f.focus < fieldInterval:
-		return f.inputs[f.focus].Focus()
-	case f.focus == fieldBody:
+	if in := f.input(f.focus); in != nil {
+		return in.Focus()
+	}
+	if f.focus == f.bodyField() {
 		return f.body.Focus()
+	}
+	return nil
+}
+
+// input is the typed field at focus i, or nil.
+func (f *formView) input(i int) *textinput.Model {
+	switch {
+	case i == 0:
+		return &f.title
+	case i < f.intervalField():
+		r := &f.rows[(i-1)/2]
+		if (i-1)%2 == 0 {
+			return &r.name
+		}
+		return &r.address
 	}
 	return nil
 }
@@ -120,15 +167,20 @@ func (f *formView) focusOn(i int) tea.Cmd {
 func (f *formView) Update(msg tea.Msg, keys keyMap) (cmd tea.Cmd, changed bool) {
 	before := f.draft()
 	if k, ok := msg.(tea.KeyPressMsg); ok {
+		inBody := f.focus == f.bodyField()
 		switch {
 		case k.String() == "tab" || k.String() == "shift+tab" ||
-			(f.focus != fieldBody && (k.String() == "down" || k.String() == "up")):
+			(!inBody && (k.String() == "down" || k.String() == "up")):
 			by := 1
 			if k.String() == "shift+tab" || k.String() == "up" {
 				by = -1
 			}
 			return f.focusOn(f.focus + by), false
-		case f.focus == fieldInterval && (k.String() == "left" || k.String() == "h" || k.String() == "right" || k.String() == "l"):
+		case !inBody && k.String() == "ctrl+n":
+			return f.addRow(), true
+		case !inBody && k.String() == "ctrl+r":
+			return f.removeRow(), true
+		case f.focus == f.intervalField() && (k.String() == "left" || k.String() == "h" || k.String() == "right" || k.String() == "l"):
 			by := 1
 			if k.String() == "left" || k.String() == "h" {
 				by = -1
@@ -138,19 +190,25 @@ func (f *formView) Update(msg tea.Msg, keys keyMap) (cmd tea.Cmd, changed bool) 
 			return nil, true
 		}
 	}
-	switch {
-	case f.focus < fieldInterval:
-		f.inputs[f.focus], cmd = f.inputs[f.focus].Update(msg)
-	case f.focus == fieldBody:
+	if in := f.input(f.focus); in != nil {
+		*in, cmd = in.Update(msg)
+	} else if f.focus == f.bodyField() {
 		f.body, cmd = f.body.Update(msg)
 	}
-	return cmd, f.draft() != before
+	return cmd, !f.draft().same(before)
 }
 
-// input is what a new message sends.
-func (f *formView) input() core.MessageInput {
+// input is what a new message sends: one recipient as name and recipient
+// (as API.md has it), several as the list.
+func (f *formView) messageInput() core.MessageInput {
 	d := f.draft()
-	return core.MessageInput{Title: d.Title, Name: d.Name, Recipient: d.Recipient, Body: d.Body, Interval: f.interval}
+	in := core.MessageInput{Title: d.Title, Body: d.Body, Interval: f.interval}
+	if rs := f.recipientInputs(); len(rs) > 1 {
+		in.Recipients = rs
+	} else {
+		in.Name, in.Recipient = rs[0].Name, rs[0].Address
+	}
+	return in
 }
 
 // changes is what an edit sends: the fields that differ, the interval only
@@ -164,9 +222,15 @@ func (f *formView) changes() core.MessageUpdate {
 		}
 	}
 	set(&up.Title, d.Title, m.Title)
-	set(&up.Name, d.Name, m.Name)
-	set(&up.Recipient, d.Recipient, m.Recipient)
 	set(&up.Body, d.Body, m.Body)
+	was, now := recipientsOf(m), f.recipientInputs()
+	switch {
+	case len(was) == 1 && len(now) == 1:
+		set(&up.Name, now[0].Name, was[0].Name)
+		set(&up.Recipient, now[0].Address, was[0].Address)
+	case !slices.Equal(was, now):
+		up.Recipients = &now
+	}
 	if f.interval != m.Interval {
 		iv := f.interval
 		up.Interval = &iv
@@ -183,43 +247,43 @@ func (f *formView) deliveryDate(now time.Time, loc *time.Location) time.Time {
 	return core.AddMonths(now, f.interval.Months(), loc)
 }
 
+var intervalNames = map[core.Interval]string{core.Interval1M: "1 month", core.Interval6M: "6 months", core.Interval12M: "12 months"}
+
 func (f *formView) View(st styles, now time.Time, loc *time.Location) string {
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s + "\n") }
-	fieldErr := func(i int) {
-		if e := f.errors[fieldKeys[i]]; e != "" {
+	errLine := func(key string) {
+		if e := f.errors[key]; e != "" {
 			line("  " + st.Error.Render(e))
 		} else {
 			line("")
 		}
 	}
-	label := func(i int) string {
+	label := func(focused bool, s string) string {
 		mark := "  "
-		if f.focus == i {
+		if focused {
 			mark = "› "
 		}
-		return st.Label.Render(mark + fieldLabels[i])
+		return st.Label.Render(mark + s)
 	}
-	for i := range f.inputs {
-		line(label(i))
-		line("  " + f.inputs[i].View())
-		fieldErr(i)
-	}
-	line(label(fieldInterval))
+	line(label(f.focus == 0, "Title (private, never in the email)"))
+	line("  " + f.title.View())
+	errLine("title")
+	f.viewRows(&b, st, label)
+	line(label(f.focus == f.intervalField(), "Deliver after"))
 	var opts []string
 	for _, iv := range intervals {
-		name := map[core.Interval]string{core.Interval1M: "1 month", core.Interval6M: "6 months", core.Interval12M: "12 months"}[iv]
 		if iv == f.interval {
-			opts = append(opts, st.Selected.Render(" "+name+" "))
+			opts = append(opts, st.Selected.Render(" "+intervalNames[iv]+" "))
 		} else {
-			opts = append(opts, " "+name+" ")
+			opts = append(opts, " "+intervalNames[iv]+" ")
 		}
 	}
 	line("  " + strings.Join(opts, " "))
-	fieldErr(fieldInterval)
-	line(label(fieldBody))
+	errLine("interval")
+	line(label(f.focus == f.bodyField(), "Message"))
 	line(f.body.View())
-	fieldErr(fieldBody)
+	errLine("message")
 	line("  The message will be delivered on " + f.deliveryDate(now, loc).In(loc).Format("Monday, January 2, 2006") + ".")
 	switch {
 	case f.problem != "":

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -259,6 +260,8 @@ func (m *Model) done(msg doneMsg) tea.Cmd {
 			switch {
 			case errors.As(msg.err, &e) && e.Code == core.EValidation:
 				m.form.errors = e.Fields
+			case errors.As(msg.err, &e) && e.Code == core.EPlanLimit && strings.Contains(e.Message, "recipient"):
+				m.form.problem = e.Message
 			case errors.As(msg.err, &e) && e.Code == core.EPlanLimit:
 				m.form.problem = upgrade(m.user)
 			}

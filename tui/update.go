@@ -122,7 +122,7 @@ func (m *Model) openForm(d Draft, editing *core.Message) tea.Cmd {
 	if editing == nil {
 		d.ID = ""
 	}
-	m.form = newForm(d, editing, m.styles)
+	m.form = newForm(d, editing, m.recipientLimit(), m.styles)
 	m.form.SetSize(m.width, m.bodyHeight())
 	m.page = pageForm
 	m.setStatus("", false)
@@ -153,7 +153,7 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		m.form.saving, m.form.errors, m.form.problem = true, nil, ""
 		m.setStatus("Saving…", false)
 		if m.form.editing == nil {
-			return m.create(m.form.input())
+			return m.create(m.form.messageInput())
 		}
 		return m.update(m.form.editing.ID, m.form.changes())
 	}
@@ -162,6 +162,15 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	return tea.Batch(cmd, m.keepDraft())
+}
+
+// recipientLimit is how many recipients the author's plan allows on a
+// message (1 until the session user says).
+func (m *Model) recipientLimit() int {
+	if m.user == nil || m.user.RecipientLimit < 1 {
+		return 1
+	}
+	return m.user.RecipientLimit
 }
 
 // location is the author's time zone: delivery dates are days there.

@@ -1,0 +1,149 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// The form's recipient rows: 1 to core.MaxRecipients, as many as the plan
+// allows (core.RecipientLimit), each a name and an address. ctrl+n adds a
+// row below the one in focus, ctrl+r removes it. The server's validation
+// messages come back keyed as the API names the fields: the first row's
+// name and recipient, the others' recipients[i].name and
+// recipients[i].recipient.
+
+// DraftRecipient is one recipient row of a draft.
+type DraftRecipient struct {
+	Name    string `json:"name"`
+	Address string `json:"recipient"`
+}
+
+// recipients are the draft's rows: its list, or the one name and
+// recipient (a draft of one recipient, or of before the list).
+func (d Draft) recipients() []DraftRecipient {
+	if len(d.Recipients) > 0 {
+		return d.Recipients
+	}
+	return []DraftRecipient{{Name: d.Name, Address: d.Recipient}}
+}
+
+// same reports whether two drafts hold the same fields.
+func (d Draft) same(o Draft) bool {
+	return d.ID == o.ID && d.Title == o.Title && d.Name == o.Name && d.Recipient == o.Recipient &&
+		d.Interval == o.Interval && d.Body == o.Body && slices.Equal(d.Recipients, o.Recipients)
+}
+
+type recipientRow struct {
+	name, address textinput.Model
+}
+
+func newRow(name, address string, dark bool) recipientRow {
+	return recipientRow{name: newInput(name, "Name", dark), address: newInput(address, "name@example.com", dark)}
+}
+
+// rowWidths split a row between the name (2 parts) and the address (3).
+func (f *formView) rowWidths() (name, address int) {
+	w := max(f.width-6, 20)
+	return w * 2 / 5, w - w*2/5
+}
+
+// addRow adds an empty row below the one in focus (or last) and focuses
+// it; beyond the plan it explains the limit instead.
+func (f *formView) addRow() tea.Cmd {
+	if len(f.rows) >= f.limit {
+		f.problem = recipientLimit(f.limit)
+		return nil
+	}
+	at := f.row() + 1
+	if at <= 0 {
+		at = len(f.rows)
+	}
+	f.problem = ""
+	f.rows = append(f.rows[:at:at], append([]recipientRow{newRow("", "", f.dark)}, f.rows[at:]...)...)
+	f.errors = nil // the rows' keys moved
+	f.SetSize(f.width, f.height)
+	return f.focusOn(1 + 2*at)
+}
+
+// removeRow removes the row in focus; the last one stays.
+func (f *formView) removeRow() tea.Cmd {
+	r := f.row()
+	if r < 0 || len(f.rows) == 1 {
+		return nil
+	}
+	f.rows = append(f.rows[:r:r], f.rows[r+1:]...)
+	f.errors, f.problem = nil, ""
+	f.SetSize(f.width, f.height)
+	return f.focusOn(1 + 2*min(r, len(f.rows)-1))
+}
+
+// recipientLimit explains the plan's limit as the server does.
+func recipientLimit(limit int) string {
+	if limit <= 1 {
+		return fmt.Sprintf("Your plan allows 1 recipient per message; upgrade to Pro for up to %d.", core.MaxRecipients)
+	}
+	return fmt.Sprintf("A message has at most %d recipients.", limit)
+}
+
+func (f *formView) recipientInputs() []core.RecipientInput {
+	out := make([]core.RecipientInput, len(f.rows))
+	for i, r := range f.rows {
+		out[i] = core.RecipientInput{Name: r.name.Value(), Address: r.address.Value()}
+	}
+	return out
+}
+
+// recipientsOf is m's list as its author wrote it.
+func recipientsOf(m *core.Message) []core.RecipientInput {
+	rs := m.RecipientList()
+	out := make([]core.RecipientInput, len(rs))
+	for i, r := range rs {
+		out[i] = core.RecipientInput{Name: r.Name, Address: r.Address}
+	}
+	return out
+}
+
+// rowErrorKeys are the fields of row i in the server's validation errors.
+func rowErrorKeys(i int) (name, address string) {
+	if i == 0 {
+		return "name", "recipient"
+	}
+	return fmt.Sprintf("recipients[%d].name", i), fmt.Sprintf("recipients[%d].recipient", i)
+}
+
+// viewRows draws the label and two lines per row: the fields, and their
+// errors (or nothing).
+func (f *formView) viewRows(b *strings.Builder, st styles, label func(bool, string) string) {
+	head := "Recipient: name and email"
+	switch {
+	case f.limit > 1:
+		head = fmt.Sprintf("Recipients: name and email (%d of up to %d · ctrl+n add · ctrl+r remove)", len(f.rows), f.limit)
+	case f.limit == 1:
+		head += fmt.Sprintf(" (Pro: up to %d recipients)", core.MaxRecipients)
+	}
+	b.WriteString(label(false, head) + "\n")
+	for i, r := range f.rows {
+		mark := "  "
+		if f.row() == i {
+			mark = "› "
+		}
+		b.WriteString(st.Label.Render(mark) + r.name.View() + "  " + r.address.View() + "\n")
+		nk, ak := rowErrorKeys(i)
+		var errs []string
+		for _, k := range []string{nk, ak} {
+			if e := f.errors[k]; e != "" {
+				errs = append(errs, e)
+			}
+		}
+		if i == len(f.rows)-1 && f.errors["recipients"] != "" {
+			errs = append(errs, f.errors["recipients"])
+		}
+		b.WriteString("  " + st.Error.Render(strings.Join(errs, " · ")) + "\n")
+	}
+}
