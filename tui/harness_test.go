@@ -144,7 +144,7 @@ func keyPress(k string) tea.KeyPressMsg {
 		"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "space": {Code: tea.KeySpace, Text: " "},
 		"up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown}, "left": {Code: tea.KeyLeft}, "right": {Code: tea.KeyRight},
 		"ctrl+s": {Code: 's', Mod: tea.ModCtrl}, "ctrl+c": {Code: 'c', Mod: tea.ModCtrl},
-		"backspace": {Code: tea.KeyBackspace},
+		"backspace": {Code: tea.KeyBackspace}, "ctrl+n": {Code: 'n', Mod: tea.ModCtrl}, "ctrl+r": {Code: 'r', Mod: tea.ModCtrl},
 	}
 	if m, ok := named[k]; ok {
 		return m

@@ -184,3 +184,100 @@ func TestTheHold(t *testing.T) {
 		})
 	}
 }
+
+// The form's recipient rows: three added, a wrong address and a repeated
+// one refused under their rows with SPEC.md's messages, then saved; an
+// edit removes one; the free plan explains its limit instead of a row.
+func TestRecipientRows(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			e, ann, _ := proAnn(t)
+			cfg, _ := b.open(t, e, ann)
+			d := drive(t, cfg, 120, 40)
+			d.waitFor("and 2 more")
+			d.press("n")
+			d.waitFor("Recipients: name and email (1 of up to 10")
+			d.typeText("Keys")
+			d.press("tab")
+			d.typeText("Eve")
+			d.press("tab")
+			d.typeText("eve@example.com")
+			d.press("ctrl+n")
+			d.typeText("Fay")
+			d.press("tab")
+			d.typeText("fay at example")
+			d.press("ctrl+n")
+			d.typeText("Eve again")
+			d.press("tab")
+			d.typeText("EVE@example.com")
+			d.waitFor("(3 of up to 10")
+			d.press("tab", "tab")
+			d.typeText("Spare keys at the neighbours'.")
+			d.press("ctrl+s")
+			s := d.waitFor("Please enter a valid email address")
+			if !rowHas(s, "fay at example") || !strings.Contains(s, "This address is already a recipient of this message") {
+				t.Fatalf("the rows' errors:\n%s", s)
+			}
+			d.press("shift+tab", "shift+tab") // to Eve again's address
+			d.press("ctrl+r")
+			d.waitFor("(2 of up to 10")
+			d.press("tab") // the focus is on Fay's name: to her address
+			for range "fay at example" {
+				d.press("backspace")
+			}
+			d.typeText("fay@example.com")
+			d.press("ctrl+s")
+			s = d.waitFor("The message is saved.")
+			if !rowHas(s, "Keys", "Eve <eve@example.com> and 1 more") {
+				t.Fatalf("the new message:\n%s", s)
+			}
+			if rs := titled(t, e, ann, "Keys").RecipientList(); len(rs) != 2 || rs[1].Name != "Fay" || rs[1].Address != "fay@example.com" {
+				t.Fatalf("stored recipients %+v", rs)
+			}
+
+			for i := 0; i < 3 && !strings.HasPrefix(d.screen()[strings.Index(d.screen(), "›"):], "› Letters"); i++ {
+				d.press("down") // to Letters: Bob, Carol, Dan
+			}
+			d.press("e")
+			d.waitFor("(3 of up to 10")
+			d.press("tab", "tab", "tab") // Carol's name
+			d.press("ctrl+r")
+			d.waitFor("(2 of up to 10")
+			d.press("ctrl+s")
+			s = d.waitFor("The message is saved.")
+			if !rowHas(s, "Letters", "Bob <bob@example.com> and 1 more") {
+				t.Fatalf("the edit:\n%s", s)
+			}
+			if rs := titled(t, e, ann, "Letters").RecipientList(); len(rs) != 2 || rs[1].Address != "dan@example.com" {
+				t.Fatalf("stored recipients after the edit %+v", rs)
+			}
+		})
+	}
+}
+
+func TestTheFreePlanKeepsOneRecipient(t *testing.T) {
+	e, ann := newEnv(t)
+	cfg, _ := backends[0].open(t, e, ann)
+	d := drive(t, cfg, 100, 30)
+	d.waitFor("No messages yet")
+	d.waitFor("Free plan")
+	d.press("n")
+	d.waitFor("Recipient: name and email (Pro: up to 10 recipients)")
+	d.press("tab", "ctrl+n")
+	s := d.waitFor("Your plan allows 1 recipient per message; upgrade to Pro for up to 10.")
+	if strings.Contains(s, "(2 of") || strings.Count(s, "name@example.com") != 1 {
+		t.Fatalf("a second row on the free plan:\n%s", s)
+	}
+}
+
+// titled is ann's stored message of that title.
+func titled(t *testing.T, e *testenv.Env, a *account, title string) *core.Message {
+	t.Helper()
+	for _, m := range mustList(t, e, a) {
+		if m.Title == title {
+			return m
+		}
+	}
+	t.Fatalf("no message %q stored", title)
+	return nil
+}
