@@ -24,7 +24,7 @@ post() {
 }
 post '{"title":"The spare key","name":"Charles Babbage","recipient":"charles@example.com","message":"The key is under the blue pot by the door.","interval":"1M"}'
 post '{"title":"Letter for my daughter'"'"'s 18th birthday","name":"Ada Byron King","recipient":"ada.king@example.com","message":"Dear Ada,\n\nBy now you are grown.","interval":"12M"}'
-post '{"title":"Passwords","name":"Mary Somerville","recipient":"mary@example.com","message":"The vault'"'"'s code is in the green book.","interval":"6M"}'
+post '{"title":"Passwords","recipients":[{"name":"Mary Somerville","recipient":"mary@example.com"},{"name":"Charles Babbage","recipient":"charles@example.com"},{"name":"Ada Byron King","recipient":"ada.king@example.com"}],"message":"The vault'"'"'s code is in the green book.","interval":"6M"}'
 kill "$srv"; wait "$srv" 2>/dev/null || true; srv=""
 export XDG_CONFIG_HOME="$work/config" TERM=xterm-256color
 tmux -L "$sock" -f /dev/null new-session -d -s t -x 80 -y 24 "$work/sendlater tui --user ada@example.com"
@@ -34,4 +34,8 @@ shot list
 keys d; shot delete; keys n
 keys v; shot preview; keys Escape; sleep 0.5
 keys n; sleep 0.3; keys Half Tab Tab C-s; shot form-errors
-keys Escape; keys q
+keys Escape; sleep 0.5
+keys l; shot timeline; keys Escape; sleep 0.5
+keys H; shot hold; keys Escape; sleep 0.5
+keys e; sleep 0.3; keys C-n; shot form-recipients; keys Escape
+keys q

@@ -125,9 +125,10 @@ func (f *formView) SetSize(width, height int) {
 	}
 	f.body.SetWidth(max(width-2, 10))
 	// The page's title, 3 lines for the title, 1 for the recipients'
-	// label, 2 per recipient row, 3 for the interval, 2 for the message's
-	// label and error, 2 for the delivery date and the form's problem.
-	f.body.SetHeight(max(height-12-2*len(f.rows), 4))
+	// label, the rows and their errors, 3 for the interval, 2 for the
+	// message's label and error, 2 for the delivery date and the form's
+	// problem.
+	f.body.SetHeight(max(height-12-f.rowsHeight(), 4))
 }
 
 func (f *formView) focusOn(i int) tea.Cmd {

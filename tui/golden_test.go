@@ -14,7 +14,8 @@ import (
 
 // The main views, as text, against testdata/*.golden: the list at 120x40
 // and 80x24, the form with SPEC.md's messages under the fields, the delete
-// confirmation, the preview and the draft offered again. The clock is the
+// confirmation, the preview, the timeline, the hold, the form's recipient
+// rows and the draft offered again. The clock is the
 // environment's, so dates and days left stay put.
 // `go test ./tui -run TestGoldenViews -update` rewrites them after a
 // deliberate change; docs/screenshots/tui-*.txt are the same views.
@@ -25,7 +26,8 @@ func TestGoldenViews(t *testing.T) {
 	for i, in := range []core.MessageInput{
 		{Title: "The spare key", Name: "Charles Babbage", Recipient: "charles@example.com", Body: "The key is under the blue pot by the door.", Interval: core.Interval1M},
 		{Title: "Letter for my daughter's 18th birthday", Name: "Ada Byron King", Recipient: "ada.king@example.com", Body: "Dear Ada,\n\nBy now you are grown.", Interval: core.Interval12M},
-		{Title: "Passwords", Name: "Mary Somerville", Recipient: "mary@example.com", Body: "The vault's code is in the green book.", Interval: core.Interval6M},
+		{Title: "Passwords", Body: "The vault's code is in the green book.", Interval: core.Interval6M, Recipients: []core.RecipientInput{
+			{Name: "Mary Somerville", Address: "mary@example.com"}, {Name: "Charles Babbage", Address: "charles@example.com"}, {Name: "Ada Byron King", Address: "ada.king@example.com"}}},
 	} {
 		m, err := e.Messages.Create(as, in)
 		if err != nil {
@@ -57,6 +59,17 @@ func TestGoldenViews(t *testing.T) {
 	d.press("down", "v")
 	d.waitFor("Subject:")
 	d.golden("preview-80x24")
+	d.press("esc")
+
+	d.press("up", "l")
+	d.waitFor("Paused: by")
+	d.golden("timeline-80x24")
+	d.press("esc", "H")
+	d.waitFor("Hold until")
+	d.golden("hold-80x24")
+	d.press("esc", "e")
+	d.waitFor("(3 of up to 10")
+	d.golden("form-recipients-80x24")
 	d.press("esc")
 
 	d.press("n")

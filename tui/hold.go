@@ -55,7 +55,7 @@ func (m *Model) holdKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case k.String() == "ctrl+c":
 		return tea.Quit
-	case key.Matches(k, m.keys.Cancel):
+	case key.Matches(k, m.keys.HoldBack):
 		m.page = pageList
 		m.setStatus("", false)
 		return nil
@@ -121,10 +121,12 @@ func (h *holdView) View(st styles, u *core.SessionUser, now time.Time, loc *time
 	if held(u) {
 		line("  " + st.Warn.Render(holdLine(u, loc)))
 	} else {
-		line("  Away for a while (a trip, a hospital stay)? Pause all your messages until a date:")
+		line("  Away for a while (a trip, a hospital stay)? Pause all your messages")
+		line("  until a date:")
 	}
-	line("  nothing is delivered or reminded meanwhile; each message whose date passes gets a")
-	line("  fresh reminder cycle when the hold ends, never an immediate delivery.")
+	line("  nothing is delivered or reminded meanwhile; each message whose date")
+	line("  passes gets a fresh reminder cycle when the hold ends, never an")
+	line("  immediate delivery.")
 	line("")
 	line(st.Label.Render("› Hold until (tomorrow to 12 months ahead)"))
 	line("  " + h.date.View())

@@ -6,7 +6,7 @@ import "charm.land/bubbles/v2/key"
 // (ShortHelp), so the help on screen is always what works there.
 type keyMap struct {
 	Up, Down, New, Edit, Postpone, Pause, Delete, Preview, Reload, Quit key.Binding
-	Timeline, Test, Hold, SetHold, EndHold, More, Less                  key.Binding
+	Timeline, Test, Hold, SetHold, EndHold, More, Less, HoldBack        key.Binding
 	Yes, No, OpenDraft, DropDraft                                       key.Binding
 	Next, Prev, Left, Right, Save, Cancel, Back                         key.Binding
 }
@@ -30,6 +30,7 @@ func newKeyMap() keyMap {
 		Hold:      b("hold all", "H"),
 		SetHold:   b("hold", "enter"),
 		EndHold:   b("end hold", "ctrl+x"),
+		HoldBack:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		More:      b("more keys", "?"),
 		Less:      b("back to keys", "?"),
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),

@@ -117,8 +117,41 @@ func rowErrorKeys(i int) (name, address string) {
 	return fmt.Sprintf("recipients[%d].name", i), fmt.Sprintf("recipients[%d].recipient", i)
 }
 
-// viewRows draws the label and two lines per row: the fields, and their
-// errors (or nothing).
+// rowErrors are the server's messages about row i, on one line ("" none).
+func (f *formView) rowErrors(i int) string {
+	nk, ak := rowErrorKeys(i)
+	var errs []string
+	for _, k := range []string{nk, ak} {
+		if e := f.errors[k]; e != "" {
+			errs = append(errs, e)
+		}
+	}
+	if i == len(f.rows)-1 && f.errors["recipients"] != "" {
+		errs = append(errs, f.errors["recipients"])
+	}
+	return strings.Join(errs, " · ")
+}
+
+// rowsHeight is the lines of the rows: one each, and one more under a row
+// with errors.
+func (f *formView) rowsHeight() int {
+	n := len(f.rows)
+	for i := range f.rows {
+		if f.rowErrors(i) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// setErrors shows the server's validation messages (nil: none), the
+// message box giving way to their lines.
+func (f *formView) setErrors(errs map[string]string) {
+	f.errors = errs
+	f.SetSize(f.width, f.height)
+}
+
+// viewRows draws the label and a line per row, with its errors under it.
 func (f *formView) viewRows(b *strings.Builder, st styles, label func(bool, string) string) {
 	head := "Recipient: name and email"
 	switch {
@@ -134,16 +167,8 @@ func (f *formView) viewRows(b *strings.Builder, st styles, label func(bool, stri
 			mark = "› "
 		}
 		b.WriteString(st.Label.Render(mark) + r.name.View() + "  " + r.address.View() + "\n")
-		nk, ak := rowErrorKeys(i)
-		var errs []string
-		for _, k := range []string{nk, ak} {
-			if e := f.errors[k]; e != "" {
-				errs = append(errs, e)
-			}
+		if errs := f.rowErrors(i); errs != "" {
+			b.WriteString("  " + st.Error.Render(errs) + "\n")
 		}
-		if i == len(f.rows)-1 && f.errors["recipients"] != "" {
-			errs = append(errs, f.errors["recipients"])
-		}
-		b.WriteString("  " + st.Error.Render(strings.Join(errs, " · ")) + "\n")
 	}
 }

@@ -259,7 +259,7 @@ func (m *Model) done(msg doneMsg) tea.Cmd {
 			var e *core.Error
 			switch {
 			case errors.As(msg.err, &e) && e.Code == core.EValidation:
-				m.form.errors = e.Fields
+				m.form.setErrors(e.Fields)
 			case errors.As(msg.err, &e) && e.Code == core.EPlanLimit && strings.Contains(e.Message, "recipient"):
 				m.form.problem = e.Message
 			case errors.As(msg.err, &e) && e.Code == core.EPlanLimit:

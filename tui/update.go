@@ -150,7 +150,8 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.form.saving {
 			return nil
 		}
-		m.form.saving, m.form.errors, m.form.problem = true, nil, ""
+		m.form.saving, m.form.problem = true, ""
+		m.form.setErrors(nil)
 		m.setStatus("Saving…", false)
 		if m.form.editing == nil {
 			return m.create(m.form.messageInput())

@@ -134,9 +134,9 @@ func (m *Model) bindings() []key.Binding {
 	case m.page == pagePreview:
 		return []key.Binding{k.Up, k.Back}
 	case m.page == pageHold && held(m.user):
-		return []key.Binding{k.SetHold, k.EndHold, k.Cancel}
+		return []key.Binding{k.SetHold, k.EndHold, k.HoldBack}
 	case m.page == pageHold:
-		return []key.Binding{k.SetHold, k.Cancel}
+		return []key.Binding{k.SetHold, k.HoldBack}
 	case m.confirm != nil:
 		return []key.Binding{k.Yes, k.No}
 	case m.offered != nil:
