@@ -6,6 +6,7 @@ package tui
 // tea.Cmd, the same on the local store and over the API.
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -38,6 +39,7 @@ const (
 func (m *Model) openText(title string, read func() ([]string, error)) tea.Cmd {
 	m.textSeq++
 	seq := m.textSeq
+	m.fromForm = false
 	m.preview = newTextView(title, []string{"Loading…"})
 	m.preview.SetSize(m.width, m.bodyHeight())
 	m.page = pagePreview
@@ -50,6 +52,17 @@ func (m *Model) openText(title string, read func() ([]string, error)) tea.Cmd {
 
 func (m *Model) gotText(msg textMsg) {
 	if msg.seq != m.textSeq || m.page != pagePreview {
+		return
+	}
+	if msg.err != nil && m.fromForm {
+		// The form's fields refused: back to the form, the messages
+		// under them.
+		m.page, m.fromForm = pageForm, false
+		var e *core.Error
+		if errors.As(msg.err, &e) && e.Code == core.EValidation {
+			m.form.setErrors(e.Fields)
+		}
+		m.fail(msg.err)
 		return
 	}
 	if msg.err != nil {
@@ -70,10 +83,11 @@ func inputOf(msg *core.Message) core.MessageInput {
 	return in
 }
 
-// previewLines are the emails of each recipient, as the server renders
-// them (Messages.Preview: the delivery's own template code).
-func (m *Model) previewLines(msg *core.Message, loc *time.Location) ([]string, error) {
-	es, err := m.cfg.Messages.Preview(m.cfg.Ctx, inputOf(msg))
+// previewLines are the emails of each recipient of a message written as
+// in, to be delivered at date, as the server renders them
+// (Messages.Preview: the delivery's own template code).
+func (m *Model) previewLines(in core.MessageInput, date time.Time, loc *time.Location) ([]string, error) {
+	es, err := m.cfg.Messages.Preview(m.cfg.Ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +101,7 @@ func (m *Model) previewLines(msg *core.Message, loc *time.Location) ([]string, e
 			lines = append(lines, fmt.Sprintf("── Email %d of %d ──", i+1, len(es)))
 		}
 		lines = append(lines, "To:       "+addr(e.To), "Reply-To: "+addr(author),
-			"Date:     "+msg.SendDate.In(loc).Format("Mon, 2 Jan 2006 15:04 MST"), "Subject:  "+e.Subject, "")
+			"Date:     "+date.In(loc).Format("Mon, 2 Jan 2006 15:04 MST"), "Subject:  "+e.Subject, "")
 		lines = append(lines, strings.Split(strings.ReplaceAll(e.Text, "\r\n", "\n"), "\n")...)
 		lines = append(lines, "")
 	}

@@ -213,8 +213,13 @@ func TestRecipientRows(t *testing.T) {
 			d.waitFor("(3 of up to 10")
 			d.press("tab", "tab")
 			d.typeText("Spare keys at the neighbours'.")
-			d.press("ctrl+s")
+			d.press("ctrl+p") // the preview refuses what a save would
 			s := d.waitFor("Please enter a valid email address")
+			if !strings.Contains(s, "Create Message") {
+				t.Fatalf("the preview of a wrong form left the form:\n%s", s)
+			}
+			d.press("ctrl+s")
+			s = d.waitFor("Please enter a valid email address")
 			if !rowHas(s, "fay at example") || !strings.Contains(s, "This address is already a recipient of this message") {
 				t.Fatalf("the rows' errors:\n%s", s)
 			}
@@ -226,6 +231,13 @@ func TestRecipientRows(t *testing.T) {
 				d.press("backspace")
 			}
 			d.typeText("fay@example.com")
+			d.press("ctrl+p")
+			s = d.waitFor("── Email 1 of 2 ──")
+			if !strings.Contains(s, "To:       Eve <eve@example.com>") || !strings.Contains(s, "Spare keys at the neighbours'.") {
+				t.Fatalf("the form's preview:\n%s", s)
+			}
+			d.press("esc")
+			d.waitFor("Create Message")
 			d.press("ctrl+s")
 			s = d.waitFor("The message is saved.")
 			if !rowHas(s, "Keys", "Eve <eve@example.com> and 1 more") {

@@ -65,7 +65,8 @@ type Model struct {
 	loaded   bool
 	form     formView
 	preview  previewView
-	textSeq  int // the text page last opened
+	textSeq  int  // the text page last opened
+	fromForm bool // the text page is the form's preview: esc goes back to it
 	hold     holdView
 	moreKeys bool          // the help line shows the second row of keys
 	confirm  *core.Message // asked before delete

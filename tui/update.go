@@ -22,6 +22,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(k, m.keys.Back):
 			m.page = pageList
+			if m.fromForm {
+				m.page, m.fromForm = pageForm, false
+			}
 		case key.Matches(k, m.keys.Up):
 			m.preview.scroll(-1)
 		case key.Matches(k, m.keys.Down):
@@ -97,7 +100,7 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 		m.confirm = sel
 	case key.Matches(k, keys.Preview):
 		loc := m.location()
-		return m.openText(previewTitle, func() ([]string, error) { return m.previewLines(sel, loc) })
+		return m.openText(previewTitle, func() ([]string, error) { return m.previewLines(inputOf(sel), sel.SendDate, loc) })
 	case key.Matches(k, keys.Timeline):
 		loc := m.location()
 		return m.openText(timelineTitle+"“"+sel.Title+"”", func() ([]string, error) { return m.timelineLines(sel.ID, loc) })
@@ -146,6 +149,13 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		m.draftSeq++
 		m.setStatus("The draft is discarded.", false)
 		return m.drafts.remove(m.draftSeq)
+	case key.Matches(k, m.keys.FormPreview):
+		// What each recipient will get, before saving; esc comes back.
+		in, loc := m.form.messageInput(), m.location()
+		date := m.form.deliveryDate(m.cfg.Now(), loc)
+		cmd := m.openText(previewTitle, func() ([]string, error) { return m.previewLines(in, date, loc) })
+		m.fromForm = true
+		return cmd
 	case key.Matches(k, m.keys.Save):
 		if m.form.saving {
 			return nil

@@ -130,7 +130,7 @@ func (m *Model) bindings() []key.Binding {
 	k := m.keys
 	switch {
 	case m.page == pageForm:
-		return []key.Binding{k.Next, k.Prev, k.Left, k.Save, k.Cancel}
+		return []key.Binding{k.Next, k.Prev, k.Left, k.Save, k.FormPreview, k.Cancel}
 	case m.page == pagePreview:
 		return []key.Binding{k.Up, k.Back}
 	case m.page == pageHold && held(m.user):
