@@ -104,7 +104,7 @@ func (m *Model) gotHold(msg heldMsg) tea.Cmd {
 		return nil
 	}
 	if msg.user != nil {
-		m.user = msg.user
+		m.setUser(msg.user)
 	}
 	m.page = pageList
 	m.setStatus(msg.verb, false)

@@ -155,6 +155,8 @@ func (f *formView) setErrors(errs map[string]string) {
 func (f *formView) viewRows(b *strings.Builder, st styles, label func(bool, string) string) {
 	head := "Recipient: name and email"
 	switch {
+	case len(f.rows) > f.limit:
+		head = fmt.Sprintf("Recipients: name and email (%d; your plan allows %d · ctrl+r remove)", len(f.rows), f.limit)
 	case f.limit > 1:
 		head = fmt.Sprintf("Recipients: name and email (%d of up to %d · ctrl+n add · ctrl+r remove)", len(f.rows), f.limit)
 	case f.limit == 1:

@@ -1,6 +1,7 @@
 package tui_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -292,4 +293,30 @@ func titled(t *testing.T, e *testenv.Env, a *account, title string) *core.Messag
 	}
 	t.Fatalf("no message %q stored", title)
 	return nil
+}
+
+// The draft keeps the recipient rows: a quit in the middle, and the next
+// start offers them again.
+func TestTheDraftKeepsTheRows(t *testing.T) {
+	e, ann, _ := proAnn(t)
+	cfg, _ := backends[0].open(t, e, ann)
+	cfg.DraftPath = filepath.Join(t.TempDir(), "draft.json")
+	d := drive(t, cfg, 100, 30)
+	d.waitFor("and 2 more")
+	d.press("n")
+	d.typeText("Keys")
+	d.press("tab")
+	d.typeText("Eve")
+	d.press("ctrl+n")
+	d.typeText("Fay")
+	d.settle()
+	d.press("ctrl+c")
+
+	again := drive(t, cfg, 100, 30)
+	again.waitFor("An unsent draft “Keys”")
+	again.press("o")
+	s := again.waitFor("(2 of up to 10")
+	if !rowHas(s, "Eve") || !rowHas(s, "Fay") {
+		t.Fatalf("the rows of the draft:\n%s", s)
+	}
 }

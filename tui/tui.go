@@ -162,7 +162,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case meMsg:
 		if msg.err == nil {
-			m.user = msg.user
+			m.setUser(msg.user)
 		}
 		return m, nil
 	case doneMsg:
@@ -217,7 +217,7 @@ func (m *Model) gotList(msg listMsg) tea.Cmd {
 		return waitList(m.lists) // the channel closes next
 	}
 	if l.User != nil {
-		m.user = l.User
+		m.setUser(l.User)
 	}
 	next := waitList(m.lists)
 	if len(l.Messages) >= core.DefaultPageSize {
@@ -290,6 +290,13 @@ func (m *Model) done(msg doneMsg) tea.Cmd {
 	}
 	m.setStatus(msg.verb, false)
 	return m.me()
+}
+
+// setUser takes the session user as it is now; an open form follows its
+// plan's recipient limit.
+func (m *Model) setUser(u *core.SessionUser) {
+	m.user = u
+	m.form.limit = m.recipientLimit()
 }
 
 // upgrade explains the plan limit (SPEC.md: the Add Message button's
