@@ -269,17 +269,21 @@ func TestRecipientRows(t *testing.T) {
 }
 
 func TestTheFreePlanKeepsOneRecipient(t *testing.T) {
-	e, ann := newEnv(t)
-	cfg, _ := backends[0].open(t, e, ann)
-	d := drive(t, cfg, 100, 30)
-	d.waitFor("No messages yet")
-	d.waitFor("Free plan")
-	d.press("n")
-	d.waitFor("Recipient: name and email (Pro: up to 10 recipients)")
-	d.press("tab", "ctrl+n")
-	s := d.waitFor("Your plan allows 1 recipient per message; upgrade to Pro for up to 10.")
-	if strings.Contains(s, "(2 of") || strings.Count(s, "name@example.com") != 1 {
-		t.Fatalf("a second row on the free plan:\n%s", s)
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			e, ann := newEnv(t)
+			cfg, _ := b.open(t, e, ann)
+			d := drive(t, cfg, 100, 30)
+			d.waitFor("No messages yet")
+			d.waitFor("Free plan")
+			d.press("n")
+			d.waitFor("Recipient: name and email (Pro: up to 10 recipients)")
+			d.press("tab", "ctrl+n")
+			s := d.waitFor("Your plan allows 1 recipient per message; upgrade to Pro for up to 10.")
+			if strings.Contains(s, "(2 of") || strings.Count(s, "name@example.com") != 1 {
+				t.Fatalf("a second row on the free plan:\n%s", s)
+			}
+		})
 	}
 }
 
