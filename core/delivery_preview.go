@@ -60,7 +60,8 @@ func (d *Delivery) Preview(ctx context.Context, at time.Time) ([]DueSend, error)
 		}
 		to := m.Owner
 		if u := owner(m.Owner); u != nil {
-			if u.holds(m, m.SendDate.Add(-d.Reminders[m.RemindersSent]), at) {
+			steps := d.Reminders.Steps()
+			if !d.Reminders.sends(steps, m.RemindersSent, u.ReminderLadder) || u.holds(m, m.SendDate.Add(-steps[m.RemindersSent]), at) {
 				continue
 			}
 			to = u.Email

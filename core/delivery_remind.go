@@ -20,7 +20,7 @@ func (d *Delivery) claimReminders(ctx context.Context, now time.Time, limit int)
 		}
 		if !m.SendDate.After(now) {
 			// Too late to remind: the delivery itself is due.
-			m.RemindersSent, m.LeaseUntil = len(d.Reminders), time.Time{}
+			m.RemindersSent, m.LeaseUntil = len(d.Reminders.Steps()), time.Time{}
 			skipped = append(skipped, m.ID)
 			return true
 		}
@@ -64,22 +64,36 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		d.passError(counts, log, err)
 		return
 	}
-	if author.holds(cur, cur.SendDate.Add(-d.Reminders[min(cur.RemindersSent, len(d.Reminders)-1)]), now) {
+	steps := d.Reminders.Steps()
+	step := min(cur.RemindersSent, len(steps)-1)
+	if !d.Reminders.sends(steps, step, author.ReminderLadder) {
+		// A ladder step the author did not choose: step over it, silently.
+		d.stepOver(m, steps, author.ReminderLadder, log, counts)
+		return
+	}
+	if author.holds(cur, cur.SendDate.Add(-steps[step]), now) {
 		d.holdBack(m, ownsReminder, author, now, log, counts)
 		return
 	}
-	email, err := d.Emails.Reminder(ReminderEmail{
+	passed := d.Reminders.passed(steps, cur, now)
+	next := d.Reminders.nextSent(steps, max(step+1, passed), author.ReminderLadder)
+	data := ReminderEmail{
 		To: Address{Name: author.Name, Address: author.Email}, Title: cur.Title,
 		SendDate: cur.SendDate, Location: author.Location(),
-		PostponeLink:  d.BaseURL + "/postpone/" + cur.ID + "?code=" + url.QueryEscape(cur.PostponeCode),
-		DashboardLink: d.BaseURL + "/dashboard",
-	})
+		PostponeLink: d.BaseURL + "/postpone/" + cur.ID + "?code=" + url.QueryEscape(cur.PostponeCode) +
+			"&step=" + url.QueryEscape(stepName(steps[step])),
+		DashboardLink: d.BaseURL + "/dashboard", Step: stepName(steps[step]),
+		LastChance: next >= len(steps) && author.ReminderLadder != 0,
+	}
+	email, err := d.Emails.Reminder(data)
 	if err == nil {
 		stop := d.keepClaim(ownsReminder, m, cur)
 		err = d.Mailer.Send(ctx, email)
+		if err == nil && author.ReminderAddress != "" {
+			d.remindSecond(ctx, data, author, log)
+		}
 		stop()
 	}
-	passed := d.Reminders.passed(cur, now)
 	_, serr := d.settle(m.ID, func(x *Message) ([]*OutboxItem, error) {
 		if !ownsReminder(x, m) {
 			return nil, nil
@@ -90,12 +104,15 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		case err != nil && isTemporary(err):
 			x.LeaseUntil = now.Add(reminderRetryDelay)
 		case x.SendDate.Equal(m.SendDate):
-			// Sent, or refused for good: either way this date's reminder is done.
-			x.RemindersSent = max(x.RemindersSent+1, passed)
+			// Sent, or refused for good: either way this step is done for
+			// this date, and so are the steps whose time passed with it.
+			x.RemindersSent = max(x.RemindersSent+1, next)
 			if err == nil {
 				x.Status, x.ReminderSentAt = StatusReminded, now
 				x.record(now, EventReminded, "", MessageEvent{Recipient: author.Email,
-					Detail: fmt.Sprintf("reminder %d of %d", x.RemindersSent, len(d.Reminders))})
+					Detail: fmt.Sprintf("reminder %s, %d of %d", data.Step,
+						d.Reminders.sentCount(steps[:step+1], author.ReminderLadder),
+						d.Reminders.sentCount(steps, author.ReminderLadder))})
 			}
 		}
 		return nil, nil
@@ -127,5 +144,33 @@ func (d *Delivery) releaseReminder(claimed *Message, log *slog.Logger) {
 	})
 	if err != nil && ErrorCode(err) != EMessageNotFound {
 		log.Warn("releasing a reminder claim failed; it expires on its own", "err", err)
+	}
+}
+
+// stepOver moves a claimed message past ladder steps its author did not
+// choose, to the next step they get (or past the last), sending nothing.
+func (d *Delivery) stepOver(claimed *Message, steps Reminders, l Ladder, log *slog.Logger, counts *passCounts) {
+	_, err := d.settle(claimed.ID, func(m *Message) ([]*OutboxItem, error) {
+		if ownsReminder(m, claimed) && m.SendDate.Equal(claimed.SendDate) {
+			m.RemindersSent = d.Reminders.nextSent(steps, m.RemindersSent+1, l)
+			m.LeaseUntil = time.Time{}
+		}
+		return nil, nil
+	})
+	if err != nil && ErrorCode(err) != EMessageNotFound {
+		d.passError(counts, log, err)
+	}
+}
+
+// remindSecond sends the reminder to the author's second reminder address
+// too, once: a failure there is logged and never holds back the author's.
+func (d *Delivery) remindSecond(ctx context.Context, data ReminderEmail, author *User, log *slog.Logger) {
+	data.To = Address{Address: author.ReminderAddress}
+	email, err := d.Emails.Reminder(data)
+	if err == nil {
+		err = d.Mailer.Send(ctx, email)
+	}
+	if err != nil {
+		log.Warn("reminder to the second reminder address failed", "err", err)
 	}
 }

@@ -72,8 +72,12 @@ type ReminderEmail struct {
 	Title         string
 	SendDate      time.Time // shown in Location
 	Location      *time.Location
-	PostponeLink  string // <base_url>/postpone/<id>?code=<postponeCode>
+	PostponeLink  string // <base_url>/postpone/<id>?code=<postponeCode>&step=<step>
 	DashboardLink string
+	// Step names the reminder (10d, 3d, 1d, 2h); LastChance: it is the
+	// last reminder before the delivery of a ladder of several.
+	Step       string
+	LastChance bool
 }
 
 // DeliveryEmail is the message itself, sent to the recipient. It never

@@ -58,8 +58,11 @@ type Message struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 
-	Status         MessageStatus
-	RemindersSent  int // reminders sent for the current SendDate
+	Status MessageStatus
+	// RemindersSent is how many reminder steps (Reminders.Steps, the
+	// ladder's included) are done for the current SendDate: sent, or
+	// stepped over as not chosen by the author or past.
+	RemindersSent  int
 	ReminderSentAt time.Time
 	DeliveredAt    time.Time
 	Attempts       int
@@ -343,8 +346,8 @@ func (m *Message) Reschedule(reminders Reminders) {
 		if m.NextAttemptAt.After(m.DueAt) {
 			m.DueAt = m.NextAttemptAt
 		}
-		if m.RemindersSent < len(reminders) {
-			m.RemindAt = m.SendDate.Add(-reminders[m.RemindersSent])
+		if steps := reminders.Steps(); m.RemindersSent < len(steps) {
+			m.RemindAt = m.SendDate.Add(-steps[m.RemindersSent])
 			if m.LeaseUntil.After(m.RemindAt) { // a reminder is being sent
 				m.RemindAt = m.LeaseUntil
 			}

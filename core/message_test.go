@@ -204,10 +204,15 @@ func TestReschedule(t *testing.T) {
 	if !m.DueAt.Equal(m.SendDate) || !m.RemindAt.Equal(m.SendDate.Add(-10*24*time.Hour)) {
 		t.Fatalf("due %v remind %v", m.DueAt, m.RemindAt)
 	}
-	m.RemindersSent = 1
+	m.RemindersSent = 1 // the ladder's steps follow: 3 days, 1 day, 2 hours
+	m.Reschedule(offsets)
+	if !m.RemindAt.Equal(m.SendDate.Add(-72 * time.Hour)) {
+		t.Fatalf("the 3-day step: remind %v", m.RemindAt)
+	}
+	m.RemindersSent = 4
 	m.Reschedule(offsets)
 	if !m.RemindAt.IsZero() {
-		t.Fatal("one reminder per sendDate")
+		t.Fatal("each step once per sendDate")
 	}
 	m.IsActive = false
 	m.Reschedule(offsets)

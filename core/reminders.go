@@ -33,10 +33,10 @@ func NewReminders(offsets []time.Duration) (Reminders, error) {
 	return slices.Compact(r), nil
 }
 
-// passed counts the offsets whose time has come for m at now.
-func (r Reminders) passed(m *Message, now time.Time) int {
+// passed counts the steps whose time has come for m at now.
+func (r Reminders) passed(steps Reminders, m *Message, now time.Time) int {
 	n := 0
-	for _, off := range r {
+	for _, off := range steps {
 		if !m.SendDate.Add(-off).After(now) {
 			n++
 		}
@@ -45,9 +45,13 @@ func (r Reminders) passed(m *Message, now time.Time) int {
 }
 
 // due is the claim rule of a reminder: an active, waiting message whose next
-// reminder time has come and that no pass is reminding.
+// reminder step's time has come (Steps: the ladder's included) and that no
+// pass is reminding.
 func (r Reminders) due(m *Message, now time.Time) bool {
-	return m.IsActive && (m.Status == StatusScheduled || m.Status == StatusReminded) &&
-		m.RemindersSent < len(r) && !m.SendDate.Add(-r[m.RemindersSent]).After(now) &&
+	if !m.IsActive || (m.Status != StatusScheduled && m.Status != StatusReminded) {
+		return false
+	}
+	steps := r.Steps()
+	return m.RemindersSent < len(steps) && !m.SendDate.Add(-steps[m.RemindersSent]).After(now) &&
 		!m.LeaseUntil.After(now)
 }

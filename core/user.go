@@ -42,6 +42,11 @@ type User struct {
 	// the hold ends, so a pass that ran only after it still knows it.
 	HoldSince time.Time
 	HoldUntil time.Time
+	// ReminderLadder are the reminder steps the user added to the 10-day
+	// default; ReminderAddress, when set, is a second address that gets
+	// the reminders only (Pro and Business; core/ladder.go). Sealed at rest.
+	ReminderLadder  Ladder
+	ReminderAddress string
 }
 
 // Location returns the user's time zone, UTC when unset or unknown.
@@ -68,6 +73,9 @@ type SessionUser struct {
 	RecipientLimit int
 	// HoldUntil is the end of the author's hold while one holds; zero: none.
 	HoldUntil time.Time
+	// ReminderLadder and ReminderAddress are the reminder settings.
+	ReminderLadder  []string // never nil
+	ReminderAddress string
 }
 
 // Session derives the session user through the configured price map;
@@ -92,6 +100,8 @@ func (u *User) Session(prices PriceMap, hasMessages bool) SessionUser {
 		MessageLimit:             MessageLimit(plan, active),
 		CanAddMessage:            MayAddMessage(plan, active, hasMessages),
 		RecipientLimit:           RecipientLimit(plan, active),
+		ReminderLadder:           u.ReminderLadder.Names(),
+		ReminderAddress:          u.ReminderAddress,
 	}
 }
 

@@ -149,7 +149,7 @@ func DueMessages(owner string, n int, recipient func(i int) string, now time.Tim
 			Title: fmt.Sprintf("Letter %d", i), Name: "Grace", Recipient: recipient(i),
 			Body: "Delivered once, whatever happens.", Interval: core.Interval1M,
 		}, now.AddDate(0, -1, 0), time.UTC)
-		m.RemindersSent = len(core.DefaultReminders)
+		m.RemindersSent = len(core.DefaultReminders.Steps())
 		m.Reschedule(core.DefaultReminders)
 		ms[i] = m
 	}

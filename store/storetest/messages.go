@@ -371,7 +371,7 @@ func testReminderIndex(t *testing.T, s Stores) {
 	// Once every reminder is sent, the message leaves the reminder index but
 	// stays due.
 	m = update(t, s, m.ID, func(m *core.Message) {
-		m.Status, m.RemindersSent, m.ReminderSentAt = core.StatusReminded, len(s.Reminders), s.Clock.Now()
+		m.Status, m.RemindersSent, m.ReminderSentAt = core.StatusReminded, len(core.Reminders(s.Reminders).Steps()), s.Clock.Now()
 	})
 	if !m.RemindAt.IsZero() {
 		t.Fatalf("RemindAt = %v after the last reminder", m.RemindAt)
