@@ -86,6 +86,8 @@ type userRecord struct {
 	UpdatedAt                int64    `json:"updatedAt,omitempty"`
 	HoldSince                int64    `json:"holdSince,omitempty"`
 	HoldUntil                int64    `json:"holdUntil,omitempty"`
+	ReminderLadder           uint8    `json:"reminderLadder,omitempty"`
+	SealedReminderAddress    []byte   `json:"sealedReminderAddress,omitempty"`
 }
 
 // userRecordOf is the stored form of a sealed user.
@@ -99,6 +101,7 @@ func userRecordOf(su *seal.User) userRecord {
 		DisabledAt: unixNano(u.DisabledAt), HeldMessages: u.HeldMessages,
 		CreatedAt: unixNano(u.CreatedAt), UpdatedAt: unixNano(u.UpdatedAt),
 		HoldSince: unixNano(u.HoldSince), HoldUntil: unixNano(u.HoldUntil),
+		ReminderLadder: uint8(u.ReminderLadder), SealedReminderAddress: su.ReminderAddress,
 	}
 }
 
@@ -113,8 +116,9 @@ func (r *userRecord) sealedUser() seal.User {
 			DisabledAt:               fromUnixNano(r.DisabledAt), HeldMessages: r.HeldMessages,
 			CreatedAt: fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
 			HoldSince: fromUnixNano(r.HoldSince), HoldUntil: fromUnixNano(r.HoldUntil),
+			ReminderLadder: core.Ladder(r.ReminderLadder),
 		},
-		Name: r.SealedName,
+		Name: r.SealedName, ReminderAddress: r.SealedReminderAddress,
 	}
 }
 

@@ -20,15 +20,17 @@ func errEmailInUse() error {
 // before migration 8 and not sealed since, in clear.
 const userColumns = `id, email, name, picture, timezone, password_hash, providers, email_verified,
 	stripe_customer_id, stripe_price_id, stripe_subscription_status, created_at, updated_at, name_sealed,
-	disabled_at, held_messages, hold_since, hold_until`
+	disabled_at, held_messages, hold_since, hold_until, reminder_ladder, reminder_address`
 
 // scanSealedUser reads a row into su, and whether its name is sealed.
 func scanSealedUser(row pgx.Row, su *seal.User) (sealed bool, err error) {
 	u := &su.Plain
+	var ladder int16
 	err = row.Scan(&u.ID, &u.Email, &su.Name, &u.Picture, &u.Timezone, &u.PasswordHash, &u.Providers,
 		&u.EmailVerified, &u.StripeCustomerID, &u.StripePriceID, &u.StripeSubscriptionStatus,
 		at(&u.CreatedAt), at(&u.UpdatedAt), &sealed, at(&u.DisabledAt), &u.HeldMessages,
-		at(&u.HoldSince), at(&u.HoldUntil))
+		at(&u.HoldSince), at(&u.HoldUntil), &ladder, &su.ReminderAddress)
+	u.ReminderLadder = core.Ladder(ladder)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, errUserNotFound()
 	}
@@ -56,7 +58,8 @@ func sealedUserArgs(su *seal.User) []any {
 	return []any{u.ID, u.Email, su.Name, u.Picture, u.Timezone, u.PasswordHash, list(u.Providers),
 		u.EmailVerified, u.StripeCustomerID, u.StripePriceID, u.StripeSubscriptionStatus,
 		nanos(u.CreatedAt), nanos(u.UpdatedAt), true, nanos(u.DisabledAt), list(u.HeldMessages),
-		nanos(u.HoldSince), nanos(u.HoldUntil), nullIfEmpty(core.EmailKey(u.Email))}
+		nanos(u.HoldSince), nanos(u.HoldUntil), int16(u.ReminderLadder), su.ReminderAddress,
+		nullIfEmpty(core.EmailKey(u.Email))}
 }
 
 func (s *DB) userArgs(u *core.User) []any {
@@ -65,7 +68,7 @@ func (s *DB) userArgs(u *core.User) []any {
 }
 
 const insertUser = `insert into users (` + userColumns + `, email_key)
-	values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`
+	values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`
 
 // CreateUser stores u, giving it a new id when it has none. The email must
 // not be in use by another user, whatever its case (a unique index on the
@@ -128,7 +131,7 @@ func (s *DB) updateUser(ctx context.Context, tx pgx.Tx, id string, fn func(u *co
 		return nil, core.Errorf(core.EInvalid, "A user's id cannot change.")
 	}
 	_, err = tx.Exec(ctx, `update users set (`+userColumns+`, email_key)
-		= ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) where id = $1`, s.userArgs(u)...)
+		= ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) where id = $1`, s.userArgs(u)...)
 	return u, err
 }
 

@@ -24,6 +24,7 @@ const (
 	fieldWebhookSecret    = "webhookSecret"
 	fieldOutboxEmail      = "outboxEmail"
 	fieldUserName         = "userName"
+	fieldReminderAddress  = "reminderAddress"
 	fieldContactName      = "contactName"
 	fieldContactEmail     = "contactEmail"
 	fieldContactMessage   = "contactMessage"
@@ -168,12 +169,17 @@ func (s *Sealer) OpenWebhookSecret(userID string, sealed []byte) (string, error)
 type User struct {
 	Plain core.User
 	Name  []byte
+	// ReminderAddress is the sealed second reminder address; nil: none.
+	ReminderAddress []byte
 }
 
-// SealUser seals u's name.
+// SealUser seals u's name and second reminder address.
 func (s *Sealer) SealUser(u *core.User) User {
 	su := User{Plain: *u, Name: s.sealField(u.ID, fieldUserName, u.Name)}
-	su.Plain.Name = ""
+	if u.ReminderAddress != "" {
+		su.ReminderAddress = s.sealField(u.ID, fieldReminderAddress, u.ReminderAddress)
+	}
+	su.Plain.Name, su.Plain.ReminderAddress = "", ""
 	return su
 }
 
@@ -184,6 +190,11 @@ func (s *Sealer) OpenUser(su *User) (*core.User, error) {
 	var err error
 	if u.Name, err = s.openField(u.ID, fieldUserName, su.Name); err != nil {
 		return nil, err
+	}
+	if su.ReminderAddress != nil {
+		if u.ReminderAddress, err = s.openField(u.ID, fieldReminderAddress, su.ReminderAddress); err != nil {
+			return nil, err
+		}
 	}
 	return u, nil
 }

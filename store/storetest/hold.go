@@ -42,3 +42,38 @@ func testUserHold(t *testing.T, s Stores) {
 		t.Fatalf("cleared hold read back: %v %v", got.HoldSince, got.HoldUntil)
 	}
 }
+
+// testUserReminderLadder: the reminder ladder and the second reminder
+// address (core/ladder.go) are kept with the user, read back by id and by
+// email, and cleared.
+func testUserReminderLadder(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	if u.ReminderLadder != 0 || u.ReminderAddress != "" {
+		t.Fatalf("a new user has a ladder: %+v", u)
+	}
+	_, err := s.Users.UpdateUser(ctx, u.ID, func(u *core.User) error {
+		u.ReminderLadder, u.ReminderAddress = core.Ladder3d|core.Ladder2h, "partner@sms.example.com"
+		return nil
+	})
+	must(t, err)
+	for _, find := range []func() (*core.User, error){
+		func() (*core.User, error) { return s.Users.FindUserByID(ctx, u.ID) },
+		func() (*core.User, error) { return s.Users.FindUserByEmail(ctx, "ada@example.com") },
+	} {
+		got, err := find()
+		must(t, err)
+		if got.ReminderLadder != core.Ladder3d|core.Ladder2h || got.ReminderAddress != "partner@sms.example.com" {
+			t.Fatalf("ladder read back: %v %q", got.ReminderLadder.Names(), got.ReminderAddress)
+		}
+	}
+	_, err = s.Users.UpdateUser(ctx, u.ID, func(u *core.User) error {
+		u.ReminderLadder, u.ReminderAddress = 0, ""
+		return nil
+	})
+	must(t, err)
+	got, err := s.Users.FindUserByID(ctx, u.ID)
+	must(t, err)
+	if got.ReminderLadder != 0 || got.ReminderAddress != "" {
+		t.Fatalf("cleared ladder read back: %v %q", got.ReminderLadder.Names(), got.ReminderAddress)
+	}
+}

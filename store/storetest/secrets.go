@@ -9,14 +9,15 @@ import (
 // PersonalDataSecrets are the texts MustSeedPersonalData stores, which no
 // byte of a store may hold in clear.
 var PersonalDataSecrets = []string{"PLAINTEXT-ACCOUNT-5e1d", "PLAINTEXT-CONTACT-1b7e", "plaintext-contact-8d2f",
-	"PLAINTEXT-ASKS-6a0c", "PLAINTEXT-LINK-3c9a", "plaintext-outbox-6e2b"}
+	"PLAINTEXT-ASKS-6a0c", "PLAINTEXT-LINK-3c9a", "plaintext-outbox-6e2b", "plaintext-second-4f7a"}
 
 // MustSeedPersonalData stores an account's name, a contact submission and
 // a queued email with a secret link, for the backends' tests that look for
 // them in clear.
 func MustSeedPersonalData(tb testing.TB, s Stores) {
 	tb.Helper()
-	must(tb, s.Users.CreateUser(ctx, &core.User{Email: "ann@example.com", Name: "PLAINTEXT-ACCOUNT-5e1d", CreatedAt: Epoch}))
+	must(tb, s.Users.CreateUser(ctx, &core.User{Email: "ann@example.com", Name: "PLAINTEXT-ACCOUNT-5e1d", CreatedAt: Epoch,
+		ReminderAddress: "plaintext-second-4f7a@example.com"}))
 	must(tb, s.Contacts.CreateContact(ctx, &core.ContactSubmission{Name: "PLAINTEXT-CONTACT-1b7e",
 		Email: "plaintext-contact-8d2f@example.com", Message: "PLAINTEXT-ASKS-6a0c", CreatedAt: Epoch}))
 	must(tb, s.Delivery.AddOutboxItem(ctx, &core.OutboxItem{ID: core.NewID(), Kind: core.OutboxEmail,

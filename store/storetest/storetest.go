@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"UserEmailChange", testUserEmailChange},
 		{"UserUpdateAborts", testUserUpdateAborts},
 		{"UserHold", testUserHold},
+		{"UserReminderLadder", testUserReminderLadder},
 		{"ListUsers", testListUsers},
 		{"UserDisabled", testUserDisabled},
 		{"Audit", testAudit},
