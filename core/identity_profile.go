@@ -15,6 +15,11 @@ type ProfileUpdate struct {
 	Email    *string
 	Picture  *string // an http(s) URL, or empty to remove it
 	Timezone *string // an IANA name
+	// ReminderLadder are the reminder steps added to the 10-day default
+	// ("3d", "1d", "2h"); ReminderAddress the second reminder address
+	// (Pro and Business), or empty to remove it (core/ladder.go).
+	ReminderLadder  *[]string
+	ReminderAddress *string
 }
 
 // Validate checks the fields the update sets, with the messages of SPEC.md
@@ -32,6 +37,16 @@ func (up *ProfileUpdate) Validate() error {
 	}
 	if up.Timezone != nil && !validTimezone(*up.Timezone) {
 		f["timezone"] = errTimezone
+	}
+	if up.ReminderLadder != nil {
+		if _, err := ParseLadder(*up.ReminderLadder); err != nil {
+			f["reminderLadder"] = errLadder
+		}
+	}
+	if up.ReminderAddress != nil && strings.TrimSpace(*up.ReminderAddress) != "" {
+		if a := NormalizeEmail(*up.ReminderAddress); len(a) > MaxEmailLen || !ValidEmail(a) {
+			f["reminderAddress"] = "Please enter a valid email address"
+		}
 	}
 	return ValidationError(f)
 }
@@ -87,8 +102,19 @@ func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUse
 			return nil, errTooManyEmails(wait)
 		}
 	}
+	if up.ReminderAddress != nil && strings.TrimSpace(*up.ReminderAddress) != "" {
+		if plan, active := a.Prices.PlanOf(before); !ReminderAddressAllowed(plan, active) {
+			return nil, Errorf(EPlanLimit, "A second reminder address is a Pro feature; upgrade to Pro to add one.")
+		}
+	}
 	var oldEmail string
 	u, err := a.Users.UpdateUser(ctx, before.ID, func(u *User) error {
+		if up.ReminderLadder != nil {
+			u.ReminderLadder, _ = ParseLadder(*up.ReminderLadder)
+		}
+		if up.ReminderAddress != nil {
+			u.ReminderAddress = NormalizeEmail(*up.ReminderAddress)
+		}
 		if up.Name != nil {
 			u.Name = strings.TrimSpace(*up.Name)
 		}

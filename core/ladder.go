@@ -35,6 +35,8 @@ var ladderSteps = []struct {
 	{Ladder2h, "2h", 2 * time.Hour},
 }
 
+const errLadder = `Reminder steps must be among "3d", "1d" and "2h"`
+
 // ParseLadder reads the step names ("3d", "1d", "2h"), each at most once.
 func ParseLadder(names []string) (Ladder, error) {
 	var l Ladder
@@ -47,7 +49,7 @@ func ParseLadder(names []string) (Ladder, error) {
 			return s.name == n
 		})
 		if i < 0 {
-			return 0, ValidationError(map[string]string{"reminderLadder": `Reminder steps must be among "3d", "1d" and "2h"`})
+			return 0, ValidationError(map[string]string{"reminderLadder": errLadder})
 		}
 		l |= ladderSteps[i].step
 	}

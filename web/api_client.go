@@ -125,7 +125,8 @@ func (c *APIClient) Me(ctx context.Context) (*core.SessionUser, error) {
 }
 
 func (c *APIClient) UpdateProfile(ctx context.Context, up core.ProfileUpdate) (*core.SessionUser, error) {
-	return c.sessionUser(ctx, "PATCH", profileRequest{Name: up.Name, Email: up.Email, Picture: up.Picture, Timezone: up.Timezone})
+	return c.sessionUser(ctx, "PATCH", profileRequest{Name: up.Name, Email: up.Email, Picture: up.Picture, Timezone: up.Timezone,
+		ReminderLadder: up.ReminderLadder, ReminderAddress: up.ReminderAddress})
 }
 
 // SignOut ends the client's session, or revokes its access token: the

@@ -21,6 +21,11 @@ type SessionUserJSON struct {
 	// HoldUntil is the end of the author's hold while one holds (ms since
 	// the epoch); null: not held.
 	HoldUntil *int64 `json:"holdUntil"`
+	// ReminderLadder are the reminder steps added to the 10-day default
+	// ("3d", "1d", "2h"); ReminderAddress the second reminder address, ""
+	// when none.
+	ReminderLadder  []string `json:"reminderLadder"`
+	ReminderAddress string   `json:"reminderAddress"`
 }
 
 // NewSessionUserJSON is su on the wire.
@@ -29,7 +34,10 @@ func NewSessionUserJSON(su *core.SessionUser) *SessionUserJSON {
 		UID: su.UID, Email: su.Email, EmailVerified: su.EmailVerified, Name: su.Name, Picture: su.Picture,
 		Providers: su.Providers, PlanID: su.PlanID, PlanIsActive: su.PlanIsActive, Timezone: su.Timezone,
 		StripeSubscriptionStatus: su.StripeSubscriptionStatus, CanAddMessage: su.CanAddMessage,
-		RecipientLimit: su.RecipientLimit,
+		RecipientLimit: su.RecipientLimit, ReminderLadder: su.ReminderLadder, ReminderAddress: su.ReminderAddress,
+	}
+	if j.ReminderLadder == nil {
+		j.ReminderLadder = []string{}
 	}
 	if su.MessageLimit > 0 {
 		limit := su.MessageLimit
@@ -48,7 +56,10 @@ func (j *SessionUserJSON) Core() *core.SessionUser {
 		UID: j.UID, Email: j.Email, EmailVerified: j.EmailVerified, Name: j.Name, Picture: j.Picture,
 		Providers: j.Providers, PlanID: j.PlanID, PlanIsActive: j.PlanIsActive, Timezone: j.Timezone,
 		StripeSubscriptionStatus: j.StripeSubscriptionStatus, CanAddMessage: j.CanAddMessage,
-		RecipientLimit: j.RecipientLimit,
+		RecipientLimit: j.RecipientLimit, ReminderLadder: j.ReminderLadder, ReminderAddress: j.ReminderAddress,
+	}
+	if su.ReminderLadder == nil {
+		su.ReminderLadder = []string{}
 	}
 	if su.Providers == nil {
 		su.Providers = []string{}

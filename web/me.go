@@ -24,6 +24,10 @@ type profileRequest struct {
 	Email    *string `json:"email,omitempty"`
 	Picture  *string `json:"picture,omitempty"`
 	Timezone *string `json:"timezone,omitempty"`
+	// The reminder ladder's steps ("3d", "1d", "2h") and the second
+	// reminder address ("" removes it).
+	ReminderLadder  *[]string `json:"reminderLadder,omitempty"`
+	ReminderAddress *string   `json:"reminderAddress,omitempty"`
 }
 
 func (a *authorAPI) handleUpdateMe(w http.ResponseWriter, r *http.Request) {
@@ -34,6 +38,7 @@ func (a *authorAPI) handleUpdateMe(w http.ResponseWriter, r *http.Request) {
 	}
 	su, err := a.account.UpdateProfile(r.Context(), core.ProfileUpdate{
 		Name: req.Name, Email: req.Email, Picture: req.Picture, Timezone: req.Timezone,
+		ReminderLadder: req.ReminderLadder, ReminderAddress: req.ReminderAddress,
 	})
 	if err != nil {
 		writeError(w, r, err)
