@@ -21,6 +21,10 @@ export type SessionUser = {
   canAddMessage: boolean;
   /** The end of the author's hold while one holds (ms since the epoch); null or absent: not held. */
   holdUntil?: number | null;
+  /** The reminder steps added to the 10-day reminder ("3d", "1d", "2h"); absent: none. */
+  reminderLadder?: string[];
+  /** The second reminder address, which gets the reminders only; "" or absent: none. */
+  reminderAddress?: string;
 };
 
 export type SessionGrant = {

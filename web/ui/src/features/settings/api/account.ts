@@ -4,6 +4,13 @@ import type { SessionUser } from "../../../lib/auth";
 export const updateProfile = (profile: { name: string; email: string }) =>
   api<SessionUser>("me", { method: "PATCH", body: profile });
 
+/** A reminder step added to the 10-day reminder. */
+export type LadderStep = "3d" | "1d" | "2h";
+
+/** The reminder ladder and the second reminder address ("" removes it). */
+export const updateReminders = (reminders: { reminderLadder: LadderStep[]; reminderAddress: string }) =>
+  api<SessionUser>("me", { method: "PATCH", body: reminders });
+
 export const changePassword = (password: string) => api<null>("me/password", { method: "POST", body: { password } });
 
 /** The card provider's billing portal, coming back to the settings. */

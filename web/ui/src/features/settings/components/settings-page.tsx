@@ -8,6 +8,7 @@ import { ApiError } from "../../../lib/api-client";
 import { updateUser, user, type SessionUser } from "../../../lib/auth";
 import { changePassword, createBillingSession, updateProfile } from "../api/account";
 import { LinkedAccounts } from "./linked-accounts";
+import { RemindersForm } from "./reminders-form";
 import { useRecentLogin } from "./reauth";
 
 export const sectionTitles: Record<SettingsSection, string> = {
@@ -127,6 +128,7 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
         {section === "general" && (
           <>
             <GeneralForm account={account} />
+            <RemindersForm account={account} />
             <LinkedAccounts />
           </>
         )}
