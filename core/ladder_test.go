@@ -183,3 +183,37 @@ func TestReminderLadderSettings(t *testing.T) {
 		t.Fatalf("second address not removed: %q", su.ReminderAddress)
 	}
 }
+
+// A hold over the 10-day step: the message's fresh cycle after the hold
+// runs the whole ladder again for the new sendDate.
+func TestReminderLadderAfterAHold(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	u := e.mustUser(t, "ada@example.com", "UTC")
+	e.setLadder(t, u.ID, []string{"3d"}, "")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+	until := m.SendDate.Add(-5 * 24 * time.Hour)
+	if _, err := e.Messages.Hold(e.As(u.ID), until); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Set(m.SendDate.Add(-240 * time.Hour)) // the 10-day step, held back
+	e.pass(t, core.PassResult{})
+	e.NoMoreEmail(t)
+	newDate := until.Add(core.ReminderLeadTime)
+	if got := e.find(t, m.ID); !got.SendDate.Equal(newDate) || got.RemindersSent != 0 {
+		t.Fatalf("after the hold's pass: sendDate %v sent %d", got.SendDate, got.RemindersSent)
+	}
+	e.Clock.Set(until.Add(-time.Minute)) // still held: nothing
+	e.pass(t, core.PassResult{})
+	e.NoMoreEmail(t)
+	e.Clock.Set(until)
+	e.pass(t, core.PassResult{Reminded: 1})
+	p, _ := e.nextEmail(t, "ada@example.com")
+	ladderStep(t, p, "10d", false)
+	e.Clock.Set(newDate.Add(-72 * time.Hour))
+	e.pass(t, core.PassResult{Reminded: 1})
+	p, _ = e.nextEmail(t, "ada@example.com")
+	ladderStep(t, p, "3d", true)
+	e.Clock.Set(newDate)
+	e.pass(t, core.PassResult{Delivered: 1})
+	e.nextEmail(t, "charles@example.com")
+}
