@@ -47,6 +47,9 @@ type Delivery struct {
 	// Reminders are the reminder offsets, the value the store reschedules
 	// with.
 	Reminders Reminders
+	// Prices tells the author's plan: a second reminder address is used
+	// while the plan allows one (core/ladder.go).
+	Prices PriceMap
 	// Concurrency bounds the sends in flight; 0: DefaultDeliveryConcurrency.
 	Concurrency int
 	// LeaseDuration is how long a claim holds before another pass may take

@@ -89,7 +89,7 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 	if err == nil {
 		stop := d.keepClaim(ownsReminder, m, cur)
 		err = d.Mailer.Send(ctx, email)
-		if err == nil && author.ReminderAddress != "" {
+		if plan, active := d.Prices.PlanOf(author); err == nil && author.ReminderAddress != "" && ReminderAddressAllowed(plan, active) {
 			d.remindSecond(ctx, data, author, log)
 		}
 		stop()
@@ -163,7 +163,8 @@ func (d *Delivery) stepOver(claimed *Message, steps Reminders, l Ladder, log *sl
 }
 
 // remindSecond sends the reminder to the author's second reminder address
-// too, once: a failure there is logged and never holds back the author's.
+// too (while the plan allows one: an address kept after a downgrade rests),
+// once: a failure there is logged and never holds back the author's.
 func (d *Delivery) remindSecond(ctx context.Context, data ReminderEmail, author *User, log *slog.Logger) {
 	data.To = Address{Address: author.ReminderAddress}
 	email, err := d.Emails.Reminder(data)

@@ -217,3 +217,22 @@ func TestReminderLadderAfterAHold(t *testing.T) {
 	e.pass(t, core.PassResult{Delivered: 1})
 	e.nextEmail(t, "charles@example.com")
 }
+
+// A second address kept after the plan ended rests: the author alone is
+// reminded.
+func TestReminderSecondAddressRestsAfterADowngrade(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
+	e.setLadder(t, u.ID, nil, "partner@sms.example.com")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+	if _, err := e.DB.UpdateUser(e.Ctx, u.ID, func(u *core.User) error {
+		u.StripeSubscriptionStatus = "canceled"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
+	e.pass(t, core.PassResult{Reminded: 1})
+	e.nextEmail(t, "ada@example.com")
+	e.NoMoreEmail(t)
+}

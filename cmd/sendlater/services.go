@@ -97,6 +97,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Messages: st, Users: st, Store: st, Mailer: m, Emails: emails, Clock: clock,
 		BaseURL:       a.cfg.BaseURL,
 		Reminders:     a.cfg.reminders,
+		Prices:        prices,
 		Concurrency:   a.cfg.Scheduler.Concurrency,
 		LeaseDuration: a.cfg.Scheduler.Lease,
 		Refusals:      s.Refusals.Tokens,
