@@ -88,25 +88,6 @@ func (term *terminal) waitExit() {
 	term.t.Fatalf("the program did not end:\n%s", term.screen())
 }
 
-// runIn runs sendlater with stdin.
-func runIn(t *testing.T, dir string, env []string, stdin string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	cmd.Env = append(cleanEnv(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
-}
-
 // createMessage makes a message through the API as the holder of token.
 func createMessage(t *testing.T, url, token, title string) {
 	t.Helper()
@@ -146,15 +127,15 @@ func TestLoginTUIAndLogoutFromAnotherMachine(t *testing.T) {
 	home := t.TempDir()
 	env := []string{"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "HOME=" + home}
 
-	r := runIn(t, home, env, "not the password\n", "login", "--server", srv.url, "--email", "ann@example.com", "--password-stdin")
+	r := runWithStdin(t, home, env, "not the password\n", "login", "--server", srv.url, "--email", "ann@example.com", "--password-stdin")
 	if r.code != 1 || !strings.Contains(r.stderr, "password") {
 		t.Fatalf("a wrong password: %+v", r)
 	}
-	r = runIn(t, home, env, "", "login", "--server", srv.url, "--email", "ann@example.com")
+	r = runWithStdin(t, home, env, "", "login", "--server", srv.url, "--email", "ann@example.com")
 	if r.code == 0 || !strings.Contains(r.stderr, "use --password-stdin") {
 		t.Fatalf("a password from a pipe without --password-stdin: %+v", r)
 	}
-	r = runIn(t, home, env, clusterPassword+"\n", "login", "--server", srv.url, "--email", "ann@example.com", "--password-stdin")
+	r = runWithStdin(t, home, env, clusterPassword+"\n", "login", "--server", srv.url, "--email", "ann@example.com", "--password-stdin")
 	if r.code != 0 || !strings.Contains(r.stdout, "Signed in to "+srv.url+" as ann@example.com") {
 		t.Fatalf("login: %+v", r)
 	}
@@ -173,7 +154,7 @@ func TestLoginTUIAndLogoutFromAnotherMachine(t *testing.T) {
 		t.Fatalf("the kept token answers %d", code)
 	}
 	// Logging in again replaces the login and revokes the token it held.
-	r = runIn(t, home, env, clusterPassword+"\n", "login", "--server", srv.url, "--email", "ann@example.com", "--password-stdin")
+	r = runWithStdin(t, home, env, clusterPassword+"\n", "login", "--server", srv.url, "--email", "ann@example.com", "--password-stdin")
 	if r.code != 0 {
 		t.Fatalf("login again: %+v", r)
 	}
@@ -183,7 +164,7 @@ func TestLoginTUIAndLogoutFromAnotherMachine(t *testing.T) {
 	b, _ = os.ReadFile(path)
 	json.Unmarshal(b, &kept)
 
-	r = runIn(t, home, env, "", "whoami")
+	r = runWithStdin(t, home, env, "", "whoami")
 	if r.code != 0 || !strings.Contains(r.stdout, "ann@example.com") || !strings.Contains(r.stdout, "at "+srv.url+", on the Free plan") {
 		t.Fatalf("whoami: %+v", r)
 	}
@@ -201,7 +182,7 @@ func TestLoginTUIAndLogoutFromAnotherMachine(t *testing.T) {
 	term.press("q")
 	term.waitExit()
 
-	r = runIn(t, home, env, "", "logout")
+	r = runWithStdin(t, home, env, "", "logout")
 	if r.code != 0 || !strings.Contains(r.stdout, "Signed out of "+srv.url) {
 		t.Fatalf("logout: %+v", r)
 	}
@@ -211,11 +192,11 @@ func TestLoginTUIAndLogoutFromAnotherMachine(t *testing.T) {
 	if code := meStatus(t, srv.url, kept.Token); code != http.StatusUnauthorized {
 		t.Fatalf("the revoked token answers %d", code)
 	}
-	r = runIn(t, home, env, "", "whoami")
+	r = runWithStdin(t, home, env, "", "whoami")
 	if r.code != 1 || !strings.Contains(r.stderr, "not signed in") {
 		t.Fatalf("whoami after logout: %+v", r)
 	}
-	r = runIn(t, home, env, "", "tui")
+	r = runWithStdin(t, home, env, "", "tui")
 	if r.code != 1 || !strings.Contains(r.stderr, "not signed in") {
 		t.Fatalf("tui after logout: %+v", r)
 	}
