@@ -31,7 +31,7 @@ func signinBurst(addrs []string, pids []int, email string, n int, idle time.Dura
 		conns[i] = &conn{addr: addrs[i%len(addrs)]}
 		conns[i].do(request("GET", "/healthz", "", nil))
 	}
-	mem := fastWatch(pids)
+	mem := watchRSSEvery(pids, 5*time.Millisecond) // a burst is short
 	var cr crew
 	start := make(chan struct{})
 	var ready sync.WaitGroup
@@ -76,27 +76,4 @@ func signinBurst(addrs []string, pids []int, email string, n int, idle time.Dura
 	} else {
 		fmt.Printf("  NOT back within %.0f MiB of the baseline after %s: %.1f MiB\n", mib(burstBaselineSlack), idle, mib(after))
 	}
-}
-
-// fastWatch is watchRSS sampling every 5 ms: a burst is short.
-func fastWatch(pids []int) *rssWatch {
-	w := &rssWatch{done: make(chan struct{})}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		for {
-			if v := rss(pids); v > w.peak.Load() {
-				w.peak.Store(v)
-			}
-			if v := rssAnon(pids); v > w.peakAnon.Load() {
-				w.peakAnon.Store(v)
-			}
-			select {
-			case <-w.done:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	return w
 }

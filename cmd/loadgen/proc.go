@@ -81,7 +81,11 @@ type rssWatch struct {
 	wg             sync.WaitGroup
 }
 
-func watchRSS(pids []int) *rssWatch {
+// watchRSS samples every 50 ms, for a whole scenario.
+func watchRSS(pids []int) *rssWatch { return watchRSSEvery(pids, 50*time.Millisecond) }
+
+// watchRSSEvery samples the processes' memory every interval until stop.
+func watchRSSEvery(pids []int, interval time.Duration) *rssWatch {
 	w := &rssWatch{done: make(chan struct{})}
 	if len(pids) == 0 {
 		return w
@@ -89,7 +93,7 @@ func watchRSS(pids []int) *rssWatch {
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		t := time.NewTicker(50 * time.Millisecond)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			if v := rss(pids); v > w.peak.Load() {
