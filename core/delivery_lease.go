@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
 
@@ -58,6 +59,38 @@ func (d *Delivery) keepClaim(owns func(cur, claimed *Message) bool, copies ...*M
 			m.LeaseUntil = lease
 		}
 	}
+}
+
+// confirmClaim makes sure a claim that waited in its batch still has most
+// of its lease before the send starts: when less than two thirds are left
+// it renews the lease, in a write that checks the claim is still this
+// pass's. Without it a claim read just before its lease ran out could be
+// taken over by another pass before keepClaim's first renewal, and both
+// would send. It reports false when the claim was lost or could not be
+// confirmed (the claim then runs out on its own).
+func (d *Delivery) confirmClaim(owns func(cur, claimed *Message) bool, claimed, cur *Message, now time.Time, log *slog.Logger) bool {
+	if claimed.LeaseUntil.Sub(now) >= d.lease()*2/3 {
+		return true
+	}
+	until := now.Add(d.lease())
+	renewed := false
+	_, err := d.settle(claimed.ID, func(m *Message) ([]*OutboxItem, error) {
+		renewed = owns(m, claimed)
+		if renewed {
+			m.LeaseUntil = until
+		}
+		return nil, nil
+	})
+	if err != nil {
+		if ErrorCode(err) != EMessageNotFound {
+			log.Warn("confirming a claim failed; it expires on its own", "err", err)
+		}
+		return false
+	}
+	if renewed {
+		claimed.LeaseUntil, cur.LeaseUntil = until, until
+	}
+	return renewed
 }
 
 // keepOutboxLease renews the lease of an outbox item while it is worked.

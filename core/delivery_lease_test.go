@@ -77,3 +77,61 @@ func TestSchedulerWakesDoNotStarveThePass(t *testing.T) {
 		t.Fatalf("%d passes in a second of wakes", n)
 	}
 }
+
+// A claim that waited in its batch until its lease had nearly run out is
+// renewed before its send starts: another process's pass, polling all the
+// while, never takes it over between the worker's read and the first
+// renewal of the send, so the message goes out once.
+func TestAClaimThatWaitedIsConfirmedBeforeItsSend(t *testing.T) {
+	e := MustDeliveryEnv(t, time.Now().AddDate(0, -2, 0))
+	u := e.MustUser(t, "ada@example.com", "", core.PlanPro)
+	first := e.mustMessage(t, u.ID, core.Interval1M) // both due a month ago
+	second := e.mustMessage(t, u.ID, core.Interval1M)
+	e.Delivery.Reminders = nil
+	e.Delivery.Clock, e.Delivery.LeaseDuration, e.Delivery.Concurrency = core.SystemClock{}, 300*time.Millisecond, 1
+	d := e.Delivery
+	other := &core.Delivery{ // another process over the same store
+		Messages: d.Messages, Users: d.Users, Store: d.Store, Mailer: d.Mailer, Emails: d.Emails,
+		Clock: d.Clock, BaseURL: d.BaseURL, LeaseDuration: d.LeaseDuration, Logger: d.Logger,
+	}
+	// One worker: the second message waits 250 ms of its 300 ms lease
+	// while the first is sent, and its own send takes 250 ms more.
+	e.SMTP.SetDelay(250 * time.Millisecond)
+
+	done := make(chan core.PassResult)
+	go func() {
+		res, err := d.Run(e.Ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	taken := 0
+	for sending := true; sending; {
+		select {
+		case res := <-done:
+			if res.Delivered != 2-taken {
+				t.Errorf("the pass: %v", res)
+			}
+			sending = false
+		case <-time.After(10 * time.Millisecond):
+			res, err := other.Run(e.Ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			taken += res.Delivered
+		}
+	}
+	e.SMTP.SetDelay(0)
+	if taken != 0 {
+		t.Errorf("another pass took over and delivered %d messages", taken)
+	}
+	if n := len(e.SMTP.Messages()); n != 2 {
+		t.Fatalf("%d emails for 2 messages", n)
+	}
+	for _, id := range []string{first.ID, second.ID} {
+		if got := e.find(t, id); got.Status != core.StatusDelivered {
+			t.Fatalf("status %s", got.Status)
+		}
+	}
+}

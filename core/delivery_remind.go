@@ -58,6 +58,10 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		counts.add(func(r *PassResult) { r.Skipped++ })
 		return
 	}
+	if !d.confirmClaim(ownsReminder, m, cur, now, log) {
+		counts.add(func(r *PassResult) { r.Skipped++ })
+		return
+	}
 	author, err := d.Users.FindUserByID(ctx, cur.Owner)
 	if err != nil {
 		d.releaseReminder(m, log)

@@ -122,6 +122,10 @@ func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) 
 		counts.add(func(r *PassResult) { r.Skipped++ })
 		return
 	}
+	if !d.confirmClaim(ownsClaim, m, cur, now, log) {
+		counts.add(func(r *PassResult) { r.Skipped++ })
+		return
+	}
 	author, err := d.Users.FindUserByID(ctx, cur.Owner)
 	if err != nil {
 		d.release(m, log)
