@@ -27,23 +27,16 @@ type integrations struct {
 	stripe *stripemock.Peer
 	oauth  *oauthtest.Provider
 	addr   string
-	env    []string
+	fixed  []string // serve's environment but the base URL
 }
 
 func newIntegrations(t *testing.T) *integrations {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	in := &integrations{stripe: stripemock.StartPeer(t), oauth: oauthtest.Start(t), addr: addr}
+	in := &integrations{stripe: stripemock.StartPeer(t), oauth: oauthtest.Start(t)}
 	secrets := t.TempDir()
 	whsec := filepath.Join(secrets, "webhook-secret")
 	os.WriteFile(whsec, []byte(testWebhookSecret+"\n"), 0o600)
-	in.env = []string{
-		"SENDLATER_BASE_URL=http://" + addr,
+	in.fixed = []string{
 		"SENDLATER_STRIPE_SECRET_KEY=sk_test_sendlater",
 		"SENDLATER_STRIPE_WEBHOOK_SECRET_FILE=" + whsec,
 		"SENDLATER_STRIPE_PUBLISHABLE_KEY=pk_test_sendlater",
@@ -55,17 +48,55 @@ func newIntegrations(t *testing.T) *integrations {
 		key := "SENDLATER_AUTH_PROVIDERS_" + strings.ToUpper(id) + "_"
 		secret := filepath.Join(secrets, id+"-secret")
 		os.WriteFile(secret, []byte(c.ClientSecret), 0o600)
-		in.env = append(in.env, key+"CLIENT_ID="+c.ClientID, key+"CLIENT_SECRET_FILE="+secret, key+"AUTH_URL="+c.AuthURL,
+		in.fixed = append(in.fixed, key+"CLIENT_ID="+c.ClientID, key+"CLIENT_SECRET_FILE="+secret, key+"AUTH_URL="+c.AuthURL,
 			key+"TOKEN_URL="+c.TokenURL, key+"API_URL="+c.APIURL, key+"ISSUER="+c.Issuer, key+"JWKS_URL="+c.JWKSURL)
 	}
-	in.stripe.Webhook("http://"+addr+"/api/stripe-webhook", testWebhookSecret, false)
+	in.moveTo(freeAddr(t))
 	return in
 }
 
-// start runs serve in dir with the integrations.
+// moveTo makes addr serve's address and base URL and the webhook's target.
+func (in *integrations) moveTo(addr string) {
+	in.addr = addr
+	in.stripe.Webhook("http://"+addr+"/api/stripe-webhook", testWebhookSecret, false)
+}
+
+// env is serve's environment for the integrations at their address.
+func (in *integrations) env() []string {
+	return append([]string{"SENDLATER_BASE_URL=http://" + in.addr}, in.fixed...)
+}
+
+// freeAddr is a loopback address that was free when asked.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// start runs serve in dir with the integrations. The address was free when
+// it was chosen but another process may take it before serve binds it, so a
+// start that finds it taken moves the integrations to a new free address and
+// tries again.
 func (in *integrations) start(t *testing.T, dir string) *server {
 	t.Helper()
-	return startServerAt(t, dir, in.addr, in.env...)
+	for attempt := 1; ; attempt++ {
+		cmd := exec.Command(binary, "serve", "--addr", in.addr)
+		cmd.Dir = dir
+		cmd.Env = append(cleanEnv(), in.env()...)
+		s, err := launchServer(cmd)
+		if err == nil {
+			t.Cleanup(func() { s.stop(t) })
+			return s
+		}
+		if attempt == 5 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatal(err)
+		}
+		in.moveTo(freeAddr(t))
+	}
 }
 
 // api calls the server and decodes the envelope's data into out.
@@ -153,7 +184,7 @@ func TestPaymentsAndSocialThroughServe(t *testing.T) {
 	// The operator sees the customer and re-reads Stripe.
 	cli := func(args ...string) result {
 		t.Helper()
-		r := run(t, dir, in.env, args...)
+		r := run(t, dir, in.env(), args...)
 		if r.code != 0 {
 			t.Fatalf("sendlater %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 		}
@@ -180,7 +211,7 @@ func TestPaymentsAndSocialThroughServe(t *testing.T) {
 		t.Fatalf("sync-billing --json: %s", r.stdout)
 	}
 	api(t, http.DefaultClient, "POST", srv.url+"/api/auth/signup", "", map[string]string{"email": "bob@example.com", "password": "plum-kettle-orbit-47"}, nil)
-	if r = run(t, dir, in.env, "users", "sync-billing", "bob@example.com"); r.code == 0 || !strings.Contains(r.stderr, "has no Stripe customer") {
+	if r = run(t, dir, in.env(), "users", "sync-billing", "bob@example.com"); r.code == 0 || !strings.Contains(r.stderr, "has no Stripe customer") {
 		t.Fatalf("sync-billing of a user without customer: %+v", r)
 	}
 

@@ -124,13 +124,7 @@ var servingAddr = regexp.MustCompile(`msg=serving addr=(\S+)`)
 // answers. It is stopped with SIGTERM at the end of the test.
 func startServer(t *testing.T, dir string, env ...string) *server {
 	t.Helper()
-	return startServerAt(t, dir, "127.0.0.1:0", env...)
-}
-
-// startServerAt is startServer listening on addr.
-func startServerAt(t *testing.T, dir, listen string, env ...string) *server {
-	t.Helper()
-	cmd := exec.Command(binary, "serve", "--addr", listen)
+	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0")
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(), env...)
 	return startServerCmd(t, cmd)
@@ -140,13 +134,26 @@ func startServerAt(t *testing.T, dir, listen string, env ...string) *server {
 // waits until it answers.
 func startServerCmd(t *testing.T, cmd *exec.Cmd) *server {
 	t.Helper()
-	pr, pw, err := os.Pipe()
+	s, err := launchServer(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.stop(t) })
+	return s
+}
+
+// launchServer starts cmd and waits until it says where it serves; the
+// error carries serve's log when it exited or did not start in time.
+func launchServer(cmd *exec.Cmd) (*server, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		pw.Close()
+		pr.Close()
+		return nil, err
 	}
 	pw.Close()
 	s := &server{cmd: cmd, logs: &syncBuffer{}, done: make(chan error, 1)}
@@ -165,14 +172,14 @@ func startServerCmd(t *testing.T, cmd *exec.Cmd) *server {
 	select {
 	case a := <-addr:
 		s.url = "http://" + a
+		return s, nil
 	case err := <-s.done:
-		t.Fatalf("serve exited: %v\n%s", err, s.logs)
+		return nil, fmt.Errorf("serve exited: %v\n%s", err, s.logs)
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
-		t.Fatalf("serve did not start\n%s", s.logs)
+		<-s.done
+		return nil, fmt.Errorf("serve did not start\n%s", s.logs)
 	}
-	t.Cleanup(func() { s.stop(t) })
-	return s
 }
 
 // stop sends SIGTERM and waits for a clean exit.
