@@ -37,7 +37,8 @@ type recipientOutcome struct {
 
 // sendEach sends the message to each recipient whose turn it is: pending,
 // with no retry waiting. A pass that stops leaves the rest pending.
-func (d *Delivery) sendEach(ctx context.Context, m *Message, author *User, now time.Time, counts *passCounts, log *slog.Logger) []recipientOutcome {
+func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, counts *passCounts, log *slog.Logger) []recipientOutcome {
+	m, author := read.cur, read.author
 	var out []recipientOutcome
 	rs := m.RecipientList()
 	for i := range rs {
@@ -49,7 +50,7 @@ func (d *Delivery) sendEach(ctx context.Context, m *Message, author *User, now t
 			break
 		}
 		o := recipientOutcome{index: i, address: r.Address}
-		refused, err := d.Store.AddressRefused(ctx, r.Address)
+		refused, err := d.refusedAddress(ctx, read, r.Address)
 		if err != nil {
 			d.passError(counts, log, err) // stays pending: due again at once
 			continue

@@ -48,10 +48,11 @@ func ownsReminder(cur, claimed *Message) bool {
 // remind sends one claimed reminder to the author and records it.
 func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 	log := d.logger().With("message", m.ID, "kind", "reminder")
-	cur, ok := d.reread(ctx, m, counts, log, d.releaseReminder)
+	read, ok := d.reread(ctx, m, false, counts, log, d.releaseReminder)
 	if !ok {
 		return
 	}
+	cur, author := read.cur, read.author
 	now := d.Clock.Now()
 	if !ownsReminder(cur, m) || !cur.SendDate.Equal(m.SendDate) || !cur.IsActive || ctx.Err() != nil {
 		d.releaseReminder(m, log)
@@ -60,12 +61,6 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 	}
 	if !d.confirmClaim(ownsReminder, m, cur, now, log) {
 		counts.add(func(r *PassResult) { r.Skipped++ })
-		return
-	}
-	author, err := d.Users.FindUserByID(ctx, cur.Owner)
-	if err != nil {
-		d.releaseReminder(m, log)
-		d.passError(counts, log, err)
 		return
 	}
 	steps := d.Reminders.Steps()

@@ -82,16 +82,42 @@ func ownsClaim(cur, claimed *Message) bool {
 	return cur.Status == StatusSending && cur.LeaseUntil.Equal(claimed.LeaseUntil)
 }
 
-// reread reads a claimed message again just before sending: the author may
-// have paused, deleted or postponed it since the claim. It reports false when
-// there is nothing to send: the pass is stopping (the claim is given back
-// with release), the message is gone, or the store failed.
-func (d *Delivery) reread(ctx context.Context, m *Message, counts *passCounts, log *slog.Logger, release func(*Message, *slog.Logger)) (*Message, bool) {
+// sendRead is what a worker reads just before a send: the message as it is
+// now, its author, and which of the claimed copy's recipient addresses
+// refused every message.
+type sendRead struct {
+	cur     *Message
+	author  *User
+	refused map[string]bool
+}
+
+// refusedAddress tells whether address refused every message, from what was
+// read with the message or, for an address added since the claim, from the
+// store.
+func (d *Delivery) refusedAddress(ctx context.Context, s *sendRead, address string) (bool, error) {
+	if refused, ok := s.refused[address]; ok {
+		return refused, nil
+	}
+	return d.Store.AddressRefused(ctx, address)
+}
+
+// reread reads a claimed message again just before sending, with its
+// author: the author may have paused, deleted or postponed it since the
+// claim. It reports false when there is nothing to send: the pass is
+// stopping (the claim is given back with release), the message is gone, or
+// the store failed.
+func (d *Delivery) reread(ctx context.Context, m *Message, withRecipients bool, counts *passCounts, log *slog.Logger, release func(*Message, *slog.Logger)) (*sendRead, bool) {
 	if ctx.Err() != nil {
 		release(m, log)
 		return nil, false
 	}
-	cur, err := d.Messages.FindMessageByID(ctx, m.ID)
+	var addresses []string
+	if withRecipients {
+		for _, r := range m.RecipientList() {
+			addresses = append(addresses, r.Address)
+		}
+	}
+	cur, author, refused, err := d.Store.ReadForSend(ctx, m.ID, m.Owner, addresses)
 	if ErrorCode(err) == EMessageNotFound {
 		counts.add(func(r *PassResult) { r.Skipped++ })
 		return nil, false
@@ -101,17 +127,22 @@ func (d *Delivery) reread(ctx context.Context, m *Message, counts *passCounts, l
 		d.passError(counts, log, err)
 		return nil, false
 	}
-	return cur, true
+	s := &sendRead{cur: cur, author: author, refused: make(map[string]bool, len(addresses))}
+	for i, a := range addresses {
+		s.refused[a] = refused[i]
+	}
+	return s, true
 }
 
 // deliver sends a claimed message to each of its recipients still waiting,
 // each their own email, and records the outcomes.
 func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) {
 	log := d.logger().With("message", m.ID, "kind", "delivery")
-	cur, ok := d.reread(ctx, m, counts, log, d.release)
+	read, ok := d.reread(ctx, m, true, counts, log, d.release)
 	if !ok {
 		return
 	}
+	cur, author := read.cur, read.author
 	now := d.Clock.Now()
 	if !ownsClaim(cur, m) {
 		counts.add(func(r *PassResult) { r.Skipped++ })
@@ -126,18 +157,12 @@ func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) 
 		counts.add(func(r *PassResult) { r.Skipped++ })
 		return
 	}
-	author, err := d.Users.FindUserByID(ctx, cur.Owner)
-	if err != nil {
-		d.release(m, log)
-		d.passError(counts, log, err)
-		return
-	}
 	if author.holds(cur, cur.SendDate, now) {
 		d.holdBack(m, ownsClaim, author, now, log, counts)
 		return
 	}
 	stop := d.keepClaim(ownsClaim, m, cur)
-	outcomes := d.sendEach(ctx, cur, author, now, counts, log)
+	outcomes := d.sendEach(ctx, read, now, counts, log)
 	stop()
 	d.settleRecipients(m, outcomes, now, log, counts)
 }

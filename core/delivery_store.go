@@ -22,6 +22,11 @@ type DeliveryStore interface {
 	// are batched), so it must only depend on the message it is given. A
 	// missing message is EMessageNotFound.
 	SettleMessage(ctx context.Context, id string, fn func(m *Message) ([]*OutboxItem, error)) (*Message, error)
+	// ReadForSend reads what a send needs just before it starts, in one
+	// snapshot and, where the store can, one round trip: message id
+	// (EMessageNotFound when gone), its author authorID, and for each of
+	// addresses whether it refused every message (RefuseAddress).
+	ReadForSend(ctx context.Context, id, authorID string, addresses []string) (*Message, *User, []bool, error)
 
 	// RefuseAddress records that email refused every further message; only a
 	// keyed hash of it is stored. AddressRefused tells whether it did.

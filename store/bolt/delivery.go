@@ -145,6 +145,32 @@ func (s *DB) RefuseAddress(ctx context.Context, email string, at time.Time) erro
 	})
 }
 
+// ReadForSend reads the message, its author and the refusals of addresses
+// in one read transaction.
+func (s *DB) ReadForSend(ctx context.Context, id, authorID string, addresses []string) (*core.Message, *core.User, []bool, error) {
+	var m *core.Message
+	var u *core.User
+	refused := make([]bool, len(addresses))
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		var err error
+		if m, err = s.findMessage(tx, id); err != nil {
+			return err
+		}
+		if u, err = s.findUser(tx, authorID); err != nil {
+			return err
+		}
+		refusals := tx.Bucket(bucketRefusals)
+		for i, a := range addresses {
+			refused[i] = refusals.Get(s.seal.AddressHash(a)) != nil
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, u, refused, nil
+}
+
 func (s *DB) AddressRefused(ctx context.Context, email string) (bool, error) {
 	key := s.seal.AddressHash(email)
 	refused := false

@@ -238,6 +238,61 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// execer runs a statement: a transaction at once, or queued, which keeps
+// it for a round trip that sends several.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// queued collects statements to send together in one round trip.
+type queued struct{ pgx.Batch }
+
+func (q *queued) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	q.Queue(sql, args...)
+	return pgconn.CommandTag{}, nil
+}
+
+// readThenWrite runs one read-write transaction in two round trips, for a
+// read-modify-write whose rows its reads lock (FOR UPDATE): BEGIN and the
+// statements reads queues, whose results scan reads in order, then the
+// statements write queues from what was read, and COMMIT. Any failure rolls
+// the transaction back; a connection left inside one is closed by the
+// pool, never reused.
+func (s *DB) readThenWrite(ctx context.Context, reads func(q *queued), scan func(r pgx.BatchResults) error, write func(q *queued) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return wrapErr(err)
+	}
+	defer conn.Release()
+	first := &queued{}
+	first.Queue("begin")
+	reads(first)
+	br := conn.SendBatch(ctx, &first.Batch)
+	_, err = br.Exec()
+	if err == nil {
+		err = scan(br)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		second := &queued{}
+		if err = write(second); err == nil {
+			second.Queue("commit")
+			err = conn.SendBatch(ctx, &second.Batch).Close()
+		}
+	}
+	if err != nil && !conn.Conn().IsClosed() && conn.Conn().PgConn().TxStatus() != 'I' {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		conn.Exec(rctx, "rollback")
+		cancel()
+	}
+	return wrapErr(err)
+}
+
 // view runs fn in one read-only transaction that sees one snapshot.
 func (s *DB) view(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return s.inTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)

@@ -316,3 +316,42 @@ func TestClearRowsAreSealedAtOpen(t *testing.T) {
 		}
 	}
 }
+
+// A settlement whose last write fails in the database (a NUL byte in a text
+// column) is
+// rolled back whole, and the connection it ran on is not left inside the
+// failed transaction: the next settlements on the pool go through.
+func TestSettleMessageRollsBackAFailedWrite(t *testing.T) {
+	db := mustOpen(t, pgtest.URL(t))
+	_, m := seed(t, db)
+	waiting, _, err := db.CountOutbox(ctx)
+	must(t, err)
+	for range 20 { // more than the pool's connections
+		_, err := db.SettleMessage(ctx, m.ID, func(x *core.Message) ([]*core.OutboxItem, error) {
+			x.Status = core.StatusDelivered
+			return []*core.OutboxItem{{ID: core.NewID(), Kind: core.OutboxEmail, Owner: x.Owner, NextAttemptAt: storetest.Epoch,
+				Email: &core.Email{Subject: "never stored"}}, {ID: "nul\x00byte", NextAttemptAt: storetest.Epoch}}, nil
+		})
+		if err == nil {
+			t.Fatal("a settlement with an invalid outbox item was stored")
+		}
+	}
+	got, err := db.FindMessageByID(ctx, m.ID)
+	must(t, err)
+	if got.Status != m.Status {
+		t.Fatalf("status %s after failed settlements", got.Status)
+	}
+	if pending, _, err := db.CountOutbox(ctx); err != nil || pending != waiting {
+		t.Fatalf("outbox %d, %v after failed settlements, %d before", pending, err, waiting)
+	}
+	for range 20 {
+		_, err = db.SettleMessage(ctx, m.ID, func(x *core.Message) ([]*core.OutboxItem, error) {
+			x.Attempts++
+			return nil, nil
+		})
+		must(t, err)
+	}
+	if got, _ = db.FindMessageByID(ctx, m.ID); got.Attempts != 20 {
+		t.Fatalf("attempts %d, want 20", got.Attempts)
+	}
+}

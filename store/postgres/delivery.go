@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -83,14 +85,17 @@ func (s *DB) dueBy(ctx context.Context, table, column string, until int64) (bool
 }
 
 // SettleMessage records a send's outcome and the outbox items it starts in
-// one transaction, the message's row locked.
+// one transaction, the message's row locked, in two round trips (a pass
+// settles every send).
 func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) ([]*core.OutboxItem, error)) (*core.Message, error) {
 	var m *core.Message
-	err := s.update(ctx, func(tx pgx.Tx) error {
+	err := s.readThenWrite(ctx, func(q *queued) {
+		q.Queue("select "+messageColumns+" from messages where id = $1 for update", id)
+	}, func(r pgx.BatchResults) error {
 		var err error
-		if m, err = s.findMessage(ctx, tx, id, "for update"); err != nil {
-			return err
-		}
+		m, err = s.scanMessage(r.QueryRow())
+		return err
+	}, func(q *queued) error {
 		old := *m
 		items, err := fn(m)
 		if err != nil {
@@ -99,11 +104,11 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 		if m.ID != id {
 			return core.Errorf(core.EInvalid, "A message's id cannot change.")
 		}
-		if err := s.putMessage(ctx, tx, &old, m); err != nil {
+		if err := s.putMessage(ctx, q, &old, m); err != nil {
 			return err
 		}
 		for _, item := range items {
-			if err := s.putOutboxItem(ctx, tx, item); err != nil {
+			if err := s.putOutboxItem(ctx, q, item); err != nil {
 				return err
 			}
 		}
@@ -114,6 +119,42 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 	}
 	s.changed(m.Owner)
 	return m, nil
+}
+
+// ReadForSend reads the message, its author and the refusals of addresses
+// in one round trip.
+func (s *DB) ReadForSend(ctx context.Context, id, authorID string, addresses []string) (*core.Message, *core.User, []bool, error) {
+	hashes := make([][]byte, len(addresses))
+	for i, a := range addresses {
+		hashes[i] = s.seal.AddressHash(a)
+	}
+	b := &pgx.Batch{}
+	b.Queue("select "+messageColumns+" from messages where id = $1", id)
+	b.Queue("select "+userColumns+" from users where id = $1", authorID)
+	b.Queue("select hash from refusals where hash = any($1)", hashes)
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	m, err := s.scanMessage(br.QueryRow())
+	if err != nil {
+		return nil, nil, nil, wrapErr(err)
+	}
+	u, err := s.scanUser(br.QueryRow())
+	if err != nil {
+		return nil, nil, nil, wrapErr(err)
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, nil, nil, wrapErr(err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, nil, nil, wrapErr(err)
+	}
+	refused := make([]bool, len(addresses))
+	for i, h := range hashes {
+		refused[i] = slices.ContainsFunc(found, func(f []byte) bool { return bytes.Equal(f, h) })
+	}
+	return m, u, refused, wrapErr(br.Close())
 }
 
 // RefuseAddress records a refusal under the address's keyed hash; refusing
@@ -154,7 +195,7 @@ var (
 )
 
 // putOutboxItem seals item and writes it, replacing the item with its id.
-func (s *DB) putOutboxItem(ctx context.Context, q querier, item *core.OutboxItem) error {
+func (s *DB) putOutboxItem(ctx context.Context, q execer, item *core.OutboxItem) error {
 	if err := validID("outbox item", item.ID); err != nil {
 		return err
 	}

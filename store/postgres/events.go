@@ -22,7 +22,7 @@ func sealedEventArgs(se *seal.Event) []any {
 
 // putEvents appends m's pending events in tx, after its row, and clears
 // them.
-func (s *DB) putEvents(ctx context.Context, tx pgx.Tx, m *core.Message) error {
+func (s *DB) putEvents(ctx context.Context, tx execer, m *core.Message) error {
 	for i := range m.Events {
 		e := m.Events[i]
 		e.MessageID = m.ID

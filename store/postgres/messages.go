@@ -244,7 +244,7 @@ func (s *DB) findMessage(ctx context.Context, q querier, id, lock string) (*core
 // putMessage reschedules m and writes it: a new row when old is nil, else
 // over old (as read in this transaction). The caller tells the watchers
 // (changed) once the transaction committed.
-func (s *DB) putMessage(ctx context.Context, tx pgx.Tx, old, m *core.Message) error {
+func (s *DB) putMessage(ctx context.Context, tx execer, old, m *core.Message) error {
 	sql, args := s.messageWrite(old, m)
 	if _, err := tx.Exec(ctx, sql, args...); err != nil {
 		return err

@@ -242,6 +242,29 @@ func testRefusals(t *testing.T, s Stores) {
 	}
 }
 
+// testReadForSend: what a send reads before it starts, in one go.
+func testReadForSend(t *testing.T, s Stores) {
+	u := MustCreateUser(t, s, "ada@example.com")
+	m := MustCreateMessage(t, s, u.ID, core.Interval1M)
+	must(t, s.Delivery.RefuseAddress(ctx, "Grace@Example.com", s.Clock.Now()))
+	got, author, refused, err := s.Delivery.ReadForSend(ctx, m.ID, u.ID, []string{"ada@example.com", "grace@example.com", " GRACE@example.COM "})
+	must(t, err)
+	wantMessage(t, got, m)
+	if author.ID != u.ID || author.Email != u.Email {
+		t.Fatalf("author %+v, want %+v", author, u)
+	}
+	if !reflect.DeepEqual(refused, []bool{false, true, true}) {
+		t.Fatalf("refused %v, want [false true true]", refused)
+	}
+	if _, _, refused, err = s.Delivery.ReadForSend(ctx, m.ID, u.ID, nil); err != nil || len(refused) != 0 {
+		t.Fatalf("without addresses: %v %v", refused, err)
+	}
+	_, _, _, err = s.Delivery.ReadForSend(ctx, "nope", u.ID, nil)
+	wantCode(t, err, core.EMessageNotFound)
+	_, _, _, err = s.Delivery.ReadForSend(ctx, m.ID, "nobody", nil)
+	wantCode(t, err, core.EUserNotFound)
+}
+
 func testWebhookSecrets(t *testing.T, s Stores) {
 	u := MustCreateUser(t, s, "ada@example.com")
 	secret, err := s.Delivery.WebhookSecret(ctx, u.ID)

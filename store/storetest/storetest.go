@@ -93,6 +93,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"MessageEvents", needsDelivery(testMessageEvents)},
 		{"Outbox", needsDelivery(testOutbox)},
 		{"Refusals", needsDelivery(testRefusals)},
+		{"ReadForSend", needsDelivery(testReadForSend)},
 		{"WebhookSecrets", needsDelivery(testWebhookSecrets)},
 		{"BillingCustomers", needsBilling(testBillingCustomers)},
 		{"BillingEvents", needsBilling(testBillingEvents)},
