@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // notifier tells every process's message watchers which owners' messages
@@ -15,13 +17,19 @@ import (
 // lock until that transaction's commit is flushed, so every writer's commit
 // would wait for the previous one's: a delivery pass made about 300
 // commits a second instead of thousands. Changes that arrive while a
-// notification is being sent go out together in the next.
+// notification is being sent, or within notifyGather of the first, go out
+// together in the next.
 type notifier struct {
 	mu      sync.Mutex
 	pending map[string]bool
 	running bool
 	idle    sync.WaitGroup // while a sender runs
 }
+
+// notifyGather is how long a change waits for others to be notified with
+// it: a busy pass settles many messages a second, one notification each
+// would cost the database a transaction each.
+const notifyGather = 20 * time.Millisecond
 
 // changed notifies, soon, that the messages of owners changed. Call it once
 // the change committed.
@@ -49,6 +57,7 @@ func (s *DB) sendNotifications() {
 	n := &s.notes
 	defer n.idle.Done()
 	for {
+		time.Sleep(notifyGather)
 		n.mu.Lock()
 		owners := make([]string, 0, len(n.pending))
 		for o := range n.pending {
@@ -62,18 +71,15 @@ func (s *DB) sendNotifications() {
 		}
 		n.mu.Unlock()
 		slices.Sort(owners)
+		// One round trip; a batch that fails leaves its connection inside
+		// the transaction, and the pool closes such a connection.
+		b := &pgx.Batch{}
+		b.Queue("begin")
+		b.Queue("set local synchronous_commit = off")
+		b.Queue("select pg_notify($1, o) from unnest($2::text[]) o", s.listener.channel, owners)
+		b.Queue("commit")
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		tx, err := s.pool.Begin(ctx)
-		if err == nil {
-			_, err = tx.Exec(ctx, "set local synchronous_commit = off")
-			if err == nil {
-				_, err = tx.Exec(ctx, "select pg_notify($1, o) from unnest($2::text[]) o", s.listener.channel, owners)
-			}
-			if err == nil {
-				err = tx.Commit(ctx)
-			}
-			tx.Rollback(ctx)
-		}
+		s.pool.SendBatch(ctx, b).Close()
 		cancel()
 	}
 }
