@@ -210,3 +210,40 @@ test("sign up sends the browser's time zone", async () => {
   });
   expect(user.value).toEqual({ uid: "u1" });
 });
+
+test("sign up without the zone when the server does not know the browser's", async () => {
+  fetchMock.mockImplementationOnce(async () =>
+    Response.json(
+      { status: "error", code: "validation/invalid", message: "Check the fields.", fields: { timezone: "Please choose a valid time zone" } },
+      { status: 400 },
+    ),
+  );
+  fetchMock.mockImplementationOnce(async () => grantReply("t1"));
+
+  await signUp("ada@example.com", "plum-kettle-orbit-47");
+
+  expect(fetchMock).toHaveBeenCalledTimes(2);
+  expect(JSON.parse(fetchMock.mock.calls[1]![1]!.body as string)).toEqual({
+    email: "ada@example.com",
+    password: "plum-kettle-orbit-47",
+  });
+  expect(user.value).toEqual({ uid: "u1" });
+});
+
+test("sign up does not retry other refusals", async () => {
+  fetchMock.mockImplementationOnce(async () =>
+    Response.json(
+      {
+        status: "error",
+        code: "validation/invalid",
+        message: "Check the fields.",
+        fields: { password: "Too short", timezone: "Please choose a valid time zone" },
+      },
+      { status: 400 },
+    ),
+  );
+
+  await expect(signUp("ada@example.com", "short")).rejects.toThrow("Check the fields.");
+  expect(fetchMock).toHaveBeenCalledTimes(1);
+  expect(user.value).toBeUndefined();
+});

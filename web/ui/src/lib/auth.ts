@@ -152,8 +152,16 @@ export async function currentIdToken(): Promise<string | undefined> {
 }
 
 export async function signUp(email: string, password: string) {
-  const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  startSession(await api<SessionGrant>("auth/signup", { method: "POST", body: { email, password, timezone }, bearer: false }));
+  const request = (timezone?: string) =>
+    api<SessionGrant>("auth/signup", { method: "POST", body: { email, password, timezone }, bearer: false });
+  try {
+    startSession(await request(Intl.DateTimeFormat().resolvedOptions().timeZone));
+  } catch (error) {
+    // A zone the server does not know (a browser that says "Etc/Unknown") is not the visitor's
+    // mistake and the form has no field for it: sign up on UTC, which the profile can change.
+    if (!(error instanceof ApiError) || Object.keys(error.fields).join() !== "timezone") throw error;
+    startSession(await request());
+  }
 }
 
 export async function signIn(email: string, password: string) {
