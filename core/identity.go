@@ -57,6 +57,11 @@ type Auth struct {
 	dummyHash  string
 	passParams PasswordParams
 	verified   verifiedTokens // ID tokens whose signature checked out
+	// checked are sessions checkSession found, under their user's
+	// generation, when Sessions keeps generations (UserGenerations).
+	checked GenerationCache[Session]
+	// mine are what Me read, under the user's generation, likewise.
+	mine GenerationCache[meRead]
 }
 
 var (
@@ -158,15 +163,26 @@ func validTimezone(tz string) bool {
 
 // sessionUser is u as clients see it, with what its plan allows now.
 func (a *Auth) sessionUser(ctx context.Context, u *User) (*SessionUser, error) {
-	hasMessages := false
+	hasMessages, err := a.hasMessages(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return a.sessionUserOf(u, hasMessages), nil
+}
+
+// hasMessages reports whether u has messages, when its plan limits them
+// (otherwise it does not matter: false).
+func (a *Auth) hasMessages(ctx context.Context, u *User) (bool, error) {
 	if plan, active := a.Prices.PlanOf(u); MessageLimit(plan, active) > 0 {
 		n, err := a.Messages.CountMessages(ctx, u.ID)
-		if err != nil {
-			return nil, err
-		}
-		hasMessages = n > 0
+		return n > 0, err
 	}
+	return false, nil
+}
+
+// sessionUserOf is sessionUser once hasMessages is known.
+func (a *Auth) sessionUserOf(u *User, hasMessages bool) *SessionUser {
 	su := u.Session(a.Prices, hasMessages)
 	su.HoldUntil = activeHold(u, a.Clock.Now())
-	return &su, nil
+	return &su
 }

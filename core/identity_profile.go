@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -66,13 +67,47 @@ func validHTTPURL(s string, max int) bool {
 // User returns the user of the identity in ctx.
 func (a *Auth) User(ctx context.Context) (*User, error) { return signedInUser(ctx, a.Users) }
 
-// Me returns the user of the identity in ctx as clients see it.
+// Me returns the user of the identity in ctx as clients see it. With a
+// store that keeps generations (UserGenerations) and holds both the users
+// and the messages, what it reads (the user, whether they have messages)
+// is kept under the user's generation, read first, and read again once a
+// committed write of the user or their messages moves it; what depends on
+// the time (a hold's end) is worked out at every call.
 func (a *Auth) Me(ctx context.Context) (*SessionUser, error) {
+	id, err := signedIn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	gens, keeps := a.Users.(UserGenerations)
+	keeps = keeps && any(a.Messages) == any(a.Users)
+	var gen uint64
+	if keeps {
+		gen = gens.UserGeneration(id.UserID)
+		if r, ok := a.mine.Get(id.UserID, gen); ok {
+			r.user.Providers = slices.Clone(r.user.Providers) // the reply's, not the kept one
+			return a.sessionUserOf(&r.user, r.hasMessages), nil
+		}
+	}
 	u, err := a.User(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return a.sessionUser(ctx, u)
+	hasMessages, err := a.hasMessages(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	if keeps {
+		kept := *u
+		kept.Providers = slices.Clone(u.Providers)
+		a.mine.Put(id.UserID, gen, meRead{user: kept, hasMessages: hasMessages})
+	}
+	return a.sessionUserOf(u, hasMessages), nil
+}
+
+// meRead is what Me read for a user.
+type meRead struct {
+	user        User
+	hasMessages bool
 }
 
 // UpdateProfile edits the profile of the identity in ctx. Changing the email

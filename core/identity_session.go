@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 )
@@ -207,13 +208,36 @@ func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, erro
 
 // checkSession finds the session of a session identity, which must still be
 // its user's and unexpired.
+//
+// With a store that keeps generations, a session found is kept under its
+// user's generation, read before the store: every write of the user's
+// sessions (sign-out, password change, refresh reuse, an operator's
+// disable, deletion) moves it once committed, so the next check reads the
+// store again; the expiry is checked at every use.
 func (a *Auth) checkSession(ctx context.Context, id *Identity) (*Session, error) {
+	gens, keeps := a.Sessions.(UserGenerations)
+	var gen uint64
+	if keeps {
+		gen = gens.UserGeneration(id.UserID)
+		if s, ok := a.checked.Get(id.SessionID, gen); ok && s.UserID == id.UserID {
+			if !a.Clock.Now().Before(s.ExpiresAt) {
+				return nil, errInvalidToken()
+			}
+			s.RotatedHashes = slices.Clone(s.RotatedHashes)
+			return &s, nil
+		}
+	}
 	s, err := a.Sessions.FindSessionByID(ctx, id.SessionID)
 	if err != nil {
 		return nil, tokenError(err)
 	}
 	if s.UserID != id.UserID || !a.Clock.Now().Before(s.ExpiresAt) {
 		return nil, errInvalidToken()
+	}
+	if keeps {
+		kept := *s
+		kept.RotatedHashes = slices.Clone(s.RotatedHashes)
+		a.checked.Put(id.SessionID, gen, kept)
 	}
 	return s, nil
 }

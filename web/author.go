@@ -20,6 +20,11 @@ type authorAPI struct {
 	// signedOut runs after a sign-out (the public server deletes the
 	// refresh cookie); nil: nothing.
 	signedOut func(w http.ResponseWriter)
+	// gens are the store's generations (core.UserGenerations); with them
+	// the list's encoded pages are kept in lists (handleListMessages).
+	// Nil: every list is read and encoded.
+	gens  core.UserGenerations
+	lists core.GenerationCache[encodedPage]
 }
 
 // guard turns a handler into one that knows who acts, or refuses.

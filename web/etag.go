@@ -23,11 +23,10 @@ func etagOf(b []byte) string {
 	return `W/"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
 }
 
-// writeNotModified sets the ETag of the reply b and, when r's If-None-Match
-// holds it (or is *), answers 304 and reports true.
-func writeNotModified(w http.ResponseWriter, r *http.Request, b []byte) bool {
-	tag := etagOf(b)
-	w.Header().Set("ETag", tag)
+// notModified sets the ETag tag and, when r's If-None-Match holds it (or
+// is *), answers 304 and reports true.
+func notModified(w http.ResponseWriter, r *http.Request, tag string) bool {
+	w.Header()["Etag"] = []string{tag}
 	inm := r.Header.Get("If-None-Match")
 	if inm == "" || !etagListed(inm, tag) {
 		return false

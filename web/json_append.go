@@ -78,14 +78,18 @@ var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); ret
 // writeMessagePage writes a success envelope holding a page of the list,
 // with its nextCursor beside the data when there is a next page.
 func writeMessagePage(w http.ResponseWriter, r *http.Request, status int, p *core.MessagePage) {
-	writeTagged(w, r, status, func(b []byte) []byte {
-		b = appendMessagesJSON(b, p.Messages)
-		if p.NextCursor != "" {
-			b = append(b, `,"nextCursor":`...)
-			b = appendJSONString(b, p.NextCursor)
-		}
-		return b
-	})
+	writeTagged(w, r, status, func(b []byte) []byte { return appendMessagePage(b, p) })
+}
+
+// appendMessagePage appends a page of the list as the envelope's data, and
+// its nextCursor after it when there is a next page.
+func appendMessagePage(b []byte, p *core.MessagePage) []byte {
+	b = appendMessagesJSON(b, p.Messages)
+	if p.NextCursor != "" {
+		b = append(b, `,"nextCursor":`...)
+		b = appendJSONString(b, p.NextCursor)
+	}
+	return b
 }
 
 // writeMessage writes a success envelope holding m.
@@ -104,26 +108,46 @@ func writeAppended(w http.ResponseWriter, status int, data func(b []byte) []byte
 // r's If-None-Match holds that tag (etag.go).
 func writeTagged(w http.ResponseWriter, r *http.Request, status int, data func(b []byte) []byte) {
 	bp := replyBuffers.Get().(*[]byte)
-	b := append((*bp)[:0], `{"status":"success","data":`...)
-	b = data(b)
-	b = append(b, "}\n"...)
-	h := w.Header()
-	h.Set("Cache-Control", "no-store")
-	if r != nil && writeNotModified(w, r, b) {
-		if cap(b) <= 1<<20 {
-			*bp = b
-			replyBuffers.Put(bp)
-		}
-		return
+	b := appendEnvelope((*bp)[:0], data)
+	tag := ""
+	if r != nil {
+		tag = etagOf(b)
 	}
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	w.Write(b)
+	writeEncoded(w, r, status, b, tag)
 	if cap(b) <= 1<<20 {
 		*bp = b
 		replyBuffers.Put(bp)
 	}
+}
+
+// appendEnvelope appends a success envelope whose data (and any fields
+// after it) data appends.
+func appendEnvelope(b []byte, data func(b []byte) []byte) []byte {
+	b = append(b, `{"status":"success","data":`...)
+	b = data(b)
+	return append(b, "}\n"...)
+}
+
+// The headers of every encoded reply: shared values, set without
+// canonicalizing (see withRequest).
+var (
+	noStore  = []string{"no-store"}
+	jsonType = []string{"application/json; charset=utf-8"}
+)
+
+// writeEncoded writes the encoded success envelope b. With a tag (its
+// ETag), the reply carries it and is 304 Not Modified, without a body, when
+// r's If-None-Match holds it.
+func writeEncoded(w http.ResponseWriter, r *http.Request, status int, b []byte, tag string) {
+	h := w.Header()
+	h["Cache-Control"] = noStore
+	if tag != "" && notModified(w, r, tag) {
+		return
+	}
+	h["Content-Type"] = jsonType
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 // jsonSafe marks the ASCII bytes encoding/json copies as they are.

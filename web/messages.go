@@ -15,12 +15,47 @@ func (a *authorAPI) handleListMessages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	if a.gens != nil {
+		a.writeKeptPage(w, r, p)
+		return
+	}
 	page, err := a.messages.List(r.Context(), p)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	writeMessagePage(w, r, http.StatusOK, page)
+}
+
+// encodedPage is a page of the list as its reply: the envelope's bytes and
+// their ETag.
+type encodedPage struct {
+	body []byte
+	tag  string
+}
+
+// writeKeptPage answers a page of the list from its encoded reply, kept
+// under the author's generation read before the store and reused while the
+// generation has not moved: any committed write of the author's messages
+// (this server's handlers, the scheduler, the CLI through the admin socket)
+// moves it, so the next read builds the reply again (core.UserGenerations).
+// A kept reply is never changed: it is written, never appended to.
+func (a *authorAPI) writeKeptPage(w http.ResponseWriter, r *http.Request, p core.Page) {
+	who := core.IdentityFrom(r.Context()).UserID
+	key := who + "\x00" + strconv.Itoa(p.Limit) + "\x00" + p.Cursor
+	gen := a.gens.UserGeneration(who)
+	e, ok := a.lists.Get(key, gen)
+	if !ok {
+		page, err := a.messages.List(r.Context(), p)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		body := appendEnvelope(nil, func(b []byte) []byte { return appendMessagePage(b, page) })
+		e = encodedPage{body: body, tag: etagOf(body)}
+		a.lists.Put(key, gen, e)
+	}
+	writeEncoded(w, r, http.StatusOK, e.body, e.tag)
 }
 
 // pageOf reads the page a list request asks for.

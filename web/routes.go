@@ -39,7 +39,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	// socket, for an operator acting for a user).
 	author := &authorAPI{
 		messages: s.Messages, account: s.Identities, heartbeat: s.StreamHeartbeat,
-		stopping: s.shutdown.done(), signedOut: s.clearRefreshCookie,
+		stopping: s.shutdown.done(), signedOut: s.clearRefreshCookie, gens: s.Generations,
 	}
 	author.routes(mux, s.authed, func(h http.HandlerFunc) http.HandlerFunc { return s.authedBy(streamToken, h) }, s.gate.quick)
 

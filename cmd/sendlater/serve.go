@@ -70,6 +70,9 @@ func (a *app) serve(ctx context.Context) error {
 	if a.cfg.PageViews.Enabled {
 		srv.PageViews = s.PageViews
 	}
+	if gens, ok := st.(core.UserGenerations); ok { // bbolt: one writing process
+		srv.Generations = gens
+	}
 	a.logPublic()
 	if !a.noScheduler {
 		// An email queued by a request leaves at once, not at the next tick.

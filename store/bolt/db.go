@@ -48,6 +48,7 @@ type DB struct {
 	settles   commitGroup
 	limits    memLimits
 	opened    openedRecords // decoded records by their bytes (opened.go)
+	gens      generations   // per-user generations (generations.go)
 }
 
 var (

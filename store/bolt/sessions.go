@@ -29,7 +29,7 @@ func (s *DB) CreateSession(ctx context.Context, x *core.Session) error {
 		if _, err := s.findUser(tx, x.UserID); err != nil {
 			return err
 		}
-		return putSession(tx, nil, x)
+		return s.putSession(tx, nil, x)
 	})
 }
 
@@ -82,7 +82,7 @@ func (s *DB) UpdateSession(ctx context.Context, id string, fn func(x *core.Sessi
 		if x.ID != id {
 			return core.Errorf(core.EInvalid, "A session's id cannot change.")
 		}
-		return putSession(tx, &old, x)
+		return s.putSession(tx, &old, x)
 	})
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (s *DB) UpdateSession(ctx context.Context, id string, fn func(x *core.Sessi
 }
 
 func (s *DB) DeleteSession(ctx context.Context, id string) error {
-	return s.update(ctx, func(tx *bbolt.Tx) error { return deleteSession(tx, id) })
+	return s.update(ctx, func(tx *bbolt.Tx) error { return s.deleteSession(tx, id) })
 }
 
 // DeleteUserSessions deletes every session of the user except the one with
@@ -101,7 +101,7 @@ func (s *DB) DeleteUserSessions(ctx context.Context, userID, except string) erro
 		prefix := ownerPrefix(userID)
 		for _, k := range prefixKeys(tx.Bucket(bucketSessionsByUser), prefix) {
 			if id := idAfter(k, len(prefix)); id != except {
-				if err := deleteSession(tx, id); err != nil {
+				if err := s.deleteSession(tx, id); err != nil {
 					return err
 				}
 			}
@@ -133,7 +133,13 @@ func refreshHashes(x *core.Session) []string {
 }
 
 // putSession writes x and moves its index entries from old (nil when new).
-func putSession(tx *bbolt.Tx, old, x *core.Session) error {
+// Every session write goes through here or deleteSession, which move the
+// user's generation: a session check kept under it is made again.
+func (s *DB) putSession(tx *bbolt.Tx, old, x *core.Session) error {
+	s.moved(tx, x.UserID)
+	if old != nil && old.UserID != x.UserID {
+		s.moved(tx, old.UserID)
+	}
 	v, err := encodeSession(x)
 	if err != nil {
 		return err
@@ -171,7 +177,7 @@ func putSession(tx *bbolt.Tx, old, x *core.Session) error {
 	return byUser.Put(ownerID(x.UserID, x.ID), nil)
 }
 
-func deleteSession(tx *bbolt.Tx, id string) error {
+func (s *DB) deleteSession(tx *bbolt.Tx, id string) error {
 	v := tx.Bucket(bucketSessions).Get([]byte(id))
 	if v == nil {
 		return errSessionNotFound()
@@ -180,6 +186,7 @@ func deleteSession(tx *bbolt.Tx, id string) error {
 	if err != nil {
 		return err
 	}
+	s.moved(tx, x.UserID)
 	byRefresh := tx.Bucket(bucketSessionsByRefresh)
 	for _, h := range refreshHashes(x) {
 		if err := deleteRef(byRefresh, []byte(h), id); err != nil {
@@ -207,7 +214,7 @@ func (s *DB) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, err
 			expired = append(expired, idAfter(k, timeKeyLen))
 		}
 		for _, id := range expired {
-			if err := deleteSession(tx, id); err != nil {
+			if err := s.deleteSession(tx, id); err != nil {
 				return err
 			}
 			n++

@@ -192,6 +192,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 				if err := indexCustomer(tx, u.ID, was.StripeCustomerID, u.StripeCustomerID); err != nil {
 					return err
 				}
+				s.changed(tx, u.ID) // putUser's hook, for the stored bytes as they are
 				return tx.Bucket(bucketUsers).Put([]byte(u.ID), v)
 			})
 			if err != nil {
@@ -235,7 +236,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 						return err
 					}
 				}
-				return putSession(tx, was, x)
+				return s.putSession(tx, was, x)
 			})
 			if err != nil {
 				return err

@@ -100,7 +100,6 @@ func (s *DB) updateUser(tx *bbolt.Tx, id string, fn func(u *core.User) error) (*
 	if err := indexCustomer(tx, id, oldCustomer, u.StripeCustomerID); err != nil {
 		return nil, err
 	}
-	s.changed(tx, id)
 	return u, s.putUser(tx, u)
 }
 
@@ -112,6 +111,7 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
+		s.changed(tx, id)
 		prefix := ownerPrefix(id)
 		for _, k := range prefixKeys(tx.Bucket(bucketMessagesByOwner), prefix) {
 			if err := s.deleteMessage(tx, idAfter(k, len(prefix)+timeKeyLen)); err != nil {
@@ -119,7 +119,7 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 			}
 		}
 		for _, k := range prefixKeys(tx.Bucket(bucketSessionsByUser), prefix) {
-			if err := deleteSession(tx, idAfter(k, len(prefix))); err != nil {
+			if err := s.deleteSession(tx, idAfter(k, len(prefix))); err != nil {
 				return err
 			}
 		}
@@ -197,7 +197,10 @@ func (s *DB) findUser(tx *bbolt.Tx, id string) (*core.User, error) {
 	return s.cachedUser(id, v, func() (*core.User, error) { return s.decodeUser(v) })
 }
 
+// putUser writes u. Every user write goes through here or DeleteUser,
+// which tell the user's watchers and move its generation after the commit.
 func (s *DB) putUser(tx *bbolt.Tx, u *core.User) error {
+	s.changed(tx, u.ID)
 	v, err := s.encodeUser(u)
 	if err != nil {
 		return err

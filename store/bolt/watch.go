@@ -17,8 +17,9 @@ func (s *DB) WatchMessages(ctx context.Context, owner string) (<-chan struct{}, 
 	return s.watchers.Watch(ctx, owner)
 }
 
-// changed tells owner's watchers about tx's changes when, and only when, tx
-// commits.
+// changed moves owner's generation and tells owner's watchers about tx's
+// changes when, and only when, tx commits.
 func (s *DB) changed(tx *bbolt.Tx, owner string) {
+	s.moved(tx, owner)
 	tx.OnCommit(func() { s.watchers.Notify(owner) })
 }
