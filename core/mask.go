@@ -25,7 +25,12 @@ func MaskEmail(address string) string {
 // MaskEmails masks every address in s (MaskEmail), for logs: recipients'
 // addresses are personal data, and mail servers quote them in their
 // replies.
-func MaskEmails(s string) string { return emailPattern.ReplaceAllStringFunc(s, MaskEmail) }
+func MaskEmails(s string) string {
+	if strings.IndexByte(s, '@') < 0 { // an address has one: most texts are passed as they are
+		return s
+	}
+	return emailPattern.ReplaceAllStringFunc(s, MaskEmail)
+}
 
 // MaskingHandler is a log handler that masks every email address in what it
 // passes on (MaskEmails): the message, string attributes, errors and
@@ -37,6 +42,9 @@ type MaskingHandler struct{ slog.Handler }
 func NewMaskingHandler(h slog.Handler) *MaskingHandler { return &MaskingHandler{h} }
 
 func (h *MaskingHandler) Handle(ctx context.Context, r slog.Record) error {
+	if plain(r) {
+		return h.Handler.Handle(ctx, r)
+	}
 	masked := slog.NewRecord(r.Time, r.Level, MaskEmails(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		masked.AddAttrs(maskAttr(a))
@@ -54,6 +62,28 @@ func (h *MaskingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h *MaskingHandler) WithGroup(name string) slog.Handler {
 	return &MaskingHandler{h.Handler.WithGroup(name)}
+}
+
+// plain reports whether r holds nothing to mask: no '@' in its message or
+// string attributes, and no attribute of another kind that could hold
+// text (groups, errors, Stringers, values resolved later). Such a record,
+// every access log line among them, is passed on as it is.
+func plain(r slog.Record) bool {
+	if strings.IndexByte(r.Message, '@') >= 0 {
+		return false
+	}
+	ok := true
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Value.Kind() {
+		case slog.KindString:
+			ok = strings.IndexByte(a.Value.String(), '@') < 0
+		case slog.KindInt64, slog.KindUint64, slog.KindFloat64, slog.KindBool, slog.KindDuration, slog.KindTime:
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }
 
 func maskAttr(a slog.Attr) slog.Attr {

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -66,12 +67,33 @@ func (c *compressWriter) WriteHeader(status int) {
 		return
 	}
 	c.status = status
-	// Replies without a body, or with one already encoded, need no holding back.
-	if status < 200 || status == http.StatusNoContent || status == http.StatusNotModified ||
-		c.Header().Get("Content-Encoding") != "" || !compressible(c.Header().Get("Content-Type")) {
+	// Replies without a body, or with one already encoded, to a client that
+	// takes no gzip, or known to be too small, need no holding back.
+	h := c.Header()
+	if !c.accepts || status < 200 || status == http.StatusNoContent || status == http.StatusNotModified ||
+		headerValue(h, "Content-Encoding") != "" || !compressible(headerValue(h, "Content-Type")) || knownSmall(h) {
 		c.decide(false)
 	}
 }
+
+// headerValue is h.Get(key) for a key already in canonical form.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// knownSmall reports whether the reply's Content-Length says it is below
+// compressMinSize.
+func knownSmall(h http.Header) bool {
+	n, err := strconv.Atoi(headerValue(h, "Content-Length"))
+	return err == nil && n < compressMinSize
+}
+
+// varyEncoding is the Vary of compressible replies: shared, never appended
+// to in place (Header.Add copies a slice of capacity 1).
+var varyEncoding = []string{"Accept-Encoding"}
 
 func (c *compressWriter) Write(p []byte) (int, error) {
 	if c.status == 0 {
@@ -94,8 +116,12 @@ func (c *compressWriter) Write(p []byte) (int, error) {
 func (c *compressWriter) decide(compress bool) {
 	c.decided = true
 	h := c.Header()
-	if compressible(h.Get("Content-Type")) && h.Get("Content-Encoding") == "" {
-		h.Add("Vary", "Accept-Encoding")
+	if compressible(headerValue(h, "Content-Type")) && headerValue(h, "Content-Encoding") == "" {
+		if h["Vary"] == nil {
+			h["Vary"] = varyEncoding
+		} else {
+			h.Add("Vary", "Accept-Encoding")
+		}
 	}
 	if compress {
 		h.Set("Content-Encoding", "gzip")

@@ -96,10 +96,20 @@ type errorEnvelope struct {
 
 // writeJSON writes v as JSON with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
+	h := w.Header()
+	h["Content-Type"] = jsonType
+	h["Cache-Control"] = noStore
+	// Encoded first, so that the reply has its length: the compression
+	// decides on it without holding the bytes back.
+	b, err := json.Marshal(v)
+	if err != nil {
+		w.WriteHeader(status)
+		return
+	}
+	b = append(b, '\n') // as json.Encoder writes it
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	w.Write(b)
 }
 
 // writeData writes a success envelope.

@@ -116,9 +116,10 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https bool, n
 					writeError(rec, r, core.Errorf(core.EInternal, "Internal error."))
 				}
 			}
-			base.Info("request", "request_id", rl.id, "method", r.Method, "path", r.URL.Path, "status", rec.status,
-				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000,
-				"remote", clientIP(r))
+			base.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", rl.id),
+				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status),
+				slog.Int("bytes", rec.bytes), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.String("remote", clientIP(r)))
 		}()
 		next.ServeHTTP(rec, r)
 	})
