@@ -135,3 +135,136 @@ func TestReadsAnswerNotModifiedAndAreNeverStale(t *testing.T) {
 		}
 	}
 }
+
+// The list's encoded pages are kept under the author's generation
+// (core.UserGenerations). Read with a personal access token, whose use
+// writes neither a session nor the user, each change below is the only
+// write between two reads: the scheduler's reminder, a write of the store
+// itself, an operator's pause and resume (the CLI's path), the delivery.
+// Each gives the new list at once, with a new tag; and one author's kept
+// list is never another's.
+func TestKeptListFollowsEveryWrite(t *testing.T) {
+	e := newHandlerEnv(t)
+	tok := e.proAuthor(t, "kept@example.com")
+	h := e.handler(slogDiscard())
+	m, err := e.Messages.Create(e.As(tok.User.ID), core.MessageInput{
+		Title: "Kept", Name: "Ann", Recipient: "ann@example.com", Body: "Hello later.", Interval: core.Interval1M,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := e.Auth.Authenticate(e.Ctx, tok.IDToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "reader")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func() *httptest.ResponseRecorder {
+		t.Helper()
+		rec := readWith(h, "/api/messages", pat, "")
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET /api/messages: %d %s", rec.Code, rec.Body)
+		}
+		return rec
+	}
+	first := list()
+	tag := first.Header().Get("ETag")
+	if again := list(); again.Body.String() != first.Body.String() || again.Header().Get("ETag") != tag {
+		t.Fatalf("the same list read twice differs:\n%s\n%s", first.Body, again.Body)
+	}
+	if rec := readWith(h, "/api/messages", pat, tag); rec.Code != http.StatusNotModified {
+		t.Fatalf("the kept list with its tag: %d", rec.Code)
+	}
+
+	// Another author's list, read after the first was kept, is their own.
+	other := e.proAuthor(t, "other@example.com")
+	if rec := readWith(h, "/api/messages", other.IDToken, tag); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), m.ID) {
+		t.Fatalf("another author's list: %d %s", rec.Code, rec.Body)
+	}
+
+	changes := []struct {
+		who    string
+		change func()
+		want   string
+	}{
+		{"the scheduler's reminder", func() {
+			e.Clock.Set(m.SendDate.Add(-9 * 24 * time.Hour))
+			if _, err := e.Delivery.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}, `"status":"reminded"`},
+		{"a write of the store", func() {
+			if _, err := e.DB.UpdateMessage(context.Background(), m.ID, func(m *core.Message) error {
+				m.Title = "Rewritten"
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}, `"title":"Rewritten"`},
+		{"an operator's pause (the CLI)", func() {
+			if _, err := e.Admin.SetMessageActive(context.Background(), m.ID, false); err != nil {
+				t.Fatal(err)
+			}
+		}, `"isActive":false`},
+		{"an operator's resume", func() {
+			if _, err := e.Admin.SetMessageActive(context.Background(), m.ID, true); err != nil {
+				t.Fatal(err)
+			}
+		}, `"isActive":true`},
+		{"the delivery", func() {
+			e.Clock.Set(m.SendDate.Add(time.Minute))
+			if _, err := e.Delivery.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}, `"deliveredAt":`},
+	}
+	for _, c := range changes {
+		c.change()
+		rec := readWith(h, "/api/messages", pat, tag)
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), c.want) {
+			t.Fatalf("after %s, the list with the old tag: %d, want 200 with %s:\n%s", c.who, rec.Code, c.want, rec.Body)
+		}
+		if next := rec.Header().Get("ETag"); next == tag {
+			t.Fatalf("after %s, the tag stayed %q", c.who, tag)
+		} else {
+			tag = next
+		}
+	}
+}
+
+// /api/me keeps what it read (the user, whether they have messages) under
+// the author's generation: a message the store adds and a plan the store
+// changes show on the very next read.
+func TestKeptProfileFollowsTheStore(t *testing.T) {
+	e := newHandlerEnv(t)
+	tok, err := e.Auth.SignUp(context.Background(), core.SignUpInput{Email: "free@example.com", Password: pw}, core.Client{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := e.handler(slogDiscard())
+	me := func(want string) {
+		t.Helper()
+		for range 2 { // the second from what was kept
+			rec := readWith(h, "/api/me", tok.IDToken, "")
+			if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) {
+				t.Fatalf("GET /api/me: %d, want %s:\n%s", rec.Code, want, rec.Body)
+			}
+		}
+	}
+	me(`"canAddMessage":true`)
+	m := core.NewMessage(tok.User.ID, core.MessageInput{Title: "T", Name: "N", Recipient: "n@example.com", Body: "B"},
+		e.Clock.Now(), time.UTC)
+	if err := e.DB.CreateMessage(context.Background(), m, nil); err != nil {
+		t.Fatal(err)
+	}
+	me(`"canAddMessage":false`)
+	if _, err := e.DB.UpdateUser(context.Background(), tok.User.ID, func(u *core.User) error {
+		u.StripePriceID, u.StripeSubscriptionStatus = core.PriceMap{}.PriceFor(core.PlanPro), "active"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	me(`"canAddMessage":true`)
+}
