@@ -21,10 +21,13 @@ type UserGenerations interface {
 
 // GenerationCache keeps values read for a user under the generation read
 // before them (UserGenerations), and gives one back only while that
-// generation is still the user's. It holds at most GenerationCacheMax
-// values; when full, a random quarter goes. Safe for concurrent use; a
-// value is handed out as it was kept, so it must not be changed in place.
+// generation is still the user's. It holds at most Max values (zero:
+// GenerationCacheMax); when full, a random quarter goes. Safe for
+// concurrent use; a value is handed out as it was kept, so it must not be
+// changed in place.
 type GenerationCache[T any] struct {
+	Max int
+
 	mu sync.RWMutex
 	m  map[string]generationEntry[T]
 }
@@ -56,11 +59,15 @@ func (c *GenerationCache[T]) Put(key string, gen uint64, v T) {
 	if c.m == nil {
 		c.m = make(map[string]generationEntry[T])
 	}
-	if len(c.m) >= GenerationCacheMax {
+	limit := c.Max
+	if limit <= 0 {
+		limit = GenerationCacheMax
+	}
+	if len(c.m) >= limit {
 		n := 0
 		for k := range c.m { // map order is random
 			delete(c.m, k)
-			if n++; n >= GenerationCacheMax/4 {
+			if n++; n >= limit/4 {
 				break
 			}
 		}

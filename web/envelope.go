@@ -222,7 +222,7 @@ func jsonKind(v string) string {
 
 // logger returns the request's logger (with its request id).
 func logger(r *http.Request) *slog.Logger {
-	if rl, ok := r.Context().Value(loggerKey{}).(*requestLogger); ok {
+	if rl, ok := r.Context().Value(requestKey{}).(*requestLogger); ok {
 		return rl.logger()
 	}
 	return slog.Default()

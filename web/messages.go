@@ -27,6 +27,14 @@ func (a *authorAPI) handleListMessages(w http.ResponseWriter, r *http.Request) {
 	writeMessagePage(w, r, http.StatusOK, page)
 }
 
+// What the kept pages may hold: at most keptPages pages of at most
+// keptPageMaxSize bytes (a page of 20 short messages is about 10 KiB), so
+// at most 32 MiB.
+const (
+	keptPages       = 512
+	keptPageMaxSize = 64 << 10
+)
+
 // encodedPage is a page of the list as its reply: the envelope's bytes and
 // their ETag.
 type encodedPage struct {
@@ -53,7 +61,9 @@ func (a *authorAPI) writeKeptPage(w http.ResponseWriter, r *http.Request, p core
 		}
 		body := appendEnvelope(nil, func(b []byte) []byte { return appendMessagePage(b, page) })
 		e = encodedPage{body: body, tag: etagOf(body)}
-		a.lists.Put(key, gen, e)
+		if len(body) <= keptPageMaxSize {
+			a.lists.Put(key, gen, e)
+		}
 	}
 	writeEncoded(w, r, http.StatusOK, e.body, e.tag)
 }

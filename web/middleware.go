@@ -16,9 +16,7 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-type loggerKey struct{}
-
-type clientKey struct{}
+type requestKey struct{}
 
 // permissionsPolicy switches off the browser features the web app never
 // uses, for it and anything that might be injected into it.
@@ -88,9 +86,8 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https bool, n
 	hsts := []string{"max-age=31536000"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rl := &requestLogger{base: base, id: newRequestID()}
-		ctx := context.WithValue(r.Context(), loggerKey{}, rl)
-		r = r.WithContext(context.WithValue(ctx, clientKey{}, clientAddress(r, trustedProxies)))
+		rl := &requestLogger{base: base, id: newRequestID(), client: clientAddress(r, trustedProxies)}
+		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rl))
 
 		h := w.Header()
 		h["X-Request-Id"] = []string{rl.id}
@@ -127,12 +124,14 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https bool, n
 
 // requestLogger is a request's logger, carrying its id: made when a
 // handler first logs, not for every request (the access log line names the
-// id itself).
+// id itself). It also carries the request's client (clientIP), so that
+// the request's context gets one value, not two.
 type requestLogger struct {
-	base *slog.Logger
-	id   string
-	once sync.Once
-	l    *slog.Logger
+	base   *slog.Logger
+	id     string
+	client string
+	once   sync.Once
+	l      *slog.Logger
 }
 
 func (rl *requestLogger) logger() *slog.Logger {
@@ -143,8 +142,8 @@ func (rl *requestLogger) logger() *slog.Logger {
 // clientIP is the address a request came from, as withRequest resolved it:
 // what the rate limits count and the access log shows.
 func clientIP(r *http.Request) string {
-	if a, ok := r.Context().Value(clientKey{}).(string); ok {
-		return a
+	if rl, ok := r.Context().Value(requestKey{}).(*requestLogger); ok {
+		return rl.client
 	}
 	return clientAddress(r, nil)
 }
