@@ -73,6 +73,67 @@ func appendMessagesJSON(b []byte, ms []*core.Message) []byte {
 	return append(b, ']')
 }
 
+// appendSessionUserJSON appends the JSON of su as NewSessionUserJSON(su)
+// marshals (GET /api/me, every page load).
+func appendSessionUserJSON(b []byte, su *core.SessionUser) []byte {
+	b = append(b, `{"uid":`...)
+	b = appendJSONString(b, su.UID)
+	b = append(b, `,"email":`...)
+	b = appendJSONString(b, su.Email)
+	b = append(b, `,"emailVerified":`...)
+	b = strconv.AppendBool(b, su.EmailVerified)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, su.Name)
+	b = append(b, `,"picture":`...)
+	b = appendJSONString(b, su.Picture)
+	b = append(b, `,"providers":`...)
+	b = appendJSONStrings(b, su.Providers, "null")
+	b = append(b, `,"planId":`...)
+	b = appendJSONString(b, string(su.PlanID))
+	b = append(b, `,"planIsActive":`...)
+	b = strconv.AppendBool(b, su.PlanIsActive)
+	b = append(b, `,"timezone":`...)
+	b = appendJSONString(b, su.Timezone)
+	b = append(b, `,"stripeSubscriptionStatus":`...)
+	b = appendJSONString(b, su.StripeSubscriptionStatus)
+	b = append(b, `,"messageLimit":`...)
+	if su.MessageLimit > 0 {
+		b = strconv.AppendInt(b, int64(su.MessageLimit), 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"canAddMessage":`...)
+	b = strconv.AppendBool(b, su.CanAddMessage)
+	b = append(b, `,"recipientLimit":`...)
+	b = strconv.AppendInt(b, int64(su.RecipientLimit), 10)
+	b = append(b, `,"holdUntil":`...)
+	if su.HoldUntil.IsZero() {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, millis(su.HoldUntil), 10)
+	}
+	b = append(b, `,"reminderLadder":`...)
+	b = appendJSONStrings(b, su.ReminderLadder, "[]")
+	b = append(b, `,"reminderAddress":`...)
+	b = appendJSONString(b, su.ReminderAddress)
+	return append(b, '}')
+}
+
+// appendJSONStrings appends the JSON array of ss, or ifNil when ss is nil.
+func appendJSONStrings(b []byte, ss []string, ifNil string) []byte {
+	if ss == nil {
+		return append(b, ifNil...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
 var replyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 // writeMessagePage writes a success envelope holding a page of the list,

@@ -47,3 +47,30 @@ func messagesJSON(ms []*core.Message) []*MessageJSON {
 	}
 	return out
 }
+
+// appendSessionUserJSON writes exactly what encoding/json writes for
+// NewSessionUserJSON.
+func FuzzAppendSessionUserJSON(f *testing.F) {
+	for _, s := range []string{"", "plain", `"quoted" \ back\slash`, "<b>&amp;</b>", "\x00\x1f\x7f", "\xff broken", "é 中文 🎉", "\u2028"} {
+		f.Add(s, int64(1795301624918), 3, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, ms int64, n int, flag bool) {
+		su := &core.SessionUser{
+			UID: s, Email: s + "@", EmailVerified: flag, Name: s, Picture: s, PlanID: core.PlanID(s), PlanIsActive: !flag,
+			Timezone: s, StripeSubscriptionStatus: s, MessageLimit: n, CanAddMessage: flag, RecipientLimit: n,
+			ReminderAddress: s,
+		}
+		if flag {
+			su.Providers, su.ReminderLadder, su.HoldUntil = []string{s, "password"}, []string{}, time.UnixMilli(ms)
+		} else {
+			su.ReminderLadder = []string{s}
+		}
+		want, err := json.Marshal(NewSessionUserJSON(su))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendSessionUserJSON(nil, su); string(got) != string(want) {
+			t.Fatalf("appended\n%s\nencoding/json\n%s", got, want)
+		}
+	})
+}

@@ -15,7 +15,7 @@ func (a *authorAPI) handleMe(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, NewSessionUserJSON(su))
+	writeAppended(w, http.StatusOK, func(b []byte) []byte { return appendSessionUserJSON(b, su) })
 }
 
 // profileRequest is PATCH /api/me.

@@ -62,7 +62,7 @@ func contentType(name string) string {
 // acceptsEncoding reports whether an Accept-Encoding header allows coding
 // (a listed coding without q=0).
 func acceptsEncoding(header, coding string) bool {
-	for _, part := range strings.Split(header, ",") {
+	for part := range strings.SplitSeq(header, ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if !strings.EqualFold(strings.TrimSpace(name), coding) {
 			continue
