@@ -44,3 +44,40 @@ func TestUsersShowAndLiftHold(t *testing.T) {
 		t.Fatalf("lift-hold of an unknown user: %+v", r)
 	}
 }
+
+// users show shows the reminder ladder and the second reminder address,
+// and says when the plan does not let the address be used (through the
+// store: no server runs).
+func TestUsersShowReminderSettings(t *testing.T) {
+	dir := t.TempDir()
+	u, _ := seed(t, dir)
+	show := func(change func(x *core.User)) string {
+		t.Helper()
+		if change != nil {
+			db := openStore(t, dir, filepath.Join(dir, "data", "sendlater.db"))
+			_, err := db.UpdateUser(context.Background(), u.ID, func(x *core.User) error { change(x); return nil })
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return mustRun(t, dir, "users", "show", "ada@example.com").stdout
+	}
+	if out := show(nil); !strings.Contains(out, "- (the 10-day reminder only)") {
+		t.Fatalf("users show without a ladder:\n%s", out)
+	}
+	ladder, err := core.ParseLadder([]string{"3d", "2h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := show(func(x *core.User) { x.ReminderLadder, x.ReminderAddress = ladder, "second@example.com" })
+	for _, want := range []string{"3d, 2h (after the 10-day reminder)", "second@example.com (not used: the plan does not include it)"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("users show lacks %q:\n%s", want, out)
+		}
+	}
+	out = show(func(x *core.User) { x.StripePriceID, x.StripeSubscriptionStatus = "plan:pro", "active" })
+	if !strings.Contains(out, "second@example.com") || strings.Contains(out, "not used") {
+		t.Fatalf("users show of a Pro user's reminder address:\n%s", out)
+	}
+}

@@ -124,7 +124,28 @@ func (a *app) printUser(u *core.User, asJSON bool) error {
 		{"Plan active", strconv.FormatBool(v.PlanIsActive)}, {"Stripe customer", cli.OrDash(u.StripeCustomerID)},
 		{"Stripe price", cli.OrDash(u.StripePriceID)}, {"Subscription", cli.OrDash(u.StripeSubscriptionStatus)},
 		{"Disabled", disabledText(u)}, {"Created", created(u)}, {"Hold", holdText(u, time.Now())},
+		{"Reminder ladder", ladderText(u.ReminderLadder.Names())}, {"Reminder address", a.reminderAddressText(u)},
 	})
+}
+
+// ladderText is the user's reminder steps as users show prints them.
+func ladderText(steps []string) string {
+	if len(steps) == 0 {
+		return "- (the 10-day reminder only)"
+	}
+	return strings.Join(steps, ", ") + " (after the 10-day reminder)"
+}
+
+// reminderAddressText is the user's second reminder address, and whether
+// their plan lets it be used now.
+func (a *app) reminderAddressText(u *core.User) string {
+	if u.ReminderAddress == "" {
+		return "-"
+	}
+	if plan, active := a.cfg.prices().PlanOf(u); !core.ReminderAddressAllowed(plan, active) {
+		return u.ReminderAddress + " (not used: the plan does not include it)"
+	}
+	return u.ReminderAddress
 }
 
 // holdText is the user's hold as users show prints it.
