@@ -194,10 +194,17 @@ func cmp(s, otherwise string) string {
 }
 
 func newLogoutCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var force bool
+	cmd := &cobra.Command{
 		Use:   "logout",
 		Short: "Revoke the kept access token on its server and forget it",
-		Args:  cobra.NoArgs,
+		Long: `Revoke the kept access token on its server and forget it.
+
+When the server cannot be reached, the login is kept so that logout can be
+run again. --force forgets it even then; the token may then still be valid
+on the server until it is revoked there: a password change in the web app
+(Settings, Password) revokes every access token of the account.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			l, path, err := loadLogin()
 			if err != nil {
@@ -205,20 +212,30 @@ func newLogoutCmd(a *app) *cobra.Command {
 			}
 			c := web.NewAPIClient(l.Server, l.Token, 0)
 			revokeErr := c.SignOut(cmd.Context())
-			if revokeErr != nil && core.ErrorCode(revokeErr) != core.EInvalidToken {
-				return fmt.Errorf("the token could not be revoked, so the login is kept (run logout again, or revoke %q in the web app's settings): %w", l.TokenID, revokeErr)
+			unrevoked := revokeErr != nil && core.ErrorCode(revokeErr) != core.EInvalidToken
+			if unrevoked && !force {
+				// Said whole: the error printer would show only a core.Error inside.
+				return fmt.Errorf("the token could not be revoked, so the login is kept (run logout again once the server answers, or logout --force to forget it anyway): %s", errorText(revokeErr))
 			}
 			if err := os.Remove(path); err != nil {
 				return err
 			}
-			if revokeErr != nil {
+			switch {
+			case unrevoked:
+				fmt.Fprintf(a.stdout, "Forgot the login for %s at %s (%s removed), but the token could not be revoked: %s\n"+
+					"The token %q may still be valid on the server. To revoke it, change your password in the web app "+
+					"(%s/settings/password), which revokes every access token of the account.\n",
+					l.Email, l.Server, path, core.ErrorMessageOrText(revokeErr), l.TokenID, strings.TrimSuffix(l.Server, "/"))
+			case revokeErr != nil:
 				fmt.Fprintf(a.stdout, "The token was revoked already. Signed out of %s.\n", l.Server)
-				return nil
+			default:
+				fmt.Fprintf(a.stdout, "Signed out of %s: the token is revoked and %s removed.\n", l.Server, path)
 			}
-			fmt.Fprintf(a.stdout, "Signed out of %s: the token is revoked and %s removed.\n", l.Server, path)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "forget the login even when the server cannot be reached to revoke the token")
+	return cmd
 }
 
 func newWhoamiCmd(a *app) *cobra.Command {
