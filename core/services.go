@@ -27,10 +27,13 @@ type Messages interface {
 	// Events returns the message's timeline, oldest first.
 	Events(ctx context.Context, id string) ([]*MessageEvent, error)
 	// Preview renders what each recipient of a message written as in will
-	// receive, storing nothing; SendTest emails the author what each
-	// recipient of a stored message will receive (LimitTestSends a day),
-	// changing nothing, and returns how many emails it queued.
+	// receive, storing nothing; PreviewMessage the same of the stored
+	// message id as it would be after up (zero: as stored), written on its
+	// CreatedAt; SendTest emails the author what each recipient of a stored
+	// message will receive (LimitTestSends a day), changing nothing, and
+	// returns how many emails it queued.
 	Preview(ctx context.Context, in MessageInput) ([]EmailPreview, error)
+	PreviewMessage(ctx context.Context, id string, up MessageUpdate) ([]EmailPreview, error)
 	SendTest(ctx context.Context, id string) (int, error)
 	// Hold holds all the author's messages until until (core/hold.go);
 	// EndHold ends the hold now. Both return the session user.

@@ -48,11 +48,39 @@ func (s *MessageService) Preview(ctx context.Context, in MessageInput) ([]EmailP
 	if err != nil {
 		return nil, err
 	}
+	now := s.Clock.Now()
+	return s.previews(NewMessage(u.ID, in, now, u.Location()), u, now)
+}
+
+// PreviewMessage renders what each recipient of the author's stored
+// message id will receive, as the message would be after up (the zero
+// update: as it is): written on its CreatedAt, in the author's zone, as the
+// delivery says it. The same checks as Update; nothing is stored. Another
+// user's message is not found.
+func (s *MessageService) PreviewMessage(ctx context.Context, id string, up MessageUpdate) ([]EmailPreview, error) {
+	if err := up.Validate(); err != nil {
+		return nil, err
+	}
+	m, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.author(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Clock.Now()
+	edited := *m // Apply replaces the recipients' slice, never writes into it
+	edited.Apply(up, now, u.Location())
+	return s.previews(&edited, u, now)
+}
+
+// previews renders each recipient's email of m by author.
+func (s *MessageService) previews(m *Message, author *User, now time.Time) ([]EmailPreview, error) {
 	if s.Emails == nil {
 		return nil, Errorf(EUnavailable, "Previews are not available on this server.")
 	}
-	now := s.Clock.Now()
-	es, err := renderDeliveries(s.Emails, NewMessage(u.ID, in, now, u.Location()), u, now)
+	es, err := renderDeliveries(s.Emails, m, author, now)
 	if err != nil {
 		return nil, err
 	}

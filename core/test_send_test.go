@@ -84,3 +84,52 @@ func TestPreviewRendersEachRecipientsEmail(t *testing.T) {
 		t.Fatalf("an empty body: %v", f)
 	}
 }
+
+// A stored message's preview says the day it was written, in the author's
+// zone, as its delivery will; with changes, the changed message, still
+// written then; nothing is stored, and only the author may preview it.
+func TestPreviewMessageSaysWhenItWasWritten(t *testing.T) {
+	e := MustDeliveryEnv(t, march1.Add(-8*time.Hour)) // 01:00 UTC: still Feb 28 in Chicago
+	u := e.MustUser(t, "ada@example.com", "America/Chicago", core.PlanPro)
+	m, err := e.Messages.Create(e.As(u.ID), core.MessageInput{Title: "T", Name: "Ann", Recipient: "ann@example.com", Body: "The key is under the mat."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Add(40 * 24 * time.Hour)
+	written := "on Saturday, 28 February 2026 at 19:00"
+
+	ps, err := e.Messages.PreviewMessage(e.As(u.ID), m.ID, core.MessageUpdate{})
+	if err != nil || len(ps) != 1 || ps[0].To.Address != "ann@example.com" {
+		t.Fatalf("preview %+v %v", ps, err)
+	}
+	if !strings.Contains(ps[0].Text, written) || !strings.Contains(ps[0].HTML, written) || !strings.Contains(ps[0].Text, "under the mat") {
+		t.Fatalf("the preview does not say %q:\n%s", written, ps[0].Text)
+	}
+
+	body := "The key is with the neighbour."
+	rs := []core.RecipientInput{{Name: "Ann", Address: "ann@example.com"}, {Name: "Ben", Address: "ben@example.com"}}
+	ps, err = e.Messages.PreviewMessage(e.As(u.ID), m.ID, core.MessageUpdate{Body: &body, Recipients: &rs})
+	if err != nil || len(ps) != 2 || !strings.Contains(ps[1].Text, "Dear Ben,") || !strings.Contains(ps[1].Text, "with the neighbour") ||
+		!strings.Contains(ps[1].Text, written) {
+		t.Fatalf("preview of an edit %+v %v", ps, err)
+	}
+	if after := e.find(t, m.ID); after.Body != m.Body || len(after.RecipientList()) != 1 || !after.UpdatedAt.Equal(m.UpdatedAt) {
+		t.Fatalf("a preview changed the message: %+v", after)
+	}
+
+	empty := ""
+	_, err = e.Messages.PreviewMessage(e.As(u.ID), m.ID, core.MessageUpdate{Body: &empty})
+	if f := fieldsOf(t, err); f["message"] != "Please enter a message" {
+		t.Fatalf("an empty body: %v", f)
+	}
+	other := e.MustUser(t, "eve@example.com", "", core.PlanPro)
+	if _, err := e.Messages.PreviewMessage(e.As(other.ID), m.ID, core.MessageUpdate{}); core.ErrorCode(err) != core.EMessageNotFound {
+		t.Fatalf("another author's preview: %v", err)
+	}
+	if _, err := e.Messages.PreviewMessage(e.As(u.ID), "no-such-id", core.MessageUpdate{}); core.ErrorCode(err) != core.EMessageNotFound {
+		t.Fatalf("an unknown id: %v", err)
+	}
+	if _, err := e.Messages.PreviewMessage(e.Ctx, m.ID, core.MessageUpdate{}); core.ErrorCode(err) != core.EInvalidToken {
+		t.Fatalf("no one signed in: %v", err)
+	}
+}

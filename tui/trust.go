@@ -74,20 +74,12 @@ func (m *Model) gotText(msg textMsg) {
 	m.preview.SetSize(m.width, m.bodyHeight())
 }
 
-// inputOf is the stored message as an author would write it again.
-func inputOf(msg *core.Message) core.MessageInput {
-	in := core.MessageInput{Title: msg.Title, Body: msg.Body, Interval: msg.Interval}
-	for _, r := range msg.RecipientList() {
-		in.Recipients = append(in.Recipients, core.RecipientInput{Name: r.Name, Address: r.Address})
-	}
-	return in
-}
-
-// previewLines are the emails of each recipient of a message written as
-// in, to be delivered at date, as the server renders them
-// (Messages.Preview: the delivery's own template code).
-func (m *Model) previewLines(in core.MessageInput, date time.Time, loc *time.Location) ([]string, error) {
-	es, err := m.cfg.Messages.Preview(m.cfg.Ctx, in)
+// previewLines are the emails of each recipient that render returns, to be
+// delivered at date, as the server renders them (Messages.Preview of an
+// unsaved message, PreviewMessage of a stored one: the delivery's own
+// template code, which says when the message was written).
+func (m *Model) previewLines(render func() ([]core.EmailPreview, error), date time.Time, loc *time.Location) ([]string, error) {
+	es, err := render()
 	if err != nil {
 		return nil, err
 	}

@@ -324,3 +324,42 @@ func TestTheDraftKeepsTheRows(t *testing.T) {
 		t.Fatalf("the rows of the draft:\n%s", s)
 	}
 }
+
+// The preview of a stored message, and of an edit of it, says the day it
+// was written (its CreatedAt in the author's zone, as the email will), not
+// the day of the preview, on each implementation.
+func TestPreviewOfAStoredMessageSaysWhenItWasWritten(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			e, ann, m := proAnn(t)
+			e.Clock.Add(9 * 24 * time.Hour)
+			written := "on " + m.CreatedAt.In(core.LoadLocation("Europe/Berlin")).Format("Monday, 2 January 2006 at 15:04 MST")
+			today := e.Clock.Now().In(core.LoadLocation("Europe/Berlin")).Format("2 January 2006")
+			cfg, _ := b.open(t, e, ann)
+			d := drive(t, cfg, 120, 40)
+			d.waitFor("and 2 more")
+
+			d.press("v")
+			s := d.waitFor("── Email 1 of 3 ──")
+			if !strings.Contains(s, "Written by Ann Author <ann@example.com> "+written) || strings.Contains(s, today) {
+				t.Fatalf("the preview does not say %q (today is %s):\n%s", written, today, s)
+			}
+			d.press("esc", "e")
+			d.waitFor("Update Message")
+			for range 8 { // the title, three rows of two, the interval: the message
+				d.press("tab")
+			}
+			d.typeText(" Love, Ann.")
+			d.press("ctrl+p")
+			s = d.waitFor("Look after each other. Love, Ann.")
+			if !strings.Contains(s, written) || strings.Contains(s, today) {
+				t.Fatalf("the preview of the edit does not say %q:\n%s", written, s)
+			}
+			d.press("esc")
+			d.waitFor("Update Message")
+			if got := mustList(t, e, ann); got[0].Body != m.Body {
+				t.Fatalf("the preview saved the edit: %q", got[0].Body)
+			}
+		})
+	}
+}

@@ -99,8 +99,11 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Delete):
 		m.confirm = sel
 	case key.Matches(k, keys.Preview):
-		loc := m.location()
-		return m.openText(previewTitle, func() ([]string, error) { return m.previewLines(inputOf(sel), sel.SendDate, loc) })
+		loc, id := m.location(), sel.ID
+		stored := func() ([]core.EmailPreview, error) {
+			return m.cfg.Messages.PreviewMessage(m.cfg.Ctx, id, core.MessageUpdate{})
+		}
+		return m.openText(previewTitle, func() ([]string, error) { return m.previewLines(stored, sel.SendDate, loc) })
 	case key.Matches(k, keys.Timeline):
 		loc := m.location()
 		return m.openText(timelineTitle+"“"+sel.Title+"”", func() ([]string, error) { return m.timelineLines(sel.ID, loc) })
@@ -150,10 +153,18 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		m.setStatus("The draft is discarded.", false)
 		return m.drafts.remove(m.draftSeq)
 	case key.Matches(k, m.keys.FormPreview):
-		// What each recipient will get, before saving; esc comes back.
-		in, loc := m.form.messageInput(), m.location()
+		// What each recipient will get, before saving; esc comes back. An
+		// edit is previewed as the stored message with the form's changes,
+		// so it says the day it was written.
+		loc := m.location()
 		date := m.form.deliveryDate(m.cfg.Now(), loc)
-		cmd := m.openText(previewTitle, func() ([]string, error) { return m.previewLines(in, date, loc) })
+		in := m.form.messageInput()
+		render := func() ([]core.EmailPreview, error) { return m.cfg.Messages.Preview(m.cfg.Ctx, in) }
+		if ed := m.form.editing; ed != nil {
+			id, up := ed.ID, m.form.changes()
+			render = func() ([]core.EmailPreview, error) { return m.cfg.Messages.PreviewMessage(m.cfg.Ctx, id, up) }
+		}
+		cmd := m.openText(previewTitle, func() ([]string, error) { return m.previewLines(render, date, loc) })
 		m.fromForm = true
 		return cmd
 	case key.Matches(k, m.keys.Save):

@@ -88,11 +88,16 @@ func (c *APIClient) Create(ctx context.Context, in core.MessageInput) (*core.Mes
 }
 
 func (c *APIClient) Update(ctx context.Context, id string, up core.MessageUpdate) (*core.Message, error) {
-	return c.message(ctx, "PATCH", messagePath(id), nil, updateMessageRequest{
+	return c.message(ctx, "PATCH", messagePath(id), nil, updateRequestOf(up))
+}
+
+// updateRequestOf is up as PATCH /api/messages/{id} takes it.
+func updateRequestOf(up core.MessageUpdate) updateMessageRequest {
+	return updateMessageRequest{
 		Title: up.Title, Name: up.Name, Recipient: up.Recipient, Message: up.Body,
 		Interval: up.Interval, IsActive: up.IsActive, WebhookURL: up.WebhookURL,
 		Recipients: recipientInputsJSONPtr(up.Recipients),
-	})
+	}
 }
 
 // Events returns the message's timeline, oldest first.

@@ -51,6 +51,7 @@ func (a *authorAPI) routes(mux *http.ServeMux, signedIn, stream, quick guard) {
 	mux.HandleFunc("GET /api/messages/{id}/events", signedIn(quick(a.handleMessageEvents)))
 	mux.HandleFunc("POST /api/messages/{id}/test", signedIn(a.handleSendTest))
 	mux.HandleFunc("POST /api/messages/preview", signedIn(a.handlePreview))
+	mux.HandleFunc("POST /api/messages/{id}/preview", signedIn(a.handlePreviewMessage))
 	mux.HandleFunc("PUT /api/me/hold", signedIn(a.handleHold))
 	mux.HandleFunc("DELETE /api/me/hold", signedIn(a.handleEndHold))
 }

@@ -293,3 +293,52 @@ func stripUID(s string, d *frontDoor) string {
 	}
 	return strings.ReplaceAll(s, u.ID, "<uid>")
 }
+
+// A stored message's preview, through each implementation: written on its
+// creation day (not today), with changes applied and not stored, refused
+// for another user's message and for bad changes.
+func previewScenario(t *testing.T, d *frontDoor) transcript {
+	var tr transcript
+	m, err := d.messages.Create(d.ctx, core.MessageInput{Title: "For my sister", Name: "Ann", Recipient: "ann@example.com", Body: "The key is under the blue pot."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.env.Clock.Add(72 * time.Hour)
+	ps, err := d.messages.PreviewMessage(d.ctx, m.ID, core.MessageUpdate{})
+	tr.add("preview as stored", ps, err)
+	body := "The key is with the neighbour."
+	ps, err = d.messages.PreviewMessage(d.ctx, m.ID, core.MessageUpdate{Body: &body})
+	tr.add("preview of a change", ps, err)
+	got, err := d.messages.Get(d.ctx, m.ID)
+	tr.add("the message after the previews", got, err)
+	empty := ""
+	_, err = d.messages.PreviewMessage(d.ctx, m.ID, core.MessageUpdate{Body: &empty})
+	tr.add("preview of a bad change", nil, err)
+	_, err = d.messages.PreviewMessage(d.ctx, d.bobsID, core.MessageUpdate{})
+	tr.add("preview another user's message", nil, err)
+	return tr
+}
+
+func TestPreviewMessageImplementationsAgree(t *testing.T) {
+	var want transcript
+	for i, impl := range implementations {
+		got := previewScenario(t, openFrontDoor(t, i))
+		if i == 0 {
+			want = got
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s differs from local:\n%s\n%s", impl.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	written := "on Sunday, 1 March 2026 at 12:00 UTC." // its creation, three days before the previews
+	for j, checks := range [][]string{{written, "The key is under the blue pot."}, {written, "The key is with the neighbour."},
+		{`"message":"The key is under the blue pot."`}, {`map[message:Please enter a message]`},
+		{`error message/not-found "The message could not be found."`}} {
+		for _, check := range checks {
+			if j >= len(want) || !strings.Contains(want[j], check) {
+				t.Errorf("no %q in step %d of\n%s", check, j, strings.Join(want, "\n"))
+			}
+		}
+	}
+}

@@ -142,16 +142,21 @@ func (a *authorAPI) handleUpdateMessage(w http.ResponseWriter, r *http.Request) 
 		writeError(w, r, err)
 		return
 	}
-	m, err := a.messages.Update(r.Context(), r.PathValue("id"), core.MessageUpdate{
-		Title: req.Title, Name: req.Name, Recipient: req.Recipient, Body: req.Message,
-		Interval: req.Interval, IsActive: req.IsActive, WebhookURL: req.WebhookURL,
-		Recipients: recipientInputsPtr(req.Recipients),
-	})
+	m, err := a.messages.Update(r.Context(), r.PathValue("id"), req.update())
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	writeMessage(w, http.StatusOK, m)
+}
+
+// update is the PATCH request as core takes it.
+func (req *updateMessageRequest) update() core.MessageUpdate {
+	return core.MessageUpdate{
+		Title: req.Title, Name: req.Name, Recipient: req.Recipient, Body: req.Message,
+		Interval: req.Interval, IsActive: req.IsActive, WebhookURL: req.WebhookURL,
+		Recipients: recipientInputsPtr(req.Recipients),
+	}
 }
 
 func recipientInputsPtr(js *[]RecipientInputJSON) *[]core.RecipientInput {

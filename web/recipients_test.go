@@ -135,4 +135,24 @@ func TestPreviewAndTestSendAPI(t *testing.T) {
 		t.Fatal("no Retry-After")
 	}
 	a.fail(nil, http.StatusNotFound, "message/not-found", "POST", "/api/messages/"+m.ID+"/test", other.token, nil)
+
+	// POST /api/messages/{id}/preview: the stored message, with PATCH's
+	// fields applied ({} for none); the owner's only.
+	a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/preview", pro.token, map[string]any{}, &previews)
+	if len(previews) != 1 || !strings.Contains(previews[0].Text, "The key is under the blue pot.") {
+		t.Fatalf("preview of the stored message %+v", previews)
+	}
+	a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/preview", pro.token,
+		map[string]any{"recipients": threeRecipients[1:]}, &previews)
+	if len(previews) != 2 || !strings.Contains(previews[1].Text, "Dear Cleo,") {
+		t.Fatalf("preview of a change %+v", previews)
+	}
+	a.fail(nil, http.StatusNotFound, "message/not-found", "POST", "/api/messages/"+m.ID+"/preview", other.token, map[string]any{})
+	a.fail(nil, http.StatusNotFound, "message/not-found", "POST", "/api/messages/nope/preview", pro.token, map[string]any{})
+	a.fail(nil, http.StatusUnauthorized, "auth/invalid-user-token", "POST", "/api/messages/"+m.ID+"/preview", "", map[string]any{})
+	_, env = a.fail(nil, http.StatusUnprocessableEntity, "request/validation", "POST", "/api/messages/"+m.ID+"/preview", pro.token,
+		map[string]any{"recipients": []map[string]string{{"name": "", "recipient": "x"}}})
+	if len(env.Fields) == 0 {
+		t.Fatal("no fields name the bad change")
+	}
 }

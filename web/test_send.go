@@ -34,6 +34,22 @@ func (a *authorAPI) handlePreview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ps, err := a.messages.Preview(r.Context(), req.input(""))
+	writePreviews(w, r, ps, err)
+}
+
+// handlePreviewMessage renders a stored message, as the changes in the
+// body (PATCH's fields; {} for none) would make it.
+func (a *authorAPI) handlePreviewMessage(w http.ResponseWriter, r *http.Request) {
+	var req updateMessageRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ps, err := a.messages.PreviewMessage(r.Context(), r.PathValue("id"), req.update())
+	writePreviews(w, r, ps, err)
+}
+
+func writePreviews(w http.ResponseWriter, r *http.Request, ps []core.EmailPreview, err error) {
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -70,6 +86,18 @@ func (c *APIClient) Preview(ctx context.Context, in core.MessageInput) ([]core.E
 		Title: in.Title, Name: in.Name, Recipient: in.Recipient, Message: in.Body,
 		Interval: in.Interval, WebhookURL: in.WebhookURL, Recipients: recipientInputsJSON(in.Recipients),
 	}, &out)
+	return previewsCore(out, err)
+}
+
+// PreviewMessage renders what each recipient of the stored message id
+// will receive, as up would make it, storing nothing.
+func (c *APIClient) PreviewMessage(ctx context.Context, id string, up core.MessageUpdate) ([]core.EmailPreview, error) {
+	var out []EmailPreviewJSON
+	err := c.t.do(ctx, "POST", messagePath(id)+"/preview", updateRequestOf(up), &out)
+	return previewsCore(out, err)
+}
+
+func previewsCore(out []EmailPreviewJSON, err error) ([]core.EmailPreview, error) {
 	if err != nil {
 		return nil, err
 	}
