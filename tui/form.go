@@ -32,7 +32,8 @@ type formView struct {
 	saving   bool
 	dark     bool
 	width    int
-	height   int
+	height   int // the lines the form has, under the page's title
+	top      int // the first of its lines shown, when they do not all fit
 }
 
 func newForm(d Draft, editing *core.Message, limit int, st styles) formView {
@@ -113,8 +114,19 @@ func (f *formView) row() int {
 	return -1
 }
 
+// formLines are the form's lines besides the recipient rows and the
+// message box: 3 for the title, 1 for the recipients' label, 3 for the
+// interval, 3 for the message's label, its error and the delivery date, 1
+// for what refused the form (kept free, so that a refusal fits too).
+const formLines = 11
+
+// minBodyRows is the message box's least height (SPEC.md: 4 rows).
+const minBodyRows = 4
+
 // SetSize gives the message box what the other fields leave of height
-// (at least the 4 rows of SPEC.md).
+// (the form's lines, under the page's title), at least minBodyRows; when
+// the form is taller than height then (many recipients, a small terminal),
+// it scrolls (window).
 func (f *formView) SetSize(width, height int) {
 	f.width, f.height = width, height
 	f.title.SetWidth(max(width-4, 10))
@@ -124,11 +136,7 @@ func (f *formView) SetSize(width, height int) {
 		f.rows[i].address.SetWidth(aw)
 	}
 	f.body.SetWidth(max(width-2, 10))
-	// The page's title, 3 lines for the title, 1 for the recipients'
-	// label, the rows and their errors, 3 for the interval, 2 for the
-	// message's label and error, 2 for the delivery date and the form's
-	// problem.
-	f.body.SetHeight(max(height-12-f.rowsHeight(), 4))
+	f.body.SetHeight(max(height-formLines-f.rowsHeight(), minBodyRows))
 }
 
 func (f *formView) focusOn(i int) tea.Cmd {
@@ -250,14 +258,23 @@ func (f *formView) deliveryDate(now time.Time, loc *time.Location) time.Time {
 
 var intervalNames = map[core.Interval]string{core.Interval1M: "1 month", core.Interval6M: "6 months", core.Interval12M: "12 months"}
 
+// View is the form in its height: all of it when it fits, else the window
+// of it that holds the field in focus, with a line saying there is more
+// above or below.
 func (f *formView) View(st styles, now time.Time, loc *time.Location) string {
-	var b strings.Builder
-	line := func(s string) { b.WriteString(s + "\n") }
+	lines, from, to := f.content(st, now, loc)
+	return strings.Join(f.window(lines, from, to, st), "\n")
+}
+
+// content is every line of the form, and the lines [from, to) of the field
+// in focus (the first takes the lines above it, the last those below it:
+// the delivery date and what refused the form).
+func (f *formView) content(st styles, now time.Time, loc *time.Location) (lines []string, from, to int) {
 	errLine := func(key string) {
 		if e := f.errors[key]; e != "" {
-			line("  " + st.Error.Render(e))
+			lines = append(lines, "  "+st.Error.Render(e))
 		} else {
-			line("")
+			lines = append(lines, "")
 		}
 	}
 	label := func(focused bool, s string) string {
@@ -267,11 +284,18 @@ func (f *formView) View(st styles, now time.Time, loc *time.Location) string {
 		}
 		return st.Label.Render(mark + s)
 	}
-	line(label(f.focus == 0, "Title (private, never in the email)"))
-	line("  " + f.title.View())
+	// field marks the lines [start, end) as those of field i.
+	field := func(i, start, end int) {
+		if f.focus == i {
+			from, to = start, end
+		}
+	}
+	lines = append(lines, label(f.focus == 0, "Title (private, never in the email)"), "  "+f.title.View())
 	errLine("title")
-	f.viewRows(&b, st, label)
-	line(label(f.focus == f.intervalField(), "Deliver after"))
+	field(0, 0, len(lines))
+	lines = f.viewRows(lines, st, label, field)
+	start := len(lines)
+	lines = append(lines, label(f.focus == f.intervalField(), "Deliver after"))
 	var opts []string
 	for _, iv := range intervals {
 		if iv == f.interval {
@@ -280,17 +304,61 @@ func (f *formView) View(st styles, now time.Time, loc *time.Location) string {
 			opts = append(opts, " "+intervalNames[iv]+" ")
 		}
 	}
-	line("  " + strings.Join(opts, " "))
+	lines = append(lines, "  "+strings.Join(opts, " "))
 	errLine("interval")
-	line(label(f.focus == f.bodyField(), "Message"))
-	line(f.body.View())
+	field(f.intervalField(), start, len(lines))
+	start = len(lines)
+	lines = append(lines, label(f.focus == f.bodyField(), "Message"))
+	lines = append(lines, strings.Split(f.body.View(), "\n")...)
 	errLine("message")
-	line("  The message will be delivered on " + f.deliveryDate(now, loc).In(loc).Format("Monday, January 2, 2006") + ".")
+	lines = append(lines, "  The message will be delivered on "+f.deliveryDate(now, loc).In(loc).Format("Monday, January 2, 2006")+".")
 	switch {
 	case f.problem != "":
-		b.WriteString("  " + st.Warn.Render(f.problem))
+		lines = append(lines, "  "+st.Warn.Render(f.problem))
 	case f.saving:
-		b.WriteString("  " + st.Dim.Render("Saving…"))
+		lines = append(lines, "  "+st.Dim.Render("Saving…"))
 	}
-	return b.String()
+	field(f.bodyField(), start, len(lines))
+	return lines, from, to
+}
+
+// window is the form's height of lines, from f.top, moved the least that
+// shows the lines [from, to) of the field in focus (its start, when it is
+// taller than the window). Its first line says there is more above when
+// there is, its last that there is more below.
+func (f *formView) window(lines []string, from, to int, st styles) []string {
+	h := max(f.height, 3)
+	if len(lines) <= h {
+		f.top = 0
+		return lines
+	}
+	last := len(lines) - h // the top that shows the end
+	// shown is the first and the end of the lines the window at top shows
+	// whole, the hints aside.
+	shown := func(top int) (first, end int) {
+		first, end = top, top+h
+		if top > 0 {
+			first++
+		}
+		if top < last {
+			end--
+		}
+		return first, end
+	}
+	top := min(max(f.top, 0), last)
+	if _, end := shown(top); to > end {
+		top = min(to-h+1, last)
+	}
+	if first, _ := shown(top); from < first {
+		top = max(from-1, 0)
+	}
+	f.top = top
+	out := slices.Clone(lines[top : top+h])
+	if top > 0 {
+		out[0] = st.Dim.Render("  ↑ more above · shift+tab")
+	}
+	if top < last {
+		out[h-1] = st.Dim.Render("  ↓ more below · tab")
+	}
+	return out
 }

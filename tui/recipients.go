@@ -151,8 +151,9 @@ func (f *formView) setErrors(errs map[string]string) {
 	f.SetSize(f.width, f.height)
 }
 
-// viewRows draws the label and a line per row, with its errors under it.
-func (f *formView) viewRows(b *strings.Builder, st styles, label func(bool, string) string) {
+// viewRows adds the label and a line per row, with its errors under it,
+// marking each row's lines as a field (the first's with the label).
+func (f *formView) viewRows(lines []string, st styles, label func(bool, string) string, field func(i, start, end int)) []string {
 	head := "Recipient: name and email"
 	switch {
 	case len(f.rows) > f.limit:
@@ -162,15 +163,20 @@ func (f *formView) viewRows(b *strings.Builder, st styles, label func(bool, stri
 	case f.limit == 1:
 		head += fmt.Sprintf(" (Pro: up to %d recipients)", core.MaxRecipients)
 	}
-	b.WriteString(label(false, head) + "\n")
+	start := len(lines)
+	lines = append(lines, label(false, head))
 	for i, r := range f.rows {
 		mark := "  "
 		if f.row() == i {
 			mark = "› "
 		}
-		b.WriteString(st.Label.Render(mark) + r.name.View() + "  " + r.address.View() + "\n")
+		lines = append(lines, st.Label.Render(mark)+r.name.View()+"  "+r.address.View())
 		if errs := f.rowErrors(i); errs != "" {
-			b.WriteString("  " + st.Error.Render(errs) + "\n")
+			lines = append(lines, "  "+st.Error.Render(errs))
 		}
+		field(1+2*i, start, len(lines))
+		field(2+2*i, start, len(lines))
+		start = len(lines)
 	}
+	return lines
 }

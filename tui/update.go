@@ -129,7 +129,7 @@ func (m *Model) openForm(d Draft, editing *core.Message) tea.Cmd {
 		d.ID = ""
 	}
 	m.form = newForm(d, editing, m.recipientLimit(), m.styles)
-	m.form.SetSize(m.width, m.bodyHeight())
+	m.form.SetSize(m.width, m.bodyHeight()-1) // under the page's title
 	m.page = pageForm
 	m.setStatus("", false)
 	return nil

@@ -21,7 +21,7 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 func (m *Model) resize() {
 	m.list.SetSize(m.width, m.bodyHeight()-2) // the plan line and the column header
 	if m.page == pageForm {
-		m.form.SetSize(m.width, m.bodyHeight())
+		m.form.SetSize(m.width, m.bodyHeight()-1) // under the page's title
 	}
 	m.preview.SetSize(m.width, m.bodyHeight())
 	m.help.SetWidth(m.width)
