@@ -231,3 +231,54 @@ func TestTUIForAUserOnTheServersHost(t *testing.T) {
 		t.Fatalf("an unknown user: %+v", r)
 	}
 }
+
+// The form of a message to 10 people in a real 80x24 terminal: tab reaches
+// the message box, the last field, with the delivery date under it on
+// screen, and the line above says there is more.
+func TestTUIFormWithTenRecipientsAt80x24(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	ann := signUp(t, srv.url, "ann@example.com")
+	mustRun(t, dir, "users", "set-plan", "ann@example.com", "pro")
+	var rs []map[string]string
+	for i := 1; i <= 10; i++ {
+		rs = append(rs, map[string]string{"name": fmt.Sprintf("Person %d", i), "recipient": fmt.Sprintf("p%d@example.com", i)})
+	}
+	b, _ := json.Marshal(map[string]any{"title": "For ten", "recipients": rs, "message": "The key is under the blue pot."})
+	req, _ := http.NewRequest("POST", srv.url+"/api/messages", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+ann.idToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d", resp.StatusCode)
+	}
+
+	env := []string{"XDG_CONFIG_HOME=" + filepath.Join(dir, "config")}
+	term := startTerminal(t, dir, env, 80, 24, "tui", "--user", "ann@example.com")
+	term.waitFor("For ten")
+	term.press("e")
+	s := term.waitFor("↓ more below")
+	if !strings.Contains(s, "› Title") || strings.Contains(s, "The message will be delivered on") {
+		t.Fatalf("the form's first screen:\n%s", s)
+	}
+	for range 22 { // the title, ten rows of two, the interval: the message
+		term.press("Tab")
+	}
+	s = term.waitFor("› Message")
+	for _, want := range []string{"↑ more above", "Person 10", "The key is under the blue pot.", "The message will be delivered on", "tab next"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("the last field's screen has no %q:\n%s", want, s)
+		}
+	}
+	if lines := strings.Split(strings.TrimRight(s, "\n"), "\n"); len(lines) > 24 {
+		t.Fatalf("%d lines on a 24-line terminal", len(lines))
+	}
+	term.press("Escape")
+	term.waitFor("The draft is discarded.")
+	term.press("q")
+	term.waitExit()
+}
