@@ -207,8 +207,12 @@ export const messageEvents = (id: string) => api<TimelineEvent[]>(`messages/${en
 /** The email one recipient will receive, rendered by the server's delivery templates. */
 export type EmailPreview = { to: { name: string; address: string }; subject: string; text: string; html: string };
 
-/** What each recipient of a message written so will receive; nothing is stored. */
-export const previewMessage = (fields: MessageFields) => api<EmailPreview[]>("messages/preview", { method: "POST", body: fields });
+/**
+ * What each recipient of a message written so will receive; nothing is stored. With the id of a
+ * stored message, the fields are its edit, and the email says the day it was written.
+ */
+export const previewMessage = (fields: MessageFields, id?: string) =>
+  api<EmailPreview[]>(id ? `messages/${encodeURIComponent(id)}/preview` : "messages/preview", { method: "POST", body: fields });
 
 /** Emails the author what each recipient will receive (5 a day per message); returns how many. */
 export const sendTest = (id: string) =>

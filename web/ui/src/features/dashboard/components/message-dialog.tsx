@@ -130,7 +130,7 @@ export function MessageDialog({
   const [previews, setPreviews] = useState<EmailPreview[]>();
   const preview = form.handleSubmit(async (values) => {
     const list = rowsOf(values, rows);
-    setPreviews(await previewMessage({ ...textOf(values), recipients: list, interval }));
+    setPreviews(await previewMessage({ ...textOf(values), recipients: list, interval }, message?.id));
   });
   const [testing, setTesting] = useState(false);
   const test = async () => {

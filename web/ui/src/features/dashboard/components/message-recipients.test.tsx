@@ -167,7 +167,7 @@ test("Preview shows each recipient's email as the server renders it; Send a test
   const calls = mockApi({
     "GET messages": () => ok([stored]),
     ...plansHandler(),
-    "POST messages/preview": () =>
+    "POST messages/m1/preview": () =>
       ok([{ to: { name: "Ann", address: "ann@example.com" }, subject: "A message from Ada", text: "Dear Ann,\n\nHello", html: "" }]),
     "POST messages/m1/test": () => ok({ sent: 1 }),
   });
@@ -179,7 +179,8 @@ test("Preview shows each recipient's email as the server renders it; Send a test
   const preview = await within(dialog).findByRole("region", { name: "Preview" });
   expect(within(preview).getByText("A message from Ada")).toBeTruthy();
   expect(within(preview).getByText(/Dear Ann,/)).toBeTruthy();
-  expect(calls.find((c) => c.path === "messages/preview")?.body).toMatchObject({ message: "Hello", recipients: [{ name: "Ann", recipient: "ann@example.com" }] });
+  // A stored message's preview goes to its own route: the email says the day it was written.
+  expect(calls.find((c) => c.path === "messages/m1/preview")?.body).toMatchObject({ message: "Hello", recipients: [{ name: "Ann", recipient: "ann@example.com" }] });
 
   fireEvent.click(within(dialog).getByRole("button", { name: "Send a test to me" }));
   expect(await screen.findByText("A test is on its way to you.")).toBeTruthy();
