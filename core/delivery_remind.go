@@ -85,11 +85,12 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		LastChance: next >= len(steps) && author.ReminderLadder != 0,
 	}
 	email, err := d.Emails.Reminder(data)
+	secondSent := false
 	if err == nil {
 		stop := d.keepClaim(ownsReminder, m, cur)
 		err = d.Mailer.Send(ctx, email)
 		if plan, active := d.Prices.PlanOf(author); err == nil && author.ReminderAddress != "" && ReminderAddressAllowed(plan, active) {
-			d.remindSecond(ctx, data, author, log)
+			secondSent = d.remindSecond(ctx, data, author, log)
 		}
 		stop()
 	}
@@ -108,10 +109,14 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 			x.RemindersSent = max(x.RemindersSent+1, next)
 			if err == nil {
 				x.Status, x.ReminderSentAt = StatusReminded, now
-				x.record(now, EventReminded, "", MessageEvent{Recipient: author.Email,
-					Detail: fmt.Sprintf("reminder %s, %d of %d", data.Step,
-						d.Reminders.sentCount(steps[:step+1], author.ReminderLadder),
-						d.Reminders.sentCount(steps, author.ReminderLadder))})
+				detail := fmt.Sprintf("reminder %s, %d of %d", data.Step,
+					d.Reminders.sentCount(steps[:step+1], author.ReminderLadder),
+					d.Reminders.sentCount(steps, author.ReminderLadder))
+				x.record(now, EventReminded, "", MessageEvent{Recipient: author.Email, Detail: detail})
+				if secondSent {
+					x.record(now, EventReminded, "", MessageEvent{Recipient: author.ReminderAddress,
+						Detail: detail + ", a copy to the second reminder address"})
+				}
 			}
 		}
 		return nil, nil
@@ -164,7 +169,7 @@ func (d *Delivery) stepOver(claimed *Message, steps Reminders, l Ladder, log *sl
 // remindSecond sends the reminder to the author's second reminder address
 // too (while the plan allows one: an address kept after a downgrade rests),
 // once: a failure there is logged and never holds back the author's.
-func (d *Delivery) remindSecond(ctx context.Context, data ReminderEmail, author *User, log *slog.Logger) {
+func (d *Delivery) remindSecond(ctx context.Context, data ReminderEmail, author *User, log *slog.Logger) (sent bool) {
 	data.To = Address{Address: author.ReminderAddress}
 	email, err := d.Emails.Reminder(data)
 	if err == nil {
@@ -173,4 +178,5 @@ func (d *Delivery) remindSecond(ctx context.Context, data ReminderEmail, author 
 	if err != nil {
 		log.Warn("reminder to the second reminder address failed", "err", err)
 	}
+	return err == nil
 }

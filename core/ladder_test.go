@@ -87,6 +87,28 @@ func TestReminderLadderAcrossDST(t *testing.T) {
 	e.pass(t, core.PassResult{Delivered: 1})
 	e.nextEmail(t, "charles@example.com")
 	e.NoMoreEmail(t) // the second address gets the reminders only
+
+	// The timeline shows each reminder to the author and its copy to the
+	// second address.
+	events, err := e.DB.ListMessageEvents(e.Ctx, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reminded []string
+	for _, ev := range events {
+		if ev.Kind == core.EventReminded {
+			reminded = append(reminded, ev.Recipient+": "+ev.Detail)
+		}
+	}
+	want := []string{
+		"ada@example.com: reminder 10d, 1 of 4", "partner@sms.example.com: reminder 10d, 1 of 4, a copy to the second reminder address",
+		"ada@example.com: reminder 3d, 2 of 4", "partner@sms.example.com: reminder 3d, 2 of 4, a copy to the second reminder address",
+		"ada@example.com: reminder 1d, 3 of 4", "partner@sms.example.com: reminder 1d, 3 of 4, a copy to the second reminder address",
+		"ada@example.com: reminder 2h, 4 of 4", "partner@sms.example.com: reminder 2h, 4 of 4, a copy to the second reminder address",
+	}
+	if strings.Join(reminded, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("reminders in the timeline:\n%s", strings.Join(reminded, "\n"))
+	}
 }
 
 // A sendDate on the 1st of a month with 3d and 1d: a postpone between the
