@@ -27,22 +27,37 @@ type auditRecord struct {
 	Detail string `json:"detail,omitempty"`
 }
 
+// encodeAudit is e's key and stored bytes.
+func encodeAudit(e *core.AuditEntry) (key, v []byte, err error) {
+	if err := validID("audit entry", e.ID); err != nil {
+		return nil, nil, err
+	}
+	v, err = encode(auditRecord{header: current, ID: e.ID, At: unixNano(e.At), Actor: e.Actor,
+		Action: e.Action, Target: e.Target, Detail: e.Detail})
+	return timeID(e.At, e.ID), v, err
+}
+
+func decodeAudit(v []byte) (*core.AuditEntry, error) {
+	var r auditRecord
+	if err := decode("audit entry", v, &r); err != nil {
+		return nil, err
+	}
+	return &core.AuditEntry{ID: r.ID, At: fromUnixNano(r.At), Actor: r.Actor,
+		Action: r.Action, Target: r.Target, Detail: r.Detail}, nil
+}
+
 // AppendAudit adds an entry to the audit log, giving it a new id when it
 // has none.
 func (s *DB) AppendAudit(ctx context.Context, e *core.AuditEntry) error {
 	if e.ID == "" {
 		e.ID = core.NewID()
 	}
-	if err := validID("audit entry", e.ID); err != nil {
-		return err
-	}
-	v, err := encode(auditRecord{header: current, ID: e.ID, At: unixNano(e.At), Actor: e.Actor,
-		Action: e.Action, Target: e.Target, Detail: e.Detail})
+	key, v, err := encodeAudit(e)
 	if err != nil {
 		return err
 	}
 	return s.update(ctx, func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketAudit).Put(timeID(e.At, e.ID), v)
+		return tx.Bucket(bucketAudit).Put(key, v)
 	})
 }
 
@@ -57,12 +72,11 @@ func (s *DB) ListAudit(ctx context.Context, since time.Time, limit int) ([]*core
 			k, v = c.Seek(appendTime(nil, since))
 		}
 		for ; k != nil && (limit <= 0 || len(es) < limit); k, v = c.Next() {
-			var r auditRecord
-			if err := decode("audit entry", v, &r); err != nil {
+			e, err := decodeAudit(v)
+			if err != nil {
 				return err
 			}
-			es = append(es, &core.AuditEntry{ID: r.ID, At: fromUnixNano(r.At), Actor: r.Actor,
-				Action: r.Action, Target: r.Target, Detail: r.Detail})
+			es = append(es, e)
 		}
 		return nil
 	})

@@ -25,6 +25,16 @@ func pageViewKey(day, path string) []byte {
 	return append(append([]byte(day), 0), path...)
 }
 
+// pageViewCount reads a counter's key and value; ok is false for bytes
+// that are not a counter.
+func pageViewCount(k, v []byte) (c core.PageViewCount, ok bool) {
+	day, path, ok := strings.Cut(string(k), "\x00")
+	if !ok || len(v) != 8 {
+		return c, false
+	}
+	return core.PageViewCount{Day: day, Path: path, Views: int64(binary.BigEndian.Uint64(v))}, true
+}
+
 // CountPageView adds one view of path on day.
 func (s *DB) CountPageView(ctx context.Context, day, path string) error {
 	return s.update(ctx, func(tx *bbolt.Tx) error {
@@ -44,11 +54,9 @@ func (s *DB) PageViews(ctx context.Context, since string) ([]core.PageViewCount,
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucketPageViews).Cursor()
 		for k, v := c.Seek([]byte(since)); k != nil; k, v = c.Next() {
-			day, path, ok := strings.Cut(string(k), "\x00")
-			if !ok || len(v) != 8 {
-				continue
+			if pc, ok := pageViewCount(k, v); ok {
+				out = append(out, pc)
 			}
-			out = append(out, core.PageViewCount{Day: day, Path: path, Views: int64(binary.BigEndian.Uint64(v))})
 		}
 		return nil
 	})

@@ -3,6 +3,8 @@ package bolt
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/transfer"
@@ -24,6 +26,7 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 			AccessTokens: n(bucketTokens), ActionCodes: n(bucketActionCodes), Contacts: n(bucketContacts),
 			Refusals: n(bucketRefusals), Outbox: n(bucketWebhooks), WebhookSecrets: n(bucketWebhookSecrets),
 			ProviderLinks: n(bucketLinks), BillingEvents: n(bucketBillingEvents), Events: n(bucketEvents),
+			Audit: n(bucketAudit), PageViews: n(bucketPageViews),
 		}
 		return nil
 	})
@@ -141,6 +144,20 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 			}},
 			{bucketBillingEvents, func(k, v []byte) error {
 				r.BillingEvents = append(r.BillingEvents, &transfer.BillingEvent{ID: string(k), At: timeAt(v)})
+				return nil
+			}},
+			{bucketAudit, func(_, v []byte) error {
+				e, err := decodeAudit(v)
+				r.Audit = append(r.Audit, e)
+				return err
+			}},
+			{bucketPageViews, func(k, v []byte) error {
+				pc, ok := pageViewCount(k, v)
+				if !ok {
+					// Counted, so not to be skipped: the copy would be short.
+					return fmt.Errorf("decode page-view counter %q: not a day, a path and 8 bytes of views", k)
+				}
+				r.PageViews = append(r.PageViews, &pc)
 				return nil
 			}},
 		}
@@ -393,6 +410,21 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 				return tx.Bucket(bucketBillingEvents).Put([]byte(e.ID), v)
 			})
 			if err != nil {
+				return err
+			}
+		}
+		for _, e := range r.Audit {
+			key, v, err := encodeAudit(e)
+			if err != nil {
+				return err
+			}
+			if err := put(bucketAudit, key, v, func([]byte) error { return tx.Bucket(bucketAudit).Put(key, v) }); err != nil {
+				return err
+			}
+		}
+		for _, pc := range r.PageViews {
+			key, v := pageViewKey(pc.Day, pc.Path), binary.BigEndian.AppendUint64(nil, uint64(pc.Views))
+			if err := put(bucketPageViews, key, v, func([]byte) error { return tx.Bucket(bucketPageViews).Put(key, v) }); err != nil {
 				return err
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/seal"
 	"github.com/sendlater/sendlater/store/transfer"
 )
@@ -20,8 +21,10 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 		(select count(*) from sessions), (select count(*) from access_tokens), (select count(*) from action_codes),
 		(select count(*) from contacts), (select count(*) from refusals), (select count(*) from outbox),
 		(select count(*) from webhook_secrets), (select count(*) from provider_links),
-		(select count(*) from billing_events), (select count(*) from message_events)`).Scan(&c.Users, &c.Messages, &c.Sessions, &c.AccessTokens,
-		&c.ActionCodes, &c.Contacts, &c.Refusals, &c.Outbox, &c.WebhookSecrets, &c.ProviderLinks, &c.BillingEvents, &c.Events)
+		(select count(*) from billing_events), (select count(*) from message_events),
+		(select count(*) from audit_log), (select count(*) from page_views)`).Scan(&c.Users, &c.Messages, &c.Sessions,
+		&c.AccessTokens, &c.ActionCodes, &c.Contacts, &c.Refusals, &c.Outbox, &c.WebhookSecrets, &c.ProviderLinks,
+		&c.BillingEvents, &c.Events, &c.Audit, &c.PageViews)
 	return c, wrapErr(err)
 }
 
@@ -100,6 +103,16 @@ var exports = []exported{
 		r.BillingEvents = append(r.BillingEvents, e)
 		return row.Scan(&e.ID, at(&e.At))
 	}},
+	{"select " + auditColumns + " from audit_log order by at, id", func(r *transfer.Records, row pgx.Rows) error {
+		e, err := scanAudit(row)
+		r.Audit = append(r.Audit, e)
+		return err
+	}},
+	{"select day, path, views from page_views order by day, path", func(r *transfer.Records, row pgx.Rows) error {
+		pc := new(core.PageViewCount)
+		r.PageViews = append(r.PageViews, pc)
+		return row.Scan(&pc.Day, &pc.Path, &pc.Views)
+	}},
 }
 
 // Export yields every record from one snapshot (a repeatable-read
@@ -171,6 +184,8 @@ var (
 	upsertWebhookSecret = upsert("webhook_secrets", "user_id", "user_id, secret")
 	upsertLink          = upsert("provider_links", "provider, subject", linkColumns)
 	upsertBillingEvent  = upsert("billing_events", "id", "id, recorded_at")
+	upsertAudit         = upsert("audit_log", "id", auditColumns)
+	upsertPageViews     = upsert("page_views", "day, path", "day, path, views")
 )
 
 // Import upserts the records in one transaction, sent as one batch of
@@ -212,6 +227,12 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	}
 	for _, e := range r.BillingEvents {
 		b.Queue(upsertBillingEvent, e.ID, nanos(e.At))
+	}
+	for _, e := range r.Audit {
+		b.Queue(upsertAudit, auditArgs(e)...)
+	}
+	for _, pc := range r.PageViews {
+		b.Queue(upsertPageViews, pc.Day, pc.Path, pc.Views)
 	}
 	changed := 0
 	err := s.update(ctx, func(tx pgx.Tx) error {

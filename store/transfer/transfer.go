@@ -1,7 +1,8 @@
 // Package transfer moves an installation between store backends: every
 // record, as the source keeps it (message contents, account names, contact
 // submissions, outbox items and webhook secrets still sealed: nothing is
-// opened on the way), copied into the
+// opened on the way), the operators' audit log and the page-view counters
+// included, copied into the
 // destination with upserts, so a copy can be rerun and a rerun changes
 // nothing; the counts are verified at the end. Each backend exposes its
 // records through Store; the copy knows no backend.
@@ -32,6 +33,11 @@ type Records struct {
 	BillingEvents  []*BillingEvent
 	// Events are the messages' timelines (after their messages).
 	Events []*seal.Event
+	// Audit is the operators' audit log, known by each entry's id.
+	Audit []*core.AuditEntry
+	// PageViews are the page-view counters, known by day and path: an
+	// import sets a counter to the count copied, never adds to it.
+	PageViews []*core.PageViewCount
 }
 
 // Refusal is a refused address, known only by its keyed hash
@@ -57,7 +63,7 @@ type BillingEvent struct {
 // Counts are how many records of each kind a store holds.
 type Counts struct {
 	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, Outbox, WebhookSecrets,
-	ProviderLinks, BillingEvents, Events int
+	ProviderLinks, BillingEvents, Events, Audit, PageViews int
 }
 
 // Count is what r holds.
@@ -67,6 +73,7 @@ func (r *Records) Count() Counts {
 		AccessTokens: len(r.AccessTokens), ActionCodes: len(r.ActionCodes), Contacts: len(r.Contacts),
 		Refusals: len(r.Refusals), Outbox: len(r.Outbox), WebhookSecrets: len(r.WebhookSecrets),
 		ProviderLinks: len(r.ProviderLinks), BillingEvents: len(r.BillingEvents), Events: len(r.Events),
+		Audit: len(r.Audit), PageViews: len(r.PageViews),
 	}
 }
 
@@ -77,7 +84,7 @@ func (c Counts) add(d Counts) Counts {
 		Contacts: c.Contacts + d.Contacts, Refusals: c.Refusals + d.Refusals,
 		Outbox: c.Outbox + d.Outbox, WebhookSecrets: c.WebhookSecrets + d.WebhookSecrets,
 		ProviderLinks: c.ProviderLinks + d.ProviderLinks, BillingEvents: c.BillingEvents + d.BillingEvents,
-		Events: c.Events + d.Events,
+		Events: c.Events + d.Events, Audit: c.Audit + d.Audit, PageViews: c.PageViews + d.PageViews,
 	}
 }
 
@@ -94,6 +101,7 @@ func (c Counts) kinds() []struct {
 		{"action codes", c.ActionCodes}, {"contact submissions", c.Contacts}, {"refused addresses", c.Refusals},
 		{"outbox items", c.Outbox}, {"webhook secrets", c.WebhookSecrets},
 		{"provider links", c.ProviderLinks}, {"billing events", c.BillingEvents}, {"timeline events", c.Events},
+		{"audit entries", c.Audit}, {"page-view counters", c.PageViews},
 	}
 }
 

@@ -46,8 +46,9 @@ func openPostgres(tb testing.TB, key []byte) *postgres.DB {
 // fill stores an installation of every kind of record: authors with 10,000
 // messages in every state, sessions with rotated refresh tokens, access
 // tokens, action codes, contact submissions, refusals, webhook calls and
-// secrets, Stripe customers, applied billing events and linked provider
-// accounts. It returns how many of each.
+// secrets, Stripe customers, applied billing events, linked provider
+// accounts, the audit log and page-view counters. It returns how many of
+// each.
 func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 	tb.Helper()
 	clock := core.NewManualClock(storetest.Epoch.Add(1234567 * time.Nanosecond)) // not whole: times must survive to the nanosecond
@@ -149,6 +150,25 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 		c.Contacts++
 		c.Refusals++
 	}
+	for i := range 30 {
+		e := &core.AuditEntry{At: clock.Now().Add(time.Duration(i%10) * time.Minute), Actor: "ops (uid 1000)",
+			Action: "users.disable", Target: fmt.Sprintf("author%d@example.com", i)}
+		if i%3 == 0 { // two entries at one time, and one without a target or detail
+			e.At, e.Action, e.Target, e.Detail = clock.Now(), "messages.reveal", "", ""
+		} else {
+			e.Detail = "disabled the account"
+		}
+		must(tb, db.AppendAudit(ctx, e))
+		c.Audit++
+	}
+	for day := range 3 {
+		for i, path := range []string{"/", "/faq", "/pricing", "/about/privacy"} {
+			for range day + i + 1 {
+				must(tb, db.CountPageView(ctx, core.PageViewDay(clock.Now().AddDate(0, 0, -day)), path))
+			}
+			c.PageViews++
+		}
+	}
 	return c
 }
 
@@ -168,6 +188,8 @@ func dump(tb testing.TB, s transfer.Store) *transfer.Records {
 		all.WebhookSecrets = append(all.WebhookSecrets, r.WebhookSecrets...)
 		all.ProviderLinks = append(all.ProviderLinks, r.ProviderLinks...)
 		all.BillingEvents = append(all.BillingEvents, r.BillingEvents...)
+		all.Audit = append(all.Audit, r.Audit...)
+		all.PageViews = append(all.PageViews, r.PageViews...)
 		return nil
 	}))
 	return all
@@ -202,7 +224,7 @@ func wantReport(tb testing.TB, what string, rep transfer.Report, err error, copi
 
 func total(c transfer.Counts) int {
 	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.Outbox +
-		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents + c.Events
+		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents + c.Events + c.Audit + c.PageViews
 }
 
 // An installation of 10,000 messages moves bolt -> postgres -> bolt with
@@ -279,6 +301,58 @@ func TestRoundTrip(t *testing.T) {
 		must(t, err)
 		if u.ID != l.UserID || len(links) != 1 || !reflect.DeepEqual(links[0], l) || !seen {
 			t.Fatalf("%T: customer's user %s, links %+v, event seen %v", s, u.ID, links, seen)
+		}
+	}
+
+	// `audit list` and `stats` read the same from every store.
+	wantAudit, err := src.ListAudit(ctx, time.Time{}, 0)
+	must(t, err)
+	wantViews, err := src.PageViews(ctx, "")
+	must(t, err)
+	for _, s := range []interface {
+		core.AuditStore
+		core.PageViewStore
+	}{pg, back} {
+		audit, err := s.ListAudit(ctx, time.Time{}, 0)
+		must(t, err)
+		views, err := s.PageViews(ctx, "")
+		must(t, err)
+		if len(audit) != counts.Audit || !reflect.DeepEqual(audit, wantAudit) || !reflect.DeepEqual(views, wantViews) {
+			t.Fatalf("%T: audit log %+v, page views %+v; want %+v, %+v", s, audit, views, wantAudit, wantViews)
+		}
+	}
+}
+
+// A page-view counter copied again is set to the source's count, not added
+// to, in both directions: one counter more in the source changes one
+// record.
+func TestCopyAgainSetsCounters(t *testing.T) {
+	pg := openPostgres(t, pgtest.Key)
+	src := openBolt(t, pgtest.Key)
+	counts := fill(t, src, 10)
+	back := openBolt(t, pgtest.Key)
+	rep, err := transfer.Copy(ctx, src, pg)
+	wantReport(t, "bolt -> postgres", rep, err, counts, total(counts))
+	rep, err = transfer.Copy(ctx, pg, back)
+	wantReport(t, "postgres -> bolt", rep, err, counts, total(counts))
+
+	day := core.PageViewDay(storetest.Epoch)
+	for _, step := range []struct {
+		what     string
+		from, to interface {
+			transfer.Store
+			core.PageViewStore
+		}
+	}{{"bolt -> postgres", src, pg}, {"postgres -> bolt", pg, back}} {
+		must(t, step.from.CountPageView(ctx, day, "/faq"))
+		rep, err := transfer.Copy(ctx, step.from, step.to)
+		wantReport(t, step.what+" after a view", rep, err, counts, 1)
+		want, err := step.from.PageViews(ctx, "")
+		must(t, err)
+		got, err := step.to.PageViews(ctx, "")
+		must(t, err)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: page views %+v, want %+v", step.what, got, want)
 		}
 	}
 }
