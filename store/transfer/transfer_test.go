@@ -2,10 +2,12 @@ package transfer_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/sendlater/sendlater/store/bolt"
 	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/postgres/pgtest"
+	"github.com/sendlater/sendlater/store/seal"
 	"github.com/sendlater/sendlater/store/storetest"
 	"github.com/sendlater/sendlater/store/transfer"
 )
@@ -188,10 +191,13 @@ func dump(tb testing.TB, s transfer.Store) *transfer.Records {
 		all.WebhookSecrets = append(all.WebhookSecrets, r.WebhookSecrets...)
 		all.ProviderLinks = append(all.ProviderLinks, r.ProviderLinks...)
 		all.BillingEvents = append(all.BillingEvents, r.BillingEvents...)
+		all.Events = append(all.Events, r.Events...)
 		all.Audit = append(all.Audit, r.Audit...)
 		all.PageViews = append(all.PageViews, r.PageViews...)
 		return nil
 	}))
+	// bbolt keeps the timelines by message, PostgreSQL in one sequence.
+	slices.SortFunc(all.Events, func(a, b *seal.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	return all
 }
 
