@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/postgres/pgtest"
@@ -162,33 +164,78 @@ func TestMigrateIsForPostgres(t *testing.T) {
 }
 
 // TestStoreCopyBothWays: bbolt -> PostgreSQL -> bbolt through the command,
-// rerun safely, with what the copies hold read back.
+// rerun safely, with what the copies hold read back, the audit log and the
+// page views through `audit list` and `stats` on PostgreSQL.
 func TestStoreCopyBothWays(t *testing.T) {
 	url := pgtest.URL(t)
 	dir := t.TempDir()
 	u, ms := seed(t, dir)
+	src := openStore(t, dir, filepath.Join(dir, "data", "sendlater.db"))
+	ctx := context.Background()
+	for _, e := range []*core.AuditEntry{
+		{ID: "audit1", At: time.Date(2026, 11, 20, 9, 30, 0, 1, time.UTC), Actor: "ops (uid 1000)", Action: "users.disable",
+			Target: u.Email, Detail: "disabled the account"},
+		{ID: "audit2", At: time.Date(2026, 11, 20, 9, 31, 0, 0, time.UTC), Actor: "ops (uid 1000)", Action: "messages.reveal",
+			Target: ms[0].ID, Detail: "read the message body"},
+	} {
+		if err := src.AppendAudit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, path := range []string{"/faq", "/faq", "/"} {
+		if err := src.CountPageView(ctx, "2026-11-20", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantAudit, err := src.ListAudit(ctx, time.Time{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantViews, err := src.PageViews(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
 	key := "SENDLATER_ENCRYPTION_KEY=" + hex.EncodeToString(dataKey(t, dir))
 
 	r := run(t, dir, []string{key}, "store", "copy", "--from", "bolt:data/sendlater.db", "--to", "postgres:"+url)
 	if r.code != 0 || !strings.Contains(r.stdout, "copied from bolt data/sendlater.db to postgres: 1 users, 2 messages") ||
-		!strings.Contains(r.stdout, "3 records were new or changed in postgres; the counts match") {
+		!strings.Contains(r.stdout, ", 2 audit entries, 2 page-view counters\n") ||
+		!strings.Contains(r.stdout, "7 records were new or changed in postgres; the counts match") {
 		t.Fatalf("copy to postgres: %+v", r)
 	}
 	r = run(t, dir, []string{key}, "store", "copy", "--from", "bolt:data/sendlater.db", "--to", "postgres:"+url)
 	if r.code != 0 || !strings.Contains(r.stdout, "0 records were new or changed") {
 		t.Fatalf("the rerun changed something: %+v", r)
 	}
+	pg := []string{key, "SENDLATER_STORE_DRIVER=postgres", "SENDLATER_STORE_URL=" + url}
+	r = mustRunEnv(t, dir, pg, "audit", "list", "--json")
+	if !strings.Contains(r.stdout, `"id": "audit1",`) || !strings.Contains(r.stdout, `"action": "messages.reveal",`) {
+		t.Fatalf("audit list on postgres after the copy:\n%s", r.stdout)
+	}
+	r = mustRunEnv(t, dir, pg, "stats", "--since", "2026-11-20", "--json")
+	if !strings.Contains(r.stdout, `"path": "/faq",`) || !strings.Contains(r.stdout, `"views": 2`) {
+		t.Fatalf("stats on postgres after the copy (twice):\n%s", r.stdout)
+	}
 	r = run(t, dir, []string{key}, "store", "copy", "--from", "postgres:"+url, "--to", "bolt:back.db")
-	if r.code != 0 || !strings.Contains(r.stdout, "3 records were new or changed in bolt back.db") {
+	if r.code != 0 || !strings.Contains(r.stdout, "7 records were new or changed in bolt back.db") {
 		t.Fatalf("copy back to bolt: %+v", r)
 	}
 	back := openStore(t, dir, filepath.Join(dir, "back.db"))
 	defer back.Close()
 	for _, m := range ms {
-		got, err := back.FindMessageByID(context.Background(), m.ID)
+		got, err := back.FindMessageByID(ctx, m.ID)
 		if err != nil || got.Body != m.Body || got.Owner != u.ID || !got.SendDate.Equal(m.SendDate) {
 			t.Fatalf("message %s after the round trip: %+v %v", m.ID, got, err)
 		}
+	}
+	audit, err := back.ListAudit(ctx, time.Time{}, 0)
+	if err != nil || !reflect.DeepEqual(audit, wantAudit) {
+		t.Fatalf("audit log after the round trip: %+v %v, want %+v", audit, err, wantAudit)
+	}
+	views, err := back.PageViews(ctx, "")
+	if err != nil || !reflect.DeepEqual(views, wantViews) {
+		t.Fatalf("page views after the round trip: %+v %v, want %+v", views, err, wantViews)
 	}
 
 	for _, tt := range []struct {
