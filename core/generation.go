@@ -63,14 +63,21 @@ func (c *GenerationCache[T]) Put(key string, gen uint64, v T) {
 	if limit <= 0 {
 		limit = GenerationCacheMax
 	}
-	if len(c.m) >= limit {
-		n := 0
-		for k := range c.m { // map order is random
-			delete(c.m, k)
-			if n++; n >= limit/4 {
-				break
-			}
+	MakeRoom(c.m, limit)
+	c.m[key] = generationEntry[T]{gen: gen, v: v}
+}
+
+// MakeRoom drops a random quarter of the bounded cache m when it holds max
+// entries or more: memory stays bounded without keeping an order of use.
+func MakeRoom[K comparable, V any](m map[K]V, max int) {
+	if len(m) < max {
+		return
+	}
+	n := 0
+	for k := range m { // map order is random
+		delete(m, k)
+		if n++; n >= max/4 {
+			break
 		}
 	}
-	c.m[key] = generationEntry[T]{gen: gen, v: v}
 }

@@ -33,15 +33,7 @@ func (v *verifiedTokens) put(token string, c IDTokenClaims) {
 	if v.m == nil {
 		v.m = make(map[string]IDTokenClaims)
 	}
-	if len(v.m) >= verifiedTokensMax {
-		n := 0
-		for k := range v.m { // map order is random
-			delete(v.m, k)
-			if n++; n >= verifiedTokensMax/4 {
-				break
-			}
-		}
-	}
+	MakeRoom(v.m, verifiedTokensMax)
 	v.m[token] = c
 }
 

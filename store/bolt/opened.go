@@ -50,15 +50,7 @@ func (c *opened[T]) put(id string, raw []byte, v T) {
 	if c.m == nil {
 		c.m = make(map[string]openedEntry[T])
 	}
-	if len(c.m) >= openedMax {
-		n := 0
-		for k := range c.m { // map order is random
-			delete(c.m, k)
-			if n++; n >= openedMax/4 {
-				break
-			}
-		}
-	}
+	core.MakeRoom(c.m, openedMax)
 	c.m[id] = openedEntry[T]{raw: bytes.Clone(raw), v: v}
 }
 
