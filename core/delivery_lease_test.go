@@ -19,10 +19,7 @@ func TestALongSendKeepsItsLease(t *testing.T) {
 	e.Delivery.Reminders = nil
 	e.Delivery.Clock, e.Delivery.LeaseDuration = core.SystemClock{}, 300*time.Millisecond
 	d := e.Delivery
-	other := &core.Delivery{ // another process over the same store
-		Messages: d.Messages, Users: d.Users, Store: d.Store, Mailer: d.Mailer, Emails: d.Emails,
-		Clock: d.Clock, BaseURL: d.BaseURL, LeaseDuration: d.LeaseDuration, Logger: d.Logger,
-	}
+	other := anotherProcess(d)
 	e.SMTP.SetDelay(1500 * time.Millisecond)
 
 	done := make(chan core.PassResult)
@@ -90,10 +87,7 @@ func TestAClaimThatWaitedIsConfirmedBeforeItsSend(t *testing.T) {
 	e.Delivery.Reminders = nil
 	e.Delivery.Clock, e.Delivery.LeaseDuration, e.Delivery.Concurrency = core.SystemClock{}, 300*time.Millisecond, 1
 	d := e.Delivery
-	other := &core.Delivery{ // another process over the same store
-		Messages: d.Messages, Users: d.Users, Store: d.Store, Mailer: d.Mailer, Emails: d.Emails,
-		Clock: d.Clock, BaseURL: d.BaseURL, LeaseDuration: d.LeaseDuration, Logger: d.Logger,
-	}
+	other := anotherProcess(d)
 	// One worker: the second message waits 250 ms of its 300 ms lease
 	// while the first is sent, and its own send takes 250 ms more.
 	e.SMTP.SetDelay(250 * time.Millisecond)
@@ -133,5 +127,13 @@ func TestAClaimThatWaitedIsConfirmedBeforeItsSend(t *testing.T) {
 		if got := e.find(t, id); got.Status != core.StatusDelivered {
 			t.Fatalf("status %s", got.Status)
 		}
+	}
+}
+
+// anotherProcess is a second process's pass over the store of d.
+func anotherProcess(d *core.Delivery) *core.Delivery {
+	return &core.Delivery{
+		Messages: d.Messages, Users: d.Users, Store: d.Store, Mailer: d.Mailer, Emails: d.Emails,
+		Clock: d.Clock, BaseURL: d.BaseURL, LeaseDuration: d.LeaseDuration, Logger: d.Logger,
 	}
 }
