@@ -124,7 +124,7 @@ func (a *app) printUser(u *core.User, asJSON bool) error {
 		{"Plan active", strconv.FormatBool(v.PlanIsActive)}, {"Stripe customer", cli.OrDash(u.StripeCustomerID)},
 		{"Stripe price", cli.OrDash(u.StripePriceID)}, {"Subscription", cli.OrDash(u.StripeSubscriptionStatus)},
 		{"Disabled", disabledText(u)}, {"Created", created(u)}, {"Hold", holdText(u, time.Now())},
-		{"Reminder ladder", ladderText(u.ReminderLadder.Names())}, {"Reminder address", a.reminderAddressText(u)},
+		{"Reminder ladder", ladderText(u.ReminderLadder.Names())}, {"Also reminded", a.reminderAddressText(u)},
 	})
 }
 
