@@ -155,6 +155,8 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 		done, err = d.sendFailureNotice(ctx, it)
 	case OutboxPasswordReset:
 		done, err = d.sendPasswordReset(ctx, it)
+	case OutboxReminderCopy:
+		done, err = d.sendReminderCopy(ctx, it, log)
 	case OutboxEmail:
 		err = d.Mailer.Send(ctx, it.Email)
 	default:

@@ -90,7 +90,7 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		stop := d.keepClaim(ownsReminder, m, cur)
 		err = d.Mailer.Send(ctx, email)
 		if plan, active := d.Prices.PlanOf(author); err == nil && author.ReminderAddress != "" && ReminderAddressAllowed(plan, active) {
-			secondSent = d.remindSecond(ctx, data, author, log)
+			secondSent = d.remindSecond(ctx, m.ID, data, author, now, log)
 		}
 		stop()
 	}
@@ -169,14 +169,57 @@ func (d *Delivery) stepOver(claimed *Message, steps Reminders, l Ladder, log *sl
 // remindSecond sends the reminder to the author's second reminder address
 // too (while the plan allows one: an address kept after a downgrade rests),
 // once: a failure there is logged and never holds back the author's.
-func (d *Delivery) remindSecond(ctx context.Context, data ReminderEmail, author *User, log *slog.Logger) (sent bool) {
+func (d *Delivery) remindSecond(ctx context.Context, messageID string, data ReminderEmail, author *User, now time.Time, log *slog.Logger) (sent bool) {
 	data.To = Address{Address: author.ReminderAddress}
 	email, err := d.Emails.Reminder(data)
 	if err == nil {
 		err = d.Mailer.Send(ctx, email)
 	}
-	if err != nil {
-		log.Warn("reminder to the second reminder address failed", "err", err)
+	if err == nil {
+		return true
 	}
-	return err == nil
+	if !isTemporary(err) || ctx.Err() != nil {
+		log.Warn("reminder to the second reminder address failed", "err", err)
+		return false
+	}
+	// Retried by the outbox on the delivery schedule, while the reminder
+	// still says what is true (sendReminderCopy).
+	it := &OutboxItem{ID: NewID(), Kind: OutboxReminderCopy, MessageID: messageID, Owner: author.ID,
+		Recipient: author.ReminderAddress, DeliveredAt: data.SendDate, Email: email,
+		Attempts: 1, NextAttemptAt: now.Add(RetryDelays[0]), LastError: MaskEmails(err.Error())}
+	if qerr := d.Store.AddOutboxItem(context.WithoutCancel(ctx), it); qerr != nil {
+		log.Warn("reminder to the second reminder address failed and could not be queued", "err", err, "queue_err", qerr)
+		return false
+	}
+	log.Warn("reminder to the second reminder address failed, will retry", "err", err)
+	return false
+}
+
+// sendReminderCopy retries a reminder copy to the second reminder address
+// while it still says what is true: the message is there, active, not yet
+// delivered, still due on the date the reminder announces, and the author
+// still has that address on a plan that includes it. Otherwise it is
+// dropped (done): a late or wrong reminder is worse than none.
+func (d *Delivery) sendReminderCopy(ctx context.Context, it *OutboxItem, log *slog.Logger) (done bool, err error) {
+	m, err := d.Messages.FindMessageByID(ctx, it.MessageID)
+	if ErrorCode(err) == EMessageNotFound {
+		return true, nil
+	}
+	if err != nil {
+		return false, &TemporaryError{Err: err}
+	}
+	author, err := d.Users.FindUserByID(ctx, it.Owner)
+	if ErrorCode(err) == EUserNotFound {
+		return true, nil
+	}
+	if err != nil {
+		return false, &TemporaryError{Err: err}
+	}
+	plan, active := d.Prices.PlanOf(author)
+	if !m.IsActive || (m.Status != StatusScheduled && m.Status != StatusReminded) || !m.SendDate.Equal(it.DeliveredAt) ||
+		!m.SendDate.After(d.Clock.Now()) || author.ReminderAddress != it.Recipient || !ReminderAddressAllowed(plan, active) {
+		log.Info("reminder copy dropped: what it says is no longer true")
+		return true, nil
+	}
+	return false, d.Mailer.Send(ctx, it.Email)
 }

@@ -78,14 +78,16 @@ type OutboxItem struct {
 	// ID is the item's key: for a webhook or a failure notice, its
 	// message's id for the first recipient and "<id>.<i>" for recipient i
 	// (a recipient is sent or failed, not both), a new id otherwise.
-	ID          string
-	Kind        string
-	MessageID   string // the message it follows; "" for identity emails
-	Owner       string
-	URL         string
-	Recipient   string // sealed at rest
+	ID        string
+	Kind      string
+	MessageID string // the message it follows; "" for identity emails
+	Owner     string
+	URL       string
+	Recipient string // sealed at rest
+	// DeliveredAt is when the message was delivered, for a webhook call;
+	// for a reminder copy, the sendDate the reminder announces.
 	DeliveredAt time.Time
-	// Email is an OutboxEmail as composed: sealed at rest, as it may carry
+	// Email is an OutboxEmail or a reminder copy as composed: sealed at rest, as it may carry
 	// a secret link.
 	Email         *Email
 	Attempts      int
@@ -101,4 +103,5 @@ const (
 	OutboxFailureNotice = "failure-notice" // email the author that delivery failed
 	OutboxEmail         = "email"          // send Email
 	OutboxPasswordReset = "password-reset" // the reset email of Recipient's account, if any
+	OutboxReminderCopy  = "reminder-copy"  // a reminder to the second reminder address, retried
 )

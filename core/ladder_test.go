@@ -258,3 +258,48 @@ func TestReminderSecondAddressRestsAfterADowngrade(t *testing.T) {
 	e.nextEmail(t, "ada@example.com")
 	e.NoMoreEmail(t)
 }
+
+// A copy to the second address that fails for a while is retried by the
+// outbox, with the same email, while it is still true; a copy whose date
+// the author postponed meanwhile is dropped, never sent late or wrong.
+func TestReminderCopyIsRetriedWhileTrue(t *testing.T) {
+	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
+	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
+	e.setLadder(t, u.ID, []string{"3d"}, "partner@example.com")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+
+	// The 10-day reminder: the author's goes out, the copy is refused for now.
+	e.SMTP.Reject("partner@example.com", 451, "mailbox busy, try later")
+	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
+	e.pass(t, core.PassResult{Reminded: 1})
+	e.nextEmail(t, "ada@example.com")
+	e.NoMoreEmail(t)
+	e.SMTP.Accept("partner@example.com")
+	e.Clock.Add(time.Minute) // the first retry
+	e.pass(t, core.PassResult{})
+	p, _ := e.nextEmail(t, "partner@example.com")
+	ladderStep(t, p, "10d", false)
+	e.Clock.Add(time.Hour)
+	e.pass(t, core.PassResult{})
+	e.NoMoreEmail(t) // sent once
+
+	// The 3-day reminder's copy fails too; the author postpones before its
+	// retry: the copy, which names the old date, is dropped.
+	e.SMTP.Reject("partner@example.com", 451, "mailbox busy, try later")
+	e.Clock.Set(m.SendDate.Add(-72 * time.Hour))
+	e.pass(t, core.PassResult{Reminded: 1})
+	e.nextEmail(t, "ada@example.com")
+	if pending, _, err := e.DB.CountOutbox(e.Ctx); err != nil || pending != 1 {
+		t.Fatalf("the failed copy was not queued: %d waiting, %v", pending, err)
+	}
+	e.SMTP.Accept("partner@example.com")
+	if _, err := e.Postpone.Postpone(e.Ctx, m.ID, m.PostponeCode, "192.0.2.7"); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Add(time.Minute)
+	e.pass(t, core.PassResult{})
+	e.NoMoreEmail(t)
+	if pending, failed, err := e.DB.CountOutbox(e.Ctx); err != nil || pending != 0 || failed != 0 {
+		t.Fatalf("outbox after the copies: %d waiting, %d failed, %v", pending, failed, err)
+	}
+}

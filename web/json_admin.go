@@ -137,7 +137,7 @@ func (j BillingChangeJSON) Core() core.BillingChange {
 // it may carry.
 type OutboxItemJSON struct {
 	ID            string `json:"id"`
-	Kind          string `json:"kind"` // "webhook", "failure-notice", "email", "password-reset"
+	Kind          string `json:"kind"` // "webhook", "failure-notice", "email", "password-reset", "reminder-copy"
 	MessageID     string `json:"messageId,omitempty"`
 	Attempts      int    `json:"attempts"`
 	NextAttemptAt *int64 `json:"nextAttemptAt,omitempty"`

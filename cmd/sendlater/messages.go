@@ -235,8 +235,11 @@ func messageFilter(status, dueBefore string) (func(*core.Message) bool, error) {
 
 // outboxLabel names what follows a message.
 func outboxLabel(it *core.OutboxItem) string {
-	if it.Kind == core.OutboxFailureNotice {
+	switch it.Kind {
+	case core.OutboxFailureNotice:
 		return "Author's notice"
+	case core.OutboxReminderCopy:
+		return "Reminder copy"
 	}
 	return "Webhook call"
 }

@@ -197,6 +197,13 @@ func (s *Server) Reject(address string, code int, msg string) {
 	s.rejects[strings.ToLower(address)] = newFault(1, code, msg).err
 }
 
+// Accept takes address again after Reject.
+func (s *Server) Accept(address string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.rejects, strings.ToLower(address))
+}
+
 // FailNext answers the next n RCPT TO commands with code and msg, e.g.
 // 451 (temporary) or 550 (permanent).
 func (s *Server) FailNext(n, code int, msg string) {
