@@ -29,22 +29,33 @@ type PasswordResets interface {
 	PasswordResetEmail(ctx context.Context, email string) (*Email, error)
 }
 
+// itemMessage reads the message an outbox item follows and its author;
+// gone reports that one of them was deleted since (nothing left to do), and
+// a failed read is temporary.
+func (d *Delivery) itemMessage(ctx context.Context, it *OutboxItem) (m *Message, author *User, gone bool, err error) {
+	m, err = d.Messages.FindMessageByID(ctx, it.MessageID)
+	if ErrorCode(err) == EMessageNotFound {
+		return nil, nil, true, nil
+	}
+	if err != nil {
+		return nil, nil, false, &TemporaryError{Err: err}
+	}
+	author, err = d.Users.FindUserByID(ctx, it.Owner)
+	if ErrorCode(err) == EUserNotFound {
+		return nil, nil, true, nil
+	}
+	if err != nil {
+		return nil, nil, false, &TemporaryError{Err: err}
+	}
+	return m, author, false, nil
+}
+
 // sendFailureNotice emails the author of a failed message what happened. A
 // message or account deleted since has nobody left to tell.
 func (d *Delivery) sendFailureNotice(ctx context.Context, it *OutboxItem) (done bool, err error) {
-	m, err := d.Messages.FindMessageByID(ctx, it.MessageID)
-	if ErrorCode(err) == EMessageNotFound {
-		return true, nil
-	}
-	if err != nil {
-		return false, &TemporaryError{Err: err}
-	}
-	author, err := d.Users.FindUserByID(ctx, it.Owner)
-	if ErrorCode(err) == EUserNotFound {
-		return true, nil
-	}
-	if err != nil {
-		return false, &TemporaryError{Err: err}
+	m, author, gone, err := d.itemMessage(ctx, it)
+	if gone || err != nil {
+		return gone, err
 	}
 	// The recipient the notice is about: the item names them.
 	r := m.RecipientList()[0]

@@ -201,19 +201,9 @@ func (d *Delivery) remindSecond(ctx context.Context, messageID string, data Remi
 // still has that address on a plan that includes it. Otherwise it is
 // dropped (done): a late or wrong reminder is worse than none.
 func (d *Delivery) sendReminderCopy(ctx context.Context, it *OutboxItem, log *slog.Logger) (done bool, err error) {
-	m, err := d.Messages.FindMessageByID(ctx, it.MessageID)
-	if ErrorCode(err) == EMessageNotFound {
-		return true, nil
-	}
-	if err != nil {
-		return false, &TemporaryError{Err: err}
-	}
-	author, err := d.Users.FindUserByID(ctx, it.Owner)
-	if ErrorCode(err) == EUserNotFound {
-		return true, nil
-	}
-	if err != nil {
-		return false, &TemporaryError{Err: err}
+	m, author, gone, err := d.itemMessage(ctx, it)
+	if gone || err != nil {
+		return gone, err
 	}
 	plan, active := d.Prices.PlanOf(author)
 	if !m.IsActive || (m.Status != StatusScheduled && m.Status != StatusReminded) || !m.SendDate.Equal(it.DeliveredAt) ||
