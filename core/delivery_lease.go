@@ -41,15 +41,7 @@ func (d *Delivery) renewWhile(renew func(until time.Time)) (stop func()) {
 func (d *Delivery) keepClaim(owns func(cur, claimed *Message) bool, copies ...*Message) (stop func()) {
 	id, lease := copies[0].ID, copies[0].LeaseUntil
 	stopRenewing := d.renewWhile(func(until time.Time) {
-		renewed := false
-		_, err := d.settle(id, func(m *Message) ([]*OutboxItem, error) {
-			renewed = owns(m, &Message{LeaseUntil: lease})
-			if renewed {
-				m.LeaseUntil = until
-			}
-			return nil, nil
-		})
-		if err == nil && renewed {
+		if renewed, _ := d.renewClaim(owns, id, lease, until); renewed {
 			lease = until
 		}
 	})
@@ -59,6 +51,21 @@ func (d *Delivery) keepClaim(owns func(cur, claimed *Message) bool, copies ...*M
 			m.LeaseUntil = lease
 		}
 	}
+}
+
+// renewClaim moves the lease of message id from lease to until, in a write
+// that checks with owns that the claim is still this pass's, and reports
+// whether it was.
+func (d *Delivery) renewClaim(owns func(cur, claimed *Message) bool, id string, lease, until time.Time) (bool, error) {
+	renewed := false
+	_, err := d.settle(id, func(m *Message) ([]*OutboxItem, error) {
+		renewed = owns(m, &Message{LeaseUntil: lease})
+		if renewed {
+			m.LeaseUntil = until
+		}
+		return nil, nil
+	})
+	return err == nil && renewed, err
 }
 
 // confirmClaim makes sure a claim that waited in its batch still has most
@@ -73,14 +80,7 @@ func (d *Delivery) confirmClaim(owns func(cur, claimed *Message) bool, claimed, 
 		return true
 	}
 	until := now.Add(d.lease())
-	renewed := false
-	_, err := d.settle(claimed.ID, func(m *Message) ([]*OutboxItem, error) {
-		renewed = owns(m, claimed)
-		if renewed {
-			m.LeaseUntil = until
-		}
-		return nil, nil
-	})
+	renewed, err := d.renewClaim(owns, claimed.ID, claimed.LeaseUntil, until)
 	if err != nil {
 		if ErrorCode(err) != EMessageNotFound {
 			log.Warn("confirming a claim failed; it expires on its own", "err", err)
