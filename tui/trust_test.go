@@ -14,6 +14,15 @@ import (
 
 // proAnn is ann on the Pro plan (up to 10 recipients a message) with a
 // message to three people.
+// listOf starts the TUI of ann on b at 120x40 and waits for the list with
+// the message to three recipients; it returns the driver and the screen.
+func listOf(t *testing.T, b backend, e *testenv.Env, ann *account) (*driver, string) {
+	t.Helper()
+	cfg, _ := b.open(t, e, ann)
+	d := drive(t, cfg, 120, 40)
+	return d, d.waitFor("and 2 more")
+}
+
 func proAnn(t *testing.T) (*testenv.Env, *account, *core.Message) {
 	t.Helper()
 	e, ann := newEnv(t)
@@ -37,9 +46,10 @@ func TestRecipientsPreviewAndTestSend(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			e, ann, m := proAnn(t)
-			cfg, _ := b.open(t, e, ann)
-			d := drive(t, cfg, 120, 40)
-			s := d.waitFor("Bob <bob@example.com> and 2 more")
+			d, s := listOf(t, b, e, ann)
+			if !strings.Contains(s, "Bob <bob@example.com> and 2 more") {
+				t.Fatalf("the list:\n%s", s)
+			}
 			if !strings.Contains(s, "Pro plan · 1 message · up to 10 recipients each") {
 				t.Fatalf("the plan line:\n%s", s)
 			}
@@ -96,9 +106,7 @@ func TestTheTimeline(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			e, ann, m := proAnn(t)
-			cfg, _ := b.open(t, e, ann)
-			d := drive(t, cfg, 120, 40)
-			d.waitFor("and 2 more")
+			d, _ := listOf(t, b, e, ann)
 			d.press("l")
 			s := d.waitFor("History of “Letters”")
 			s = d.waitFor("Created")
@@ -134,9 +142,7 @@ func TestTheHold(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			e, ann, _ := proAnn(t)
-			cfg, _ := b.open(t, e, ann)
-			d := drive(t, cfg, 120, 40)
-			d.waitFor("and 2 more")
+			d, _ := listOf(t, b, e, ann)
 			d.press("?")
 			d.waitFor("H hold all")
 			d.press("H")
@@ -193,9 +199,7 @@ func TestRecipientRows(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			e, ann, _ := proAnn(t)
-			cfg, _ := b.open(t, e, ann)
-			d := drive(t, cfg, 120, 40)
-			d.waitFor("and 2 more")
+			d, _ := listOf(t, b, e, ann)
 			d.press("n")
 			d.waitFor("Recipients: name and email (1 of up to 10")
 			d.typeText("Keys")
@@ -335,9 +339,7 @@ func TestPreviewOfAStoredMessageSaysWhenItWasWritten(t *testing.T) {
 			e.Clock.Add(9 * 24 * time.Hour)
 			written := "on " + m.CreatedAt.In(core.LoadLocation("Europe/Berlin")).Format("Monday, 2 January 2006 at 15:04 MST")
 			today := e.Clock.Now().In(core.LoadLocation("Europe/Berlin")).Format("2 January 2006")
-			cfg, _ := b.open(t, e, ann)
-			d := drive(t, cfg, 120, 40)
-			d.waitFor("and 2 more")
+			d, _ := listOf(t, b, e, ann)
 
 			d.press("v")
 			s := d.waitFor("── Email 1 of 3 ──")
