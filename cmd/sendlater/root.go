@@ -77,16 +77,22 @@ func (a *app) load() error {
 	}
 	a.cfg = cfg
 	core.AllowLocalAddresses(cfg.Mail.AllowLocalRecipients)
-	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[cfg.Log.Level]
+	a.logTo(a.stderr, func(h slog.Handler) slog.Handler { return h })
+	return nil
+}
+
+// logTo sets up the log (a.log and slog's default) to write to w in the
+// configured level and format, through wrap.
+func (a *app) logTo(w io.Writer, wrap func(slog.Handler) slog.Handler) {
+	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[a.cfg.Log.Level]
 	opts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewTextHandler(a.stderr, opts)
-	if cfg.Log.Format == "json" {
-		h = slog.NewJSONHandler(a.stderr, opts)
+	var h slog.Handler = slog.NewTextHandler(w, opts)
+	if a.cfg.Log.Format == "json" {
+		h = slog.NewJSONHandler(w, opts)
 	}
 	// No email address reaches the log (docs/security.md).
-	a.log = slog.New(core.NewMaskingHandler(h))
+	a.log = slog.New(core.NewMaskingHandler(wrap(h)))
 	slog.SetDefault(a.log)
-	return nil
 }
 
 // sayf prints to stderr when --verbose is given.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/logbuf"
 	"github.com/sendlater/sendlater/web"
 	"github.com/sendlater/sendlater/web/ui"
 )
@@ -33,6 +35,13 @@ func newServeCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// The server's log lines are written at most logDelay after the first of a
+// batch, or once logBatch bytes are gathered.
+const (
+	logDelay = 50 * time.Millisecond
+	logBatch = 32 << 10
+)
+
 // defaultMemoryLimit is the server's soft memory limit unless GOMEMLIMIT is set.
 const defaultMemoryLimit = 80 << 20
 
@@ -44,6 +53,12 @@ func (a *app) serve(ctx context.Context) error {
 		// hand that back promptly after a burst. GOMEMLIMIT overrides it.
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
+	// The access log's lines go out in batches (internal/logbuf): a write
+	// per request would cost a busy server a tenth of a quick read. A
+	// warning or an error is written at once; what is left, at the end.
+	lines := logbuf.New(a.stderr, logDelay, logBatch)
+	defer lines.Close()
+	a.logTo(lines, func(h slog.Handler) slog.Handler { return logbuf.Handler(h, lines) })
 	st, key, err := a.openStore(ctx)
 	if err != nil {
 		return err
@@ -104,6 +119,7 @@ func (a *app) serve(ctx context.Context) error {
 		a.log.Info("scheduler off (--no-scheduler): run `sendlater send-due` from cron")
 		close(schedulerDone)
 	}
+	lines.Flush() // the start is told at once: operators and scripts wait for "serving"
 
 	<-ctx.Done()
 	a.log.Info("shutting down: finishing in-flight requests and the delivery pass")

@@ -1,0 +1,113 @@
+package logbuf
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// sink is a log destination that records each write it gets.
+type sink struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (s *sink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writes = append(s.writes, string(p))
+	return len(p), nil
+}
+
+func (s *sink) got() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.writes...)
+}
+
+func TestLinesAreGatheredAndWrittenTogetherInOrder(t *testing.T) {
+	s := &sink{}
+	w := New(s, 30*time.Millisecond, 1<<20)
+	for _, l := range []string{"a\n", "b\n", "c\n"} {
+		w.Write([]byte(l))
+	}
+	if got := s.got(); len(got) != 0 {
+		t.Fatalf("written at once: %q", got)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(s.got()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := s.got(); len(got) != 1 || got[0] != "a\nb\nc\n" {
+		t.Fatalf("writes %q, want one write of the three lines in order", got)
+	}
+}
+
+func TestAFullBatchIsWrittenAtOnce(t *testing.T) {
+	s := &sink{}
+	w := New(s, time.Hour, 8)
+	w.Write([]byte("12345\n"))
+	w.Write([]byte("67890\n"))
+	if got := s.got(); len(got) != 1 || got[0] != "12345\n67890\n" {
+		t.Fatalf("writes %q, want the batch once it reached its limit", got)
+	}
+	w.Write([]byte("x\n"))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("after\n"))
+	if got := s.got(); strings.Join(got, "|") != "12345\n67890\n|x\n|after\n" {
+		t.Fatalf("writes %q, want the rest at Close and later lines through at once", got)
+	}
+}
+
+func TestWarningsAreNotHeld(t *testing.T) {
+	s := &sink{}
+	w := New(s, time.Hour, 1<<20)
+	log := slog.New(Handler(slog.NewTextHandler(w, nil), w).WithAttrs([]slog.Attr{slog.String("p", "1")}).WithGroup("g"))
+	log.Info("request")
+	if got := s.got(); len(got) != 0 {
+		t.Fatalf("an info line was written at once: %q", got)
+	}
+	log.Warn("store unreachable")
+	got := s.got()
+	if len(got) != 1 || !strings.Contains(got[0], "msg=request") || !strings.Contains(got[0], "msg=\"store unreachable\"") ||
+		strings.Index(got[0], "request") > strings.Index(got[0], "unreachable") {
+		t.Fatalf("writes %q, want the info line, then the warning, at once", got)
+	}
+}
+
+func TestConcurrentLinesStayWhole(t *testing.T) {
+	var out bytes.Buffer
+	var mu sync.Mutex
+	w := New(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) }), time.Millisecond, 256)
+	log := slog.New(slog.NewTextHandler(w, nil))
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				log.Info("request", "worker", g)
+			}
+		}()
+	}
+	wg.Wait()
+	w.Close()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 1600 {
+		t.Fatalf("%d lines, want 1600", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "time=") || !strings.Contains(l, " msg=request worker=") {
+			t.Fatalf("a line was cut: %q", l)
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
