@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/textproto"
 	"strings"
 	"sync"
 	"time"
@@ -56,8 +57,14 @@ type SMTP struct {
 	slots chan struct{} // one token per connection that may be in use
 
 	mu     sync.Mutex
-	idle   []*smtp.Client
+	idle   []*pooledConn
 	closed bool
+}
+
+// pooledConn is a connection of the pool and when its last email went out.
+type pooledConn struct {
+	*smtp.Client
+	lastUsed time.Time // zero until its first email
 }
 
 var _ core.Mailer = (*SMTP)(nil)
@@ -137,6 +144,10 @@ func (s *SMTP) Send(ctx context.Context, e *core.Email) error {
 	if err != nil {
 		return err
 	}
+	env, err := envelopeOf(msg)
+	if err != nil {
+		return s.redact(fmt.Errorf("mailer: %w", err))
+	}
 	if err := ctx.Err(); err != nil {
 		return &core.TemporaryError{Err: err}
 	}
@@ -151,22 +162,22 @@ func (s *SMTP) Send(ctx context.Context, e *core.Email) error {
 	if err != nil {
 		return err
 	}
-	err = s.sendOn(conn, msg)
-	if err != nil && reused && isConnCheck(err) {
+	delivered, err := s.sendOn(conn, msg, env)
+	if err != nil && reused && isStale(err) {
 		// The pooled connection went stale while idle; nothing was sent on it.
 		_ = conn.Close()
 		if conn, err = s.dial(ctx); err != nil {
 			return err
 		}
-		err = s.sendOn(conn, msg)
+		delivered, err = s.sendOn(conn, msg, env)
 	}
 	if err == nil {
 		s.release(conn)
 		return nil
 	}
 	s.discard(conn, err)
-	if msg.IsDelivered() {
-		// The server accepted the email; only the RSET after it failed.
+	if delivered {
+		// The server accepted the email; only what followed failed.
 		return nil
 	}
 	return s.classify(err)
@@ -181,23 +192,117 @@ func (s *SMTP) Close() error {
 	s.mu.Unlock()
 	var errs []error
 	for _, c := range idle {
-		if err := s.client.CloseWithSMTPClient(c); err != nil {
+		if err := s.client.CloseWithSMTPClient(c.Client); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return s.redact(errors.Join(errs...))
 }
 
-func (s *SMTP) sendOn(conn *smtp.Client, msg *mail.Msg) error {
-	// An idle connection's deadline has passed; renew it before the NOOP check.
-	if err := conn.UpdateDeadline(s.timeout); err != nil {
-		return err
+// envelope is the SMTP envelope of a message: MAIL FROM and RCPT TO.
+type envelope struct {
+	from string
+	to   []string
+}
+
+func envelopeOf(msg *mail.Msg) (envelope, error) {
+	from, err := msg.GetSender(false)
+	if err != nil {
+		return envelope{}, err
 	}
-	return s.client.SendWithSMTPClient(conn, msg)
+	to, err := msg.GetRecipients()
+	if err != nil {
+		return envelope{}, err
+	}
+	return envelope{from: from, to: to}, nil
+}
+
+// checkAfter is how long a pooled connection may rest before its next send
+// checks it with a NOOP. One used within it goes straight to MAIL: were it
+// dead after all, the MAIL fails before anything is sent and the send goes
+// again on a new connection, as after a failed NOOP.
+const checkAfter = time.Second
+
+// sendOn runs one mail transaction on conn: MAIL, RCPT for each recipient,
+// DATA and the body. It sends no RSET after it: the server's reply to the
+// body ends the transaction (RFC 5321 4.1.1.4), and a connection is pooled
+// again only after a transaction that succeeded. go-mail's own send would
+// add a NOOP before and a RSET after, two round trips out of six.
+// delivered reports that the server took the email.
+func (s *SMTP) sendOn(conn *pooledConn, msg *mail.Msg, env envelope) (delivered bool, err error) {
+	// An idle connection's deadline has passed; renew it first.
+	if err := conn.UpdateDeadline(s.timeout); err != nil {
+		return false, &smtpStep{step: stepCheck, err: err}
+	}
+	if !conn.lastUsed.IsZero() && time.Since(conn.lastUsed) > checkAfter {
+		if err := conn.Noop(); err != nil {
+			return false, &smtpStep{step: stepCheck, err: err}
+		}
+	}
+	if err := conn.Mail(env.from); err != nil {
+		return false, &smtpStep{step: stepMail, err: err}
+	}
+	for _, to := range env.to {
+		if err := conn.Rcpt(to); err != nil {
+			return false, &smtpStep{step: stepRcpt, err: err}
+		}
+	}
+	w, err := conn.Data()
+	if err != nil {
+		return false, &smtpStep{step: stepData, err: err}
+	}
+	if _, err := msg.WriteTo(w); err != nil {
+		return false, &smtpStep{step: stepData, err: err}
+	}
+	if err := w.Close(); err != nil {
+		return false, &smtpStep{step: stepData, err: err}
+	}
+	conn.lastUsed = time.Now()
+	return true, nil
+}
+
+// The steps of a mail transaction, for errors.
+const (
+	stepCheck = "connection check"
+	stepMail  = "MAIL FROM"
+	stepRcpt  = "RCPT TO"
+	stepData  = "DATA"
+)
+
+// smtpStep is a failure of one step of a mail transaction.
+type smtpStep struct {
+	step string
+	err  error
+}
+
+func (e *smtpStep) Error() string { return e.step + ": " + e.err.Error() }
+func (e *smtpStep) Unwrap() error { return e.err }
+
+// replyCode is the SMTP reply code of err, 0 when the server did not reply
+// (a network error, a timeout).
+func replyCode(err error) int {
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		return te.Code
+	}
+	return 0
+}
+
+// isStale reports whether a send failed because its pooled connection went
+// stale while idle: its check, or (a connection used within checkAfter,
+// sent no NOOP) its MAIL, failed without a permanent reply. Nothing was
+// sent on it.
+func isStale(err error) bool {
+	var se *smtpStep
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := replyCode(se.err)
+	return se.step == stepCheck || se.step == stepMail && (code < 500 || code >= 600)
 }
 
 // conn returns an idle pooled connection or a new one.
-func (s *SMTP) conn(ctx context.Context) (c *smtp.Client, reused bool, err error) {
+func (s *SMTP) conn(ctx context.Context) (c *pooledConn, reused bool, err error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -215,16 +320,16 @@ func (s *SMTP) conn(ctx context.Context) (c *smtp.Client, reused bool, err error
 	return c, false, err
 }
 
-func (s *SMTP) dial(ctx context.Context) (*smtp.Client, error) {
+func (s *SMTP) dial(ctx context.Context) (*pooledConn, error) {
 	c, err := s.client.DialToSMTPClientWithContext(ctx)
 	if err != nil {
 		return nil, &core.TemporaryError{Err: s.redact(fmt.Errorf("mailer: connect to %s: %w", s.addr, err))}
 	}
-	return c, nil
+	return &pooledConn{Client: c}, nil
 }
 
 // release puts a healthy connection back into the pool.
-func (s *SMTP) release(c *smtp.Client) {
+func (s *SMTP) release(c *pooledConn) {
 	s.mu.Lock()
 	if !s.closed {
 		s.idle = append(s.idle, c)
@@ -232,16 +337,15 @@ func (s *SMTP) release(c *smtp.Client) {
 	}
 	s.mu.Unlock()
 	if c != nil {
-		_ = s.client.CloseWithSMTPClient(c)
+		_ = s.client.CloseWithSMTPClient(c.Client)
 	}
 }
 
 // discard drops a connection after a failure. A connection that still talks
 // (the server replied with an error) gets a QUIT; a broken one is just closed.
-func (s *SMTP) discard(c *smtp.Client, err error) {
-	var se *mail.SendError
-	if errors.As(err, &se) && se.ErrorCode() != 0 {
-		_ = s.client.CloseWithSMTPClient(c)
+func (s *SMTP) discard(c *pooledConn, err error) {
+	if replyCode(err) != 0 {
+		_ = s.client.CloseWithSMTPClient(c.Client)
 		return
 	}
 	_ = c.Close()
@@ -249,15 +353,8 @@ func (s *SMTP) discard(c *smtp.Client, err error) {
 
 func (s *SMTP) classify(err error) error {
 	err = s.redact(fmt.Errorf("mailer: send via %s: %w", s.addr, err))
-	var se *mail.SendError
-	if errors.As(err, &se) {
-		switch se.Reason {
-		case mail.ErrGetSender, mail.ErrGetRcpts, mail.ErrNoUnencoded:
-			return err
-		}
-		if code := se.ErrorCode(); code >= 500 && code < 600 {
-			return err
-		}
+	if code := replyCode(err); code >= 500 && code < 600 {
+		return err
 	}
 	return &core.TemporaryError{Err: err}
 }
@@ -280,8 +377,3 @@ func (e *redactedError) Error() string {
 	return strings.ReplaceAll(e.err.Error(), e.secret, "[redacted]")
 }
 func (e *redactedError) Unwrap() error { return e.err }
-
-func isConnCheck(err error) bool {
-	var se *mail.SendError
-	return errors.As(err, &se) && se.Reason == mail.ErrConnCheck
-}

@@ -121,17 +121,52 @@ func TestNewSMTPRejectsBadConfig(t *testing.T) {
 	}
 }
 
+// A pooled connection the server dropped is found out before anything is
+// sent on it and the email goes on a new one: by the NOOP of a connection
+// idle for more than a second, by the failed MAIL of one used just before.
 func TestSMTPReconnectsWhenPooledConnectionDropped(t *testing.T) {
+	for name, idle := range map[string]time.Duration{"just used": 0, "idle": 1100 * time.Millisecond} {
+		t.Run(name, func(t *testing.T) {
+			srv := smtptest.Start(t)
+			m := MustSMTP(t, srv)
+			if err := m.Send(context.Background(), sampleEmail()); err != nil {
+				t.Fatal(err)
+			}
+			srv.DropConnections()
+			time.Sleep(idle)
+			if err := m.Send(context.Background(), sampleEmail()); err != nil {
+				t.Fatalf("send after the server dropped the pooled connection: %v", err)
+			}
+			if _, err := srv.WaitFor(2, 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A temporary refusal of MAIL on a connection used just before (no NOOP
+// checked it) is taken for a stale connection: the email goes again on a
+// new one. A permanent refusal is the email's and is not retried.
+func TestSMTPRetriesATemporaryMailRefusalOnANewConnection(t *testing.T) {
 	srv := smtptest.Start(t)
 	m := MustSMTP(t, srv)
 	if err := m.Send(context.Background(), sampleEmail()); err != nil {
 		t.Fatal(err)
 	}
-	srv.DropConnections()
+	srv.FailNextMail(1, 421, "closing the channel")
 	if err := m.Send(context.Background(), sampleEmail()); err != nil {
-		t.Fatalf("send after the server dropped the pooled connection: %v", err)
+		t.Fatalf("send after a 421 to MAIL: %v", err)
 	}
 	if _, err := srv.WaitFor(2, 5*time.Second); err != nil {
 		t.Fatal(err)
+	}
+	srv.FailNextMail(1, 553, "sender refused")
+	err := m.Send(context.Background(), sampleEmail())
+	var temp *core.TemporaryError
+	if err == nil || errors.As(err, &temp) {
+		t.Fatalf("err = %v, want a permanent error", err)
+	}
+	if got := srv.Commands("MAIL"); got != 4 {
+		t.Fatalf("MAIL sent %d times, want 4 (the 553 tried once)", got)
 	}
 }

@@ -114,6 +114,37 @@ func TestSMTPSend(t *testing.T) {
 // normalize undoes the CRLF line ends of the wire.
 func normalize(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
+// A transaction is MAIL, RCPT, DATA and the body: no NOOP on a new
+// connection or one used within the last second, no RSET after an email
+// the server took. A connection idle for longer is checked with a NOOP.
+func TestSMTPSendsNoNoopOrRsetOnABusyConnection(t *testing.T) {
+	srv := smtptest.Start(t)
+	m := MustSMTP(t, srv)
+	for range 3 {
+		if err := m.Send(context.Background(), sampleEmail()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := srv.WaitFor(3, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for verb, want := range map[string]int{"EHLO": 1, "MAIL": 3, "RCPT": 3, "DATA": 3, "NOOP": 0, "RSET": 0} {
+		if got := srv.Commands(verb); got != want {
+			t.Errorf("%s sent %d times, want %d", verb, got, want)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if err := m.Send(context.Background(), sampleEmail()); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Commands("NOOP"); got != 1 {
+		t.Errorf("after a second idle, NOOP sent %d times, want 1", got)
+	}
+	if got := srv.Commands("RSET"); got != 0 {
+		t.Errorf("RSET sent %d times, want 0", got)
+	}
+}
+
 func TestSMTPSendKeepsCallerMessageIDAndDate(t *testing.T) {
 	srv := smtptest.Start(t)
 	m := MustSMTP(t, srv)

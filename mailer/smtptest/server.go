@@ -58,11 +58,13 @@ type Server struct {
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced whenever a message arrives
 	messages []Message
+	failMail fault
 	failRcpt fault
 	failData fault
 	rejects  map[string]*smtp.SMTPError // by lower-cased address, for good
 	delay    time.Duration
 	conns    []*smtp.Conn
+	commands map[string]int // client commands seen, by verb
 }
 
 type fault struct {
@@ -90,6 +92,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	if err != nil {
 		tb.Fatalf("smtptest: listen: %v", err)
 	}
+	ln = &countingListener{Listener: ln, server: s}
 	if s.implicitTLS != nil {
 		ln = tls.NewListener(ln, s.implicitTLS)
 	}
@@ -178,12 +181,22 @@ func (s *Server) WaitFor(n int, timeout time.Duration) ([]Message, error) {
 	}
 }
 
-// Reset forgets the received messages, pending faults and the delay.
+// Commands returns how many commands of verb (NOOP, MAIL, RSET ...) clients
+// sent since the start or the last Reset, on plain-text connections (those
+// that never switched to TLS).
+func (s *Server) Commands(verb string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commands[strings.ToUpper(verb)]
+}
+
+// Reset forgets the received messages, the commands counted, pending faults
+// and the delay.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.messages = nil
-	s.failRcpt, s.failData, s.delay, s.rejects = fault{}, fault{}, 0, nil
+	s.messages, s.commands = nil, nil
+	s.failMail, s.failRcpt, s.failData, s.delay, s.rejects = fault{}, fault{}, fault{}, 0, nil
 }
 
 // Reject answers every RCPT TO of address with code and msg, as a mail
@@ -202,6 +215,13 @@ func (s *Server) Accept(address string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.rejects, strings.ToLower(address))
+}
+
+// FailNextMail answers the next n MAIL FROM commands with code and msg.
+func (s *Server) FailNextMail(n, code int, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failMail = newFault(n, code, msg)
 }
 
 // FailNext answers the next n RCPT TO commands with code and msg, e.g.
@@ -273,6 +293,12 @@ func (se *session) Mail(from string, _ *smtp.MailOptions) error {
 	if se.server.username != "" && !se.authed {
 		return smtp.ErrAuthRequired
 	}
+	se.server.mu.Lock()
+	err := se.server.failMail.take()
+	se.server.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	se.from = from
 	return nil
 }
@@ -339,3 +365,55 @@ func (l *tbLogger) Printf(format string, v ...any) {
 }
 
 func (l *tbLogger) Println(v ...any) { l.Printf("%s", fmt.Sprintln(v...)) }
+
+// countingListener counts the commands its connections' clients send.
+type countingListener struct {
+	net.Listener
+	server *Server
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Conn: c, server: l.server}, nil
+}
+
+// countingConn reads the client's lines as they pass, counting the first
+// word of each outside a message's data.
+type countingConn struct {
+	net.Conn
+	server *Server
+	line   []byte
+	inData bool
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	for _, b := range p[:n] {
+		if b != '\n' {
+			c.line = append(c.line, b)
+			continue
+		}
+		c.count(strings.TrimRight(string(c.line), "\r"))
+		c.line = c.line[:0]
+	}
+	return n, err
+}
+
+func (c *countingConn) count(line string) {
+	if c.inData {
+		c.inData = line != "."
+		return
+	}
+	verb, _, _ := strings.Cut(line, " ")
+	verb = strings.ToUpper(verb)
+	c.inData = verb == "DATA"
+	c.server.mu.Lock()
+	defer c.server.mu.Unlock()
+	if c.server.commands == nil {
+		c.server.commands = map[string]int{}
+	}
+	c.server.commands[verb]++
+}
