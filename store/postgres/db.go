@@ -59,6 +59,7 @@ type DB struct {
 	watchers watch.Hub
 	listener listener
 	notes    notifier
+	settles  settleGroup
 }
 
 var (

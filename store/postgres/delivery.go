@@ -84,43 +84,6 @@ func (s *DB) dueBy(ctx context.Context, table, column string, until int64) (bool
 	return first != nil && *first <= until, nil
 }
 
-// SettleMessage records a send's outcome and the outbox items it starts in
-// one transaction, the message's row locked, in two round trips (a pass
-// settles every send).
-func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) ([]*core.OutboxItem, error)) (*core.Message, error) {
-	var m *core.Message
-	err := s.readThenWrite(ctx, func(q *queued) {
-		q.Queue("select "+messageColumns+" from messages where id = $1 for update", id)
-	}, func(r pgx.BatchResults) error {
-		var err error
-		m, err = s.scanMessage(r.QueryRow())
-		return err
-	}, func(q *queued) error {
-		old := *m
-		items, err := fn(m)
-		if err != nil {
-			return err
-		}
-		if m.ID != id {
-			return core.Errorf(core.EInvalid, "A message's id cannot change.")
-		}
-		if err := s.putMessage(ctx, q, &old, m); err != nil {
-			return err
-		}
-		for _, item := range items {
-			if err := s.putOutboxItem(ctx, q, item); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.changed(m.Owner)
-	return m, nil
-}
-
 // ReadForSend reads the message, its author and the refusals of addresses
 // in one round trip.
 func (s *DB) ReadForSend(ctx context.Context, id, authorID string, addresses []string) (*core.Message, *core.User, []bool, error) {

@@ -1,0 +1,194 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// settleGroup records the outcomes of a process's concurrently finishing
+// sends together: a SettleMessage finding no group in flight starts one at
+// once; the calls arriving meanwhile are settled together right after it,
+// in one transaction (BEGIN with one locking read of all their rows, then
+// every write and COMMIT: two round trips and one commit for the lot). Each
+// call's fn checks its own row as it does alone; a call whose fn fails or
+// whose message is gone fails alone and the others commit. When the
+// transaction itself fails (a write refused, a deadlock, a lost
+// connection), every call of the group is settled again alone, so each
+// gets its own outcome; fn may therefore run more than once, as
+// core.DeliveryStore allows.
+type settleGroup struct {
+	mu      sync.Mutex
+	pending []*settleCall
+	running bool
+}
+
+type settleCall struct {
+	id   string
+	fn   func(m *core.Message) ([]*core.OutboxItem, error)
+	m    *core.Message
+	err  error
+	done chan struct{}
+}
+
+// maxSettleGroup bounds a group: the locking read of its rows and the
+// batch of its writes.
+const maxSettleGroup = 64
+
+// settleTimeout bounds a group's transaction. It does not take a caller's
+// ctx: the group is everyone's, and an outcome of a send that happened must
+// be written even while the pass stops (core's settle gives 30 s too).
+const settleTimeout = 30 * time.Second
+
+// SettleMessage records a send's outcome and the outbox items it starts in
+// one transaction, the message's row locked, together with the other
+// outcomes of this process settled at the same moment (settleGroup).
+func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Message) ([]*core.OutboxItem, error)) (*core.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := &settleCall{id: id, fn: fn, done: make(chan struct{})}
+	g := &s.settles
+	g.mu.Lock()
+	g.pending = append(g.pending, c)
+	if !g.running {
+		g.running = true
+		go s.runSettles()
+	}
+	g.mu.Unlock()
+	<-c.done
+	return c.m, c.err
+}
+
+// runSettles settles the pending calls, a group at a time, until none is
+// left. A message's second call waits for the next group, so that each
+// group settles a row once.
+func (s *DB) runSettles() {
+	g := &s.settles
+	for {
+		g.mu.Lock()
+		var group, rest []*settleCall
+		for _, c := range g.pending {
+			if len(group) < maxSettleGroup && !slices.ContainsFunc(group, func(o *settleCall) bool { return o.id == c.id }) {
+				group = append(group, c)
+			} else {
+				rest = append(rest, c)
+			}
+		}
+		g.pending = rest
+		if len(group) == 0 {
+			g.running = false
+			g.mu.Unlock()
+			return
+		}
+		g.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+		if len(group) == 1 || !s.settleTogether(ctx, group) {
+			for _, c := range group {
+				c.m, c.err = s.settleAlone(ctx, c.id, c.fn)
+			}
+		}
+		cancel()
+		for _, c := range group {
+			close(c.done)
+		}
+	}
+}
+
+// settleTogether settles calls in one transaction and reports whether it
+// committed; each call's m and err are then its outcome.
+func (s *DB) settleTogether(ctx context.Context, calls []*settleCall) bool {
+	ids := make([]string, len(calls))
+	for i, c := range calls {
+		ids[i] = c.id
+	}
+	rows := make(map[string]*core.Message, len(calls))
+	var owners []string
+	err := s.readThenWrite(ctx, func(q *queued) {
+		// In the order of their ids, as every group locks them: two groups
+		// never wait for each other in a cycle.
+		q.Queue("select "+messageColumns+" from messages where id = any($1) order by id for update", ids)
+	}, func(r pgx.BatchResults) error {
+		found, err := s.collectMessages(r.Query())
+		for _, m := range found {
+			rows[m.ID] = m
+		}
+		return err
+	}, func(q *queued) error {
+		owners = owners[:0]
+		for _, c := range calls {
+			c.m, c.err = nil, nil
+			m := rows[c.id]
+			if m == nil {
+				c.err = errMessageNotFound()
+				continue
+			}
+			old := *m
+			items, err := c.fn(m)
+			if err == nil && m.ID != c.id {
+				err = core.Errorf(core.EInvalid, "A message's id cannot change.")
+			}
+			if err != nil {
+				c.err = err
+				continue
+			}
+			if err := s.putMessage(ctx, q, &old, m); err != nil {
+				return err
+			}
+			for _, item := range items {
+				if err := s.putOutboxItem(ctx, q, item); err != nil {
+					return err
+				}
+			}
+			c.m = m
+			owners = append(owners, m.Owner)
+		}
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	s.changed(owners...)
+	return true
+}
+
+// settleAlone is SettleMessage's transaction for one message, in two round
+// trips.
+func (s *DB) settleAlone(ctx context.Context, id string, fn func(m *core.Message) ([]*core.OutboxItem, error)) (*core.Message, error) {
+	var m *core.Message
+	err := s.readThenWrite(ctx, func(q *queued) {
+		q.Queue("select "+messageColumns+" from messages where id = $1 for update", id)
+	}, func(r pgx.BatchResults) error {
+		var err error
+		m, err = s.scanMessage(r.QueryRow())
+		return err
+	}, func(q *queued) error {
+		old := *m
+		items, err := fn(m)
+		if err != nil {
+			return err
+		}
+		if m.ID != id {
+			return core.Errorf(core.EInvalid, "A message's id cannot change.")
+		}
+		if err := s.putMessage(ctx, q, &old, m); err != nil {
+			return err
+		}
+		for _, item := range items {
+			if err := s.putOutboxItem(ctx, q, item); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.changed(m.Owner)
+	return m, nil
+}

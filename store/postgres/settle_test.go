@@ -1,0 +1,82 @@
+package postgres_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/postgres/pgtest"
+	"github.com/sendlater/sendlater/store/storetest"
+)
+
+// Outcomes settled at the same moment are committed together, and each
+// keeps its own result: a callback that fails, a message that is gone and a
+// write the database refuses (which fails the group's transaction, so every
+// call of it is settled again alone) fail alone; the others are written.
+func TestSettlesAtOnceKeepTheirOwnOutcomes(t *testing.T) {
+	db := mustOpen(t, pgtest.URL(t))
+	s := stores(db)
+	s.Clock = core.NewManualClock(storetest.Epoch)
+	u := storetest.MustCreateUser(t, s, "ada@example.com")
+	errAbort := errors.New("abort")
+	for round, bad := range []bool{false, true} {
+		t.Run(fmt.Sprintf("round %d", round), func(t *testing.T) {
+			const n = 40
+			ms := make([]*core.Message, n)
+			for i := range ms {
+				ms[i] = storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+			}
+			const aborts, refused, gone = 3, 7, 11 // indexes of the calls that fail when bad
+			var calls atomic.Int64
+			errs := make([]error, n)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for i, m := range ms {
+				id := m.ID
+				if bad && i == gone {
+					id = "gone-" + m.ID
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					_, errs[i] = db.SettleMessage(ctx, id, func(x *core.Message) ([]*core.OutboxItem, error) {
+						calls.Add(1)
+						x.Status, x.DeliveredAt = core.StatusDelivered, x.SendDate
+						switch {
+						case bad && i == aborts:
+							return nil, errAbort
+						case bad && i == refused: // an outbox item without an id
+							return []*core.OutboxItem{{MessageID: x.ID, Owner: x.Owner, NextAttemptAt: x.SendDate}}, nil
+						}
+						return nil, nil
+					})
+				}()
+			}
+			close(start)
+			wg.Wait()
+			for i, m := range ms {
+				got, err := db.FindMessageByID(ctx, m.ID)
+				must(t, err)
+				failed := bad && (i == aborts || i == refused || i == gone)
+				switch {
+				case bad && i == aborts && !errors.Is(errs[i], errAbort):
+					t.Errorf("call %d: err = %v, want the callback's", i, errs[i])
+				case bad && i == gone && core.ErrorCode(errs[i]) != core.EMessageNotFound:
+					t.Errorf("call %d: err = %v, want %s", i, errs[i], core.EMessageNotFound)
+				case bad && i == refused && errs[i] == nil:
+					t.Errorf("call %d: a refused write succeeded", i)
+				case !failed && errs[i] != nil:
+					t.Errorf("call %d: %v", i, errs[i])
+				}
+				if delivered := got.Status == core.StatusDelivered; delivered == failed {
+					t.Errorf("message %d: status %s after a call that failed = %v", i, got.Status, failed)
+				}
+			}
+			t.Logf("%d callbacks for %d calls", calls.Load(), n)
+		})
+	}
+}
