@@ -1,13 +1,17 @@
 package core
 
-import "sync"
+import (
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+)
 
 // UserGenerations is an optional part of a store: a generation per user,
 // kept in memory, that moves after every committed write touching the
-// user's record, messages or sessions. Only a store with one writing
-// process can keep it (bbolt: the CLI writes through the server's admin
-// socket); a store without it (PostgreSQL, whose replicas learn of each
-// other's commits only later) is read on every request.
+// user's record, messages or sessions, in the writing process before the
+// write returns and, with many processes on one store (PostgreSQL), in every
+// process that keeps anything under them (GenerationServer) before a write a
+// client waits for returns. A store without it is read on every request.
 //
 // A reader that reads the generation before it reads the store may keep
 // what it read under that generation and reuse it while the generation has
@@ -17,6 +21,16 @@ import "sync"
 // later write is visible, and no reader keeps old data under a new one.
 type UserGenerations interface {
 	UserGeneration(userID string) uint64
+}
+
+// GenerationServer is an optional part of a store whose processes learn of
+// each other's writes through it (PostgreSQL): ServeGenerations makes this
+// process one that keeps what it reads under the generations, and so one
+// that every writer waits for until it heard of the write. Only a serving
+// process calls it; in any other, the generations never repeat (nothing is
+// kept).
+type GenerationServer interface {
+	ServeGenerations()
 }
 
 // GenerationCache keeps values read for a user under the generation read
@@ -79,5 +93,29 @@ func MakeRoom[K comparable, V any](m map[K]V, max int) {
 		if n++; n >= max/4 {
 			break
 		}
+	}
+}
+
+// GenerationStripes are per-user generations in fixed memory: counters in
+// stripes chosen by a hash of the user's id (two users sharing a stripe see
+// each other's writes as changes, which costs a read, never a stale one).
+// A counter only grows. The zero value is ready.
+type GenerationStripes struct {
+	stripes [generationStripes]atomic.Uint64
+}
+
+const generationStripes = 1024
+
+var stripeSeed = maphash.MakeSeed()
+
+// Of is userID's counter.
+func (g *GenerationStripes) Of(userID string) *atomic.Uint64 {
+	return &g.stripes[maphash.String(stripeSeed, userID)%generationStripes]
+}
+
+// MoveAll moves every user's generation: what was kept is read again.
+func (g *GenerationStripes) MoveAll() {
+	for i := range g.stripes {
+		g.stripes[i].Add(1)
 	}
 }

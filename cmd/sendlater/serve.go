@@ -85,7 +85,10 @@ func (a *app) serve(ctx context.Context) error {
 	if a.cfg.PageViews.Enabled {
 		srv.PageViews = s.PageViews
 	}
-	if gens, ok := st.(core.UserGenerations); ok { // bbolt: one writing process
+	if gens, ok := st.(core.UserGenerations); ok {
+		if r, ok := st.(core.GenerationServer); ok { // PostgreSQL: writers wait for this replica
+			r.ServeGenerations()
+		}
 		srv.Generations = gens
 	}
 	a.logPublic()

@@ -47,8 +47,8 @@ type DB struct {
 	health    healthRecords
 	settles   commitGroup
 	limits    memLimits
-	opened    openedRecords // decoded records by their bytes (opened.go)
-	gens      generations   // per-user generations (generations.go)
+	opened    openedRecords          // decoded records by their bytes (opened.go)
+	gens      core.GenerationStripes // per-user generations (generations.go)
 }
 
 var (

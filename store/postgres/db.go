@@ -59,6 +59,7 @@ type DB struct {
 	watchers watch.Hub
 	listener listener
 	notes    notifier
+	gens     generations
 	settles  settleGroup
 }
 
@@ -101,6 +102,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, core.Errorf(core.EInvalid, "The PostgreSQL connection settings are not valid: %v", err)
 	}
 	s := &DB{pool: pool, seal: sealer, reminders: opts.Reminders}
+	s.gens.id = core.NewID()
 	if err := s.start(ctx, opts.MustExist); err != nil {
 		pool.Close()
 		return nil, err
@@ -209,6 +211,7 @@ func (s *DB) checkKey(ctx context.Context, conn *pgx.Conn) error {
 // every connection.
 func (s *DB) Close() error {
 	s.notes.wait()
+	s.unregister()
 	s.listener.stop()
 	s.pool.Close()
 	return nil

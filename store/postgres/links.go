@@ -106,7 +106,7 @@ func (s *DB) LinkProvider(ctx context.Context, l *core.ProviderLink, fn func(u *
 	if err != nil {
 		return nil, err
 	}
-	s.changed(l.UserID) // the live list shows the user's sign-in methods
+	s.moved(ctx, true, l.UserID) // the live list shows the user's sign-in methods
 	return u, nil
 }
 
@@ -126,7 +126,7 @@ func (s *DB) UnlinkProvider(ctx context.Context, userID, provider string, fn fun
 	if err != nil {
 		return nil, err
 	}
-	s.changed(userID)
+	s.moved(ctx, true, userID)
 	return u, nil
 }
 

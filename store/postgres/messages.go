@@ -106,7 +106,7 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 		return s.putMessage(ctx, tx, nil, m)
 	})
 	if err == nil {
-		s.changed(m.Owner)
+		s.moved(ctx, true, m.Owner)
 	}
 	return err
 }
@@ -201,7 +201,7 @@ func (s *DB) UpdateMessage(ctx context.Context, id string, fn func(m *core.Messa
 	if err != nil {
 		return nil, err
 	}
-	s.changed(m.Owner)
+	s.moved(ctx, true, m.Owner)
 	return m, nil
 }
 
@@ -214,7 +214,7 @@ func (s *DB) DeleteMessage(ctx context.Context, id string) error {
 	if err != nil {
 		return wrapErr(err)
 	}
-	s.changed(owner)
+	s.moved(ctx, true, owner)
 	return nil
 }
 

@@ -91,25 +91,33 @@ func (s *DB) UpdateSession(ctx context.Context, id string, fn func(x *core.Sessi
 	if err != nil {
 		return nil, err
 	}
+	s.moved(ctx, false, x.UserID) // a rotation, a reuse's revocation
 	return x, nil
 }
 
+// DeleteSession ends a session: once it returns, no replica accepts it
+// (moved).
 func (s *DB) DeleteSession(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, "delete from sessions where id = $1", id)
+	var userID string
+	err := s.pool.QueryRow(ctx, "delete from sessions where id = $1 returning user_id", id).Scan(&userID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errSessionNotFound()
+	}
 	if err != nil {
 		return wrapErr(err)
 	}
-	if tag.RowsAffected() == 0 {
-		return errSessionNotFound()
-	}
+	s.moved(ctx, false, userID)
 	return nil
 }
 
 // DeleteUserSessions deletes every session of the user except the one with
 // id except (which may be empty).
 func (s *DB) DeleteUserSessions(ctx context.Context, userID, except string) error {
-	_, err := s.pool.Exec(ctx, "delete from sessions where user_id = $1 and id <> $2", userID, except)
-	return wrapErr(err)
+	if _, err := s.pool.Exec(ctx, "delete from sessions where user_id = $1 and id <> $2", userID, except); err != nil {
+		return wrapErr(err)
+	}
+	s.moved(ctx, false, userID)
+	return nil
 }
 
 // DeleteExpiredSessions removes the sessions whose ExpiresAt is before now,

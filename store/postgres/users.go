@@ -114,7 +114,7 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 	if err != nil {
 		return nil, err
 	}
-	s.changed(id) // the live list shows the user too (their plan)
+	s.moved(ctx, true, id) // the live list shows the user too (their plan)
 	return u, nil
 }
 
@@ -146,7 +146,7 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 	if tag.RowsAffected() == 0 {
 		return errUserNotFound()
 	}
-	s.changed(id) // their messages went with them
+	s.moved(ctx, true, id) // their messages and sessions went with them
 	return nil
 }
 

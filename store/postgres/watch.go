@@ -79,16 +79,23 @@ func (l *listener) run(s *DB) {
 }
 
 // listen holds one connection until it fails, passing notifications to the
-// watchers. It reports whether it got as far as listening.
+// watchers and the generations (generations.go) and, in a serving process,
+// renewing its lease over it. It reports whether it got as far as
+// listening.
 func (l *listener) listen(s *DB, missed *bool) bool {
+	defer s.gens.safeUntil.Store(0) // cut off: reuse nothing until heard again
 	conn, err := pgx.ConnectConfig(l.ctx, s.pool.Config().ConnConfig)
 	if err != nil {
 		return false
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(l.ctx, "listen "+pgx.Identifier{l.channel}.Sanitize()); err != nil {
-		return false
+	for _, ch := range []string{l.channel, l.channel + gensSuffix, l.channel + ackSuffix} {
+		if _, err := conn.Exec(l.ctx, "listen "+pgx.Identifier{ch}.Sanitize()); err != nil {
+			return false
+		}
 	}
+	// What was kept before may have changed unheard: read everything again.
+	s.gens.stripes.MoveAll()
 	select {
 	case <-l.ready:
 	default:
@@ -97,11 +104,34 @@ func (l *listener) listen(s *DB, missed *bool) bool {
 	if *missed {
 		s.watchers.NotifyAll()
 	}
+	var renewed int64 = -1 << 62
 	for {
-		n, err := conn.WaitForNotification(l.ctx)
+		wait := l.ctx
+		var cancel context.CancelFunc = func() {}
+		if s.gens.serving.Load() {
+			if mono()-renewed >= int64(leaseRenew) {
+				if err := s.register(l.ctx, conn); err != nil {
+					return true
+				}
+				renewed = mono()
+			}
+			wait, cancel = context.WithTimeout(l.ctx, time.Duration(renewed+int64(leaseRenew)-mono()))
+		}
+		n, err := conn.WaitForNotification(wait)
+		cancel()
 		if err != nil {
+			if l.ctx.Err() == nil && wait.Err() != nil && !conn.IsClosed() {
+				continue // time to renew
+			}
 			return true
 		}
-		s.watchers.Notify(n.Payload)
+		switch n.Channel {
+		case l.channel:
+			s.watchers.Notify(n.Payload)
+		case l.channel + gensSuffix:
+			s.heardGens(n.Payload)
+		case l.channel + ackSuffix:
+			s.heardAck(n.Payload)
+		}
 	}
 }
