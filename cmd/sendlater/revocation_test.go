@@ -90,3 +90,54 @@ func TestRevocationOnEveryReplica(t *testing.T) {
 	}
 	revoked("the store ended the user's sessions", d.idToken)
 }
+
+// Two replicas on one database keep each author's encoded list (issue 14):
+// a change made on one replica, or by another process in the store (as the
+// CLI and send-due write), is in the very next list read on the other.
+func TestKeptListsOnEveryReplica(t *testing.T) {
+	url := pgtest.URL(t)
+	env := pgEnv(url)
+	a, b := startServer(t, t.TempDir(), env...), startServer(t, t.TempDir(), env...)
+	db := openPostgres(t, url)
+	c := &http.Client{Timeout: 10 * time.Second}
+	s := signUp(t, a.url, "lists@example.com")
+	type item struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+	}
+	list := func() []item {
+		t.Helper()
+		var l []item
+		if code := api(t, c, "GET", b.url+"/api/messages", s.idToken, nil, &l); code != http.StatusOK {
+			t.Fatalf("GET /api/messages on the other replica: %d", code)
+		}
+		return l
+	}
+	list()
+	list() // kept
+	var made item
+	if code := api(t, c, "POST", a.url+"/api/messages", s.idToken, map[string]string{
+		"title": "First", "name": "Ann", "recipient": "ann@example.com", "message": "For later.", "interval": "1M",
+	}, &made); code != http.StatusCreated {
+		t.Fatalf("create on one replica: %d", code)
+	}
+	if l := list(); len(l) != 1 || l[0].Title != "First" {
+		t.Fatalf("the other replica's next list after a create: %+v", l)
+	}
+	list() // kept again
+	if _, err := db.UpdateMessage(context.Background(), made.ID, func(m *core.Message) error {
+		m.Title = "Renamed"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if l := list(); len(l) != 1 || l[0].Title != "Renamed" {
+		t.Fatalf("the replica's next list after another process wrote the store: %+v", l)
+	}
+	if code := api(t, c, "DELETE", a.url+"/api/messages/"+made.ID, s.idToken, nil, nil); code != http.StatusOK {
+		t.Fatalf("delete on one replica: %d", code)
+	}
+	if l := list(); len(l) != 0 {
+		t.Fatalf("the other replica's next list after a delete: %+v", l)
+	}
+}

@@ -49,8 +49,10 @@ func (r *recorder) TraceBatchQuery(ctx context.Context, conn *pgx.Conn, data pgx
 func (r *recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // record runs fn and returns the statements it ran, but those that begin
-// and end transactions and the notifications sent after a commit
-// (notify.go), which read no table.
+// and end transactions, the notifications sent after a commit (notify.go),
+// which read no table, and the listener's and the barrier's statements on
+// the replicas table (generations.go), one row per serving process, read
+// whole.
 func (r *recorder) record(fn func()) []pgx.TraceQueryStartData {
 	r.mu.Lock()
 	r.on, r.stmts = true, nil
@@ -60,7 +62,7 @@ func (r *recorder) record(fn func()) []pgx.TraceQueryStartData {
 	defer r.mu.Unlock()
 	r.on = false
 	return slices.DeleteFunc(r.stmts, func(d pgx.TraceQueryStartData) bool {
-		return regexp.MustCompile(`^(?i)\s*(begin|commit|rollback|set local synchronous_commit|select pg_notify)`).MatchString(d.SQL)
+		return regexp.MustCompile(`^(?i)\s*(begin|commit|rollback|set local synchronous_commit|select pg_notify|listen|insert into replicas|select id, extract\(epoch from lease_until)`).MatchString(d.SQL)
 	})
 }
 
