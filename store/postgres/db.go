@@ -210,7 +210,7 @@ func (s *DB) checkKey(ctx context.Context, conn *pgx.Conn) error {
 // Close sends the pending notifications, stops the listener and closes
 // every connection.
 func (s *DB) Close() error {
-	s.notes.wait()
+	s.notes.closeConn()
 	s.unregister()
 	s.listener.stop()
 	s.pool.Close()

@@ -55,7 +55,6 @@ type generations struct {
 	acked   map[string]uint64 // the highest of our seqs each replica acknowledged
 	ackWake chan struct{}     // closed and replaced on every acknowledgement
 
-	ackq ackQueue // acknowledgements this process owes
 }
 
 // The lease of a serving process: renewed every leaseRenew to now()+lease
@@ -123,9 +122,9 @@ func gensPayloads(writer string, seq uint64, users []string) []string {
 // maxPayload keeps a notification under PostgreSQL's 8,000 bytes.
 const maxPayload = 7000
 
-// heardGens handles a gens notification: moves the generations and, for
-// another process's, owes it an acknowledgement.
-func (s *DB) heardGens(payload string) {
+// heardGens handles a gens notification: moves the generations and, in a
+// serving process, for another process's, owes it an acknowledgement.
+func (s *DB) heardGens(payload string, o owed) {
 	fields := strings.Fields(payload)
 	if len(fields) < 2 {
 		return
@@ -138,7 +137,7 @@ func (s *DB) heardGens(payload string) {
 	if err != nil {
 		return
 	}
-	s.gens.ackq.owe(s, fields[0], seq)
+	o.add(fields[0], seq)
 }
 
 // heardAck handles an acknowledgement: "<writer> <seq> <replica>".
@@ -204,54 +203,33 @@ func (g *generations) waitAcks(seq uint64, live []liveReplica, read time.Time) {
 	}
 }
 
-// ackQueue sends the acknowledgements a replica owes, the latest seq of
-// each writer, one batch at a time, from the pool: the listener never
-// waits for them.
-type ackQueue struct {
-	mu      sync.Mutex
-	owed    map[string]uint64
-	running bool
-}
+// owed are the acknowledgements a replica's listener owes: the latest seq
+// of each writer. The listener sends them itself, over its own connection,
+// once it has handled every notification already received (sendAcks): a
+// pool's connection could be busy with requests exactly when writers wait.
+type owed map[string]uint64
 
-func (q *ackQueue) owe(s *DB, writer string, seq uint64) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.owed == nil {
-		q.owed = map[string]uint64{}
-	}
-	if seq > q.owed[writer] {
-		q.owed[writer] = seq
-	}
-	if !q.running {
-		q.running = true
-		go q.send(s)
+func (o owed) add(writer string, seq uint64) {
+	if seq > o[writer] {
+		o[writer] = seq
 	}
 }
 
-func (q *ackQueue) send(s *DB) {
-	for {
-		q.mu.Lock()
-		if len(q.owed) == 0 {
-			q.running = false
-			q.mu.Unlock()
-			return
-		}
-		acks := make([]string, 0, len(q.owed))
-		for w, seq := range q.owed {
-			acks = append(acks, w+" "+strconv.FormatUint(seq, 10)+" "+s.gens.id)
-		}
-		clear(q.owed)
-		q.mu.Unlock()
-		b := &pgx.Batch{}
-		b.Queue("begin")
-		b.Queue("set local synchronous_commit = off")
-		b.Queue("select pg_notify($1, a) from unnest($2::text[]) a", s.listener.channel+ackSuffix, acks)
-		b.Queue("commit")
-		ctx, cancel := context.WithTimeout(context.Background(), leaseRenew)
-		// A lost acknowledgement costs its writer a wait of our lease, no more.
-		s.pool.SendBatch(ctx, b).Close()
-		cancel()
+// sendAcks sends what is owed in one round trip over conn.
+func (s *DB) sendAcks(ctx context.Context, conn *pgx.Conn, o owed) error {
+	acks := make([]string, 0, len(o))
+	for w, seq := range o {
+		acks = append(acks, w+" "+strconv.FormatUint(seq, 10)+" "+s.gens.id)
 	}
+	clear(o)
+	ctx, cancel := context.WithTimeout(ctx, leaseRenew)
+	defer cancel()
+	b := &pgx.Batch{}
+	b.Queue("begin")
+	b.Queue("set local synchronous_commit = off")
+	b.Queue("select pg_notify($1, a) from unnest($2::text[]) a", s.listener.channel+ackSuffix, acks)
+	b.Queue("commit")
+	return conn.SendBatch(ctx, b).Close()
 }
 
 // The channels of a schema: the watchers' (listener.channel), and these

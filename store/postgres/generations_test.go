@@ -99,7 +99,7 @@ func TestAReplicaThatStopsHearingKeepsNothing(t *testing.T) {
 	conn := raw(t, url)
 	var killed int
 	if err := conn.QueryRow(ctx, `select count(pg_terminate_backend(pid)) from pg_stat_activity
-		where pid <> pg_backend_pid() and query like 'insert into replicas%'`).Scan(&killed); err != nil || killed != 1 {
+		where application_name = (select 'sendlater listener ' || id from replicas)`).Scan(&killed); err != nil || killed != 1 {
 		t.Fatalf("terminating the listener: %d, %v", killed, err)
 	}
 	unsafe := false

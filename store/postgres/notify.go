@@ -31,6 +31,7 @@ type notifier struct {
 	kick    chan struct{}   // a waiter arrived: stop gathering
 	running bool
 	idle    sync.WaitGroup // while a sender runs
+	conn    *pgx.Conn      // the sender's own (sendConn)
 }
 
 // notifyGather is how long a change nobody waits for waits for others to
@@ -165,10 +166,15 @@ func (s *DB) barrier(users []string) {
 	}
 }
 
-func (s *DB) sendBarrier(b *pgx.Batch) ([]liveReplica, error) {
+func (s *DB) sendBarrier(b *pgx.Batch) (live []liveReplica, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), lease)
 	defer cancel()
-	br := s.pool.SendBatch(ctx, b)
+	conn, err := s.sendConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.sent(&err)
+	br := conn.SendBatch(ctx, b)
 	defer br.Close()
 	for range 3 { // begin, set, notify
 		if _, err := br.Exec(); err != nil {
@@ -179,7 +185,6 @@ func (s *DB) sendBarrier(b *pgx.Batch) ([]liveReplica, error) {
 	if err != nil {
 		return nil, err
 	}
-	var live []liveReplica
 	for rows.Next() {
 		var r liveReplica
 		var secs float64
@@ -204,16 +209,54 @@ func (s *DB) sendBarrier(b *pgx.Batch) ([]liveReplica, error) {
 // dropped: the database is away, and the listeners, cut off as well, signal
 // every watcher when they reconnect.
 func (s *DB) notifyWatchers(owners []string) {
-	// One round trip; a batch that fails leaves its connection inside the
-	// transaction, and the pool closes such a connection.
+	// One round trip; a batch that fails drops the connection (sent).
 	b := &pgx.Batch{}
 	b.Queue("begin")
 	b.Queue("set local synchronous_commit = off")
 	b.Queue("select pg_notify($1, o) from unnest($2::text[]) o", s.listener.channel, owners)
 	b.Queue("commit")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	s.pool.SendBatch(ctx, b).Close()
-	cancel()
+	defer cancel()
+	conn, err := s.sendConn(ctx)
+	if err != nil {
+		return
+	}
+	defer s.sent(&err)
+	err = conn.SendBatch(ctx, b).Close()
+}
+
+// sendConn is the sender's own connection, made when first needed and made
+// again after a failure: its round trips never wait behind requests for a
+// connection of the pool, as writers wait for them.
+func (s *DB) sendConn(ctx context.Context) (*pgx.Conn, error) {
+	n := &s.notes
+	if n.conn != nil {
+		return n.conn, nil
+	}
+	c, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig)
+	if err != nil {
+		return nil, err
+	}
+	n.conn = c
+	return c, nil
+}
+
+// sent drops the sender's connection after a failure: it may be inside a
+// transaction, or gone.
+func (s *DB) sent(err *error) {
+	if *err != nil && s.notes.conn != nil {
+		s.notes.conn.Close(context.Background())
+		s.notes.conn = nil
+	}
+}
+
+// closeConn closes the sender's connection once no sender runs.
+func (n *notifier) closeConn() {
+	n.wait()
+	if n.conn != nil {
+		n.conn.Close(context.Background())
+		n.conn = nil
+	}
 }
 
 // wait waits until the pending notifications are sent (or dropped).

@@ -84,7 +84,9 @@ func (l *listener) run(s *DB) {
 // listening.
 func (l *listener) listen(s *DB, missed *bool) bool {
 	defer s.gens.safeUntil.Store(0) // cut off: reuse nothing until heard again
-	conn, err := pgx.ConnectConfig(l.ctx, s.pool.Config().ConnConfig)
+	cfg := s.pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = "sendlater listener " + s.gens.id // pg_stat_activity tells it
+	conn, err := pgx.ConnectConfig(l.ctx, cfg)
 	if err != nil {
 		return false
 	}
@@ -105,6 +107,7 @@ func (l *listener) listen(s *DB, missed *bool) bool {
 		s.watchers.NotifyAll()
 	}
 	var renewed int64 = -1 << 62
+	acks := owed{}
 	for {
 		wait := l.ctx
 		var cancel context.CancelFunc = func() {}
@@ -125,13 +128,32 @@ func (l *listener) listen(s *DB, missed *bool) bool {
 			}
 			return true
 		}
-		switch n.Channel {
-		case l.channel:
-			s.watchers.Notify(n.Payload)
-		case l.channel + gensSuffix:
-			s.heardGens(n.Payload)
-		case l.channel + ackSuffix:
-			s.heardAck(n.Payload)
+		for n != nil {
+			switch n.Channel {
+			case l.channel:
+				s.watchers.Notify(n.Payload)
+			case l.channel + gensSuffix:
+				s.heardGens(n.Payload, acks)
+			case l.channel + ackSuffix:
+				s.heardAck(n.Payload)
+			}
+			// The notifications already received come back at once with
+			// a context that has ended; then the acknowledgements go,
+			// together.
+			n, _ = conn.WaitForNotification(ended)
+		}
+		if len(acks) > 0 {
+			if err := s.sendAcks(l.ctx, conn, acks); err != nil {
+				return true
+			}
 		}
 	}
 }
+
+// ended is a context that has ended: WaitForNotification with it returns a
+// notification already received, or at once nothing.
+var ended = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
