@@ -54,7 +54,6 @@ type generations struct {
 	ackMu   sync.Mutex
 	acked   map[string]uint64 // the highest of our seqs each replica acknowledged
 	ackWake chan struct{}     // closed and replaced on every acknowledgement
-
 }
 
 // The lease of a serving process: renewed every leaseRenew to now()+lease
@@ -80,9 +79,10 @@ func (s *DB) UserGeneration(userID string) uint64 {
 	return g.stripes.Of(userID).Load()
 }
 
-// ServeGenerations implements core.GenerationServer: it makes this process a replica that keeps what it reads under the
-// users' generations: it starts the listener, which registers the process
-// and renews its lease while it hears. Only `sendlater serve` calls it;
+// ServeGenerations implements core.GenerationServer: it makes this process
+// a replica that keeps what it reads under the users' generations. It
+// starts the listener, which registers the process and renews its lease
+// while it hears. Only `sendlater serve` calls it;
 // other processes write (and wait for the replicas) without registering.
 func (s *DB) ServeGenerations() {
 	s.gens.serving.Store(true)
@@ -96,12 +96,15 @@ func (g *generations) moveLocal(users []string) {
 	}
 }
 
-// gensPayload is a notification on the gens channel: the writer, its
-// sequence number and the users whose generations move.
+// gensPayloads are the notifications of one batch on the gens channel:
+// the writer, its sequence number, whether it is the batch's last (1) or
+// not (0), and the users whose generations move. A replica acknowledges the
+// last only: a batch's notifications arrive in order, so by then it moved
+// every user of the batch.
 func gensPayloads(writer string, seq uint64, users []string) []string {
 	head := writer + " " + strconv.FormatUint(seq, 10)
 	var out []string
-	b := strings.Builder{}
+	var b strings.Builder
 	for _, u := range users {
 		if b.Len() > 0 && b.Len()+1+len(u) > maxPayload {
 			out = append(out, b.String())
@@ -109,12 +112,16 @@ func gensPayloads(writer string, seq uint64, users []string) []string {
 		}
 		if b.Len() == 0 {
 			b.WriteString(head)
+			b.WriteString(" 0")
 		}
 		b.WriteByte(' ')
 		b.WriteString(u)
 	}
 	if b.Len() > 0 {
 		out = append(out, b.String())
+	}
+	if n := len(out); n > 0 { // the last: " 0" after the head becomes " 1"
+		out[n-1] = head + " 1" + out[n-1][len(head)+2:]
 	}
 	return out
 }
@@ -126,11 +133,11 @@ const maxPayload = 7000
 // serving process, for another process's, owes it an acknowledgement.
 func (s *DB) heardGens(payload string, o owed) {
 	fields := strings.Fields(payload)
-	if len(fields) < 2 {
+	if len(fields) < 3 {
 		return
 	}
-	s.gens.moveLocal(fields[2:])
-	if fields[0] == s.gens.id || !s.gens.serving.Load() {
+	s.gens.moveLocal(fields[3:])
+	if fields[2] != "1" || fields[0] == s.gens.id || !s.gens.serving.Load() {
 		return
 	}
 	seq, err := strconv.ParseUint(fields[1], 10, 64)
