@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -267,4 +268,14 @@ func TestKeptProfileFollowsTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	me(`"canAddMessage":true`)
+
+	// A hold is in the reply until it ends, and not after, with no write
+	// in between: what depends on the time is worked out at every read.
+	end := e.Clock.Now().Add(10 * time.Minute)
+	if _, err := core.SetHold(context.Background(), e.DB, e.DB, e.Clock.Now(), tok.User.ID, end, "test"); err != nil {
+		t.Fatal(err)
+	}
+	me(fmt.Sprintf(`"holdUntil":%d`, end.UnixMilli()))
+	e.Clock.Add(10 * time.Minute)
+	me(`"holdUntil":null`)
 }
