@@ -137,14 +137,24 @@ func (s *DB) updateUser(ctx context.Context, tx pgx.Tx, id string, fn func(u *co
 
 // DeleteUser deletes the user; their messages, sessions, access tokens and
 // webhook secret go with them (foreign keys on delete cascade), in one
-// statement.
+// transaction.
 func (s *DB) DeleteUser(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, "delete from users where id = $1", id)
+	err := s.update(ctx, func(tx pgx.Tx) error {
+		// The cascade would lock the user's messages newest first; a
+		// settlement group locks messages in id order (settle.go), so the
+		// two could each hold a row the other waits for. Taken in id order
+		// first, they never do.
+		if _, err := tx.Exec(ctx, "select 1 from messages where owner = $1 order by id for update", id); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, "delete from users where id = $1", id)
+		if err == nil && tag.RowsAffected() == 0 {
+			return errUserNotFound()
+		}
+		return err
+	})
 	if err != nil {
-		return wrapErr(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return errUserNotFound()
+		return err
 	}
 	s.moved(ctx, true, id) // their messages and sessions went with them
 	return nil
