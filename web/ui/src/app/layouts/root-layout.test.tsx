@@ -10,8 +10,11 @@ test("the window scrolls to the top whenever the path changes", async () => {
   await act(() => router.navigate("/about"));
 
   expect(await screen.findByRole("heading", { name: "About" })).toBeTruthy();
-  expect(window.scrollTo).toHaveBeenCalledWith(0, 0);
-  expect(document.querySelector('link[rel="canonical"]')?.getAttribute("href")).toBe(`${window.location.origin}/about`);
+  // Both are effects of the new page, which may run just after its heading shows.
+  await waitFor(() => expect(window.scrollTo).toHaveBeenCalledWith(0, 0));
+  await waitFor(() =>
+    expect(document.querySelector('link[rel="canonical"]')?.getAttribute("href")).toBe(`${window.location.origin}/about`),
+  );
 });
 
 test("an unknown legal section shows the terms", async () => {
