@@ -84,40 +84,62 @@ func (s *DB) dueBy(ctx context.Context, table, column string, until int64) (bool
 	return first != nil && *first <= until, nil
 }
 
+// readForSend is ReadForSend's one statement: the message, its author and
+// which of the address hashes refused, in one snapshot. No row: the message
+// or its author is gone.
+var readForSend = `select ` + qualified("m", messageColumns) + `, ` + qualified("u", userColumns) + `,
+		array(select hash from refusals where hash = any($3))
+	from messages m join users u on u.id = $2
+	where m.id = $1`
+
 // ReadForSend reads the message, its author and the refusals of addresses
-// in one round trip.
+// in one statement; only when it finds nothing does a second one tell
+// which of the two is gone.
 func (s *DB) ReadForSend(ctx context.Context, id, authorID string, addresses []string) (*core.Message, *core.User, []bool, error) {
 	hashes := make([][]byte, len(addresses))
 	for i, a := range addresses {
 		hashes[i] = s.seal.AddressHash(a)
 	}
-	b := &pgx.Batch{}
-	b.Queue("select "+messageColumns+" from messages where id = $1", id)
-	b.Queue("select "+userColumns+" from users where id = $1", authorID)
-	b.Queue("select hash from refusals where hash = any($1)", hashes)
-	br := s.pool.SendBatch(ctx, b)
-	defer br.Close()
-	m, err := s.scanMessage(br.QueryRow())
+	var (
+		sm    seal.Message
+		su    seal.User
+		sc    userScan
+		found [][]byte
+	)
+	err := scanSealedMessage(s.pool.QueryRow(ctx, readForSend, id, authorID, hashes), &sm, append(sc.targets(&su), &found)...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, nil, s.whichIsGone(ctx, id)
+	}
 	if err != nil {
 		return nil, nil, nil, wrapErr(err)
 	}
-	u, err := s.scanUser(br.QueryRow())
+	sc.done(&su)
+	m, err := s.seal.OpenMessage(&sm)
 	if err != nil {
-		return nil, nil, nil, wrapErr(err)
+		return nil, nil, nil, err
 	}
-	rows, err := br.Query()
+	u, err := s.openUser(&su, sc.sealed)
 	if err != nil {
-		return nil, nil, nil, wrapErr(err)
-	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, nil, nil, wrapErr(err)
+		return nil, nil, nil, err
 	}
 	refused := make([]bool, len(addresses))
 	for i, h := range hashes {
 		refused[i] = slices.ContainsFunc(found, func(f []byte) bool { return bytes.Equal(f, h) })
 	}
-	return m, u, refused, wrapErr(br.Close())
+	return m, u, refused, nil
+}
+
+// whichIsGone is ReadForSend's error when it found no row: the message is
+// gone, or else its author.
+func (s *DB) whichIsGone(ctx context.Context, id string) error {
+	var exists bool
+	if err := s.pool.QueryRow(ctx, "select exists (select 1 from messages where id = $1)", id).Scan(&exists); err != nil {
+		return wrapErr(err)
+	}
+	if exists {
+		return errUserNotFound()
+	}
+	return errMessageNotFound()
 }
 
 // RefuseAddress records a refusal under the address's keyed hash; refusing

@@ -180,6 +180,14 @@ func TestHotQueriesSeekIndexes(t *testing.T) {
 			_, err := s.FindMessageByID(ctx, "nope")
 			return ignoreNotFound(err)
 		}},
+		{"read a message, its author and refusals for a send", []string{"messages_pkey", "users_pkey", "refusals_pkey"}, func() error {
+			ms, _, err := s.ListMessages(ctx, core.MessageFilter{Owner: firstOwner.ID, Limit: 1})
+			if err != nil {
+				return err
+			}
+			_, _, _, err = s.ReadForSend(ctx, ms[0].ID, firstOwner.ID, []string{"r@example.com"})
+			return err
+		}},
 		{"due deliveries", []string{"messages_due"}, func() error { _, err := s.DueMessages(ctx, noneDue, 100); return err }},
 		{"due reminders", []string{"messages_remind"}, func() error { _, err := s.DueReminders(ctx, noneDue, 100); return err }},
 		{"claim deliveries, none due", []string{"messages_due"}, func() error {

@@ -24,18 +24,33 @@ const userColumns = `id, email, name, picture, timezone, password_hash, provider
 
 // scanSealedUser reads a row into su, and whether its name is sealed.
 func scanSealedUser(row pgx.Row, su *seal.User) (sealed bool, err error) {
-	u := &su.Plain
-	var ladder int16
-	err = row.Scan(&u.ID, &u.Email, &su.Name, &u.Picture, &u.Timezone, &u.PasswordHash, &u.Providers,
-		&u.EmailVerified, &u.StripeCustomerID, &u.StripePriceID, &u.StripeSubscriptionStatus,
-		at(&u.CreatedAt), at(&u.UpdatedAt), &sealed, at(&u.DisabledAt), &u.HeldMessages,
-		at(&u.HoldSince), at(&u.HoldUntil), &ladder, &su.ReminderAddress)
-	u.ReminderLadder = core.Ladder(ladder)
+	var sc userScan
+	err = row.Scan(sc.targets(su)...)
+	sc.done(su)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, errUserNotFound()
 	}
-	return sealed, err
+	return sc.sealed, err
 }
+
+// userScan holds what a row of userColumns scans into besides a seal.User:
+// whether its name is sealed, and its ladder's column.
+type userScan struct {
+	sealed bool
+	ladder int16
+}
+
+// targets are the scan targets of userColumns, into su and sc; done
+// finishes su once the row was scanned.
+func (sc *userScan) targets(su *seal.User) []any {
+	u := &su.Plain
+	return []any{&u.ID, &u.Email, &su.Name, &u.Picture, &u.Timezone, &u.PasswordHash, &u.Providers,
+		&u.EmailVerified, &u.StripeCustomerID, &u.StripePriceID, &u.StripeSubscriptionStatus,
+		at(&u.CreatedAt), at(&u.UpdatedAt), &sc.sealed, at(&u.DisabledAt), &u.HeldMessages,
+		at(&u.HoldSince), at(&u.HoldUntil), &sc.ladder, &su.ReminderAddress}
+}
+
+func (sc *userScan) done(su *seal.User) { su.Plain.ReminderLadder = core.Ladder(sc.ladder) }
 
 func (s *DB) scanUser(row pgx.Row) (*core.User, error) {
 	var su seal.User
@@ -43,12 +58,17 @@ func (s *DB) scanUser(row pgx.Row) (*core.User, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.openUser(&su, sealed)
+}
+
+// openUser opens a scanned user row; a name not yet sealed is taken as it is.
+func (s *DB) openUser(su *seal.User, sealed bool) (*core.User, error) {
 	if !sealed {
 		u := su.Plain
 		u.Name = string(su.Name)
 		return &u, nil
 	}
-	return s.seal.OpenUser(&su)
+	return s.seal.OpenUser(su)
 }
 
 // sealedUserArgs are su's columns in the order of userColumns, then its
