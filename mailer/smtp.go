@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net/textproto"
 	"strings"
 	"sync"
@@ -227,7 +228,9 @@ const checkAfter = time.Second
 // DATA and the body. It sends no RSET after it: the server's reply to the
 // body ends the transaction (RFC 5321 4.1.1.4), and a connection is pooled
 // again only after a transaction that succeeded. go-mail's own send would
-// add a NOOP before and a RSET after, two round trips out of six.
+// add a NOOP before and a RSET after, two round trips out of six. A server
+// that offers PIPELINING (RFC 2920; Postfix, Exim and most relays do) gets
+// MAIL, RCPT and DATA in one write: two round trips in all.
 // delivered reports that the server took the email.
 func (s *SMTP) sendOn(conn *pooledConn, msg *mail.Msg, env envelope) (delivered bool, err error) {
 	// An idle connection's deadline has passed; renew it first.
@@ -239,17 +242,13 @@ func (s *SMTP) sendOn(conn *pooledConn, msg *mail.Msg, env envelope) (delivered 
 			return false, &smtpStep{step: stepCheck, err: err}
 		}
 	}
-	if err := conn.Mail(env.from); err != nil {
-		return false, &smtpStep{step: stepMail, err: err}
+	start := startOneByOne
+	if ok, _ := conn.Extension("PIPELINING"); ok {
+		start = startPipelined
 	}
-	for _, to := range env.to {
-		if err := conn.Rcpt(to); err != nil {
-			return false, &smtpStep{step: stepRcpt, err: err}
-		}
-	}
-	w, err := conn.Data()
+	w, err := start(conn, env)
 	if err != nil {
-		return false, &smtpStep{step: stepData, err: err}
+		return false, err
 	}
 	if _, err := msg.WriteTo(w); err != nil {
 		return false, &smtpStep{step: stepData, err: err}
@@ -259,6 +258,101 @@ func (s *SMTP) sendOn(conn *pooledConn, msg *mail.Msg, env envelope) (delivered 
 	}
 	conn.lastUsed = time.Now()
 	return true, nil
+}
+
+// startOneByOne sends MAIL, each RCPT and DATA, each after the reply to the
+// one before, and returns the writer of the body.
+func startOneByOne(conn *pooledConn, env envelope) (io.WriteCloser, error) {
+	if err := conn.Mail(env.from); err != nil {
+		return nil, &smtpStep{step: stepMail, err: err}
+	}
+	for _, to := range env.to {
+		if err := conn.Rcpt(to); err != nil {
+			return nil, &smtpStep{step: stepRcpt, err: err}
+		}
+	}
+	w, err := conn.Data()
+	if err != nil {
+		return nil, &smtpStep{step: stepData, err: err}
+	}
+	return w, nil
+}
+
+// startPipelined sends MAIL, each RCPT and DATA in one write, then reads
+// their replies in order; every reply is read, so that the connection stays
+// in step after a refusal, and the first refusal is the error. The
+// commands are those go-mail's Mail and Rcpt send.
+func startPipelined(conn *pooledConn, env envelope) (io.WriteCloser, error) {
+	mailCmd := "MAIL FROM:" + env.from
+	if ok, _ := conn.Extension("8BITMIME"); ok {
+		mailCmd += " BODY=8BITMIME"
+	}
+	if ok, _ := conn.Extension("SMTPUTF8"); ok {
+		mailCmd += " SMTPUTF8"
+	}
+	type command struct {
+		line, step string
+		expect     int // a reply code, or its first digits
+	}
+	cmds := []command{{mailCmd, stepMail, 250}}
+	for _, to := range env.to {
+		cmds = append(cmds, command{"RCPT TO:" + to, stepRcpt, 25})
+	}
+	cmds = append(cmds, command{"DATA", stepData, 354})
+	w := conn.Text.W
+	for _, c := range cmds {
+		if strings.ContainsAny(c.line, "\r\n") {
+			return nil, &smtpStep{step: c.step, err: errors.New("smtp: A line must not contain CR or LF")}
+		}
+		w.WriteString(c.line)
+		w.WriteString("\r\n")
+	}
+	if err := w.Flush(); err != nil {
+		return nil, &smtpStep{step: stepMail, err: err}
+	}
+	var refused error
+	dataTaken := false
+	for _, c := range cmds {
+		_, _, err := conn.Text.ReadResponse(c.expect)
+		if err == nil {
+			dataTaken = c.step == stepData
+			continue
+		}
+		if replyCode(err) == 0 { // no reply: the connection is gone
+			if refused != nil {
+				return nil, refused
+			}
+			return nil, &smtpStep{step: c.step, err: err}
+		}
+		if refused == nil {
+			refused = &smtpStep{step: c.step, err: err}
+		}
+	}
+	if refused != nil {
+		if dataTaken {
+			// A server that took DATA although it refused the sender or a
+			// recipient now waits for a body that must not go: closing the
+			// connection drops the transaction.
+			_ = conn.Close()
+		}
+		return nil, refused
+	}
+	return &bodyWriter{WriteCloser: conn.Text.DotWriter(), text: conn.Text}, nil
+}
+
+// bodyWriter writes a pipelined transaction's body; Close ends it and reads
+// the server's reply, as go-mail's DataCloser does.
+type bodyWriter struct {
+	io.WriteCloser
+	text *textproto.Conn
+}
+
+func (b *bodyWriter) Close() error {
+	if err := b.WriteCloser.Close(); err != nil {
+		return err
+	}
+	_, _, err := b.text.ReadResponse(250)
+	return err
 }
 
 // The steps of a mail transaction, for errors.

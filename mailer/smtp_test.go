@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -256,4 +258,63 @@ func BenchmarkSMTPSend(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(sent.Load())/b.Elapsed().Seconds(), "msgs/s")
+}
+
+func TestSMTPPipelinesTheEnvelopeWhenTheServerOffersIt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []smtptest.Option
+		want [][]string // the arrivals of a transaction on a busy connection
+	}{
+		{"offered", nil, [][]string{{"MAIL", "RCPT", "DATA"}}},
+		{"not offered", []smtptest.Option{smtptest.WithoutPipelining()}, [][]string{{"MAIL"}, {"RCPT"}, {"DATA"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := smtptest.Start(t, tc.opts...)
+			m := MustSMTP(t, srv)
+			if err := m.Send(context.Background(), sampleEmail()); err != nil {
+				t.Fatal(err)
+			}
+			MustReceiveOne(t, srv)
+			srv.Reset()
+			if err := m.Send(context.Background(), sampleEmail()); err != nil {
+				t.Fatal(err)
+			}
+			_, p := MustReceiveOne(t, srv)
+			if p.Header.Get("Subject") != "A message from Bob Author" {
+				t.Errorf("subject %q", p.Header.Get("Subject"))
+			}
+			if got := srv.Arrivals(); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("commands arrived as %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A pipelining server may take DATA although it refused one of the
+// recipients; the body must then not go to the others.
+func TestSMTPPipelinedSendWithARefusedRecipientSendsNothing(t *testing.T) {
+	srv := smtptest.Start(t)
+	m := MustSMTP(t, srv)
+	e := sampleEmail()
+	e.To = append(e.To, core.Address{Address: "gone@example.com"})
+	srv.Reject("gone@example.com", 550, "no such user")
+	err := m.Send(context.Background(), e)
+	var temp *core.TemporaryError
+	if err == nil || errors.As(err, &temp) || !strings.Contains(err.Error(), "RCPT TO") {
+		t.Fatalf("err = %v, want a permanent RCPT TO refusal", err)
+	}
+	if got := srv.Arrivals(); !slices.ContainsFunc(got, func(a []string) bool {
+		return reflect.DeepEqual(a, []string{"MAIL", "RCPT", "RCPT", "DATA"})
+	}) {
+		t.Fatalf("commands arrived as %v, want MAIL, both RCPTs and DATA together", got)
+	}
+	// The next send goes through, and the refused one never arrived.
+	if err := m.Send(context.Background(), sampleEmail()); err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := MustReceiveOne(t, srv)
+	if !reflect.DeepEqual(msg.To, []string{"ann@example.com"}) {
+		t.Fatalf("received for %v", msg.To)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/mail"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -46,11 +47,18 @@ func WithImplicitTLS(cfg *tls.Config) Option {
 	return func(s *Server) { s.implicitTLS = cfg }
 }
 
+// WithoutPipelining leaves PIPELINING out of the server's EHLO reply, as
+// servers without RFC 2920 do, so that clients send one command at a time.
+func WithoutPipelining() Option {
+	return func(s *Server) { s.noPipelining = true }
+}
+
 // Server is a running test SMTP server. It is safe for concurrent use.
 type Server struct {
 	username, password string
 	startTLS           *tls.Config
 	implicitTLS        *tls.Config
+	noPipelining       bool
 
 	srv *smtp.Server
 	ln  net.Listener
@@ -65,6 +73,7 @@ type Server struct {
 	delay    time.Duration
 	conns    []*smtp.Conn
 	commands map[string]int // client commands seen, by verb
+	arrivals [][]string     // the verbs of the commands completed by each read, reads without any left out
 }
 
 type fault struct {
@@ -190,12 +199,22 @@ func (s *Server) Commands(verb string) int {
 	return s.commands[strings.ToUpper(verb)]
 }
 
+// Arrivals returns the verbs of the client commands seen (as Commands
+// counts them), grouped by the read of the connection that completed them:
+// commands a client pipelined in one write arrive together, e.g.
+// [MAIL RCPT DATA].
+func (s *Server) Arrivals() [][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.arrivals)
+}
+
 // Reset forgets the received messages, the commands counted, pending faults
 // and the delay.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.messages, s.commands = nil, nil
+	s.messages, s.commands, s.arrivals = nil, nil, nil
 	s.failMail, s.failRcpt, s.failData, s.delay, s.rejects = fault{}, fault{}, fault{}, 0, nil
 }
 
@@ -391,29 +410,56 @@ type countingConn struct {
 
 func (c *countingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	var verbs []string
 	for _, b := range p[:n] {
 		if b != '\n' {
 			c.line = append(c.line, b)
 			continue
 		}
-		c.count(strings.TrimRight(string(c.line), "\r"))
+		if verb := c.command(strings.TrimRight(string(c.line), "\r")); verb != "" {
+			verbs = append(verbs, verb)
+		}
 		c.line = c.line[:0]
+	}
+	if len(verbs) > 0 {
+		c.server.mu.Lock()
+		if c.server.commands == nil {
+			c.server.commands = map[string]int{}
+		}
+		for _, v := range verbs {
+			c.server.commands[v]++
+		}
+		c.server.arrivals = append(c.server.arrivals, verbs)
+		c.server.mu.Unlock()
 	}
 	return n, err
 }
 
-func (c *countingConn) count(line string) {
+// command returns the verb of a line outside a message's data, "" for a
+// line of the data.
+func (c *countingConn) command(line string) string {
 	if c.inData {
 		c.inData = line != "."
-		return
+		return ""
 	}
 	verb, _, _ := strings.Cut(line, " ")
 	verb = strings.ToUpper(verb)
 	c.inData = verb == "DATA"
-	c.server.mu.Lock()
-	defer c.server.mu.Unlock()
-	if c.server.commands == nil {
-		c.server.commands = map[string]int{}
+	return verb
+}
+
+// Write leaves PIPELINING out of the EHLO reply when the server was started
+// WithoutPipelining (go-smtp always offers it; the reply goes out in one
+// write).
+func (c *countingConn) Write(p []byte) (int, error) {
+	if c.server.noPipelining {
+		if i := bytes.Index(p, []byte("250-PIPELINING\r\n")); i >= 0 {
+			q := append(slices.Clip(p[:i]), p[i+len("250-PIPELINING\r\n"):]...)
+			if _, err := c.Conn.Write(q); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
 	}
-	c.server.commands[verb]++
+	return c.Conn.Write(p)
 }
