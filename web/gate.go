@@ -23,16 +23,24 @@ import (
 type fairGate struct {
 	mu     sync.Mutex
 	free   int
-	queues map[string][]chan struct{} // the waiters of each key, in order
-	turns  []string                   // the keys with waiters, in turn order
+	queues map[gateKey][]chan struct{} // the waiters of each key, in order
+	turns  []gateKey                   // the keys with waiters, in turn order
+}
+
+// gateKey is whom a waiter queues for: a signed-in user (by id) or, when
+// no one is signed in, a client address. Two fields instead of one
+// "user:"-prefixed string, so that a user never shares a queue with an
+// address and a read makes no string to say whose it is.
+type gateKey struct {
+	user, client string
 }
 
 func newFairGate() *fairGate {
-	return &fairGate{free: runtime.GOMAXPROCS(0), queues: map[string][]chan struct{}{}}
+	return &fairGate{free: runtime.GOMAXPROCS(0), queues: map[gateKey][]chan struct{}{}}
 }
 
 // acquire waits for a slot for key; false when ctx ended first.
-func (g *fairGate) acquire(ctx context.Context, key string) bool {
+func (g *fairGate) acquire(ctx context.Context, key gateKey) bool {
 	g.mu.Lock()
 	if g.free > 0 && len(g.turns) == 0 {
 		g.free--
@@ -56,7 +64,7 @@ func (g *fairGate) acquire(ctx context.Context, key string) bool {
 		g.queues[key] = slices.Delete(q, i, i+1)
 		if len(g.queues[key]) == 0 {
 			delete(g.queues, key)
-			g.turns = slices.DeleteFunc(g.turns, func(k string) bool { return k == key })
+			g.turns = slices.DeleteFunc(g.turns, func(k gateKey) bool { return k == key })
 		}
 		g.mu.Unlock()
 		return false
@@ -92,9 +100,9 @@ func (g *fairGate) release() {
 // address.
 func (g *fairGate) quick(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		key := clientIP(r)
+		key := gateKey{client: clientIP(r)}
 		if id := core.IdentityFrom(r.Context()); id != nil {
-			key = "user:" + id.UserID
+			key = gateKey{user: id.UserID}
 		}
 		if !g.acquire(r.Context(), key) {
 			return

@@ -11,15 +11,15 @@ import (
 // One key's flood of waiters does not keep another key's waiter out: the
 // freed slot goes to the next key in turn.
 func TestFairGateTakesTurns(t *testing.T) {
-	g := &fairGate{free: 1, queues: map[string][]chan struct{}{}}
+	g := &fairGate{free: 1, queues: map[gateKey][]chan struct{}{}}
 	ctx := context.Background()
-	g.acquire(ctx, "busy") // the slot is taken
+	g.acquire(ctx, gateKey{client: "busy"}) // the slot is taken
 	var mu sync.Mutex
 	var order []string
 	var wg sync.WaitGroup
 	enter := func(key string) {
 		defer wg.Done()
-		g.acquire(ctx, key)
+		g.acquire(ctx, gateKey{client: key})
 		mu.Lock()
 		order = append(order, key)
 		mu.Unlock()
@@ -46,11 +46,11 @@ func TestFairGateTakesTurns(t *testing.T) {
 // A waiter whose request ends leaves the queue, and a slot granted as it
 // ended passes on.
 func TestFairGateWaiterGivesUp(t *testing.T) {
-	g := &fairGate{free: 1, queues: map[string][]chan struct{}{}}
-	g.acquire(context.Background(), "a")
+	g := &fairGate{free: 1, queues: map[gateKey][]chan struct{}{}}
+	g.acquire(context.Background(), gateKey{client: "a"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan bool)
-	go func() { done <- g.acquire(ctx, "b") }()
+	go func() { done <- g.acquire(ctx, gateKey{client: "b"}) }()
 	waitQueued(t, g, "b", 1)
 	cancel()
 	if <-done {
@@ -62,17 +62,17 @@ func TestFairGateWaiterGivesUp(t *testing.T) {
 	}
 }
 
-func waitQueued(t *testing.T, g *fairGate, key string, n int) {
+func waitQueued(t *testing.T, g *fairGate, client string, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		g.mu.Lock()
-		got := len(g.queues[key])
+		got := len(g.queues[gateKey{client: client}])
 		g.mu.Unlock()
 		if got == n {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal(fmt.Sprintf("%d of %s queued, want %d", got, key, n))
+			t.Fatal(fmt.Sprintf("%d of %s queued, want %d", got, client, n))
 		}
 		time.Sleep(time.Millisecond)
 	}
