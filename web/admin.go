@@ -80,7 +80,8 @@ func (s *AdminServer) Handler() http.Handler {
 	if l == nil {
 		l = slog.Default()
 	}
-	return withRequest(l.With("listener", "admin"), nil, false, mux)
+	// The socket gzips nothing: its clients run on the same machine.
+	return withRequest(l.With("listener", "admin"), nil, false, false, mux)
 }
 
 // Open listens on the socket at path (mode 0600, created under umask 0077). A stale socket left by a

@@ -33,36 +33,40 @@ func compressible(contentType string) bool {
 	return false
 }
 
-// compressReplies gzips replies of a compressible type from compressMinSize
-// bytes on, for clients that accept gzip. It holds back the first bytes
-// until it knows the reply is that large; a flush (a message stream) sends
-// what it holds as it is. Replies that already carry a Content-Encoding (the
-// build's brotli and gzip copies) pass untouched.
-func compressReplies(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodHead {
-			next.ServeHTTP(w, r)
-			return
-		}
-		cw := &compressWriter{ResponseWriter: w, accepts: acceptsEncoding(r.Header.Get("Accept-Encoding"), "gzip")}
-		defer cw.close()
-		next.ServeHTTP(cw, r)
-	})
-}
-
-type compressWriter struct {
-	http.ResponseWriter
-	accepts bool
-	status  int
+// replyWriter is the writer every reply goes through (withRequest): it
+// remembers the status and size of what it sent, for the access log, and,
+// when gzip is on, gzips replies of a compressible type from
+// compressMinSize bytes on, for clients that accept gzip. It holds back the
+// first bytes until it knows the reply is that large; a flush (a message
+// stream) sends what it holds as it is. Replies that already carry a
+// Content-Encoding (the build's brotli and gzip copies) pass untouched. The
+// size is what went out, gzipped or not.
+type replyWriter struct {
+	sent    statusRecorder // the connection's writer
+	accepts bool           // the client takes gzip
+	status  int            // the handler's status, held back until decided
 	held    []byte
-	decided bool
+	decided bool // the header went out (or can go): nothing more is held back
 	gz      *gzip.Writer
 }
 
-func (c *compressWriter) WriteHeader(status int) {
+// begin readies c for the reply to r on w, gzipped when compress is set
+// and r is not a HEAD.
+func (c *replyWriter) begin(w http.ResponseWriter, r *http.Request, compress bool) {
+	c.sent.ResponseWriter = w
+	if !compress || r.Method == http.MethodHead {
+		c.decided = true // nothing to decide: every write passes
+		return
+	}
+	c.accepts = acceptsEncoding(r.Header.Get("Accept-Encoding"), "gzip")
+}
+
+func (c *replyWriter) Header() http.Header { return c.sent.Header() }
+
+func (c *replyWriter) WriteHeader(status int) {
 	if c.decided || c.status != 0 {
 		if c.decided {
-			c.ResponseWriter.WriteHeader(status)
+			c.sent.WriteHeader(status)
 		}
 		return
 	}
@@ -95,9 +99,9 @@ func knownSmall(h http.Header) bool {
 // to in place (Header.Add copies a slice of capacity 1).
 var varyEncoding = []string{"Accept-Encoding"}
 
-func (c *compressWriter) Write(p []byte) (int, error) {
-	if c.status == 0 {
-		c.WriteHeader(http.StatusOK)
+func (c *replyWriter) Write(p []byte) (int, error) {
+	if !c.decided && c.status == 0 {
+		c.WriteHeader(http.StatusOK) // which may decide
 	}
 	if !c.decided {
 		if len(c.held)+len(p) < compressMinSize {
@@ -109,11 +113,11 @@ func (c *compressWriter) Write(p []byte) (int, error) {
 	if c.gz != nil {
 		return c.gz.Write(p)
 	}
-	return c.ResponseWriter.Write(p)
+	return c.sent.Write(p)
 }
 
 // decide sends the header, gzipped or not, and what was held back.
-func (c *compressWriter) decide(compress bool) {
+func (c *replyWriter) decide(compress bool) {
 	c.decided = true
 	h := c.Header()
 	if compressible(headerValue(h, "Content-Type")) && headerValue(h, "Content-Encoding") == "" {
@@ -127,10 +131,10 @@ func (c *compressWriter) decide(compress bool) {
 		h.Set("Content-Encoding", "gzip")
 		h.Del("Content-Length")
 		c.gz = gzipWriters.Get().(*gzip.Writer)
-		c.gz.Reset(c.ResponseWriter)
+		c.gz.Reset(&c.sent)
 	}
 	if c.status != 0 {
-		c.ResponseWriter.WriteHeader(c.status)
+		c.sent.WriteHeader(c.status)
 	}
 	held := c.held
 	c.held = nil
@@ -140,25 +144,26 @@ func (c *compressWriter) decide(compress bool) {
 	if c.gz != nil {
 		c.gz.Write(held)
 	} else {
-		c.ResponseWriter.Write(held)
+		c.sent.Write(held)
 	}
 }
 
 // Flush sends what is held back as it is and flushes (Server-Sent Events).
-func (c *compressWriter) Flush() {
+func (c *replyWriter) Flush() {
 	if !c.decided {
 		c.decide(false)
 	}
 	if c.gz != nil {
 		c.gz.Flush()
 	}
-	http.NewResponseController(c.ResponseWriter).Flush()
+	http.NewResponseController(c.sent.ResponseWriter).Flush()
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.
-func (c *compressWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+func (c *replyWriter) Unwrap() http.ResponseWriter { return c.sent.ResponseWriter }
 
-func (c *compressWriter) close() {
+// close sends what is still held back and ends the gzip stream.
+func (c *replyWriter) close() {
 	if !c.decided && c.status != 0 {
 		c.decide(false)
 	}

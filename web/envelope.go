@@ -222,8 +222,8 @@ func jsonKind(v string) string {
 
 // logger returns the request's logger (with its request id).
 func logger(r *http.Request) *slog.Logger {
-	if rl, ok := r.Context().Value(requestKey{}).(*requestLogger); ok {
-		return rl.logger()
+	if rq, ok := r.Context().Value(requestKey{}).(*request); ok {
+		return rq.logger()
 	}
 	return slog.Default()
 }

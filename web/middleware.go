@@ -33,7 +33,8 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 	"img-src 'self' data: https:; connect-src 'self'; font-src 'self'; object-src 'none'; " +
 	"base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
-// statusRecorder remembers the status and size of a reply for the access log.
+// statusRecorder remembers the status and size of what it passed on: the
+// access log's figures (replyWriter) and the audit's status (actAs).
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
@@ -67,9 +68,10 @@ func newRequestID() string {
 
 // withRequest gives every request an id (X-Request-Id), a logger carrying it,
 // its client's address (see clientAddress), security headers (with HSTS
-// when https is set: the base URL is https), panic recovery and one access
-// log line. The log holds the path only: queries carry codes and tokens.
-func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https bool, next http.Handler) http.Handler {
+// when https is set: the base URL is https), gzipped replies when compress
+// is set (see replyWriter), panic recovery and one access log line. The log
+// holds the path only: queries carry codes and tokens.
+func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compress bool, next http.Handler) http.Handler {
 	// The same header values on every reply: shared, never appended to in
 	// place (Header.Set replaces a slice, Add copies one of capacity 1).
 	static := [...]struct {
@@ -86,11 +88,12 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https bool, n
 	hsts := []string{"max-age=31536000"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rl := &requestLogger{base: base, id: newRequestID(), client: clientAddress(r, trustedProxies)}
-		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rl))
+		rq := &request{base: base, id: newRequestID(), client: clientAddress(r, trustedProxies)}
+		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rq))
 
 		h := w.Header()
-		h["X-Request-Id"] = []string{rl.id}
+		rq.idHeader[0] = rq.id
+		h["X-Request-Id"] = rq.idHeader[:]
 		for _, kv := range static {
 			h[kv.key] = kv.val
 		}
@@ -102,48 +105,55 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https bool, n
 			h["Strict-Transport-Security"] = hsts
 		}
 
-		rec := &statusRecorder{ResponseWriter: w}
+		reply := &rq.reply
+		reply.begin(w, r, compress)
 		defer func() {
-			if p := recover(); p != nil {
+			p := recover()
+			reply.close() // what the handler wrote goes out, panic or not
+			sent := &reply.sent
+			if p != nil {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				rl.logger().Error("panic", "panic", fmt.Sprint(p))
-				if rec.status == 0 {
-					writeError(rec, r, core.Errorf(core.EInternal, "Internal error."))
+				rq.logger().Error("panic", "panic", fmt.Sprint(p))
+				if sent.status == 0 {
+					writeError(sent, r, core.Errorf(core.EInternal, "Internal error."))
 				}
 			}
-			base.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", rl.id),
-				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status),
-				slog.Int("bytes", rec.bytes), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			base.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", rq.id),
+				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sent.status),
+				slog.Int("bytes", sent.bytes), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 				slog.String("remote", clientIP(r)))
 		}()
-		next.ServeHTTP(rec, r)
+		next.ServeHTTP(reply, r)
 	})
 }
 
-// requestLogger is a request's logger, carrying its id: made when a
-// handler first logs, not for every request (the access log line names the
-// id itself). It also carries the request's client (clientIP), so that
-// the request's context gets one value, not two.
-type requestLogger struct {
-	base   *slog.Logger
-	id     string
-	client string
-	once   sync.Once
-	l      *slog.Logger
+// request is what withRequest keeps of a request, in one allocation: the
+// request's value in its context. Its logger carries the request's id and
+// is made when a handler first logs, not for every request (the access log
+// line names the id itself). It also carries the request's client
+// (clientIP), the writer of its reply and the X-Request-Id header's value.
+type request struct {
+	base     *slog.Logger
+	id       string
+	client   string
+	once     sync.Once
+	l        *slog.Logger
+	reply    replyWriter
+	idHeader [1]string
 }
 
-func (rl *requestLogger) logger() *slog.Logger {
-	rl.once.Do(func() { rl.l = rl.base.With("request_id", rl.id) })
-	return rl.l
+func (rq *request) logger() *slog.Logger {
+	rq.once.Do(func() { rq.l = rq.base.With("request_id", rq.id) })
+	return rq.l
 }
 
 // clientIP is the address a request came from, as withRequest resolved it:
 // what the rate limits count and the access log shows.
 func clientIP(r *http.Request) string {
-	if rl, ok := r.Context().Value(requestKey{}).(*requestLogger); ok {
-		return rl.client
+	if rq, ok := r.Context().Value(requestKey{}).(*request); ok {
+		return rq.client
 	}
 	return clientAddress(r, nil)
 }

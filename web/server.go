@@ -74,7 +74,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.gate = newFairGate()
 	s.routes(mux)
-	return withRequest(s.logger(), s.TrustedProxies, s.secure(), compressReplies(s.withPublicSettingsCSP(s.crossOriginProtection().Handler(mux))))
+	return withRequest(s.logger(), s.TrustedProxies, s.secure(), true, s.withPublicSettingsCSP(s.crossOriginProtection().Handler(mux)))
 }
 
 func (s *Server) logger() *slog.Logger {
