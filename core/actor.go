@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,10 +31,32 @@ func WithIdentity(ctx context.Context, id *Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }
 
+// IdentitySlot is the identity of one request, set after its context was
+// made: a server puts an empty slot in the context as the request comes in
+// (WithIdentitySlot) and sets it once the request's token is checked,
+// instead of copying the request for a context with the identity. A slot
+// belongs to one request and is never reused, so no identity outlives its
+// request; until Set, the context carries no identity.
+type IdentitySlot struct{ id atomic.Pointer[Identity] }
+
+// Set makes id the identity of the slot's context.
+func (s *IdentitySlot) Set(id *Identity) { s.id.Store(id) }
+
+// WithIdentitySlot returns ctx carrying the identity s will hold. It hides
+// any identity ctx carried before; WithIdentity on top of it hides it.
+func WithIdentitySlot(ctx context.Context, s *IdentitySlot) context.Context {
+	return context.WithValue(ctx, identityKey{}, s)
+}
+
 // IdentityFrom returns the identity in ctx, or nil.
 func IdentityFrom(ctx context.Context) *Identity {
-	id, _ := ctx.Value(identityKey{}).(*Identity)
-	return id
+	switch v := ctx.Value(identityKey{}).(type) {
+	case *Identity:
+		return v
+	case *IdentitySlot:
+		return v.id.Load()
+	}
+	return nil
 }
 
 // signedIn returns the identity in ctx; without one the caller is not

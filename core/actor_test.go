@@ -186,3 +186,24 @@ func TestFollow(t *testing.T) {
 		t.Fatal("the channel stayed open")
 	}
 }
+
+// A slot carries no identity until set, then the one set, to every context
+// made from it, before or after; WithIdentity on top of it still decides.
+func TestIdentitySlot(t *testing.T) {
+	var slot core.IdentitySlot
+	ctx := core.WithIdentitySlot(context.Background(), &slot)
+	child, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if core.IdentityFrom(ctx) != nil || core.IdentityFrom(child) != nil {
+		t.Fatal("an empty slot carries an identity")
+	}
+	ann := &core.Identity{UserID: "ann"}
+	slot.Set(ann)
+	if core.IdentityFrom(ctx) != ann || core.IdentityFrom(child) != ann {
+		t.Fatal("the slot's identity is not in its contexts")
+	}
+	bob := &core.Identity{UserID: "bob"}
+	if core.IdentityFrom(core.WithIdentity(child, bob)) != bob {
+		t.Fatal("WithIdentity over a slot does not decide")
+	}
+}

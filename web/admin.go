@@ -136,7 +136,7 @@ func (s *AdminServer) actAs(h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		id := &core.Identity{UserID: u.ID, Operator: socketOperator}
-		r = r.WithContext(core.WithIdentity(r.Context(), id))
+		r = withIdentity(r, id)
 		if r.Method == http.MethodGet || s.Audit == nil {
 			h(w, r)
 			return

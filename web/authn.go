@@ -37,6 +37,6 @@ func (s *Server) authedBy(tokenOf func(*http.Request) string, h http.HandlerFunc
 			writeError(w, r, err)
 			return
 		}
-		h(w, r.WithContext(core.WithIdentity(r.Context(), id)))
+		h(w, withIdentity(r, id))
 	}
 }

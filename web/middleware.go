@@ -89,7 +89,8 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compre
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rq := &request{base: base, id: newRequestID(), client: clientAddress(r, trustedProxies)}
-		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rq))
+		ctx := core.WithIdentitySlot(r.Context(), &rq.identity)
+		r = r.WithContext(context.WithValue(ctx, requestKey{}, rq))
 
 		h := w.Header()
 		rq.idHeader[0] = rq.id
@@ -133,7 +134,8 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compre
 // request's value in its context. Its logger carries the request's id and
 // is made when a handler first logs, not for every request (the access log
 // line names the id itself). It also carries the request's client
-// (clientIP), the writer of its reply and the X-Request-Id header's value.
+// (clientIP), the writer of its reply, the slot of its identity (see
+// withIdentity) and the X-Request-Id header's value.
 type request struct {
 	base     *slog.Logger
 	id       string
@@ -141,7 +143,20 @@ type request struct {
 	once     sync.Once
 	l        *slog.Logger
 	reply    replyWriter
+	identity core.IdentitySlot
 	idHeader [1]string
+}
+
+// withIdentity is r acting as id (core.IdentityFrom): id fills the identity
+// slot withRequest put in r's context, so that the request is not copied
+// again; a request that did not come through withRequest gets a copy with
+// id in its context.
+func withIdentity(r *http.Request, id *core.Identity) *http.Request {
+	if rq, ok := r.Context().Value(requestKey{}).(*request); ok {
+		rq.identity.Set(id)
+		return r
+	}
+	return r.WithContext(core.WithIdentity(r.Context(), id))
 }
 
 func (rq *request) logger() *slog.Logger {
