@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkListMessagesGzip is BenchmarkListMessages for a browser, which
-// accepts gzip: the same 20 messages, gzipped by compressReplies.
+// accepts gzip: the same 20 messages, gzipped by the replyWriter.
 func BenchmarkListMessagesGzip(b *testing.B) {
 	h, token := benchAPI(b)
 	plain := httptest.NewRequest("GET", "/api/messages", nil)
