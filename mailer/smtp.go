@@ -299,11 +299,13 @@ func startPipelined(conn *pooledConn, env envelope) (io.WriteCloser, error) {
 		cmds = append(cmds, command{"RCPT TO:" + to, stepRcpt, 25})
 	}
 	cmds = append(cmds, command{"DATA", stepData, 354})
-	w := conn.Text.W
 	for _, c := range cmds {
 		if strings.ContainsAny(c.line, "\r\n") {
 			return nil, &smtpStep{step: c.step, err: errors.New("smtp: A line must not contain CR or LF")}
 		}
+	}
+	w := conn.Text.W
+	for _, c := range cmds {
 		w.WriteString(c.line)
 		w.WriteString("\r\n")
 	}
