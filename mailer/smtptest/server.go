@@ -448,13 +448,17 @@ func (c *countingConn) command(line string) string {
 	return verb
 }
 
+// pipeliningLine is go-smtp's offer of PIPELINING in its EHLO reply (never
+// the reply's last line).
+var pipeliningLine = []byte("250-PIPELINING\r\n")
+
 // Write leaves PIPELINING out of the EHLO reply when the server was started
 // WithoutPipelining (go-smtp always offers it; the reply goes out in one
 // write).
 func (c *countingConn) Write(p []byte) (int, error) {
 	if c.server.noPipelining {
-		if i := bytes.Index(p, []byte("250-PIPELINING\r\n")); i >= 0 {
-			q := append(slices.Clip(p[:i]), p[i+len("250-PIPELINING\r\n"):]...)
+		if i := bytes.Index(p, pipeliningLine); i >= 0 {
+			q := append(slices.Clip(p[:i]), p[i+len(pipeliningLine):]...)
 			if _, err := c.Conn.Write(q); err != nil {
 				return 0, err
 			}
