@@ -21,11 +21,18 @@ import (
 // messages of 3 recipients each and kills it with SIGKILL at random
 // moments, again and again, then restarts: `sendlater serve` with its
 // scheduler. Every recipient must have received every message at least
-// once within 2 minutes of the restart (the killed runs' leases are 30
-// seconds), a duplicate must carry the same Message-ID per recipient,
+// once within 2 minutes of the restart (the killed runs' leases are
+// crashLease), a duplicate must carry the same Message-ID per recipient,
 // duplicates must stay within the pass's send concurrency (messages in
 // flight, each with its recipients) per kill, and the store must be
 // consistent.
+// crashLease is the delivery lease of the crash test, as clusterLease is
+// the cluster's: short, so that the restarted server takes over the killed
+// runs' claims after seconds rather than the default 30 (the wait was most
+// of the test), and still far longer than one worker takes to send its
+// share of a claim, renewed every third of it while a send is in flight.
+const crashLease = 5 * time.Second
+
 func TestSendDueSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test")
@@ -42,7 +49,8 @@ func TestSendDueSurvivesSIGKILL(t *testing.T) {
 
 	mail := smtptest.Start(t)
 	mail.SetDelay(time.Millisecond) // sends in flight when the kill comes
-	extra := smtpEnv(mail, fmt.Sprintf("SENDLATER_SCHEDULER_CONCURRENCY=%d", concurrency))
+	extra := smtpEnv(mail, fmt.Sprintf("SENDLATER_SCHEDULER_CONCURRENCY=%d", concurrency),
+		"SENDLATER_SCHEDULER_LEASE="+crashLease.String())
 	env := append(cleanEnv(), extra...)
 
 	kills := 0
