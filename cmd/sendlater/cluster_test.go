@@ -180,7 +180,7 @@ func TestClusterDeliversWithAReplicaKilled(t *testing.T) {
 		time.Sleep(time.Duration(200+rand.IntN(1000)) * time.Millisecond)
 		c.kill(victim)
 		before := len(c.mail.Messages())
-		awaitDelivered(t, db, owner, time.Minute)
+		awaitDeliveredOnceSent(t, db, owner, time.Minute, func() bool { return receivedAll(c.mail, round, perRound) })
 		cron.Wait()
 		dups := checkMailbox(t, c.mail, round, perRound)
 		t.Logf("round %d: replica %d killed when %d emails had arrived; %d messages delivered in %s, %d duplicates",
