@@ -17,6 +17,9 @@ import (
 // change on another device, a refresh token replayed after its grace, and
 // the store ending a user's sessions.
 func TestRevocationOnEveryReplica(t *testing.T) {
+	// Most of the test is the sleep past core.RefreshGrace, and nothing in
+	// it is timed tighter than that: it runs beside the other parallel tests.
+	t.Parallel()
 	url := pgtest.URL(t)
 	env := pgEnv(url)
 	var replicas [2]*server
