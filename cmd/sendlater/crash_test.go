@@ -17,6 +17,13 @@ import (
 	"github.com/sendlater/sendlater/store/bolt"
 )
 
+// crashLease is the delivery lease of the crash test, as clusterLease is
+// the cluster's: short, so that the restarted server takes over the killed
+// runs' claims after seconds rather than the default 30 (the wait was most
+// of the test), and still far longer than one worker takes to send its
+// share of a claim, renewed every third of it while a send is in flight.
+const crashLease = 5 * time.Second
+
 // TestSendDueSurvivesSIGKILL runs `sendlater send-due` over 2,000 due
 // messages of 3 recipients each and kills it with SIGKILL at random
 // moments, again and again, then restarts: `sendlater serve` with its
@@ -26,13 +33,6 @@ import (
 // duplicates must stay within the pass's send concurrency (messages in
 // flight, each with its recipients) per kill, and the store must be
 // consistent.
-// crashLease is the delivery lease of the crash test, as clusterLease is
-// the cluster's: short, so that the restarted server takes over the killed
-// runs' claims after seconds rather than the default 30 (the wait was most
-// of the test), and still far longer than one worker takes to send its
-// share of a claim, renewed every third of it while a send is in flight.
-const crashLease = 5 * time.Second
-
 func TestSendDueSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test")
