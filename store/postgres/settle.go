@@ -12,8 +12,10 @@ import (
 )
 
 // settleGroup records the outcomes of a process's concurrently finishing
-// sends together: a SettleMessage finding no group in flight starts one at
-// once; the calls arriving meanwhile are settled together right after it,
+// sends together: a SettleMessage finding no group in flight starts one,
+// at once if other calls are pending, else after waiting up to
+// settleGather for one (gather); the calls arriving meanwhile are settled
+// together right after it,
 // in one transaction (BEGIN with one locking read of all their rows, then
 // every write and COMMIT: two round trips and one commit for the lot). Each
 // call's fn checks its own row as it does alone; a call whose fn fails or
@@ -26,6 +28,11 @@ type settleGroup struct {
 	mu      sync.Mutex
 	pending []*settleCall
 	running bool
+	// company is signalled when a call joins the pending ones while a
+	// lone call waits for others (gather), for gatherFor (zero:
+	// settleGather; the tests set it).
+	company   chan struct{}
+	gatherFor time.Duration
 }
 
 type settleCall struct {
@@ -39,6 +46,12 @@ type settleCall struct {
 // maxSettleGroup bounds a group: the locking read of its rows and the
 // batch of its writes.
 const maxSettleGroup = 64
+
+// settleGather is how long a lone call waits for another to settle with
+// before it is settled alone: a group of one costs a transaction and a
+// commit of its own, and a busy pass finishes another send within a
+// millisecond. A process delivering one message waits that much longer.
+const settleGather = time.Millisecond
 
 // settleTimeout bounds a group's transaction. It does not take a caller's
 // ctx: the group is everyone's, and an outcome of a send that happened must
@@ -60,6 +73,10 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 		g.running = true
 		go s.runSettles()
 	}
+	select {
+	case g.company <- struct{}{}:
+	default:
+	}
 	g.mu.Unlock()
 	<-c.done
 	return c.m, c.err
@@ -72,6 +89,9 @@ func (s *DB) runSettles() {
 	g := &s.settles
 	for {
 		g.mu.Lock()
+		if len(g.pending) == 1 {
+			g.gather()
+		}
 		var group, rest []*settleCall
 		for _, c := range g.pending {
 			if len(group) < maxSettleGroup && !slices.ContainsFunc(group, func(o *settleCall) bool { return o.id == c.id }) {
@@ -191,4 +211,28 @@ func (s *DB) settleAlone(ctx context.Context, id string, fn func(m *core.Message
 	}
 	s.changed(m.Owner)
 	return m, nil
+}
+
+// gather waits, with g.mu held on entry and on return, until another call
+// is pending or settleGather has passed.
+func (g *settleGroup) gather() {
+	if g.company == nil {
+		g.company = make(chan struct{}, 1)
+	}
+	select {
+	case <-g.company: // a signal left from before this wait
+	default:
+	}
+	wait := g.gatherFor
+	if wait == 0 {
+		wait = settleGather
+	}
+	g.mu.Unlock()
+	t := time.NewTimer(wait)
+	select {
+	case <-g.company:
+	case <-t.C:
+	}
+	t.Stop()
+	g.mu.Lock()
 }

@@ -6,8 +6,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/postgres/pgtest"
 	"github.com/sendlater/sendlater/store/storetest"
 )
@@ -78,5 +80,70 @@ func TestSettlesAtOnceKeepTheirOwnOutcomes(t *testing.T) {
 			}
 			t.Logf("%d callbacks for %d calls", calls.Load(), n)
 		})
+	}
+}
+
+// A lone outcome waits a moment for another to share its transaction: an
+// outcome that comes while it waits is settled with it, in the same
+// transaction (the first one's write is not yet committed when the second
+// one's callback runs), and wakes it at once; one that no other joins is
+// settled alone once the wait is over.
+func TestALoneSettlementWaitsForCompany(t *testing.T) {
+	db := mustOpen(t, pgtest.URL(t))
+	s := stores(db)
+	s.Clock = core.NewManualClock(storetest.Epoch)
+	u := storetest.MustCreateUser(t, s, "ada@example.com")
+	deliver := func(x *core.Message) ([]*core.OutboxItem, error) {
+		x.Status, x.DeliveredAt = core.StatusDelivered, x.SendDate
+		return nil, nil
+	}
+
+	const wait = 20 * time.Second
+	postgres.SetSettleGather(db, wait)
+	first, second := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M), storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.SettleMessage(ctx, first.ID, deliver)
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the first call is waiting by now
+	var firstSeen core.MessageStatus
+	_, err := db.SettleMessage(ctx, second.ID, func(x *core.Message) ([]*core.OutboxItem, error) {
+		m, err := db.FindMessageByID(ctx, first.ID) // from another connection
+		if err != nil {
+			return nil, err
+		}
+		firstSeen = m.Status
+		return deliver(x)
+	})
+	must(t, err)
+	must(t, <-done)
+	if took := time.Since(start); took > wait/2 {
+		t.Errorf("the two outcomes took %s: the second did not end the first one's wait", took)
+	}
+	if firstSeen == core.StatusDelivered {
+		t.Error("the first outcome was committed before the second was settled: they were not settled together")
+	}
+	for _, m := range []*core.Message{first, second} {
+		got, err := db.FindMessageByID(ctx, m.ID)
+		must(t, err)
+		if got.Status != core.StatusDelivered {
+			t.Errorf("message %s: status %s, want delivered", m.ID, got.Status)
+		}
+	}
+
+	postgres.SetSettleGather(db, 50*time.Millisecond)
+	alone := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	start = time.Now()
+	_, err = db.SettleMessage(ctx, alone.ID, deliver)
+	must(t, err)
+	if took := time.Since(start); took < 50*time.Millisecond {
+		t.Errorf("a lone outcome was settled after %s, before its wait of 50ms was over", took)
+	}
+	got, err := db.FindMessageByID(ctx, alone.ID)
+	must(t, err)
+	if got.Status != core.StatusDelivered {
+		t.Errorf("the lone message: status %s, want delivered", got.Status)
 	}
 }
