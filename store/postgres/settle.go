@@ -12,10 +12,10 @@ import (
 )
 
 // settleGroup records the outcomes of a process's concurrently finishing
-// sends together: a SettleMessage finding no group in flight starts one,
-// at once if other calls are pending, else after waiting up to
-// settleGather for one (gather); the calls arriving meanwhile are settled
-// together right after it,
+// sends together: the pending calls are settled as a group, and a lone
+// pending call first waits up to settleGather for another to join it
+// (gather); the calls arriving meanwhile are settled together right after
+// it,
 // in one transaction (BEGIN with one locking read of all their rows, then
 // every write and COMMIT: two round trips and one commit for the lot). Each
 // call's fn checks its own row as it does alone; a call whose fn fails or
@@ -28,9 +28,9 @@ type settleGroup struct {
 	mu      sync.Mutex
 	pending []*settleCall
 	running bool
-	// company is signalled when a call joins the pending ones while a
-	// lone call waits for others (gather), for gatherFor (zero:
-	// settleGather; the tests set it).
+	// company is signalled by every call that joins the pending ones;
+	// gather drops a signal left from before it waits, then waits for one
+	// for up to gatherFor (zero: settleGather; the tests set it).
 	company   chan struct{}
 	gatherFor time.Duration
 }
@@ -223,14 +223,14 @@ func (g *settleGroup) gather() {
 	case <-g.company: // a signal left from before this wait
 	default:
 	}
-	wait := g.gatherFor
+	company, wait := g.company, g.gatherFor
 	if wait == 0 {
 		wait = settleGather
 	}
 	g.mu.Unlock()
 	t := time.NewTimer(wait)
 	select {
-	case <-g.company:
+	case <-company:
 	case <-t.C:
 	}
 	t.Stop()
