@@ -163,8 +163,7 @@ func awaitDelivered(t *testing.T, db *postgres.DB, owner string, timeout time.Du
 
 // awaitDeliveredOnceSent is awaitDelivered, with sent (nil: none) saying
 // cheaply whether every message was sent, as the mailbox shows: until it
-// does, the store is listed once a second rather than every 200 ms (then
-// every 100 ms). The list of thousands of messages, each one decrypted,
+// does, the store is listed once a second rather than every 200 ms. The list of thousands of messages, each one decrypted,
 // costs the -race test process far more CPU than the replicas can spare on
 // two cores; the outcomes are recorded right after the sends, and a failed
 // message still shows within a second.
@@ -198,11 +197,7 @@ func awaitDeliveredOnceSent(t *testing.T, db *postgres.DB, owner string, timeout
 		if time.Now().After(deadline) {
 			t.Fatalf("%d of %d messages still not delivered after %s", waiting, len(ms), timeout)
 		}
-		if sent == nil {
-			time.Sleep(200 * time.Millisecond)
-		} else {
-			time.Sleep(100 * time.Millisecond)
-		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
