@@ -163,10 +163,11 @@ func awaitDelivered(t *testing.T, db *postgres.DB, owner string, timeout time.Du
 
 // awaitDeliveredOnceSent is awaitDelivered, with sent (nil: none) saying
 // cheaply whether every message was sent, as the mailbox shows: until it
-// does, the store is listed once a second rather than every 200 ms. The list of thousands of messages, each one decrypted,
-// costs the -race test process far more CPU than the replicas can spare on
-// two cores; the outcomes are recorded right after the sends, and a failed
-// message still shows within a second.
+// does, the store is listed once a second rather than every 200 ms. The
+// list of thousands of messages, each one decrypted, costs the -race test
+// process far more CPU than the replicas can spare on two cores; the
+// outcomes are recorded right after the sends, and a failed message still
+// shows within a second.
 func awaitDeliveredOnceSent(t *testing.T, db *postgres.DB, owner string, timeout time.Duration, sent func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -204,21 +205,12 @@ func awaitDeliveredOnceSent(t *testing.T, db *postgres.DB, owner string, timeout
 // receivedAll reports whether mail holds an email for each of round's n
 // recipients (r<round>-<i>@example.com).
 func receivedAll(mail *smtptest.Server, round, n int) bool {
-	prefix := fmt.Sprintf("r%d-", round)
-	to := map[string]bool{}
-	for _, m := range mail.Messages() {
-		if len(m.To) == 1 && strings.HasPrefix(m.To[0], prefix) {
-			to[m.To[0]] = true
-		}
-	}
-	return len(to) >= n
+	return len(roundMail(mail, round)) >= n
 }
 
-// checkMailbox checks that each of round's n recipients received their
-// message, all copies with one Message-ID, and returns how many copies were
-// duplicates.
-func checkMailbox(t *testing.T, mail *smtptest.Server, round, n int) int {
-	t.Helper()
+// roundMail is the Message-IDs of the emails each of round's recipients
+// received, by address.
+func roundMail(mail *smtptest.Server, round int) map[string][]string {
 	prefix := fmt.Sprintf("r%d-", round)
 	ids := map[string][]string{}
 	for _, m := range mail.Messages() {
@@ -226,6 +218,15 @@ func checkMailbox(t *testing.T, mail *smtptest.Server, round, n int) int {
 			ids[m.To[0]] = append(ids[m.To[0]], m.Header.Get("Message-Id"))
 		}
 	}
+	return ids
+}
+
+// checkMailbox checks that each of round's n recipients received their
+// message, all copies with one Message-ID, and returns how many copies were
+// duplicates.
+func checkMailbox(t *testing.T, mail *smtptest.Server, round, n int) int {
+	t.Helper()
+	ids := roundMail(mail, round)
 	dups := 0
 	for i := range n {
 		to := fmt.Sprintf("r%d-%d@example.com", round, i)
