@@ -1,7 +1,6 @@
 package mailer
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
 	htmltemplate "html/template"
@@ -105,11 +104,36 @@ func NewTemplates(appName, baseURL string) (*Templates, error) {
 	return t, nil
 }
 
+// deliveryView is what the delivery templates see: every value worked out
+// beforehand, one field each. A pass renders one delivery email a recipient,
+// and each function call or field of a field the templates evaluate costs
+// reflection (docs/benchmarks.md).
+type deliveryView struct {
+	App, BaseURL    string
+	ToName          string
+	Author          string // the author's name, or their address without one
+	AuthorAddress   string
+	AuthorFull      string // "Name <address>"
+	Body            string
+	BodyHTML        htmltemplate.HTML // Body escaped, line breaks as <br>
+	Written         string            // when the message was written, in the author's zone
+	UnsubscribeLink string
+}
+
 // render executes the subject, text and HTML templates of kind into a new
 // Email to one recipient.
 func (t *Templates) render(kind string, to core.Address, d any) (*core.Email, error) {
-	data := templateData{App: t.app, BaseURL: t.baseURL, D: d}
-	var subject, text, html bytes.Buffer
+	return t.renderView(kind, to, templateData{App: t.app, BaseURL: t.baseURL, D: d}, 0)
+}
+
+// renderView is render with the templates' data as given: a templateData,
+// or a kind's own view with App and BaseURL for the layout. extra is the
+// length of what the data adds to the layout (a body), so that each part
+// is written into memory of about its size, allocated once.
+func (t *Templates) renderView(kind string, to core.Address, data any, extra int) (*core.Email, error) {
+	var subject, text, html strings.Builder
+	text.Grow(1<<10 + extra)
+	html.Grow(4<<10 + extra + extra/8)
 	if err := t.text[kind].ExecuteTemplate(&subject, "subject", data); err != nil {
 		return nil, fmt.Errorf("mailer: render %s subject: %w", kind, err)
 	}
@@ -153,7 +177,12 @@ func (t *Templates) Reminder(d core.ReminderEmail) (*core.Email, error) {
 // the Message-ID and Date of d pass through so every retry sends the same
 // email; the headers offer RFC 8058 one-click refusal.
 func (t *Templates) Delivery(d core.DeliveryEmail) (*core.Email, error) {
-	e, err := t.render(kindDelivery, d.To, d)
+	e, err := t.renderView(kindDelivery, d.To, deliveryView{
+		App: t.app, BaseURL: t.baseURL, ToName: d.To.Name, Author: displayName(d.Author),
+		AuthorAddress: d.Author.Address, AuthorFull: formatAddress(d.Author), Body: d.Body,
+		BodyHTML: htmlLines(d.Body), Written: formatWhen(d.WrittenAt, d.Location),
+		UnsubscribeLink: d.UnsubscribeLink,
+	}, len(d.Body))
 	if err != nil {
 		return nil, err
 	}

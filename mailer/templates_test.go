@@ -232,3 +232,25 @@ func TestReminderLinkCanBeFollowedAfterSMTP(t *testing.T) {
 		t.Errorf("subject = %q, want %q", p.Subject, e.Subject)
 	}
 }
+
+// BenchmarkDeliveryEmail is the email a delivery pass renders for each
+// recipient of each message: subject, text and HTML.
+func BenchmarkDeliveryEmail(b *testing.B) {
+	tp := MustTemplates(b)
+	d := core.DeliveryEmail{
+		To:              core.Address{Name: "Ann Reader", Address: "ann@example.com"},
+		Author:          core.Address{Name: "Bob Author", Address: "bob@example.com"},
+		Body:            strings.Repeat("A line of a letter written for later.\n", 20),
+		WrittenAt:       time.Date(2025, 9, 2, 8, 30, 0, 0, time.UTC),
+		Location:        time.UTC,
+		MessageID:       "delivery-9@sendlater.example",
+		Date:            time.Date(2026, 3, 2, 13, 0, 0, 0, time.UTC),
+		UnsubscribeLink: "https://sendlater.example/refuse/tok",
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tp.Delivery(d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
