@@ -87,6 +87,28 @@ func ProofSolved(challenge, nonce string, difficulty int) bool {
 	return zeros >= difficulty
 }
 
+// MaxSolvedDifficulty is the hardest puzzle SolveProof takes on: 6 bits
+// above ProofDifficulty, about 64 times its work. A server asking for more
+// is refused rather than letting a client hash for minutes.
+const MaxSolvedDifficulty = ProofDifficulty + 6
+
+// SolveProof finds a nonce that solves challenge (ProofSolved): what a
+// client that is not a browser does when a sign-in answers
+// auth/proof-required (web.SignIn). It stops when ctx ends.
+func SolveProof(ctx context.Context, challenge string, difficulty int) (string, error) {
+	if difficulty > MaxSolvedDifficulty {
+		return "", Errorf(EInvalid, "The server asks for a puzzle of %d bits; this client solves up to %d.", difficulty, MaxSolvedDifficulty)
+	}
+	for n := 0; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		if nonce := strconv.Itoa(n); ProofSolved(challenge, nonce, difficulty) {
+			return nonce, nil
+		}
+	}
+}
+
 // checkProof verifies a solved puzzle for email's account and uses it up.
 func (a *Auth) checkProof(ctx context.Context, p Proof, email string) error {
 	if p.Challenge == "" {

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -236,6 +237,36 @@ func TestStrangersCannotLockTheOwnerOut(t *testing.T) {
 	// The owner can always reset by email too.
 	a.ok(clientFrom("192.0.2.30"), 200, "POST", "/api/auth/password-reset", "", map[string]string{"email": "ann@example.com"}, nil)
 	a.followLink(a.email("ann@example.com"), core.ModeResetPassword)
+}
+
+// The Go client (web.SignIn, which `sendlater login` uses) solves the
+// puzzle of an account under attack as the web app does: its owner signs
+// in; a wrong password is still refused, after the puzzle.
+func TestSignInClientSolvesTheProofOfWork(t *testing.T) {
+	a := mustIdentityAPI(t)
+	a.signUp(nil, "ann@example.com")
+	wrong := map[string]string{"email": "ann@example.com", "password": "wrong password"}
+	for i := range core.LimitSignInAccount.Max {
+		a.call(clientFrom(fmt.Sprintf("198.18.1.%d", i+1)), "POST", "/api/auth/signin", "", wrong)
+	}
+	a.fail(nil, 429, core.EProofRequired, "POST", "/api/auth/signin", "", map[string]string{"email": "ann@example.com", "password": pw})
+
+	ctx := context.Background()
+	session, err := web.SignIn(ctx, a.srv.URL(), "ann@example.com", pw, 10*time.Second)
+	if err != nil {
+		t.Fatalf("sign-in under attack: %v", err)
+	}
+	me, err := session.Me(ctx)
+	if err != nil || me.Email != "ann@example.com" {
+		t.Fatalf("me: %+v, %v", me, err)
+	}
+	if _, err := web.SignIn(ctx, a.srv.URL(), "ann@example.com", "wrong password", 10*time.Second); core.ErrorCode(err) != core.EWrongCredentials {
+		t.Fatalf("wrong password under attack: %v, want %s", err, core.EWrongCredentials)
+	}
+	// A puzzle harder than a client should solve is refused, not worked on.
+	if _, err := core.SolveProof(ctx, "v1.x", core.MaxSolvedDifficulty+1); core.ErrorCode(err) != core.EInvalid {
+		t.Fatalf("too hard a puzzle: %v", err)
+	}
 }
 
 // signInFrom signs in with body (and proof, when given) from c.
