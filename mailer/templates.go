@@ -63,7 +63,6 @@ type button struct{ URL, Label string }
 func NewTemplates(appName, baseURL string) (*Templates, error) {
 	funcs := map[string]any{
 		"when": formatWhen,
-		"name": displayName,
 		"addr": formatAddress,
 	}
 	htmlFuncs := htmltemplate.FuncMap{
@@ -132,8 +131,8 @@ func (t *Templates) render(kind string, to core.Address, d any) (*core.Email, er
 // is written into memory of about its size, allocated once.
 func (t *Templates) renderView(kind string, to core.Address, data any, extra int) (*core.Email, error) {
 	var subject, text, html strings.Builder
-	text.Grow(1<<10 + extra)
-	html.Grow(4<<10 + extra + extra/8)
+	text.Grow(1<<9 + extra)
+	html.Grow(3<<10 + extra + extra/8)
 	if err := t.text[kind].ExecuteTemplate(&subject, "subject", data); err != nil {
 		return nil, fmt.Errorf("mailer: render %s subject: %w", kind, err)
 	}

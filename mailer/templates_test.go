@@ -254,3 +254,32 @@ func BenchmarkDeliveryEmail(b *testing.B) {
 		}
 	}
 }
+
+// Every value of a delivery email is escaped in its place in the HTML part:
+// markup in names and addresses, a link that is not http(s), no time zone.
+func TestDeliveryEmailEscapesEveryValue(t *testing.T) {
+	e, err := MustTemplates(t).Delivery(core.DeliveryEmail{
+		To:              core.Address{Name: `Ann "<b>"`, Address: "ann@example.com"},
+		Author:          core.Address{Name: "Bob & <i>", Address: `bob"+x@example.com`},
+		Body:            "<p>hi</p>",
+		WrittenAt:       time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC),
+		UnsubscribeLink: "javascript:alert(1)",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Dear Ann &#34;&lt;b&gt;&#34;,", "Written by Bob &amp; &lt;i&gt; &lt;", `href="mailto:bob%22&#43;x@example.com"`,
+		"&lt;p&gt;hi&lt;/p&gt;", "on Thursday, 2 January 2025 at 03:04 UTC.", `href="#ZgotmplZ"`,
+	} {
+		if !strings.Contains(e.HTML, want) {
+			t.Errorf("HTML lacks %s:\n%s", want, e.HTML)
+		}
+	}
+	if strings.Contains(e.HTML, "<b>") || strings.Contains(e.HTML, "<i>") || strings.Contains(e.HTML, "javascript:") {
+		t.Errorf("HTML holds unescaped input:\n%s", e.HTML)
+	}
+	if !strings.Contains(e.Text, `Written by Bob & <i> <bob"+x@example.com> on Thursday, 2 January 2025 at 03:04 UTC.`) {
+		t.Errorf("text part:\n%s", e.Text)
+	}
+}
