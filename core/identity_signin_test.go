@@ -1,6 +1,8 @@
 package core_test
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -243,11 +245,23 @@ func TestSignInToAnAccountUnderAttackNeedsAProofOfWork(t *testing.T) {
 
 // solve finds the nonce of a challenge, as the web app does.
 func solve(ch *core.ProofChallenge) core.Proof {
-	for n := 0; ; n++ {
-		nonce := strconv.Itoa(n)
-		if core.ProofSolved(ch.Challenge, nonce, ch.Difficulty) {
-			return core.Proof{Challenge: ch.Challenge, Nonce: nonce}
-		}
+	nonce, err := core.SolveProof(context.Background(), ch.Challenge, ch.Difficulty)
+	if err != nil {
+		panic(err)
+	}
+	return core.Proof{Challenge: ch.Challenge, Nonce: nonce}
+}
+
+// SolveProof refuses a puzzle harder than a client should solve, and stops
+// when its context ends.
+func TestSolveProofHasLimits(t *testing.T) {
+	if _, err := core.SolveProof(context.Background(), "v1.x", core.MaxSolvedDifficulty+1); core.ErrorCode(err) != core.EInvalid {
+		t.Fatalf("too hard a puzzle: %v, want %s", err, core.EInvalid)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := core.SolveProof(ctx, "v1.x", core.MaxSolvedDifficulty); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
 	}
 }
 

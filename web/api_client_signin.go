@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -28,7 +29,7 @@ func SignIn(ctx context.Context, baseURL, email, password string, timeout time.D
 		}
 		nonce, err := core.SolveProof(ctx, ch.Challenge, ch.Difficulty)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("solving the sign-in puzzle: %w", err)
 		}
 		req.Proof = &proofJSON{Challenge: ch.Challenge, Nonce: nonce}
 		if err := c.t.do(ctx, "POST", "/api/auth/signin", req, &out); err != nil {

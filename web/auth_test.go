@@ -228,11 +228,11 @@ func TestStrangersCannotLockTheOwnerOut(t *testing.T) {
 	if ch.Difficulty != core.ProofDifficulty || ch.ExpiresAt <= a.Clock.Now().UnixMilli() {
 		t.Fatalf("challenge %+v", ch)
 	}
-	nonce := 0
-	for !core.ProofSolved(ch.Challenge, strconv.Itoa(nonce), ch.Difficulty) {
-		nonce++
+	nonce, err := core.SolveProof(context.Background(), ch.Challenge, ch.Difficulty)
+	if err != nil {
+		t.Fatal(err)
 	}
-	proof := map[string]string{"challenge": ch.Challenge, "nonce": strconv.Itoa(nonce)}
+	proof := map[string]string{"challenge": ch.Challenge, "nonce": nonce}
 	a.signInFrom(owner, right, proof)
 	// The owner can always reset by email too.
 	a.ok(clientFrom("192.0.2.30"), 200, "POST", "/api/auth/password-reset", "", map[string]string{"email": "ann@example.com"}, nil)
@@ -262,10 +262,6 @@ func TestSignInClientSolvesTheProofOfWork(t *testing.T) {
 	}
 	if _, err := web.SignIn(ctx, a.srv.URL(), "ann@example.com", "wrong password", 10*time.Second); core.ErrorCode(err) != core.EWrongCredentials {
 		t.Fatalf("wrong password under attack: %v, want %s", err, core.EWrongCredentials)
-	}
-	// A puzzle harder than a client should solve is refused, not worked on.
-	if _, err := core.SolveProof(ctx, "v1.x", core.MaxSolvedDifficulty+1); core.ErrorCode(err) != core.EInvalid {
-		t.Fatalf("too hard a puzzle: %v", err)
 	}
 }
 
