@@ -21,10 +21,10 @@ type authorAPI struct {
 	// refresh cookie); nil: nothing.
 	signedOut func(w http.ResponseWriter)
 	// gens are the store's generations (core.UserGenerations); with them
-	// the list's encoded pages are kept in lists (handleListMessages).
-	// Nil: every list is read and encoded.
-	gens  core.UserGenerations
-	lists core.GenerationCache[encodedPage]
+	// the replies of the list's pages and of messages are kept in kept
+	// (writeKept). Nil: every read is read and encoded.
+	gens core.UserGenerations
+	kept core.GenerationCache[keptReply]
 }
 
 // guard turns a handler into one that knows who acts, or refuses.

@@ -137,13 +137,13 @@ func TestReadsAnswerNotModifiedAndAreNeverStale(t *testing.T) {
 	}
 }
 
-// The list's encoded pages are kept under the author's generation
-// (core.UserGenerations). Read with a personal access token, whose use
-// writes neither a session nor the user, each change below is the only
-// write between two reads: the scheduler's reminder, a write of the store
-// itself, an operator's pause and resume (the CLI's path), the delivery.
-// Each gives the new list at once, with a new tag; and one author's kept
-// list is never another's.
+// The replies of the list's pages and of a message are kept under the
+// author's generation (core.UserGenerations). Read with a personal access
+// token, whose use writes neither a session nor the user, each change below
+// is the only write between two reads: the scheduler's reminder, a write of
+// the store itself, an operator's pause and resume (the CLI's path), the
+// delivery. Each gives the new list and message at once, with new tags; and
+// one author's kept reads are never another's.
 func TestKeptListFollowsEveryWrite(t *testing.T) {
 	e := newHandlerEnv(t)
 	tok := e.proAuthor(t, "kept@example.com")
@@ -162,27 +162,27 @@ func TestKeptListFollowsEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := func() *httptest.ResponseRecorder {
-		t.Helper()
-		rec := readWith(h, "/api/messages", pat, "")
-		if rec.Code != http.StatusOK {
-			t.Fatalf("GET /api/messages: %d %s", rec.Code, rec.Body)
+	paths := []string{"/api/messages", "/api/messages/" + m.ID}
+	tags := map[string]string{}
+	for _, p := range paths {
+		first := readWith(h, p, pat, "")
+		tags[p] = first.Header().Get("ETag")
+		if again := readWith(h, p, pat, ""); first.Code != http.StatusOK || again.Body.String() != first.Body.String() || again.Header().Get("ETag") != tags[p] {
+			t.Fatalf("GET %s read twice: %d, differs:\n%s\n%s", p, first.Code, first.Body, again.Body)
 		}
-		return rec
-	}
-	first := list()
-	tag := first.Header().Get("ETag")
-	if again := list(); again.Body.String() != first.Body.String() || again.Header().Get("ETag") != tag {
-		t.Fatalf("the same list read twice differs:\n%s\n%s", first.Body, again.Body)
-	}
-	if rec := readWith(h, "/api/messages", pat, tag); rec.Code != http.StatusNotModified {
-		t.Fatalf("the kept list with its tag: %d", rec.Code)
+		if rec := readWith(h, p, pat, tags[p]); rec.Code != http.StatusNotModified {
+			t.Fatalf("the kept GET %s with its tag: %d", p, rec.Code)
+		}
 	}
 
-	// Another author's list, read after the first was kept, is their own.
+	// Another author's reads, after the first author's were kept, are their
+	// own: their list, and no message of someone else's.
 	other := e.proAuthor(t, "other@example.com")
-	if rec := readWith(h, "/api/messages", other.IDToken, tag); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), m.ID) {
+	if rec := readWith(h, paths[0], other.IDToken, tags[paths[0]]); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), m.ID) {
 		t.Fatalf("another author's list: %d %s", rec.Code, rec.Body)
+	}
+	if rec := readWith(h, paths[1], other.IDToken, tags[paths[1]]); rec.Code != http.StatusNotFound || strings.Contains(rec.Body.String(), "Hello later") {
+		t.Fatalf("another author's GET of the message: %d %s", rec.Code, rec.Body)
 	}
 
 	changes := []struct {
@@ -223,14 +223,16 @@ func TestKeptListFollowsEveryWrite(t *testing.T) {
 	}
 	for _, c := range changes {
 		c.change()
-		rec := readWith(h, "/api/messages", pat, tag)
-		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), c.want) {
-			t.Fatalf("after %s, the list with the old tag: %d, want 200 with %s:\n%s", c.who, rec.Code, c.want, rec.Body)
-		}
-		if next := rec.Header().Get("ETag"); next == tag {
-			t.Fatalf("after %s, the tag stayed %q", c.who, tag)
-		} else {
-			tag = next
+		for _, p := range paths {
+			rec := readWith(h, p, pat, tags[p])
+			if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), c.want) {
+				t.Fatalf("after %s, GET %s with the old tag: %d, want 200 with %s:\n%s", c.who, p, rec.Code, c.want, rec.Body)
+			}
+			if next := rec.Header().Get("ETag"); next == tags[p] {
+				t.Fatalf("after %s, the tag of GET %s stayed %q", c.who, p, next)
+			} else {
+				tags[p] = next
+			}
 		}
 	}
 }

@@ -27,42 +27,56 @@ func (a *authorAPI) handleListMessages(w http.ResponseWriter, r *http.Request) {
 	writeMessagePage(w, r, http.StatusOK, page)
 }
 
-// What the kept pages may hold: at most keptPages pages of at most
-// keptPageMaxSize bytes (a page of 20 short messages is about 10 KiB), so
-// at most 32 MiB.
+// What the kept reads may hold: at most keptPages replies (pages of the
+// list and messages) of at most keptPageMaxSize bytes (a page of 20 short
+// messages is about 10 KiB), so at most 32 MiB.
 const (
 	keptPages       = 512
 	keptPageMaxSize = 64 << 10
 )
 
-// encodedPage is a page of the list as its reply: the envelope's bytes and
-// their ETag.
-type encodedPage struct {
+// keptReply is a kept read (a page of the list, a message) as its reply:
+// the envelope's bytes and their ETag.
+type keptReply struct {
 	body []byte
 	tag  string
 }
 
-// writeKeptPage answers a page of the list from its encoded reply, kept
-// under the author's generation read before the store and reused while the
+// writeKeptPage answers a page of the list from its kept reply (writeKept).
+func (a *authorAPI) writeKeptPage(w http.ResponseWriter, r *http.Request, p core.Page) {
+	a.writeKept(w, r, strconv.Itoa(p.Limit)+"\x00"+p.Cursor, func() (func(b []byte) []byte, error) {
+		page, err := a.messages.List(r.Context(), p)
+		if err != nil {
+			return nil, err
+		}
+		return func(b []byte) []byte { return appendMessagePage(b, page) }, nil
+	})
+}
+
+// writeKept answers an author's read from its encoded reply, kept under
+// the author's generation read before the store and reused while the
 // generation has not moved: any committed write of the author's messages
 // (this server's handlers, the scheduler, the CLI through the admin socket)
 // moves it, so the next read builds the reply again (core.UserGenerations).
-// A kept reply is never changed: it is written, never appended to.
-func (a *authorAPI) writeKeptPage(w http.ResponseWriter, r *http.Request, p core.Page) {
+// what names the read among the author's (a list page's limit and cursor,
+// which start with a digit; a message's id after "message"); read reads it
+// and returns how to encode it. An error is answered, never kept. A kept
+// reply is never changed: it is written, never appended to.
+func (a *authorAPI) writeKept(w http.ResponseWriter, r *http.Request, what string, read func() (func(b []byte) []byte, error)) {
 	who := core.IdentityFrom(r.Context()).UserID
-	key := who + "\x00" + strconv.Itoa(p.Limit) + "\x00" + p.Cursor
+	key := who + "\x00" + what
 	gen := a.gens.UserGeneration(who)
-	e, ok := a.lists.Get(key, gen)
+	e, ok := a.kept.Get(key, gen)
 	if !ok {
-		page, err := a.messages.List(r.Context(), p)
+		data, err := read()
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
-		body := appendEnvelope(nil, func(b []byte) []byte { return appendMessagePage(b, page) })
-		e = encodedPage{body: body, tag: etagOf(body)}
+		body := appendEnvelope(nil, data)
+		e = keptReply{body: body, tag: etagOf(body)}
 		if len(body) <= keptPageMaxSize {
-			a.lists.Put(key, gen, e)
+			a.kept.Put(key, gen, e)
 		}
 	}
 	writeEncoded(w, r, http.StatusOK, e.body, e.tag)
@@ -114,12 +128,24 @@ func (a *authorAPI) handleCreateMessage(w http.ResponseWriter, r *http.Request) 
 }
 
 func (a *authorAPI) handleGetMessage(w http.ResponseWriter, r *http.Request) {
-	m, err := a.messages.Get(r.Context(), r.PathValue("id"))
+	id := r.PathValue("id")
+	read := func() (func(b []byte) []byte, error) {
+		m, err := a.messages.Get(r.Context(), id)
+		if err != nil {
+			return nil, err
+		}
+		return func(b []byte) []byte { return appendMessageJSON(b, m) }, nil
+	}
+	if a.gens != nil {
+		a.writeKept(w, r, "message\x00"+id, read)
+		return
+	}
+	data, err := read()
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeTagged(w, r, http.StatusOK, func(b []byte) []byte { return appendMessageJSON(b, m) })
+	writeTagged(w, r, http.StatusOK, data)
 }
 
 // updateMessageRequest is a partial edit: an absent or null field is left

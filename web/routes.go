@@ -40,7 +40,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	author := &authorAPI{
 		messages: s.Messages, account: s.Identities, heartbeat: s.StreamHeartbeat,
 		stopping: s.shutdown.done(), signedOut: s.clearRefreshCookie, gens: s.Generations,
-		lists: core.GenerationCache[encodedPage]{Max: keptPages},
+		kept: core.GenerationCache[keptReply]{Max: keptPages},
 	}
 	author.routes(mux, s.authed, func(h http.HandlerFunc) http.HandlerFunc { return s.authedBy(streamToken, h) }, s.gate.quick)
 

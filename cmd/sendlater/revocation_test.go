@@ -94,9 +94,10 @@ func TestRevocationOnEveryReplica(t *testing.T) {
 	revoked("the store ended the user's sessions", d.idToken)
 }
 
-// Two replicas on one database keep each author's encoded list (issue 14):
-// a change made on one replica, or by another process in the store (as the
-// CLI and send-due write), is in the very next list read on the other.
+// Two replicas on one database keep each author's encoded list and
+// messages (issue 14): a change made on one replica, or by another process
+// in the store (as the CLI and send-due write), is in the very next read of
+// the list or the message on the other.
 func TestKeptListsOnEveryReplica(t *testing.T) {
 	url := pgtest.URL(t)
 	env := pgEnv(url)
@@ -127,6 +128,15 @@ func TestKeptListsOnEveryReplica(t *testing.T) {
 	if l := list(); len(l) != 1 || l[0].Title != "First" {
 		t.Fatalf("the other replica's next list after a create: %+v", l)
 	}
+	message := func() (item, int) {
+		t.Helper()
+		var m item
+		return m, api(t, c, "GET", b.url+"/api/messages/"+made.ID, s.idToken, nil, &m)
+	}
+	message()
+	if m, code := message(); code != http.StatusOK || m.Title != "First" { // kept
+		t.Fatalf("the other replica's message: %d %+v", code, m)
+	}
 	list() // kept again
 	if _, err := db.UpdateMessage(context.Background(), made.ID, func(m *core.Message) error {
 		m.Title = "Renamed"
@@ -137,10 +147,16 @@ func TestKeptListsOnEveryReplica(t *testing.T) {
 	if l := list(); len(l) != 1 || l[0].Title != "Renamed" {
 		t.Fatalf("the replica's next list after another process wrote the store: %+v", l)
 	}
+	if m, code := message(); code != http.StatusOK || m.Title != "Renamed" {
+		t.Fatalf("the replica's next read of the message after another process wrote the store: %d %+v", code, m)
+	}
 	if code := api(t, c, "DELETE", a.url+"/api/messages/"+made.ID, s.idToken, nil, nil); code != http.StatusOK {
 		t.Fatalf("delete on one replica: %d", code)
 	}
 	if l := list(); len(l) != 0 {
 		t.Fatalf("the other replica's next list after a delete: %+v", l)
+	}
+	if _, code := message(); code != http.StatusNotFound {
+		t.Fatalf("the other replica's next read of the deleted message: %d", code)
 	}
 }
