@@ -155,7 +155,7 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 	if it.MessageID != "" {
 		log = log.With("message", it.MessageID)
 	}
-	var done bool
+	var done, copySent bool
 	var err error
 	webhook := it.Kind == OutboxWebhook
 	stop := d.keepOutboxLease(it)
@@ -168,6 +168,7 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 		done, err = d.sendPasswordReset(ctx, it)
 	case OutboxReminderCopy:
 		done, err = d.sendReminderCopy(ctx, it, log)
+		copySent = !done && err == nil // done at once: dropped unsent
 	case OutboxEmail:
 		err = d.Mailer.Send(ctx, it.Email)
 	default:
@@ -197,8 +198,18 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 		log.Error("outbox item failed for good", "err", it.LastError)
 	}
 	d.settleOutbox(ctx, it, done, counts, log)
-	if webhook && ctx.Err() == nil {
+	if ctx.Err() != nil {
+		return
+	}
+	switch {
+	case webhook:
 		d.recordWebhook(ctx, it, err, log)
+	case copySent:
+		// The failure that queued it is in the timeline already; retries
+		// that fail for now are not.
+		d.recordOutcome(ctx, it, EventReminded, copyDetail+", sent on a retry", time.Time{}, log)
+	case it.Kind == OutboxReminderCopy && !it.FailedAt.IsZero():
+		d.recordOutcome(ctx, it, EventReminderFailed, copyDetail+", failed for good: "+it.LastError, time.Time{}, log)
 	}
 }
 
@@ -211,14 +222,20 @@ func (d *Delivery) recordWebhook(ctx context.Context, it *OutboxItem, callErr er
 	case callErr != nil:
 		detail = "failed for good: " + it.LastError
 	}
+	d.recordOutcome(ctx, it, EventWebhook, detail, next, log)
+}
+
+// recordOutcome adds an outbox item's outcome to its message's timeline,
+// just after the item was settled.
+func (d *Delivery) recordOutcome(ctx context.Context, it *OutboxItem, kind EventKind, detail string, next time.Time, log *slog.Logger) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	_, err := d.Messages.UpdateMessage(sctx, it.MessageID, func(m *Message) error {
-		m.record(d.Clock.Now(), EventWebhook, "", MessageEvent{Recipient: it.Recipient, Detail: detail, NextAttemptAt: next})
+		m.record(d.Clock.Now(), kind, "", MessageEvent{Recipient: it.Recipient, Detail: detail, NextAttemptAt: next})
 		return nil
 	})
 	if err != nil && ErrorCode(err) != EMessageNotFound {
-		log.Warn("recording a webhook call in the timeline failed", "err", err)
+		log.Warn("recording an outcome in the timeline failed", "kind", string(kind), "err", err)
 	}
 }
 

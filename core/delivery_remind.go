@@ -85,15 +85,18 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		LastChance: next >= len(steps) && author.ReminderLadder != 0,
 	}
 	email, err := d.Emails.Reminder(data)
-	secondSent := false
+	var second *MessageEvent // the copy's entry of the timeline, when one was sent or tried
 	if err == nil {
 		stop := d.keepClaim(ownsReminder, m, cur)
 		err = d.Mailer.Send(ctx, email)
 		if plan, active := d.Prices.PlanOf(author); err == nil && author.ReminderAddress != "" && ReminderAddressAllowed(plan, active) {
-			secondSent = d.remindSecond(ctx, m.ID, data, author, now, log)
+			second = d.remindSecond(ctx, m.ID, data, author, now, log)
 		}
 		stop()
 	}
+	detail := fmt.Sprintf("reminder %s, %d of %d", data.Step,
+		d.Reminders.sentCount(steps[:step+1], author.ReminderLadder),
+		d.Reminders.sentCount(steps, author.ReminderLadder))
 	_, serr := d.settle(m.ID, func(x *Message) ([]*OutboxItem, error) {
 		if !ownsReminder(x, m) {
 			return nil, nil
@@ -107,16 +110,17 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 			// Sent, or refused for good: either way this step is done for
 			// this date, and so are the steps whose time passed with it.
 			x.RemindersSent = max(x.RemindersSent+1, next)
-			if err == nil {
-				x.Status, x.ReminderSentAt = StatusReminded, now
-				detail := fmt.Sprintf("reminder %s, %d of %d", data.Step,
-					d.Reminders.sentCount(steps[:step+1], author.ReminderLadder),
-					d.Reminders.sentCount(steps, author.ReminderLadder))
-				x.record(now, EventReminded, "", MessageEvent{Recipient: author.Email, Detail: detail})
-				if secondSent {
-					x.record(now, EventReminded, "", MessageEvent{Recipient: author.ReminderAddress,
-						Detail: detail + ", a copy to the second reminder address"})
-				}
+			if err != nil {
+				x.record(now, EventReminderFailed, "", MessageEvent{Recipient: author.Email,
+					Detail: detail + ", refused for good: " + err.Error()})
+				break
+			}
+			x.Status, x.ReminderSentAt = StatusReminded, now
+			x.record(now, EventReminded, "", MessageEvent{Recipient: author.Email, Detail: detail})
+			if second != nil {
+				e := *second
+				e.Detail = detail + ", " + copyDetail + e.Detail
+				x.record(now, e.Kind, "", e)
 			}
 		}
 		return nil, nil
@@ -166,21 +170,28 @@ func (d *Delivery) stepOver(claimed *Message, steps Reminders, l Ladder, log *sl
 	}
 }
 
+// copyDetail names a reminder's copy to the second address in the timeline.
+const copyDetail = "a copy to the second reminder address"
+
 // remindSecond sends the reminder to the author's second reminder address
 // too (while the plan allows one: an address kept after a downgrade rests),
-// once: a failure there is logged and never holds back the author's.
-func (d *Delivery) remindSecond(ctx context.Context, messageID string, data ReminderEmail, author *User, now time.Time, log *slog.Logger) (sent bool) {
+// once: a failure there is logged and never holds back the author's. It
+// returns the copy's entry of the timeline, its Detail to follow
+// copyDetail: reminded, or reminder-failed with why (and when it is tried
+// again, when the outbox retries it).
+func (d *Delivery) remindSecond(ctx context.Context, messageID string, data ReminderEmail, author *User, now time.Time, log *slog.Logger) *MessageEvent {
 	data.To = Address{Address: author.ReminderAddress}
 	email, err := d.Emails.Reminder(data)
 	if err == nil {
 		err = d.Mailer.Send(ctx, email)
 	}
 	if err == nil {
-		return true
+		return &MessageEvent{Kind: EventReminded, Recipient: author.ReminderAddress}
 	}
+	failed := &MessageEvent{Kind: EventReminderFailed, Recipient: author.ReminderAddress, Detail: ", failed: " + err.Error()}
 	if !isTemporary(err) || ctx.Err() != nil {
 		log.Warn("reminder to the second reminder address failed", "err", err)
-		return false
+		return failed
 	}
 	// Retried by the outbox on the delivery schedule, while the reminder
 	// still says what is true (sendReminderCopy).
@@ -189,10 +200,11 @@ func (d *Delivery) remindSecond(ctx context.Context, messageID string, data Remi
 		Attempts: 1, NextAttemptAt: now.Add(RetryDelays[0]), LastError: MaskEmails(err.Error())}
 	if qerr := d.Store.AddOutboxItem(context.WithoutCancel(ctx), it); qerr != nil {
 		log.Warn("reminder to the second reminder address failed and could not be queued", "err", err, "queue_err", qerr)
-		return false
+		return failed
 	}
 	log.Warn("reminder to the second reminder address failed, will retry", "err", err)
-	return false
+	failed.Detail, failed.NextAttemptAt = ", failed, will retry: "+err.Error(), it.NextAttemptAt
+	return failed
 }
 
 // sendReminderCopy retries a reminder copy to the second reminder address

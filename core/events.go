@@ -20,6 +20,10 @@ const (
 	EventFailed    EventKind = "failed"   // Recipient's email failed for good: Detail
 	EventRefused   EventKind = "refused"  // Recipient refused every message
 	EventWebhook   EventKind = "webhook"  // a business webhook call: Detail says how it went
+	// EventReminderFailed: a reminder to Recipient (the author, or its copy
+	// to their second reminder address) failed for good, or for now with
+	// NextAttemptAt: Detail says which and why.
+	EventReminderFailed EventKind = "reminder-failed"
 )
 
 // Actors of events that someone did; an event of the delivery itself has

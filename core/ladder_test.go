@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -302,4 +303,93 @@ func TestReminderCopyIsRetriedWhileTrue(t *testing.T) {
 	if pending, failed, err := e.DB.CountOutbox(e.Ctx); err != nil || pending != 0 || failed != 0 {
 		t.Fatalf("outbox after the copies: %d waiting, %d failed, %v", pending, failed, err)
 	}
+}
+
+var mailerReply = regexp.MustCompile(`mailer: send via \S+ RCPT TO: (\d{3}) "\d\.\d\.\d ([^"]*)"`)
+
+// A reminder that fails is in the message's timeline, as the author's
+// history shows it: the author's own refused for good, a copy refused, a
+// copy queued for a retry (with its time), then sent on it or failed for
+// good there.
+func TestAFailedReminderIsInTheTimeline(t *testing.T) {
+	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
+	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
+	e.setLadder(t, u.ID, []string{"3d", "1d"}, "partner@example.com")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+
+	// 10 days before: the author's reminder is refused for good.
+	e.SMTP.Reject("ada@example.com", 550, "no such mailbox")
+	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
+	e.pass(t, core.PassResult{Failed: 1})
+	e.NoMoreEmail(t)
+	e.SMTP.Accept("ada@example.com")
+
+	// 3 days before: the author's goes out, the copy is refused for good.
+	e.SMTP.Reject("partner@example.com", 550, "no such mailbox")
+	e.Clock.Set(m.SendDate.Add(-72 * time.Hour))
+	e.pass(t, core.PassResult{Reminded: 1})
+	e.nextEmail(t, "ada@example.com")
+
+	// 1 day before: the copy fails for now, is queued, and is sent on its
+	// retry.
+	e.SMTP.Reject("partner@example.com", 451, "mailbox busy, try later")
+	e.Clock.Set(m.SendDate.Add(-24 * time.Hour))
+	e.pass(t, core.PassResult{Reminded: 1})
+	e.nextEmail(t, "ada@example.com")
+	retryAt := e.Clock.Now().Add(core.RetryDelays[0])
+	e.SMTP.Accept("partner@example.com")
+	e.Clock.Set(retryAt)
+	e.pass(t, core.PassResult{})
+	e.nextEmail(t, "partner@example.com")
+	e.NoMoreEmail(t)
+
+	if got, want := reminderLines(t, e, m.ID), []string{
+		"reminder-failed ada@example.com: reminder 10d, 1 of 3, refused for good: 550 no such mailbox",
+		"reminded ada@example.com: reminder 3d, 2 of 3",
+		"reminder-failed partner@example.com: reminder 3d, 2 of 3, a copy to the second reminder address, failed: 550 no such mailbox",
+		"reminded ada@example.com: reminder 1d, 3 of 3",
+		"reminder-failed partner@example.com: reminder 1d, 3 of 3, a copy to the second reminder address, failed, will retry: 451 mailbox busy, try later (next " + retryAt.Format(time.RFC3339) + ")",
+		"reminded partner@example.com: a copy to the second reminder address, sent on a retry",
+	}; got != strings.Join(want, "\n") {
+		t.Fatalf("reminders in the timeline:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+
+	// Another message: its copy, queued, is refused for good on its retry
+	// (the first message is delivered meanwhile).
+	m2 := e.mustMessage(t, u.ID, core.Interval1M)
+	e.SMTP.Reject("partner@example.com", 451, "mailbox busy, try later")
+	e.Clock.Set(m2.SendDate.Add(-240 * time.Hour))
+	e.pass(t, core.PassResult{Delivered: 1, Reminded: 1})
+	e.nextEmail(t, "charles@example.com")
+	e.nextEmail(t, "ada@example.com")
+	e.SMTP.Reject("partner@example.com", 550, "no such mailbox")
+	e.Clock.Add(core.RetryDelays[0])
+	e.pass(t, core.PassResult{})
+	e.NoMoreEmail(t)
+	if got := reminderLines(t, e, m2.ID); !strings.HasSuffix(got, "\nreminder-failed partner@example.com: a copy to the second reminder address, failed for good: 550 no such mailbox") {
+		t.Fatalf("the second message's timeline:\n%s", got)
+	}
+}
+
+// reminderLines are the reminders in message id's timeline, one line each.
+func reminderLines(t *testing.T, e *deliveryEnv, id string) string {
+	t.Helper()
+	events, err := e.DB.ListMessageEvents(e.Ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range events {
+		if ev.Kind == core.EventReminded || ev.Kind == core.EventReminderFailed {
+			// The mail server's reply as the mailer quotes it, without the
+			// test server's port.
+			detail := mailerReply.ReplaceAllString(ev.Detail, "$1 $2")
+			line := string(ev.Kind) + " " + ev.Recipient + ": " + detail
+			if !ev.NextAttemptAt.IsZero() {
+				line += " (next " + ev.NextAttemptAt.Format(time.RFC3339) + ")"
+			}
+			got = append(got, line)
+		}
+	}
+	return strings.Join(got, "\n")
 }

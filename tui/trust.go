@@ -111,8 +111,9 @@ func addr(a core.Address) string {
 var eventLabels = map[core.EventKind]string{
 	core.EventCreated: "Created", core.EventEdited: "Edited", core.EventPostponed: "Postponed",
 	core.EventPaused: "Paused", core.EventResumed: "Resumed", core.EventReminded: "Reminder sent",
-	core.EventSent: "Sent", core.EventRetrying: "Retrying", core.EventFailed: "Failed",
-	core.EventRefused: "Refused by the recipient", core.EventWebhook: "Webhook called", core.EventHeld: "Moved by your hold",
+	core.EventReminderFailed: "Reminder failed", core.EventSent: "Sent", core.EventRetrying: "Retrying",
+	core.EventFailed: "Failed", core.EventRefused: "Refused by the recipient", core.EventWebhook: "Webhook called",
+	core.EventHeld: "Moved by your hold",
 }
 
 const whenLayout = "2006-01-02 15:04"

@@ -4,7 +4,8 @@ import "github.com/sendlater/sendlater/core"
 
 // EventJSON is one entry of a message's timeline (GET
 // /api/messages/{id}/events): kind is created, edited, postponed, paused,
-// resumed, reminded, sent, retrying, failed, refused or webhook; actor who
+// resumed, reminded, reminder-failed, sent, retrying, failed, refused,
+// webhook or held; actor who
 // did it ("" for the delivery itself); recipient the address an outcome is
 // about; detail the new date of a postpone or the mail server's reply;
 // nextAttemptAt when a retry comes.

@@ -11,6 +11,7 @@ const kindLabels: Record<TimelineEvent["kind"], string> = {
   paused: "Paused",
   resumed: "Resumed",
   reminded: "Reminder sent",
+  "reminder-failed": "Reminder failed",
   sent: "Sent",
   retrying: "Retrying",
   failed: "Failed",
