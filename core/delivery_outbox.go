@@ -198,11 +198,8 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 		log.Error("outbox item failed for good", "err", it.LastError)
 	}
 	d.settleOutbox(ctx, it, done, counts, log)
-	if ctx.Err() != nil {
-		return
-	}
 	switch {
-	case webhook:
+	case webhook && ctx.Err() == nil: // stopped: the call's outcome is unknown
 		d.recordWebhook(ctx, it, err, log)
 	case copySent:
 		// The failure that queued it is in the timeline already; retries

@@ -189,12 +189,13 @@ func (d *Delivery) remindSecond(ctx context.Context, messageID string, data Remi
 		return &MessageEvent{Kind: EventReminded, Recipient: author.ReminderAddress}
 	}
 	failed := &MessageEvent{Kind: EventReminderFailed, Recipient: author.ReminderAddress, Detail: ", failed: " + err.Error()}
-	if !isTemporary(err) || ctx.Err() != nil {
+	if !isTemporary(err) && ctx.Err() == nil {
 		log.Warn("reminder to the second reminder address failed", "err", err)
 		return failed
 	}
-	// Retried by the outbox on the delivery schedule, while the reminder
-	// still says what is true (sendReminderCopy).
+	// Refused for now, or the pass stopped mid-send (whether the server took
+	// it is unknown): retried by the outbox on the delivery schedule, while
+	// the reminder still says what is true (sendReminderCopy).
 	it := &OutboxItem{ID: NewID(), Kind: OutboxReminderCopy, MessageID: messageID, Owner: author.ID,
 		Recipient: author.ReminderAddress, DeliveredAt: data.SendDate, Email: email,
 		Attempts: 1, NextAttemptAt: now.Add(RetryDelays[0]), LastError: MaskEmails(err.Error())}

@@ -237,6 +237,39 @@ func TestKeptListFollowsEveryWrite(t *testing.T) {
 	}
 }
 
+// sameGeneration gives every user the same generation, which never moves:
+// what keeps one author's kept reads from another's is then the key alone.
+type sameGeneration struct{ core.UserGenerations }
+
+func (sameGeneration) UserGeneration(string) uint64 { return 1 }
+
+// One author's kept list and message are never another's, whatever their
+// generations: the key names the author.
+func TestKeptReadsAreKeyedByTheirAuthor(t *testing.T) {
+	e := newHandlerEnv(t)
+	s := newTestServer(e.Env, slogDiscard())
+	s.Generations = sameGeneration{e.DB}
+	h := s.Handler()
+	ann, ben := e.proAuthor(t, "ann@example.com"), e.proAuthor(t, "ben@example.com")
+	m, err := e.Messages.Create(e.As(ann.User.ID), core.MessageInput{
+		Title: "Ann's", Name: "Cy", Recipient: "cy@example.com", Body: "For Cy only.", Interval: core.Interval1M,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/api/messages", "/api/messages/" + m.ID} {
+		if rec := readWith(h, p, ann.IDToken, ""); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "For Cy only.") {
+			t.Fatalf("Ann's GET %s: %d %s", p, rec.Code, rec.Body)
+		}
+	}
+	if rec := readWith(h, "/api/messages", ben.IDToken, ""); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), m.ID) {
+		t.Fatalf("Ben's list: %d %s", rec.Code, rec.Body)
+	}
+	if rec := readWith(h, "/api/messages/"+m.ID, ben.IDToken, ""); rec.Code != http.StatusNotFound || strings.Contains(rec.Body.String(), "For Cy only.") {
+		t.Fatalf("Ben's GET of Ann's message: %d %s", rec.Code, rec.Body)
+	}
+}
+
 // /api/me keeps what it read (the user, whether they have messages) under
 // the author's generation: a message the store adds and a plan the store
 // changes show on the very next read.

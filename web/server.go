@@ -55,9 +55,9 @@ type Server struct {
 	// Public are the settings the SPA reads (its optional third-party
 	// scripts); the zero value switches them all off.
 	Public PublicSettings
-	// Generations are the store's, when it keeps them (bbolt): the list's
-	// encoded pages are then reused until the author's messages change.
-	// Nil: every list is read and encoded.
+	// Generations are the store's, when it keeps them: the encoded replies
+	// of the list's pages and of messages are then reused until the
+	// author's messages change. Nil: every read is read and encoded.
 	Generations core.UserGenerations
 	// StreamHeartbeat is how often message streams send a keep-alive;
 	// zero: DefaultStreamHeartbeat.
