@@ -197,7 +197,9 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 		it.LastError = MaskEmails(err.Error())
 		log.Error("outbox item failed for good", "err", it.LastError)
 	}
-	d.settleOutbox(ctx, it, done, counts, log)
+	if !d.settleOutbox(ctx, it, done, counts, log) {
+		return // the item is worked again once its lease ends: its outcome then
+	}
 	switch {
 	case webhook && ctx.Err() == nil: // stopped: the call's outcome is unknown
 		d.recordWebhook(ctx, it, err, log)
@@ -259,10 +261,14 @@ func (d *Delivery) postWebhook(ctx context.Context, it *OutboxItem) (done bool, 
 	return false, d.Webhooks.Post(ctx, it.URL, body, headers)
 }
 
-func (d *Delivery) settleOutbox(ctx context.Context, it *OutboxItem, done bool, counts *passCounts, log *slog.Logger) {
+// settleOutbox stores an item's outcome and reports whether it did; an
+// outcome that was not stored is not put in the timeline either.
+func (d *Delivery) settleOutbox(ctx context.Context, it *OutboxItem, done bool, counts *passCounts, log *slog.Logger) bool {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	if err := d.Store.SettleOutbox(sctx, it, done); err != nil {
 		d.passError(counts, log, err)
+		return false
 	}
+	return true
 }

@@ -1,6 +1,8 @@
 package core_test
 
 import (
+	"context"
+	"errors"
 	"net/url"
 	"regexp"
 	"strings"
@@ -392,4 +394,45 @@ func reminderLines(t *testing.T, e *deliveryEnv, id string) string {
 		}
 	}
 	return strings.Join(got, "\n")
+}
+
+// settleFailingStore fails the next fail settlements of outbox items, as a
+// database that is briefly gone would.
+type settleFailingStore struct {
+	core.DeliveryStore
+	fail int
+}
+
+func (s *settleFailingStore) SettleOutbox(ctx context.Context, it *core.OutboxItem, done bool) error {
+	if s.fail > 0 {
+		s.fail--
+		return errors.New("the database is gone for a moment")
+	}
+	return s.DeliveryStore.SettleOutbox(ctx, it, done)
+}
+
+// A queued copy whose outcome could not be stored is worked again once its
+// lease ends; the timeline tells its outcome once, when it is stored.
+func TestAnOutcomeNotStoredIsNotInTheTimeline(t *testing.T) {
+	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
+	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
+	e.setLadder(t, u.ID, []string{"3d"}, "partner@example.com")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e.SMTP.Reject("partner@example.com", 451, "mailbox busy, try later")
+	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
+	e.pass(t, core.PassResult{Reminded: 1})
+	e.nextEmail(t, "ada@example.com")
+
+	e.SMTP.Accept("partner@example.com")
+	e.Delivery.Store = &settleFailingStore{DeliveryStore: e.DB, fail: 1}
+	e.Clock.Add(core.RetryDelays[0])
+	e.Delivery.Run(e.Ctx) // sent; its outcome is not stored
+	e.nextEmail(t, "partner@example.com")
+	e.Clock.Add(time.Hour) // past the item's lease: worked again
+	e.pass(t, core.PassResult{})
+	e.nextEmail(t, "partner@example.com")
+	e.NoMoreEmail(t)
+	if got := reminderLines(t, e, m.ID); strings.Count(got, "sent on a retry") != 1 {
+		t.Fatalf("the timeline:\n%s", got)
+	}
 }
