@@ -262,20 +262,28 @@ func TestReminderSecondAddressRestsAfterADowngrade(t *testing.T) {
 	e.NoMoreEmail(t)
 }
 
-// A copy to the second address that fails for a while is retried by the
-// outbox, with the same email, while it is still true; a copy whose date
-// the author postponed meanwhile is dropped, never sent late or wrong.
-func TestReminderCopyIsRetriedWhileTrue(t *testing.T) {
+// queuedCopy is an author with a 3-day step and a second reminder address,
+// and a message whose 10-day reminder went out to the author while its
+// copy was refused for now: queued in the outbox, the copy address still
+// refusing.
+func queuedCopy(t *testing.T) (*deliveryEnv, *core.Message) {
+	t.Helper()
 	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
 	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
 	e.setLadder(t, u.ID, []string{"3d"}, "partner@example.com")
 	m := e.mustMessage(t, u.ID, core.Interval1M)
-
-	// The 10-day reminder: the author's goes out, the copy is refused for now.
 	e.SMTP.Reject("partner@example.com", 451, "mailbox busy, try later")
 	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
 	e.pass(t, core.PassResult{Reminded: 1})
 	e.nextEmail(t, "ada@example.com")
+	return e, m
+}
+
+// A copy to the second address that fails for a while is retried by the
+// outbox, with the same email, while it is still true; a copy whose date
+// the author postponed meanwhile is dropped, never sent late or wrong.
+func TestReminderCopyIsRetriedWhileTrue(t *testing.T) {
+	e, m := queuedCopy(t)
 	e.NoMoreEmail(t)
 	e.SMTP.Accept("partner@example.com")
 	e.Clock.Add(time.Minute) // the first retry
@@ -414,15 +422,7 @@ func (s *settleFailingStore) SettleOutbox(ctx context.Context, it *core.OutboxIt
 // A queued copy whose outcome could not be stored is worked again once its
 // lease ends; the timeline tells its outcome once, when it is stored.
 func TestAnOutcomeNotStoredIsNotInTheTimeline(t *testing.T) {
-	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
-	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
-	e.setLadder(t, u.ID, []string{"3d"}, "partner@example.com")
-	m := e.mustMessage(t, u.ID, core.Interval1M)
-	e.SMTP.Reject("partner@example.com", 451, "mailbox busy, try later")
-	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
-	e.pass(t, core.PassResult{Reminded: 1})
-	e.nextEmail(t, "ada@example.com")
-
+	e, m := queuedCopy(t)
 	e.SMTP.Accept("partner@example.com")
 	e.Delivery.Store = &settleFailingStore{DeliveryStore: e.DB, fail: 1}
 	e.Clock.Add(core.RetryDelays[0])
