@@ -12,12 +12,12 @@ import (
 )
 
 // settleGroup records the outcomes of a process's concurrently finishing
-// sends together: the pending calls are settled as a group, and a lone
+// sends together: the pending calls are settled as a group, in one
+// transaction (BEGIN with one locking read of all their rows, then every
+// write and COMMIT: two round trips and one commit for the lot); calls
+// arriving while a group is in flight form the next one, and a lone
 // pending call first waits up to settleGather for another to join it
-// (gather); the calls arriving meanwhile are settled together right after
-// it,
-// in one transaction (BEGIN with one locking read of all their rows, then
-// every write and COMMIT: two round trips and one commit for the lot). Each
+// (gather). Each
 // call's fn checks its own row as it does alone; a call whose fn fails or
 // whose message is gone fails alone and the others commit. When the
 // transaction itself fails (a write refused, a deadlock, a lost
