@@ -121,13 +121,27 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compre
 					writeError(sent, r, core.Errorf(core.EInternal, "Internal error."))
 				}
 			}
-			base.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", rq.id),
-				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sent.status),
-				slog.Int("bytes", sent.bytes), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-				slog.String("remote", clientIP(r)))
+			logAccess(r.Context(), base, rq, r, start)
 		}()
 		next.ServeHTTP(reply, r)
 	})
+}
+
+// logAccess writes a request's access log line. The record is made here,
+// not by Logger.LogAttrs, which walks the stack for a caller no handler of
+// ours writes: that walk was a fifth of the line's cost.
+func logAccess(ctx context.Context, base *slog.Logger, rq *request, r *http.Request, start time.Time) {
+	h := base.Handler()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	now := time.Now()
+	sent := &rq.reply.sent
+	line := slog.NewRecord(now, slog.LevelInfo, "request", 0)
+	line.AddAttrs(slog.String("request_id", rq.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", sent.status), slog.Int("bytes", sent.bytes),
+		slog.Float64("duration_ms", float64(now.Sub(start).Microseconds())/1000), slog.String("remote", rq.client))
+	h.Handle(ctx, line)
 }
 
 // request is what withRequest keeps of a request, in one allocation: the
