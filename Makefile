@@ -102,6 +102,7 @@ bench:
 	$(GO) test ./store/postgres -run '^$$' -bench . -benchtime 2s
 	$(GO) test ./core -run '^$$' -bench 'DeliveryThroughput|RecipientThroughput|SchedulerLateness' -benchtime 2x
 	$(GO) test ./web -run '^$$' -bench . -benchtime 2s
+	$(GO) test ./internal/logbuf ./internal/textlog ./mailer -run '^$$' -bench . -benchmem
 	$(GO) test ./tui -run '^$$' -bench . -count 3
 	$(GO) build -o bin/sendlater ./cmd/sendlater
 	$(GO) run ./cmd/loadgen -bin bin/sendlater
