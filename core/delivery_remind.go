@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -97,6 +98,8 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 	detail := fmt.Sprintf("reminder %s, %d of %d", data.Step,
 		d.Reminders.sentCount(steps[:step+1], author.ReminderLadder),
 		d.Reminders.sentCount(steps, author.ReminderLadder))
+	retrying := detail + ", failed, will retry: "
+	tell := err != nil && ctx.Err() == nil && isTemporary(err) && !d.toldRetrying(ctx, m.ID, author.Email, retrying, log)
 	_, serr := d.settle(m.ID, func(x *Message) ([]*OutboxItem, error) {
 		if !ownsReminder(x, m) {
 			return nil, nil
@@ -106,6 +109,10 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		case err != nil && ctx.Err() != nil:
 		case err != nil && isTemporary(err):
 			x.LeaseUntil = now.Add(reminderRetryDelay)
+			if tell {
+				x.record(now, EventReminderFailed, "", MessageEvent{Recipient: author.Email,
+					Detail: retrying + err.Error(), NextAttemptAt: x.LeaseUntil})
+			}
 		case x.SendDate.Equal(m.SendDate):
 			// Sent, or refused for good: either way this step is done for
 			// this date, and so are the steps whose time passed with it.
@@ -141,6 +148,25 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		log.Error("reminder refused by the mail server", "err", err)
 		counts.add(func(r *PassResult) { r.Failed++ })
 	}
+}
+
+// toldRetrying reports whether the timeline of message id already says, in
+// its last entry, that the author's reminder (to email, of the entry
+// starting with retrying) failed for now: a reminder retried every few
+// minutes while the mail server refuses it for hours is told once, and
+// again after anything else happened to the message. A timeline that
+// cannot be read counts as not told: better told twice than not at all.
+func (d *Delivery) toldRetrying(ctx context.Context, id, email, retrying string, log *slog.Logger) bool {
+	events, err := d.Messages.ListMessageEvents(ctx, id)
+	if err != nil {
+		log.Warn("reading the timeline failed", "err", err)
+		return false
+	}
+	if len(events) == 0 {
+		return false
+	}
+	last := events[len(events)-1]
+	return last.Kind == EventReminderFailed && last.Recipient == email && strings.HasPrefix(last.Detail, retrying)
 }
 
 func (d *Delivery) releaseReminder(claimed *Message, log *slog.Logger) {

@@ -20,11 +20,11 @@ const (
 	EventFailed    EventKind = "failed"   // Recipient's email failed for good: Detail
 	EventRefused   EventKind = "refused"  // Recipient refused every message
 	EventWebhook   EventKind = "webhook"  // a business webhook call: Detail says how it went
-	// EventReminderFailed: the author's reminder refused for good, or its
-	// copy to the second reminder address (Recipient) refused, or queued
-	// for a retry at NextAttemptAt, or failed for good on one: Detail says
-	// which and why. A reminder of the author's that fails for now is
-	// retried without an entry.
+	// EventReminderFailed: the author's reminder refused for good, or
+	// refused for now and retried from NextAttemptAt (once for a run of
+	// such failures: toldRetrying), or its copy to the second reminder
+	// address (Recipient) refused, or queued for a retry at NextAttemptAt,
+	// or failed for good on one: Detail says which and why.
 	EventReminderFailed EventKind = "reminder-failed"
 )
 

@@ -381,6 +381,50 @@ func TestAFailedReminderIsInTheTimeline(t *testing.T) {
 	}
 }
 
+// TestARetriedReminderIsInTheTimelineOnce: the author's reminder refused
+// for now is in the timeline, with when it is tried again, once for a run of
+// retries (every five minutes, for as long as the mail server refuses it),
+// and again for a later step's run.
+func TestARetriedReminderIsInTheTimelineOnce(t *testing.T) {
+	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
+	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
+	e.setLadder(t, u.ID, []string{"3d", "1d"}, "")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+
+	// 10 days before: refused for now twice, then sent.
+	e.SMTP.Reject("ada@example.com", 451, "mailbox busy, try later")
+	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
+	firstRetry := e.Clock.Now().Add(5 * time.Minute)
+	e.pass(t, core.PassResult{Retried: 1})
+	e.Clock.Set(firstRetry)
+	e.pass(t, core.PassResult{Retried: 1})
+	e.NoMoreEmail(t)
+	e.SMTP.Accept("ada@example.com")
+	e.Clock.Add(5 * time.Minute)
+	e.pass(t, core.PassResult{Reminded: 1})
+	e.nextEmail(t, "ada@example.com")
+
+	// 3 days before: refused for now at every retry, until past the next
+	// step's time.
+	e.SMTP.Reject("ada@example.com", 451, "mailbox busy, try later")
+	e.Clock.Set(m.SendDate.Add(-72 * time.Hour))
+	secondRetry := e.Clock.Now().Add(5 * time.Minute)
+	e.pass(t, core.PassResult{Retried: 1})
+	for _, at := range []time.Time{secondRetry, secondRetry.Add(5 * time.Minute), m.SendDate.Add(-24 * time.Hour)} {
+		e.Clock.Set(at)
+		e.pass(t, core.PassResult{Retried: 1})
+	}
+	e.NoMoreEmail(t)
+
+	if got, want := reminderLines(t, e, m.ID), []string{
+		"reminder-failed ada@example.com: reminder 10d, 1 of 3, failed, will retry: 451 mailbox busy, try later (next " + firstRetry.Format(time.RFC3339) + ")",
+		"reminded ada@example.com: reminder 10d, 1 of 3",
+		"reminder-failed ada@example.com: reminder 3d, 2 of 3, failed, will retry: 451 mailbox busy, try later (next " + secondRetry.Format(time.RFC3339) + ")",
+	}; got != strings.Join(want, "\n") {
+		t.Fatalf("reminders in the timeline:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
 // reminderLines are the reminders in message id's timeline, one line each.
 func reminderLines(t *testing.T, e *deliveryEnv, id string) string {
 	t.Helper()
