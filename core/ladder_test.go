@@ -425,6 +425,54 @@ func TestARetriedReminderIsInTheTimelineOnce(t *testing.T) {
 	}
 }
 
+// TestACopyStoppedByThePassIsQueued: a pass stopped (the server shutting
+// down) while the author's reminder is in flight lets that send run to its
+// end (mailer.SMTP.Send: cutting it short would leave unknown whether the
+// server took it) and records it as sent; the copy to the second reminder
+// address, not started, is queued for a retry, which sends it once.
+func TestACopyStoppedByThePassIsQueued(t *testing.T) {
+	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
+	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
+	e.setLadder(t, u.ID, []string{"3d"}, "partner@example.com")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
+	retryAt := e.Clock.Now().Add(core.RetryDelays[0])
+
+	// Each email's end of data is answered after 300 ms: the pass is
+	// stopped once the author's DATA has arrived.
+	e.SMTP.SetDelay(300 * time.Millisecond)
+	ctx, stop := context.WithCancel(e.Ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.Delivery.Run(ctx) // its error is the stop's
+	}()
+	for e.SMTP.Commands("DATA") == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	<-done
+	e.SMTP.SetDelay(0)
+	e.nextEmail(t, "ada@example.com")
+	e.NoMoreEmail(t)
+
+	lines := strings.Split(reminderLines(t, e, m.ID), "\n")
+	queued := "reminder-failed partner@example.com: reminder 10d, 1 of 2, a copy to the second reminder address, failed, will retry: "
+	if len(lines) != 2 || lines[0] != "reminded ada@example.com: reminder 10d, 1 of 2" ||
+		!strings.HasPrefix(lines[1], queued) || !strings.HasSuffix(lines[1], " (next "+retryAt.Format(time.RFC3339)+")") {
+		t.Fatalf("reminders in the timeline after the stop:\n%s", strings.Join(lines, "\n"))
+	}
+
+	e.Clock.Set(retryAt)
+	e.pass(t, core.PassResult{})
+	p, _ := e.nextEmail(t, "partner@example.com")
+	ladderStep(t, p, "10d", false)
+	e.NoMoreEmail(t)
+	if got := reminderLines(t, e, m.ID); !strings.HasSuffix(got, "\nreminded partner@example.com: a copy to the second reminder address, sent on a retry") {
+		t.Fatalf("reminders in the timeline after the retry:\n%s", got)
+	}
+}
+
 // reminderLines are the reminders in message id's timeline, one line each.
 func reminderLines(t *testing.T, e *deliveryEnv, id string) string {
 	t.Helper()
