@@ -219,9 +219,10 @@ func (d *Delivery) remindSecond(ctx context.Context, messageID string, data Remi
 		log.Warn("reminder to the second reminder address failed", "err", err)
 		return failed
 	}
-	// Refused for now, or the pass stopped mid-send (whether the server took
-	// it is unknown): retried by the outbox on the delivery schedule, while
-	// the reminder still says what is true (sendReminderCopy).
+	// Refused for now, or not sent because the pass was stopped before its
+	// send started (a started send runs to its end: mailer.SMTP.Send):
+	// retried by the outbox on the delivery schedule, while the reminder
+	// still says what is true (sendReminderCopy).
 	it := &OutboxItem{ID: NewID(), Kind: OutboxReminderCopy, MessageID: messageID, Owner: author.ID,
 		Recipient: author.ReminderAddress, DeliveredAt: data.SendDate, Email: email,
 		Attempts: 1, NextAttemptAt: now.Add(RetryDelays[0]), LastError: MaskEmails(err.Error())}
