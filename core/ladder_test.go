@@ -118,10 +118,7 @@ func TestReminderLadderAcrossDST(t *testing.T) {
 // steps starts the ladder over for the new date; the old date's steps pass
 // quietly.
 func TestReminderLadderPostponeResetsAtMonthEnd(t *testing.T) {
-	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
-	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanStarter)
-	e.setLadder(t, u.ID, []string{"3d", "1d"}, "")
-	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e, m := ladderMessage(t, core.PlanStarter, []string{"3d", "1d"}, "")
 	if m.SendDate.Day() != 1 {
 		t.Fatalf("sendDate %v", m.SendDate)
 	}
@@ -262,16 +259,24 @@ func TestReminderSecondAddressRestsAfterADowngrade(t *testing.T) {
 	e.NoMoreEmail(t)
 }
 
+// ladderMessage is a 1-month message made on 2026-01-01 at 08:00 UTC by
+// ada@example.com (UTC, on plan) with the reminder ladder steps and second
+// reminder address second.
+func ladderMessage(t *testing.T, plan core.PlanID, steps []string, second string) (*deliveryEnv, *core.Message) {
+	t.Helper()
+	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
+	u := e.MustUser(t, "ada@example.com", "UTC", plan)
+	e.setLadder(t, u.ID, steps, second)
+	return e, e.mustMessage(t, u.ID, core.Interval1M)
+}
+
 // queuedCopy is an author with a 3-day step and a second reminder address,
 // and a message whose 10-day reminder went out to the author while its
 // copy was refused for now: queued in the outbox, the copy address still
 // refusing.
 func queuedCopy(t *testing.T) (*deliveryEnv, *core.Message) {
 	t.Helper()
-	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
-	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
-	e.setLadder(t, u.ID, []string{"3d"}, "partner@example.com")
-	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e, m := ladderMessage(t, core.PlanPro, []string{"3d"}, "partner@example.com")
 	e.SMTP.Reject("partner@example.com", 451, "mailbox busy, try later")
 	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
 	e.pass(t, core.PassResult{Reminded: 1})
@@ -322,10 +327,7 @@ var mailerReply = regexp.MustCompile(`mailer: send via \S+ RCPT TO: (\d{3}) "\d\
 // copy queued for a retry (with its time), then sent on it or failed for
 // good there.
 func TestAFailedReminderIsInTheTimeline(t *testing.T) {
-	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
-	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
-	e.setLadder(t, u.ID, []string{"3d", "1d"}, "partner@example.com")
-	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e, m := ladderMessage(t, core.PlanPro, []string{"3d", "1d"}, "partner@example.com")
 
 	// 10 days before: the author's reminder is refused for good.
 	e.SMTP.Reject("ada@example.com", 550, "no such mailbox")
@@ -366,7 +368,7 @@ func TestAFailedReminderIsInTheTimeline(t *testing.T) {
 
 	// Another message: its copy, queued, is refused for good on its retry
 	// (the first message is delivered meanwhile).
-	m2 := e.mustMessage(t, u.ID, core.Interval1M)
+	m2 := e.mustMessage(t, m.Owner, core.Interval1M)
 	e.SMTP.Reject("partner@example.com", 451, "mailbox busy, try later")
 	e.Clock.Set(m2.SendDate.Add(-240 * time.Hour))
 	e.pass(t, core.PassResult{Delivered: 1, Reminded: 1})
@@ -386,10 +388,7 @@ func TestAFailedReminderIsInTheTimeline(t *testing.T) {
 // retries (every five minutes, for as long as the mail server refuses it),
 // and again for a later step's run.
 func TestARetriedReminderIsInTheTimelineOnce(t *testing.T) {
-	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
-	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
-	e.setLadder(t, u.ID, []string{"3d", "1d"}, "")
-	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e, m := ladderMessage(t, core.PlanPro, []string{"3d", "1d"}, "")
 
 	// 10 days before: refused for now twice, then sent.
 	e.SMTP.Reject("ada@example.com", 451, "mailbox busy, try later")
@@ -431,10 +430,7 @@ func TestARetriedReminderIsInTheTimelineOnce(t *testing.T) {
 // server took it) and records it as sent; the copy to the second reminder
 // address, not started, is queued for a retry, which sends it once.
 func TestACopyStoppedByThePassIsQueued(t *testing.T) {
-	e := MustDeliveryEnv(t, time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC))
-	u := e.MustUser(t, "ada@example.com", "UTC", core.PlanPro)
-	e.setLadder(t, u.ID, []string{"3d"}, "partner@example.com")
-	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e, m := ladderMessage(t, core.PlanPro, []string{"3d"}, "partner@example.com")
 	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
 	retryAt := e.Clock.Now().Add(core.RetryDelays[0])
 
