@@ -33,3 +33,13 @@ export const unlinkProvider = (provider: string) =>
 export const startReauth = (provider: string) => api<{ url: string }>(`auth/reauth/${encodeURIComponent(provider)}`, { method: "POST" });
 
 export const getMe = () => api<SessionUser>("me");
+
+/** A personal access token as the list shows it (never its secret); lastUsedAt is absent when it was never used. */
+export type AccessToken = { id: string; name: string; createdAt: number; lastUsedAt?: number };
+
+export const listAccessTokens = () => api<AccessToken[]>("me/tokens");
+
+/** Makes a token (a recent sign-in); its secret, `token`, is in this reply only. */
+export const createAccessToken = (name: string) => api<AccessToken & { token: string }>("me/tokens", { method: "POST", body: { name } });
+
+export const revokeAccessToken = (id: string) => api<null>(`me/tokens/${encodeURIComponent(id)}`, { method: "DELETE" });

@@ -13,8 +13,8 @@ afterEach(() => {
 
 const recentLogin = () => fail(401, "auth/requires-recent-login", "Please sign in again to do this.");
 
-// Settings → General also lists the sign-in methods.
-const general = { "GET me/providers": () => ok([]), "GET auth/providers": () => ok([]) };
+// Settings → General also lists the sign-in methods and the access tokens.
+const general = { "GET me/providers": () => ok([]), "GET auth/providers": () => ok([]), "GET me/tokens": () => ok([]) };
 
 test("an unknown section shows the general settings", async () => {
   signInAs();

@@ -7,6 +7,7 @@ import { paths, type SettingsSection } from "../../../config/paths";
 import { ApiError } from "../../../lib/api-client";
 import { updateUser, user, type SessionUser } from "../../../lib/auth";
 import { changePassword, createBillingSession, updateProfile } from "../api/account";
+import { AccessTokens } from "./access-tokens";
 import { LinkedAccounts } from "./linked-accounts";
 import { RemindersForm } from "./reminders-form";
 import { useRecentLogin } from "./reauth";
@@ -130,6 +131,7 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
             <GeneralForm account={account} />
             <RemindersForm account={account} />
             <LinkedAccounts />
+            <AccessTokens account={account} />
           </>
         )}
         {section === "password" && <PasswordForm />}

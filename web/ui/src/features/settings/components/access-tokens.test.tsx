@@ -1,0 +1,203 @@
+import { cleanup, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { afterEach, expect, test, vi } from "vitest";
+import { endSession, user } from "../../../lib/auth";
+import type { AccessToken } from "../api/account";
+import { fail, mockApi, ok } from "../../../testing/api-mock";
+import { renderRoute } from "../../../testing/render-route";
+import { signInAs } from "../../../testing/session";
+
+afterEach(() => {
+  endSession();
+  user.value = undefined;
+  vi.unstubAllGlobals();
+});
+
+// Settings → General also lists the sign-in methods.
+const general = { "GET me/providers": () => ok([]), "GET auth/providers": () => ok([]) };
+
+// 23:30 UTC is already the next day in Paris, the test user's time zone.
+const march5 = Date.UTC(2026, 2, 5, 23, 30);
+const april2 = Date.UTC(2026, 3, 2, 9, 0);
+const day = (time: number) => new Intl.DateTimeFormat(undefined, { dateStyle: "long", timeZone: "Europe/Paris" }).format(time);
+
+const laptop = { id: "t1", name: "sendlater on laptop", createdAt: march5, lastUsedAt: april2 };
+const script = { id: "t2", name: "backup script", createdAt: april2 };
+const secret = "sl_pat_0123456789abcdef0123456789abcdef";
+
+const tokens = () => screen.findByRole("region", { name: "Access tokens" });
+
+test("the tokens, newest first, with when each was made and last used in the author's time zone", async () => {
+  signInAs({ timezone: "Europe/Paris" });
+  const calls = mockApi({ ...general, "GET me/tokens": () => ok([laptop, script]) });
+  renderRoute("/settings/general");
+
+  const region = await tokens();
+  const items = await within(region).findAllByRole("listitem");
+  expect(items.map((li) => li.querySelector("strong")?.textContent)).toEqual(["backup script", "sendlater on laptop"]);
+  expect(items[0]!.textContent).toContain(`Created on ${day(april2)} · Never used`);
+  expect(items[1]!.textContent).toContain(`Created on ${day(march5)} · Last used on ${day(april2)}`);
+  expect(day(march5)).toMatch(/6/);
+  expect(within(region).getByText(/terminal app and your scripts/).textContent).toContain("sendlater login");
+  expect(within(region).getByRole("button", { name: "Revoke sendlater on laptop" })).toBeTruthy();
+  expect(calls.find((c) => c.path === "me/tokens")?.authorization).toBe("Bearer token-1");
+});
+
+test("no tokens: the empty state", async () => {
+  signInAs();
+  mockApi({ ...general, "GET me/tokens": () => ok([]) });
+  renderRoute("/settings/general");
+
+  expect(await within(await tokens()).findByText("You have no access tokens.")).toBeTruthy();
+});
+
+test("revoke asks first, then deletes the token and says so", async () => {
+  signInAs();
+  const calls = mockApi({ ...general, "GET me/tokens": () => ok([laptop, script]), "DELETE me/tokens/t1": () => ok(null) });
+  renderRoute("/settings/general");
+
+  const region = await tokens();
+  fireEvent.click(await within(region).findByRole("button", { name: "Revoke sendlater on laptop" }));
+  let dialog = await screen.findByRole("dialog", { name: "Revoke “sendlater on laptop”?" });
+  const keep = within(dialog).getByRole("button", { name: "Keep it" });
+  await waitFor(() => expect(document.activeElement).toBe(keep));
+  fireEvent.click(keep);
+  expect(screen.queryByRole("dialog")).toBeNull();
+  expect(calls.some((c) => c.method === "DELETE")).toBe(false);
+
+  fireEvent.click(within(region).getByRole("button", { name: "Revoke sendlater on laptop" }));
+  dialog = await screen.findByRole("dialog", { name: "Revoke “sendlater on laptop”?" });
+  expect(within(dialog).getByText(/stops working at once\. This cannot be undone\./)).toBeTruthy();
+  fireEvent.click(within(dialog).getByRole("button", { name: "Revoke token" }));
+
+  expect((await within(region).findByRole("status")).textContent).toBe("The token “sendlater on laptop” is revoked and no longer works.");
+  expect(screen.queryByRole("dialog")).toBeNull();
+  expect(within(region).queryByText("sendlater on laptop")).toBeNull();
+  expect(within(region).getByText("backup script")).toBeTruthy();
+  expect(calls.filter((c) => c.method === "DELETE").map((c) => c.path)).toEqual(["me/tokens/t1"]);
+  await waitFor(() => expect(document.activeElement).toBe(within(region).getByRole("heading", { name: "Access tokens" })));
+});
+
+test("a new token is shown once, with a copy button, and listed", async () => {
+  signInAs();
+  const writeText = vi.fn(async () => undefined);
+  vi.stubGlobal("navigator", { ...navigator, clipboard: { writeText } });
+  let listed: AccessToken[] = [laptop];
+  const calls = mockApi({
+    ...general,
+    "GET me/tokens": () => ok(listed),
+    "POST me/tokens": () => {
+      listed = [laptop, script];
+      return ok({ ...script, token: secret }, 201);
+    },
+  });
+  renderRoute("/settings/general");
+
+  const region = await tokens();
+  fireEvent.change(await within(region).findByLabelText("Token name"), { target: { value: "  backup script " } });
+  fireEvent.click(within(region).getByRole("button", { name: "Create token" }));
+
+  const field = (await within(region).findByLabelText("Your token “backup script”")) as HTMLInputElement;
+  expect(field.value).toBe(secret);
+  expect(field.readOnly).toBe(true);
+  expect(document.activeElement).toBe(field);
+  expect(within(region).getByText("Copy your new token now: it will not be shown again.")).toBeTruthy();
+  expect(calls.find((c) => c.method === "POST")?.body).toEqual({ name: "backup script" });
+  expect((within(region).getByLabelText("Token name") as HTMLInputElement).value).toBe("");
+  const items = within(region).getAllByRole("listitem");
+  expect(items.map((li) => li.querySelector("strong")?.textContent)).toEqual(["backup script", "sendlater on laptop"]);
+  expect(items[0]!.textContent).toContain("Never used");
+
+  fireEvent.click(within(region).getByRole("button", { name: "Copy token" }));
+  expect(await within(region).findByText("Copied.")).toBeTruthy();
+  expect(writeText).toHaveBeenCalledWith(secret);
+
+  // The list never carries the secret: the next visit shows the token without it.
+  cleanup();
+  renderRoute("/settings/general");
+  const again = await tokens();
+  await within(again).findByText("backup script");
+  expect(within(again).queryByDisplayValue(secret)).toBeNull();
+  expect(document.body.textContent).not.toContain(secret);
+});
+
+test("the name is checked as the server checks it, and the server's field error shows under the field", async () => {
+  signInAs();
+  const calls = mockApi({
+    ...general,
+    "GET me/tokens": () => ok([]),
+    "POST me/tokens": () => fail(400, "request/validation", "Please check the highlighted fields.", { name: "Please enter a name for the token" }),
+  });
+  renderRoute("/settings/general");
+
+  const region = await tokens();
+  const name = await within(region).findByLabelText("Token name");
+  const create = within(region).getByRole("button", { name: "Create token" });
+  fireEvent.change(name, { target: { value: "   " } });
+  fireEvent.click(create);
+  expect(within(region).getByText("Please enter a name for the token")).toBeTruthy();
+  expect(name.getAttribute("aria-invalid")).toBe("true");
+
+  fireEvent.change(name, { target: { value: "x".repeat(101) } });
+  fireEvent.click(create);
+  expect(within(region).getByText("The name must be one line of at most 100 characters")).toBeTruthy();
+  expect(calls.some((c) => c.method === "POST")).toBe(false);
+
+  // 100 characters, some of them outside the BMP, pass: the server counts characters.
+  fireEvent.change(name, { target: { value: "🔑".repeat(100) } });
+  fireEvent.click(create);
+  expect(await within(region).findByText("Please enter a name for the token")).toBeTruthy();
+  expect(calls.filter((c) => c.method === "POST")).toHaveLength(1);
+});
+
+test("an error reply is shown: the list, a refused token, a revoke that failed", async () => {
+  signInAs();
+  mockApi({ ...general, "GET me/tokens": () => fail(500, "internal/error", "Internal error.") });
+  renderRoute("/settings/general");
+  expect((await within(await tokens()).findByRole("alert")).textContent).toBe("Internal error.");
+  cleanup();
+
+  mockApi({
+    ...general,
+    "GET me/tokens": () => ok([laptop]),
+    "POST me/tokens": () => fail(409, "request/conflict", "You have 50 access tokens, the most there may be. Revoke one first."),
+    "DELETE me/tokens/t1": () => fail(500, "internal/error", "Internal error."),
+  });
+  renderRoute("/settings/general");
+  const region = await tokens();
+  fireEvent.change(await within(region).findByLabelText("Token name"), { target: { value: "one more" } });
+  fireEvent.click(within(region).getByRole("button", { name: "Create token" }));
+  expect((await within(region).findByRole("alert")).textContent).toBe("You have 50 access tokens, the most there may be. Revoke one first.");
+  expect(within(region).queryByLabelText(/^Your token/)).toBeNull();
+
+  fireEvent.click(within(region).getByRole("button", { name: "Revoke sendlater on laptop" }));
+  fireEvent.click(within(await screen.findByRole("dialog")).getByRole("button", { name: "Revoke token" }));
+  await waitFor(() => expect(within(region).getAllByRole("alert").map((a) => a.textContent)).toContain("Internal error."));
+  expect(screen.queryByRole("dialog")).toBeNull();
+  expect(within(region).getByText("sendlater on laptop")).toBeTruthy();
+});
+
+test("making a token after a while asks for the password, then makes it", async () => {
+  signInAs();
+  let recent = false;
+  const calls = mockApi({
+    ...general,
+    "GET me/tokens": () => ok([]),
+    "POST me/tokens": () =>
+      recent ? ok({ ...script, token: secret }, 201) : fail(401, "auth/requires-recent-login", "Please sign in again to complete this action."),
+    "POST auth/reauth": () => {
+      recent = true;
+      return ok({ idToken: "token-2", expiresAt: Date.now() + 3_600_000 });
+    },
+  });
+  renderRoute("/settings/general");
+
+  const region = await tokens();
+  fireEvent.change(await within(region).findByLabelText("Token name"), { target: { value: "backup script" } });
+  fireEvent.click(within(region).getByRole("button", { name: "Create token" }));
+  const dialog = await screen.findByRole("dialog", { name: "Please sign in again to complete this action" });
+  fireEvent.change(within(dialog).getByLabelText("Password"), { target: { value: "plum-kettle-orbit-47" } });
+  fireEvent.click(within(dialog).getByRole("button", { name: "Sign in" }));
+
+  expect(((await within(region).findByLabelText("Your token “backup script”")) as HTMLInputElement).value).toBe(secret);
+  expect(calls.filter((c) => c.method === "POST" && c.path === "me/tokens")).toHaveLength(2);
+});

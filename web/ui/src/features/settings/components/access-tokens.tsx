@@ -1,0 +1,200 @@
+import { useEffect, useRef, useState } from "react";
+import { Alert, errorMessage, SubmitButton, TextField, useForm } from "../../../components/form";
+import { Modal } from "../../../components/modal";
+import { ApiError } from "../../../lib/api-client";
+import type { SessionUser } from "../../../lib/auth";
+import { createAccessToken, listAccessTokens, revokeAccessToken, type AccessToken } from "../api/account";
+import { useRecentLogin } from "./reauth";
+
+/** The server's rule (core.CreateAccessToken): one line of 1 to 100 characters once trimmed. */
+export function tokenNameError(name: string) {
+  const trimmed = name.trim();
+  if (trimmed === "") return "Please enter a name for the token";
+  if ([...trimmed].length > 100 || /[\r\n]/.test(trimmed)) return "The name must be one line of at most 100 characters";
+  return undefined;
+}
+
+/** Days in the author's time zone (the one the server keeps for their reminders), else the browser's. */
+function dayFormat(timeZone: string) {
+  try {
+    return new Intl.DateTimeFormat(undefined, { dateStyle: "long", timeZone });
+  } catch {
+    return new Intl.DateTimeFormat(undefined, { dateStyle: "long" });
+  }
+}
+
+const newestFirst = (list: AccessToken[]) => [...list].sort((a, b) => b.createdAt - a.createdAt);
+
+/**
+ * Settings → General's personal access tokens (the terminal app's and scripts'), newest first:
+ * when each was made and last used, Revoke after a confirmation, and a form that makes one and
+ * shows its secret this once. Making one needs a recent sign-in, which the dialog asks for.
+ */
+export function AccessTokens({ account }: { account: SessionUser }) {
+  const { guard, dialog } = useRecentLogin();
+  const [tokens, setTokens] = useState<AccessToken[]>();
+  const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  const [created, setCreated] = useState<AccessToken & { token: string }>();
+  const [confirming, setConfirming] = useState<AccessToken>();
+  const [revoking, setRevoking] = useState(false);
+  const [revoked, setRevoked] = useState(0);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const form = useForm({ name: "" }, ({ name }) => {
+    const nameError = tokenNameError(name);
+    return nameError ? { name: nameError } : {};
+  });
+  const day = dayFormat(account.timezone);
+
+  useEffect(() => {
+    listAccessTokens().then(
+      (list) => setTokens(newestFirst(list)),
+      (caught: unknown) => setError(errorMessage(caught)),
+    );
+  }, []);
+
+  // The Revoke button that opened the confirmation is gone: focus goes to the section's heading.
+  useEffect(() => {
+    if (revoked > 0) heading.current?.focus();
+  }, [revoked]);
+
+  const create = form.handleSubmit(async ({ name }) => {
+    setError(undefined);
+    setNotice(undefined);
+    setCreated(undefined);
+    await guard(async () => {
+      const made = await createAccessToken(name.trim());
+      setCreated(made);
+      const listed: AccessToken = { id: made.id, name: made.name, createdAt: made.createdAt };
+      setTokens((list) => newestFirst([listed, ...(list ?? [])]));
+    });
+    form.setValues({ name: "" });
+  });
+
+  const revoke = async (token: AccessToken) => {
+    setRevoking(true);
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      await revokeAccessToken(token.id);
+      setNotice(`The token “${token.name}” is revoked and no longer works.`);
+      setTokens((list) => list?.filter((t) => t.id !== token.id));
+      if (created?.id === token.id) setCreated(undefined);
+    } catch (caught) {
+      setError(errorMessage(caught));
+      // Revoked elsewhere already (another tab, the terminal's logout): the list catches up.
+      if (caught instanceof ApiError && caught.code === "token/not-found") setTokens((list) => list?.filter((t) => t.id !== token.id));
+    } finally {
+      setRevoking(false);
+      setConfirming(undefined);
+      setRevoked((n) => n + 1);
+    }
+  };
+
+  return (
+    <section aria-labelledby="access-tokens-title" className="access-tokens">
+      <h2 id="access-tokens-title" ref={heading} tabIndex={-1}>
+        Access tokens
+      </h2>
+      <p>
+        Access tokens let the terminal app and your scripts use your account; <code>sendlater login</code> makes one for
+        each computer it signs in on.
+      </p>
+      {error && <Alert>{error}</Alert>}
+      <div role="status">{notice && <p className="alert alert-success">{notice}</p>}</div>
+      {tokens?.length === 0 && <p>You have no access tokens.</p>}
+      {tokens && tokens.length > 0 && (
+        <ul className="token-list">
+          {tokens.map((t) => (
+            <li key={t.id}>
+              <strong>{t.name}</strong>
+              <small>
+                Created on {day.format(t.createdAt)} · {t.lastUsedAt ? `Last used on ${day.format(t.lastUsedAt)}` : "Never used"}
+              </small>
+              <button type="button" className="secondary outline" aria-label={`Revoke ${t.name}`} onClick={() => setConfirming(t)}>
+                Revoke
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {created && <NewToken key={created.id} created={created} />}
+      <form onSubmit={create} noValidate aria-labelledby="new-token-title">
+        <h3 id="new-token-title">New token</h3>
+        {form.alert && <Alert>{form.alert}</Alert>}
+        <TextField label="Token name" autoComplete="off" placeholder="What is this token for?" {...form.bind("name")} />
+        <SubmitButton busy={form.busy}>Create token</SubmitButton>
+      </form>
+      {confirming && (
+        <Modal labelledBy="revoke-token-title" onClose={revoking ? undefined : () => setConfirming(undefined)}>
+          <article>
+            <header>
+              <button type="button" aria-label="Close" rel="prev" onClick={() => setConfirming(undefined)} disabled={revoking} />
+              <h2 id="revoke-token-title">Revoke “{confirming.name}”?</h2>
+            </header>
+            <p>Anything that uses this token, such as the terminal app on that computer or a script, stops working at once. This cannot be undone.</p>
+            <footer className="confirm">
+              <button type="button" className="secondary outline" onClick={() => setConfirming(undefined)} disabled={revoking} autoFocus>
+                Keep it
+              </button>
+              <button
+                type="button"
+                className="danger"
+                onClick={() => void revoke(confirming)}
+                disabled={revoking}
+                aria-busy={revoking}
+                aria-label={revoking ? "Revoke token" : undefined}
+              >
+                {revoking ? "" : "Revoke token"}
+              </button>
+            </footer>
+          </article>
+        </Modal>
+      )}
+      {dialog}
+    </section>
+  );
+}
+
+/** The secret of a token just made, focused and selected for copying; no later reply has it. */
+function NewToken({ created }: { created: AccessToken & { token: string } }) {
+  const field = useRef<HTMLInputElement>(null);
+  const [copy, setCopy] = useState<"copied" | "failed">();
+
+  // Without a clipboard (an insecure context, a refused permission) the token is selected instead.
+  const copyToken = () =>
+    Promise.resolve()
+      .then(() => navigator.clipboard.writeText(created.token))
+      .then(
+      () => setCopy("copied"),
+      () => {
+        field.current?.select();
+        setCopy("failed");
+      },
+    );
+
+  return (
+    <div className="new-token alert alert-success">
+      <p>
+        <strong>Copy your new token now: it will not be shown again.</strong>
+      </p>
+      <label htmlFor="new-token-secret">Your token “{created.name}”</label>
+      <input
+        id="new-token-secret"
+        ref={field}
+        readOnly
+        autoFocus
+        spellCheck={false}
+        value={created.token}
+        onFocus={(event) => event.currentTarget.select()}
+      />
+      <button type="button" className="outline" onClick={() => void copyToken()}>
+        Copy token
+      </button>
+      <small role="status">
+        {copy === "copied" && "Copied."}
+        {copy === "failed" && "Copying did not work here: the token is selected, copy it with your keyboard."}
+      </small>
+    </div>
+  );
+}
