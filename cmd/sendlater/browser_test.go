@@ -55,8 +55,9 @@ func browserSuite(t *testing.T) (node, script string) {
 // error or failing request, no serious axe violation in light and dark);
 // then a user's first visit: sign up, create a message, the modal dialog's
 // focus trap, a paused message's disabled Postpone, delete's confirmation,
-// sign out and in again, a reload, the redirect away from sign in, the
-// theme surviving a reload and the drawer at 390 px.
+// an access token made, listed and revoked in the settings (the API then
+// refuses it), sign out and in again, a reload, the redirect away from sign
+// in, the theme surviving a reload and the drawer at 390 px.
 func TestWebAppInABrowser(t *testing.T) {
 	browser := chromium(t)
 	node, script := browserSuite(t)

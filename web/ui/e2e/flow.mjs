@@ -1,7 +1,8 @@
 // A real user's first visit, then the interactions that must be safe, in one page:
 // sign up -> dashboard -> create a message -> it is listed -> the message dialog is modal ->
 // pausing disables Postpone -> a postpone that moves nothing says so -> delete asks first ->
-// sign out -> sign in again -> it is still there (and after a reload, from the refresh cookie) ->
+// settings -> an access token made, listed and revoked (then refused by the API) -> sign out ->
+// sign in again -> it is still there (and after a reload, from the refresh cookie) ->
 // sign-in redirects a signed-in user -> the theme survives a reload -> the drawer at 390 px.
 import { join } from "node:path";
 import { axeViolations, expect, openPage, takeNoise } from "./browser.mjs";
@@ -130,6 +131,42 @@ export async function checkSignedInFlow(browser, base, { check }, screenshots) {
     await visible(page.getByRole("heading", { name: "Settings" }));
     await axe("the settings");
     quiet("settings");
+  });
+
+  await check("an access token is made, listed and revoked", async () => {
+    const tokens = page.getByRole("region", { name: "Access tokens" });
+    await visible(tokens.getByText("You have no access tokens."));
+    await tokens.getByLabel("Token name").fill("e2e script");
+    await tokens.getByRole("button", { name: "Create token" }).click();
+    const field = tokens.getByLabel("Your token “e2e script”");
+    await visible(field);
+    const secret = await field.inputValue();
+    expect(secret.startsWith("sl_pat_"), `the new token is ${secret}`);
+    await visible(tokens.getByText("Copy your new token now: it will not be shown again."));
+    const item = tokens.getByRole("listitem").filter({ hasText: "e2e script" });
+    await visible(item.getByText(/Never used/));
+    await shot("settings-token");
+    await axe("the settings with a new token");
+    const me = (headers) => fetch(`${base}/api/me`, { headers });
+    const before = await me({ Authorization: `Bearer ${secret}` });
+    expect(before.status === 200, `the new token answers ${before.status}`);
+
+    await item.getByRole("button", { name: "Revoke e2e script" }).click();
+    const dialog = page.getByRole("dialog", { name: "Revoke “e2e script”?" });
+    await visible(dialog);
+    expect(await focusedInside("dialog"), "focus did not move into the confirmation");
+    await axe("the revoke confirmation");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    await item.getByRole("button", { name: "Revoke e2e script" }).click();
+    await dialog.getByRole("button", { name: "Revoke token" }).click();
+    await visible(tokens.getByRole("status").getByText("The token “e2e script” is revoked and no longer works."));
+    expect((await item.count()) === 0, "the revoked token is still listed");
+
+    const after = await me({ Authorization: `Bearer ${secret}` });
+    const body = await after.json();
+    expect(after.status === 401 && body.code === "auth/invalid-user-token", `the revoked token answers ${after.status} ${JSON.stringify(body)}`);
+    quiet("access tokens");
   });
 
   await check("sign out", async () => {
