@@ -174,7 +174,7 @@ function NewToken({ created }: { created: AccessToken & { token: string } }) {
     );
 
   return (
-    <div className="new-token alert alert-success">
+    <div className="new-token">
       <p>
         <strong>Copy your new token now: it will not be shown again.</strong>
       </p>
