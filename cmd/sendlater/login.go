@@ -27,7 +27,10 @@ type login struct {
 	Server  string `json:"server"`
 	Email   string `json:"email"`
 	TokenID string `json:"tokenId"`
-	Token   string `json:"token"`
+	// TokenName is the token's name in the web app's list (Settings,
+	// General, Access tokens); empty in logins saved before it was kept.
+	TokenName string `json:"tokenName,omitempty"`
+	Token     string `json:"token"`
 }
 
 // configDir is where a person's sendlater files are: the OS's config
@@ -141,7 +144,7 @@ func newLoginCmd(a *app) *cobra.Command {
 				return err
 			}
 			previous, _, _ := loadLogin()
-			if err := saveLogin(path, &login{Server: base, Email: email, TokenID: info.ID, Token: secret}); err != nil {
+			if err := saveLogin(path, &login{Server: base, Email: email, TokenID: info.ID, TokenName: name, Token: secret}); err != nil {
 				session.RevokeAccessToken(ctx, info.ID)
 				return err
 			}
@@ -222,10 +225,12 @@ on the server until it is revoked there: a password change in the web app
 			}
 			switch {
 			case unrevoked:
+				site := strings.TrimSuffix(l.Server, "/")
 				fmt.Fprintf(a.stdout, "Forgot the login for %s at %s (%s removed), but the token could not be revoked: %s\n"+
-					"The token %q may still be valid on the server. To revoke it, change your password in the web app "+
-					"(%s/settings/password), which revokes every access token of the account.\n",
-					l.Email, l.Server, path, core.ErrorMessageOrText(revokeErr), l.TokenID, strings.TrimSuffix(l.Server, "/"))
+					"The token %q may still be valid on the server. Revoke it in the web app's access tokens "+
+					"(%s/settings/general), or change your password there (%s/settings/password), which revokes "+
+					"every access token of the account.\n",
+					l.Email, l.Server, path, core.ErrorMessageOrText(revokeErr), cmp(l.TokenName, l.TokenID), site, site)
 			case revokeErr != nil:
 				fmt.Fprintf(a.stdout, "The token was revoked already. Signed out of %s.\n", l.Server)
 			default:

@@ -10,8 +10,9 @@ import (
 )
 
 // logout while the server is down: the login is kept and the error points
-// at --force; --force forgets it, says the token may still be valid and how
-// to revoke it, and the server, back, still takes the token.
+// at --force; --force forgets it, says the token (by the name the web app
+// lists it under) may still be valid and how to revoke it, and the server,
+// back, still takes the token.
 func TestLogoutForceWhenTheServerIsUnreachable(t *testing.T) {
 	dir := t.TempDir()
 	srv := startServer(t, dir)
@@ -24,9 +25,9 @@ func TestLogoutForceWhenTheServerIsUnreachable(t *testing.T) {
 		t.Fatalf("login: %+v", r)
 	}
 	path := filepath.Join(home, "config", "sendlater", "login.json")
-	var kept struct{ Token, TokenID string }
+	var kept struct{ Token, TokenID, TokenName string }
 	b, _ := os.ReadFile(path)
-	if err := json.Unmarshal(b, &kept); err != nil || kept.Token == "" {
+	if err := json.Unmarshal(b, &kept); err != nil || kept.Token == "" || !strings.HasPrefix(kept.TokenName, "sendlater on ") {
 		t.Fatalf("kept: %s %v", b, err)
 	}
 	srv.stop(t)
@@ -44,7 +45,8 @@ func TestLogoutForceWhenTheServerIsUnreachable(t *testing.T) {
 		t.Fatalf("logout --force: %+v", r)
 	}
 	for _, want := range []string{"Forgot the login for ann@example.com at " + srv.url, "could not be revoked",
-		"The token \"" + kept.TokenID + "\" may still be valid on the server", srv.url + "/settings/password",
+		"The token \"" + kept.TokenName + "\" may still be valid on the server",
+		"Revoke it in the web app's access tokens (" + srv.url + "/settings/general)", srv.url + "/settings/password",
 		"revokes every access token"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("logout --force does not say %q:\n%s", want, r.stdout)
