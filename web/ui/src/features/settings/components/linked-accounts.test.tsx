@@ -28,6 +28,7 @@ test("the sign-in methods in link order; another provider links in a popup", asy
   const calls = mockApi({
     "GET me/providers": () => ok(linked),
     "GET auth/providers": configured,
+    "GET me/tokens": () => ok([]),
     "POST me/providers/github": () => ok({ url: "https://github.example/authorize?state=s" }),
     "GET me": () => ok(testUser({ providers: ["password", "google", "github"] })),
   });
@@ -59,6 +60,7 @@ test("unlinking keeps another way to sign in; the last one cannot go", async () 
   mockApi({
     "GET me/providers": () => ok(linked),
     "GET auth/providers": configured,
+    "GET me/tokens": () => ok([]),
     "DELETE me/providers/google": () => {
       linked = [github];
       return ok(testUser({ providers: ["github"] }));
@@ -82,6 +84,7 @@ test("without a recent sign-in, a Google-only user signs in again with Google, t
   const calls = mockApi({
     "GET me/providers": () => ok([google]),
     "GET auth/providers": configured,
+    "GET me/tokens": () => ok([]),
     "DELETE me/providers/google": () => (recent ? ok(testUser({ providers: ["github"] })) : recentLogin()),
     "POST auth/reauth/google": () => ok({ url: "https://google.example/authorize?state=r" }),
   });
