@@ -85,21 +85,23 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		DashboardLink: d.BaseURL + "/dashboard", Step: stepName(steps[step]),
 		LastChance: next >= len(steps) && author.ReminderLadder != 0,
 	}
+	detail := fmt.Sprintf("reminder %s, %d of %d", data.Step,
+		d.Reminders.sentCount(steps[:step+1], author.ReminderLadder),
+		d.Reminders.sentCount(steps, author.ReminderLadder))
+	retrying := detail + ", failed, will retry: "
 	email, err := d.Emails.Reminder(data)
 	var second *MessageEvent // the copy's entry of the timeline, when one was sent or tried
+	tell := false            // whether a failure for now is new to the timeline
 	if err == nil {
 		stop := d.keepClaim(ownsReminder, m, cur)
 		err = d.Mailer.Send(ctx, email)
 		if plan, active := d.Prices.PlanOf(author); err == nil && author.ReminderAddress != "" && ReminderAddressAllowed(plan, active) {
 			second = d.remindSecond(ctx, m.ID, data, author, now, log)
 		}
+		// Read while the claim is still kept.
+		tell = err != nil && ctx.Err() == nil && isTemporary(err) && !d.toldRetrying(ctx, m.ID, author.Email, retrying, log)
 		stop()
 	}
-	detail := fmt.Sprintf("reminder %s, %d of %d", data.Step,
-		d.Reminders.sentCount(steps[:step+1], author.ReminderLadder),
-		d.Reminders.sentCount(steps, author.ReminderLadder))
-	retrying := detail + ", failed, will retry: "
-	tell := err != nil && ctx.Err() == nil && isTemporary(err) && !d.toldRetrying(ctx, m.ID, author.Email, retrying, log)
 	_, serr := d.settle(m.ID, func(x *Message) ([]*OutboxItem, error) {
 		if !ownsReminder(x, m) {
 			return nil, nil
@@ -159,7 +161,9 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 func (d *Delivery) toldRetrying(ctx context.Context, id, email, retrying string, log *slog.Logger) bool {
 	events, err := d.Messages.ListMessageEvents(ctx, id)
 	if err != nil {
-		log.Warn("reading the timeline failed", "err", err)
+		if ctx.Err() == nil {
+			log.Warn("reading the timeline failed", "err", err)
+		}
 		return false
 	}
 	if len(events) == 0 {

@@ -434,17 +434,19 @@ func TestACopyStoppedByThePassIsQueued(t *testing.T) {
 	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
 	retryAt := e.Clock.Now().Add(core.RetryDelays[0])
 
-	// Each email's end of data is answered after 300 ms: the pass is
-	// stopped once the author's DATA has arrived.
-	e.SMTP.SetDelay(300 * time.Millisecond)
+	// Each email's end of data is answered after 1.5 s: the pass is
+	// stopped once the author's DATA has arrived, well before its reply.
+	e.SMTP.SetDelay(1500 * time.Millisecond)
 	ctx, stop := context.WithCancel(e.Ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		e.Delivery.Run(ctx) // its error is the stop's
 	}()
-	for e.SMTP.Commands("DATA") == 0 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); e.SMTP.Commands("DATA") == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the author's reminder did not reach the mail server in 10 s")
+		}
 	}
 	stop()
 	<-done
