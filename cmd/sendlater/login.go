@@ -27,10 +27,24 @@ type login struct {
 	Server  string `json:"server"`
 	Email   string `json:"email"`
 	TokenID string `json:"tokenId"`
-	// TokenName is the token's name in the web app's list (Settings,
-	// General, Access tokens); empty in logins saved before it was kept.
-	TokenName string `json:"tokenName,omitempty"`
-	Token     string `json:"token"`
+	// TokenName and TokenCreatedAt are how the web app's list (Settings,
+	// General, Access tokens) shows the token; empty in logins saved before
+	// they were kept.
+	TokenName      string    `json:"tokenName,omitempty"`
+	TokenCreatedAt time.Time `json:"tokenCreatedAt,omitzero"`
+	Token          string    `json:"token"`
+}
+
+// tokenAsListed names the login's token as the web app's list shows it: its
+// name and when it was made, which tell it from a later login's token of the
+// same name. A login saved before those were kept gives the name login
+// would have given it on this machine.
+func (l *login) tokenAsListed() string {
+	if l.TokenName == "" {
+		host, _ := os.Hostname()
+		return fmt.Sprintf("%q (probably; its id is %s)", "sendlater on "+cmp(host, "this machine"), l.TokenID)
+	}
+	return fmt.Sprintf("%q (made on %s)", l.TokenName, l.TokenCreatedAt.Local().Format("2 January 2006 at 15:04 MST"))
 }
 
 // configDir is where a person's sendlater files are: the OS's config
@@ -144,7 +158,7 @@ func newLoginCmd(a *app) *cobra.Command {
 				return err
 			}
 			previous, _, _ := loadLogin()
-			if err := saveLogin(path, &login{Server: base, Email: email, TokenID: info.ID, TokenName: name, Token: secret}); err != nil {
+			if err := saveLogin(path, &login{Server: base, Email: email, TokenID: info.ID, TokenName: info.Name, TokenCreatedAt: info.CreatedAt, Token: secret}); err != nil {
 				session.RevokeAccessToken(ctx, info.ID)
 				return err
 			}
@@ -227,10 +241,10 @@ on the server until it is revoked there: a password change in the web app
 			case unrevoked:
 				site := strings.TrimSuffix(l.Server, "/")
 				fmt.Fprintf(a.stdout, "Forgot the login for %s at %s (%s removed), but the token could not be revoked: %s\n"+
-					"The token %q may still be valid on the server. Revoke it in the web app's access tokens "+
+					"The token %s may still be valid on the server. Revoke it in the web app's access tokens "+
 					"(%s/settings/general), or change your password there (%s/settings/password), which revokes "+
 					"every access token of the account.\n",
-					l.Email, l.Server, path, core.ErrorMessageOrText(revokeErr), cmp(l.TokenName, l.TokenID), site, site)
+					l.Email, l.Server, path, core.ErrorMessageOrText(revokeErr), l.tokenAsListed(), site, site)
 			case revokeErr != nil:
 				fmt.Fprintf(a.stdout, "The token was revoked already. Signed out of %s.\n", l.Server)
 			default:

@@ -45,7 +45,7 @@ func TestLogoutForceWhenTheServerIsUnreachable(t *testing.T) {
 		t.Fatalf("logout --force: %+v", r)
 	}
 	for _, want := range []string{"Forgot the login for ann@example.com at " + srv.url, "could not be revoked",
-		"The token \"" + kept.TokenName + "\" may still be valid on the server",
+		"The token \"" + kept.TokenName + "\" (made on ", ") may still be valid on the server",
 		"Revoke it in the web app's access tokens (" + srv.url + "/settings/general)", srv.url + "/settings/password",
 		"revokes every access token"} {
 		if !strings.Contains(r.stdout, want) {
