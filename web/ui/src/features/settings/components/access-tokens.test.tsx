@@ -125,7 +125,7 @@ test("the name is checked as the server checks it, and the server's field error 
   const calls = mockApi({
     ...general,
     "GET me/tokens": () => ok([]),
-    "POST me/tokens": () => fail(400, "request/validation", "Please check the highlighted fields.", { name: "Please enter a name for the token" }),
+    "POST me/tokens": () => fail(422, "request/validation", "Please check the highlighted fields.", { name: "Please enter a name for the token" }),
   });
   renderRoute("/settings/general");
 
@@ -198,6 +198,9 @@ test("making a token after a while asks for the password, then makes it", async 
   fireEvent.change(within(dialog).getByLabelText("Password"), { target: { value: "plum-kettle-orbit-47" } });
   fireEvent.click(within(dialog).getByRole("button", { name: "Sign in" }));
 
-  expect(((await within(region).findByLabelText("Your token “backup script”")) as HTMLInputElement).value).toBe(secret);
+  const field = (await within(region).findByLabelText("Your token “backup script”")) as HTMLInputElement;
+  expect(field.value).toBe(secret);
+  // Focused once the dialog is gone, not left on the dialog's opener.
+  await waitFor(() => expect(document.activeElement).toBe(field));
   expect(calls.filter((c) => c.method === "POST" && c.path === "me/tokens")).toHaveLength(2);
 });

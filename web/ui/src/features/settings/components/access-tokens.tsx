@@ -48,7 +48,8 @@ export function AccessTokens({ account }: { account: SessionUser }) {
 
   useEffect(() => {
     listAccessTokens().then(
-      (list) => setTokens(newestFirst(list)),
+      // A token made before the list arrived stays listed.
+      (list) => setTokens((made) => newestFirst([...(made ?? []).filter((t) => !list.some((l) => l.id === t.id)), ...list])),
       (caught: unknown) => setError(errorMessage(caught)),
     );
   }, []);
@@ -66,7 +67,8 @@ export function AccessTokens({ account }: { account: SessionUser }) {
       const made = await createAccessToken(name.trim());
       setCreated(made);
       const listed: AccessToken = { id: made.id, name: made.name, createdAt: made.createdAt };
-      setTokens((list) => newestFirst([listed, ...(list ?? [])]));
+      // A list that could not be read stays unread: one token is not "all of them".
+      setTokens((list) => list && newestFirst([listed, ...list]));
     });
     form.setValues({ name: "" });
   });
@@ -80,14 +82,17 @@ export function AccessTokens({ account }: { account: SessionUser }) {
       setNotice(`The token “${token.name}” is revoked and no longer works.`);
       setTokens((list) => list?.filter((t) => t.id !== token.id));
       if (created?.id === token.id) setCreated(undefined);
+      setRevoked((n) => n + 1);
     } catch (caught) {
       setError(errorMessage(caught));
       // Revoked elsewhere already (another tab, the terminal's logout): the list catches up.
-      if (caught instanceof ApiError && caught.code === "token/not-found") setTokens((list) => list?.filter((t) => t.id !== token.id));
+      if (caught instanceof ApiError && caught.code === "token/not-found") {
+        setTokens((list) => list?.filter((t) => t.id !== token.id));
+        setRevoked((n) => n + 1);
+      }
     } finally {
       setRevoking(false);
       setConfirming(undefined);
-      setRevoked((n) => n + 1);
     }
   };
 
@@ -161,6 +166,11 @@ function NewToken({ created }: { created: AccessToken & { token: string } }) {
   const field = useRef<HTMLInputElement>(null);
   const [copy, setCopy] = useState<"copied" | "failed">();
 
+  // Focused (and so selected) in an effect, not by autoFocus: made after the sign-in-again dialog,
+  // the field mounts while that dialog still makes the page inert, and the dialog's closing gives
+  // focus back to the button that opened it; effects run after that.
+  useEffect(() => field.current?.focus(), []);
+
   // Without a clipboard (an insecure context, a refused permission) the token is selected instead.
   const copyToken = () =>
     Promise.resolve()
@@ -183,7 +193,6 @@ function NewToken({ created }: { created: AccessToken & { token: string } }) {
         id="new-token-secret"
         ref={field}
         readOnly
-        autoFocus
         spellCheck={false}
         value={created.token}
         onFocus={(event) => event.currentTarget.select()}
