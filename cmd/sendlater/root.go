@@ -87,9 +87,11 @@ func (a *app) load() error {
 func (a *app) logTo(w io.Writer, wrap func(slog.Handler) slog.Handler) {
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[a.cfg.Log.Level]
 	opts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = textlog.New(w, level) // slog's text format, faster (internal/textlog)
+	var h slog.Handler
 	if a.cfg.Log.Format == "json" {
 		h = slog.NewJSONHandler(w, opts)
+	} else {
+		h = textlog.New(w, level) // slog's text format, faster (internal/textlog)
 	}
 	// No email address reaches the log (docs/security.md).
 	a.log = slog.New(core.NewMaskingHandler(wrap(h)))

@@ -41,7 +41,12 @@ func (h *Handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.
 
 // WithAttrs and WithGroup hand the logger to slog's handler: loggers with
 // attributes of their own log rarely (a request's errors).
-func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler { return h.slow.WithAttrs(attrs) }
+func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	if len(attrs) == 0 {
+		return h // what slog's would write too
+	}
+	return h.slow.WithAttrs(attrs)
+}
 
 func (h *Handler) WithGroup(name string) slog.Handler { return h.slow.WithGroup(name) }
 
