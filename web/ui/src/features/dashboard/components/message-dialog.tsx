@@ -9,6 +9,7 @@ import {
   TextField,
   useForm,
 } from "../../../components/form";
+import { ConfirmButtons } from "../../../components/confirm-buttons";
 import { Modal } from "../../../components/modal";
 import { showToast } from "../../../lib/toasts";
 import {
@@ -254,19 +255,7 @@ export function MessageDialog({
         {confirming ? (
           <footer className="confirm" role="group" aria-labelledby="confirm-delete">
             <p id="confirm-delete">Delete this message? It will not be delivered, and this cannot be undone.</p>
-            <button type="button" className="secondary outline" onClick={() => setConfirming(false)} disabled={deleting} autoFocus>
-              Keep it
-            </button>
-            <button
-              type="button"
-              className="danger"
-              onClick={remove}
-              disabled={deleting}
-              aria-busy={deleting}
-              aria-label={deleting ? "Delete message" : undefined}
-            >
-              {deleting ? "" : "Delete message"}
-            </button>
+            <ConfirmButtons action="Delete message" busy={deleting} onKeep={() => setConfirming(false)} onConfirm={remove} />
           </footer>
         ) : (
           <footer>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { ConfirmButtons } from "../../../components/confirm-buttons";
 import { Alert, errorMessage, SubmitButton, TextField, useForm } from "../../../components/form";
 import { Modal } from "../../../components/modal";
 import { ApiError } from "../../../lib/api-client";
@@ -139,19 +140,7 @@ export function AccessTokens({ account }: { account: SessionUser }) {
             </header>
             <p>Anything that uses this token, such as the terminal app on that computer or a script, stops working at once. This cannot be undone.</p>
             <footer className="confirm">
-              <button type="button" className="secondary outline" onClick={() => setConfirming(undefined)} disabled={revoking} autoFocus>
-                Keep it
-              </button>
-              <button
-                type="button"
-                className="danger"
-                onClick={() => void revoke(confirming)}
-                disabled={revoking}
-                aria-busy={revoking}
-                aria-label={revoking ? "Revoke token" : undefined}
-              >
-                {revoking ? "" : "Revoke token"}
-              </button>
+              <ConfirmButtons action="Revoke token" busy={revoking} onKeep={() => setConfirming(undefined)} onConfirm={() => void revoke(confirming)} />
             </footer>
           </article>
         </Modal>
