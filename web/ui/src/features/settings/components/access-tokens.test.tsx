@@ -176,6 +176,24 @@ test("an error reply is shown: the list, a refused token, a revoke that failed",
   expect(within(region).getByText("sendlater on laptop")).toBeTruthy();
 });
 
+test("a token revoked elsewhere meanwhile leaves the list, with the server's reply", async () => {
+  signInAs();
+  mockApi({
+    ...general,
+    "GET me/tokens": () => ok([laptop, script]),
+    "DELETE me/tokens/t1": () => fail(404, "token/not-found", "No such access token."),
+  });
+  renderRoute("/settings/general");
+
+  const region = await tokens();
+  fireEvent.click(await within(region).findByRole("button", { name: "Revoke sendlater on laptop" }));
+  fireEvent.click(within(await screen.findByRole("dialog")).getByRole("button", { name: "Revoke token" }));
+  expect((await within(region).findByRole("alert")).textContent).toBe("No such access token.");
+  await waitFor(() => expect(within(region).queryByText("sendlater on laptop")).toBeNull());
+  expect(within(region).getByText("backup script")).toBeTruthy();
+  await waitFor(() => expect(document.activeElement).toBe(within(region).getByRole("heading", { name: "Access tokens" })));
+});
+
 test("making a token after a while asks for the password, then makes it", async () => {
   signInAs();
   let recent = false;

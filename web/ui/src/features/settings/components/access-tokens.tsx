@@ -98,7 +98,7 @@ export function AccessTokens({ account }: { account: SessionUser }) {
   };
 
   return (
-    <section aria-labelledby="access-tokens-title" className="access-tokens">
+    <section aria-labelledby="access-tokens-title">
       <h2 id="access-tokens-title" ref={heading} tabIndex={-1}>
         Access tokens
       </h2>
