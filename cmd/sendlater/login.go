@@ -41,10 +41,16 @@ type login struct {
 // would have given it on this machine.
 func (l *login) tokenAsListed() string {
 	if l.TokenName == "" {
-		host, _ := os.Hostname()
-		return fmt.Sprintf("%q (probably; its id is %s)", "sendlater on "+cmp(host, "this machine"), l.TokenID)
+		return fmt.Sprintf("%q (probably; its id is %s)", loginTokenName(), l.TokenID)
 	}
 	return fmt.Sprintf("%q (made on %s)", l.TokenName, l.TokenCreatedAt.Local().Format("2 January 2006 at 15:04 MST"))
+}
+
+// loginTokenName is the name login gives the access token it makes on this
+// machine.
+func loginTokenName() string {
+	host, _ := os.Hostname()
+	return "sendlater on " + cmp(host, "this machine")
 }
 
 // configDir is where a person's sendlater files are: the OS's config
@@ -151,8 +157,7 @@ func newLoginCmd(a *app) *cobra.Command {
 			// The session only makes the token; signing it out leaves the
 			// token alone.
 			defer session.SignOut(context.WithoutCancel(ctx))
-			host, _ := os.Hostname()
-			name := "sendlater on " + cmp(host, "this machine")
+			name := loginTokenName()
 			info, secret, err := session.CreateAccessToken(ctx, name)
 			if err != nil {
 				return err
