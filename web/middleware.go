@@ -121,7 +121,7 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compre
 					writeError(sent, r, core.Errorf(core.EInternal, "Internal error."))
 				}
 			}
-			logAccess(r.Context(), base, rq, r, start)
+			logAccess(base, rq, r, start)
 		}()
 		next.ServeHTTP(reply, r)
 	})
@@ -130,8 +130,8 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compre
 // logAccess writes a request's access log line. The record is made here,
 // not by Logger.LogAttrs, which walks the stack for a caller no handler of
 // ours writes: that walk was a fifth of the line's cost.
-func logAccess(ctx context.Context, base *slog.Logger, rq *request, r *http.Request, start time.Time) {
-	h := base.Handler()
+func logAccess(base *slog.Logger, rq *request, r *http.Request, start time.Time) {
+	ctx, h := r.Context(), base.Handler()
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
