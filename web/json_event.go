@@ -5,10 +5,9 @@ import "github.com/sendlater/sendlater/core"
 // EventJSON is one entry of a message's timeline (GET
 // /api/messages/{id}/events): kind is created, edited, postponed, paused,
 // resumed, reminded, reminder-failed, sent, retrying, failed, refused,
-// webhook or held; actor who
-// did it ("" for the delivery itself); recipient the address an outcome is
-// about; detail the new date of a postpone or the mail server's reply;
-// nextAttemptAt when a retry comes.
+// webhook or held; actor who did it ("" for the delivery itself);
+// recipient the address an outcome is about; detail the new date of a
+// postpone or the mail server's reply; nextAttemptAt when a retry comes.
 type EventJSON struct {
 	At            int64          `json:"at"`
 	Kind          core.EventKind `json:"kind"`

@@ -17,9 +17,9 @@ import (
 // write and COMMIT: two round trips and one commit for the lot); calls
 // arriving while a group is in flight form the next one, and a lone
 // pending call first waits up to settleGather for another to join it
-// (gather). Each
-// call's fn checks its own row as it does alone; a call whose fn fails or
-// whose message is gone fails alone and the others commit. When the
+// (gather). Each call's fn checks its own row as it does alone; a call
+// whose fn fails or whose message is gone fails alone and the others
+// commit. When the
 // transaction itself fails (a write refused, a deadlock, a lost
 // connection), every call of the group is settled again alone, so each
 // gets its own outcome; fn may therefore run more than once, as
