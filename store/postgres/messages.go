@@ -84,26 +84,32 @@ const (
 // CreateMessage stores m after check approved it with the owner and whether
 // they hold any message. The owner's row stays locked until the commit, so
 // concurrent creates of one author run one after the other and a plan limit
-// cannot be raced; other authors' creates go on in parallel.
+// cannot be raced; other authors' creates go on in parallel. Two round
+// trips: BEGIN, the owner's row locked and then (a statement of its own,
+// so that it sees what a create that held the lock before committed)
+// whether they hold a message; then the writes and COMMIT.
 func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owner *core.User, hasMessages bool) error) error {
 	if err := validID("message", m.ID); err != nil {
 		return err
 	}
-	err := s.update(ctx, func(tx pgx.Tx) error {
-		owner, err := s.findUser(ctx, tx, m.Owner, "for no key update")
-		if err != nil {
+	var owner *core.User
+	var has bool
+	err := s.readThenWrite(ctx, func(q *queued) {
+		q.Queue("select "+userColumns+" from users where id = $1 for no key update", m.Owner)
+		q.Queue("select exists (select 1 from messages where owner = $1)", m.Owner)
+	}, func(r pgx.BatchResults) error {
+		var err error
+		if owner, err = s.scanUser(r.QueryRow()); err != nil {
 			return err
 		}
+		return r.QueryRow().Scan(&has)
+	}, func(q *queued) error {
 		if check != nil {
-			var has bool
-			if err := tx.QueryRow(ctx, "select exists (select 1 from messages where owner = $1)", m.Owner).Scan(&has); err != nil {
-				return err
-			}
 			if err := check(owner, has); err != nil {
 				return err
 			}
 		}
-		return s.putMessage(ctx, tx, nil, m)
+		return s.putMessage(ctx, q, nil, m)
 	})
 	if err == nil {
 		s.moved(ctx, true, m.Owner)
