@@ -187,23 +187,10 @@ func (s *DB) CountMessages(ctx context.Context, owner string) (int, error) {
 }
 
 // UpdateMessage applies fn to the message, its row locked, and writes it back
-// rescheduled, in one transaction. The id cannot change.
+// rescheduled, in one transaction of two round trips (rewriteMessage). The
+// id cannot change.
 func (s *DB) UpdateMessage(ctx context.Context, id string, fn func(m *core.Message) error) (*core.Message, error) {
-	var m *core.Message
-	err := s.update(ctx, func(tx pgx.Tx) error {
-		var err error
-		if m, err = s.findMessage(ctx, tx, id, "for update"); err != nil {
-			return err
-		}
-		old := *m
-		if err := fn(m); err != nil {
-			return err
-		}
-		if m.ID != id {
-			return core.Errorf(core.EInvalid, "A message's id cannot change.")
-		}
-		return s.putMessage(ctx, tx, &old, m)
-	})
+	m, err := s.rewriteMessage(ctx, id, func(m *core.Message) ([]*core.OutboxItem, error) { return nil, fn(m) })
 	if err != nil {
 		return nil, err
 	}

@@ -177,9 +177,20 @@ func (s *DB) settleTogether(ctx context.Context, calls []*settleCall) bool {
 	return true
 }
 
-// settleAlone is SettleMessage's transaction for one message, in two round
-// trips.
+// settleAlone is SettleMessage's transaction for one message.
 func (s *DB) settleAlone(ctx context.Context, id string, fn func(m *core.Message) ([]*core.OutboxItem, error)) (*core.Message, error) {
+	m, err := s.rewriteMessage(ctx, id, fn)
+	if err != nil {
+		return nil, err
+	}
+	s.changed(m.Owner)
+	return m, nil
+}
+
+// rewriteMessage applies fn to the message, its row locked, and writes it
+// back with the outbox items fn starts, in one transaction of two round
+// trips: BEGIN and the locking read; the writes and COMMIT.
+func (s *DB) rewriteMessage(ctx context.Context, id string, fn func(m *core.Message) ([]*core.OutboxItem, error)) (*core.Message, error) {
 	var m *core.Message
 	err := s.readThenWrite(ctx, func(q *queued) {
 		q.Queue("select "+messageColumns+" from messages where id = $1 for update", id)
@@ -209,7 +220,6 @@ func (s *DB) settleAlone(ctx context.Context, id string, fn func(m *core.Message
 	if err != nil {
 		return nil, err
 	}
-	s.changed(m.Owner)
 	return m, nil
 }
 
