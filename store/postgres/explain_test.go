@@ -49,7 +49,7 @@ func (r *recorder) TraceBatchQuery(ctx context.Context, conn *pgx.Conn, data pgx
 func (r *recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // record runs fn and returns the statements it ran, but those that begin
-// and end transactions, the notifications sent after a commit (notify.go),
+// and end transactions or set a transaction's settings, the notifications sent after a commit (notify.go),
 // which read no table, and the listener's and the barrier's statements on
 // the replicas table (generations.go), one row per serving process, read
 // whole.
@@ -62,7 +62,7 @@ func (r *recorder) record(fn func()) []pgx.TraceQueryStartData {
 	defer r.mu.Unlock()
 	r.on = false
 	return slices.DeleteFunc(r.stmts, func(d pgx.TraceQueryStartData) bool {
-		return regexp.MustCompile(`^(?i)\s*(begin|commit|rollback|set local synchronous_commit|select pg_notify|listen|insert into replicas|select id, extract\(epoch from lease_until)`).MatchString(d.SQL)
+		return regexp.MustCompile(`^(?i)\s*(begin|commit|rollback|set local|select pg_notify|listen|insert into replicas|select id, extract\(epoch from lease_until)`).MatchString(d.SQL)
 	})
 }
 
@@ -264,6 +264,33 @@ func TestHotQueriesSeekIndexes(t *testing.T) {
 		{"sweep limit events", []string{"limit_events_expiry"}, func() error {
 			_, err := s.DeleteExpiredLimitEvents(ctx, epoch)
 			return err
+		}},
+		// Last: they change the messages the reads above find.
+		{"claim due deliveries", []string{"messages_due", "messages_pkey"}, func() error {
+			now := time.Now()
+			_, err := s.ClaimDeliveries(ctx, now, 64, func(m *core.Message) bool {
+				m.Status, m.LeaseUntil = core.StatusSending, now.Add(time.Minute)
+				return true
+			})
+			return err
+		}},
+		{"settle outcomes together", []string{"messages_pkey"}, func() error {
+			ms, _, err := s.ListMessages(ctx, core.MessageFilter{Owner: firstOwner.ID, Limit: 3})
+			if err != nil {
+				return err
+			}
+			var calls []*settleCall
+			for _, m := range ms {
+				calls = append(calls, &settleCall{id: m.ID, fn: func(m *core.Message) ([]*core.OutboxItem, error) {
+					m.Status = core.StatusDelivered
+					m.Events = append(m.Events, core.MessageEvent{At: epoch, Kind: core.EventSent, Recipient: "r@example.com"})
+					return nil, nil
+				}})
+			}
+			if !s.settleTogether(ctx, calls) {
+				return fmt.Errorf("the group did not commit")
+			}
+			return calls[0].err
 		}},
 	}
 	for _, op := range ops {
