@@ -61,7 +61,9 @@ func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, 
 			continue
 		}
 		email, err := d.Emails.Delivery(d.deliveryEmail(m, r, author, now))
-		if err == nil {
+		if err != nil {
+			err = emailNotMade(log, err)
+		} else {
 			err = d.Mailer.Send(ctx, email)
 		}
 		switch {

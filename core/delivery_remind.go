@@ -91,17 +91,19 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 	retrying := detail + ", failed, will retry: "
 	email, err := d.Emails.Reminder(data)
 	var second *MessageEvent // the copy's entry of the timeline, when one was sent or tried
-	tell := false            // whether a failure for now is new to the timeline
-	if err == nil {
-		stop := d.keepClaim(ownsReminder, m, cur)
+	stop := d.keepClaim(ownsReminder, m, cur)
+	if err != nil {
+		err = emailNotMade(log, err)
+	} else {
 		err = d.Mailer.Send(ctx, email)
 		if plan, active := d.Prices.PlanOf(author); err == nil && author.ReminderAddress != "" && ReminderAddressAllowed(plan, active) {
 			second = d.remindSecond(ctx, m.ID, data, author, now, log)
 		}
-		// Read while the claim is still kept.
-		tell = err != nil && ctx.Err() == nil && isTemporary(err) && !d.toldRetrying(ctx, m.ID, author.Email, retrying, log)
-		stop()
 	}
+	// Whether a failure for now is new to the timeline, read while the
+	// claim is still kept.
+	tell := err != nil && ctx.Err() == nil && isTemporary(err) && !d.toldRetrying(ctx, m.ID, author.Email, retrying, log)
+	stop()
 	_, serr := d.settle(m.ID, func(x *Message) ([]*OutboxItem, error) {
 		if !ownsReminder(x, m) {
 			return nil, nil
@@ -212,9 +214,12 @@ const copyDetail = "a copy to the second reminder address"
 func (d *Delivery) remindSecond(ctx context.Context, messageID string, data ReminderEmail, author *User, now time.Time, log *slog.Logger) *MessageEvent {
 	data.To = Address{Address: author.ReminderAddress}
 	email, err := d.Emails.Reminder(data)
-	if err == nil {
-		err = d.Mailer.Send(ctx, email)
+	if err != nil {
+		// Not queued: the outbox keeps an email to send, and there is none.
+		log.Error("an email could not be made", "err", err)
+		return &MessageEvent{Kind: EventReminderFailed, Recipient: author.ReminderAddress, Detail: ", failed: " + errEmailNotMade.Error()}
 	}
+	err = d.Mailer.Send(ctx, email)
 	if err == nil {
 		return &MessageEvent{Kind: EventReminded, Recipient: author.ReminderAddress}
 	}

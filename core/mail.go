@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"time"
 )
 
@@ -37,6 +39,20 @@ type TemporaryError struct{ Err error }
 
 func (e *TemporaryError) Error() string { return e.Err.Error() }
 func (e *TemporaryError) Unwrap() error { return e.Err }
+
+// errEmailNotMade is a send's failure when its email could not be composed:
+// a template that fails is a bug of this server, never the message's, so it
+// is a failure for now, retried as a mail server's refusal for now would
+// be (a fixed server then sends it), and the author's timeline says so
+// without the template's words, which go to the server's log (emailNotMade).
+var errEmailNotMade = &TemporaryError{Err: errors.New("the email could not be made (see the server's log)")}
+
+// emailNotMade logs why an email could not be composed and returns
+// errEmailNotMade.
+func emailNotMade(log *slog.Logger, err error) error {
+	log.Error("an email could not be made", "err", err)
+	return errEmailNotMade
+}
 
 // Emails composes every kind of email the product sends, one method per kind.
 // The mailer package implements it with embedded templates; the result is

@@ -1,0 +1,97 @@
+package core_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// brokenEmails fails the next deliveries and reminders it is asked to
+// compose, as a template that cannot be executed would.
+type brokenEmails struct {
+	core.Emails
+	deliveries, reminders int
+}
+
+var errTemplate = errors.New(`template: delivery.html:3:7: executing "delivery.html" at <.Internal>: boom`)
+
+func (b *brokenEmails) Delivery(d core.DeliveryEmail) (*core.Email, error) {
+	if b.deliveries > 0 {
+		b.deliveries--
+		return nil, errTemplate
+	}
+	return b.Emails.Delivery(d)
+}
+
+func (b *brokenEmails) Reminder(d core.ReminderEmail) (*core.Email, error) {
+	if b.reminders > 0 {
+		b.reminders--
+		return nil, errTemplate
+	}
+	return b.Emails.Reminder(d)
+}
+
+// lastEvent is the newest entry of the message's timeline.
+func (e *deliveryEnv) lastEvent(tb testing.TB, id string) *core.MessageEvent {
+	tb.Helper()
+	events, err := e.DB.ListMessageEvents(e.Ctx, id)
+	if err != nil || len(events) == 0 {
+		tb.Fatalf("timeline: %v, %d entries", err, len(events))
+	}
+	return events[len(events)-1]
+}
+
+// An email that cannot be composed (a bug of the server, not of the
+// message) is not a refusal for good: the delivery is retried on its
+// schedule and goes out once it can be made; the timeline says it will be
+// retried, without the template's words.
+func TestADeliveryWhoseEmailCannotBeMadeIsRetried(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	e.Delivery.Reminders = nil
+	e.Delivery.Emails = &brokenEmails{Emails: e.Delivery.Emails, deliveries: 1}
+	u := e.mustUser(t, "ada@example.com", "")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e.Clock.Set(m.SendDate)
+	e.pass(t, core.PassResult{Retried: 1})
+	e.NoMoreEmail(t)
+	got := e.find(t, m.ID)
+	if got.Status != core.StatusScheduled || got.Attempts != 1 || !got.NextAttemptAt.Equal(m.SendDate.Add(core.RetryDelays[0])) {
+		t.Fatalf("after the failure: %s, attempts %d, next %v", got.Status, got.Attempts, got.NextAttemptAt)
+	}
+	ev := e.lastEvent(t, m.ID)
+	if ev.Kind != core.EventRetrying || !strings.Contains(ev.Detail, "the email could not be made") || strings.Contains(ev.Detail, "template") {
+		t.Fatalf("timeline: %s %q", ev.Kind, ev.Detail)
+	}
+	e.Clock.Add(core.RetryDelays[0])
+	e.pass(t, core.PassResult{Delivered: 1})
+	if got := e.find(t, m.ID); got.Status != core.StatusDelivered {
+		t.Fatalf("after the retry: %s", got.Status)
+	}
+}
+
+// The same for the author's reminder: retried a few minutes later, not
+// skipped, so the author is still reminded before the delivery.
+func TestAReminderWhoseEmailCannotBeMadeIsRetried(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	e.Delivery.Emails = &brokenEmails{Emails: e.Delivery.Emails, reminders: 1}
+	u := e.mustUser(t, "ada@example.com", "")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
+	e.pass(t, core.PassResult{Retried: 1})
+	e.NoMoreEmail(t)
+	if got := e.find(t, m.ID); got.RemindersSent != 0 {
+		t.Fatalf("the reminder counts as sent: %d", got.RemindersSent)
+	}
+	ev := e.lastEvent(t, m.ID)
+	if ev.Kind != core.EventReminderFailed || !strings.Contains(ev.Detail, "will retry: the email could not be made") || strings.Contains(ev.Detail, "template") {
+		t.Fatalf("timeline: %s %q", ev.Kind, ev.Detail)
+	}
+	e.Clock.Add(5 * time.Minute)
+	e.pass(t, core.PassResult{Reminded: 1})
+	if got := e.find(t, m.ID); got.RemindersSent == 0 || got.Status != core.StatusReminded {
+		t.Fatalf("after the retry: %s, %d reminders", got.Status, got.RemindersSent)
+	}
+}
