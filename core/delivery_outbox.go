@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -74,7 +75,9 @@ func (d *Delivery) sendFailureNotice(ctx context.Context, it *OutboxItem) (done 
 		DashboardLink: d.BaseURL + "/dashboard",
 	})
 	if err != nil {
-		return false, err
+		// A failing template, a bug of this server: retried on the
+		// schedule, the operator told why by the item (its lastError).
+		return false, &TemporaryError{Err: fmt.Errorf("the email could not be made: %w", err)}
 	}
 	return false, d.Mailer.Send(ctx, email)
 }

@@ -13,7 +13,7 @@ import (
 // compose, as a template that cannot be executed would.
 type brokenEmails struct {
 	core.Emails
-	deliveries, reminders int
+	deliveries, reminders, notices int
 }
 
 var errTemplate = errors.New(`template: delivery.html:3:7: executing "delivery.html" at <.Internal>: boom`)
@@ -32,6 +32,14 @@ func (b *brokenEmails) Reminder(d core.ReminderEmail) (*core.Email, error) {
 		return nil, errTemplate
 	}
 	return b.Emails.Reminder(d)
+}
+
+func (b *brokenEmails) DeliveryFailed(d core.DeliveryFailedEmail) (*core.Email, error) {
+	if b.notices > 0 {
+		b.notices--
+		return nil, errTemplate
+	}
+	return b.Emails.DeliveryFailed(d)
 }
 
 // lastEvent is the newest entry of the message's timeline.
@@ -93,5 +101,28 @@ func TestAReminderWhoseEmailCannotBeMadeIsRetried(t *testing.T) {
 	e.pass(t, core.PassResult{Reminded: 1})
 	if got := e.find(t, m.ID); got.RemindersSent == 0 || got.Status != core.StatusReminded {
 		t.Fatalf("after the retry: %s, %d reminders", got.Status, got.RemindersSent)
+	}
+}
+
+// The author's notice of a failed delivery whose email cannot be made is
+// retried on the delivery schedule, and the author told once it can be.
+func TestAFailureNoticeWhoseEmailCannotBeMadeIsRetried(t *testing.T) {
+	e := MustDeliveryEnv(t, march1)
+	e.Delivery.Reminders = nil
+	e.Delivery.Emails = &brokenEmails{Emails: e.Delivery.Emails, notices: 1}
+	u := e.mustUser(t, "ada@example.com", "")
+	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e.Clock.Set(m.SendDate)
+	e.SMTP.FailNext(1, 550, "no such user")
+	e.pass(t, core.PassResult{Failed: 1})
+	e.NoMoreEmail(t)
+	notice, err := e.Admin.MessageOutbox(e.Ctx, m.ID)
+	if err != nil || !notice.FailedAt.IsZero() || notice.Attempts != 1 || !strings.Contains(notice.LastError, "could not be made") {
+		t.Fatalf("the notice: %+v %v", notice, err)
+	}
+	e.Clock.Add(core.RetryDelays[0])
+	e.pass(t, core.PassResult{})
+	if p, _ := e.nextEmail(t, "ada@example.com"); !strings.Contains(p.Text, "no such user") {
+		t.Fatalf("failure email:\n%s", p.Text)
 	}
 }
