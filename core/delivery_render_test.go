@@ -42,6 +42,19 @@ func (b *brokenEmails) DeliveryFailed(d core.DeliveryFailedEmail) (*core.Email, 
 	return b.Emails.DeliveryFailed(d)
 }
 
+// brokenEnv is a delivery environment whose emails fail as broken says,
+// with one message of a new author; without reminders unless asked.
+func brokenEnv(t *testing.T, broken brokenEmails, reminders bool) (*deliveryEnv, *core.Message) {
+	e := MustDeliveryEnv(t, march1)
+	if !reminders {
+		e.Delivery.Reminders = nil
+	}
+	broken.Emails = e.Delivery.Emails
+	e.Delivery.Emails = &broken
+	u := e.mustUser(t, "ada@example.com", "")
+	return e, e.mustMessage(t, u.ID, core.Interval1M)
+}
+
 // lastEvent is the newest entry of the message's timeline.
 func (e *deliveryEnv) lastEvent(tb testing.TB, id string) *core.MessageEvent {
 	tb.Helper()
@@ -57,11 +70,7 @@ func (e *deliveryEnv) lastEvent(tb testing.TB, id string) *core.MessageEvent {
 // schedule and goes out once it can be made; the timeline says it will be
 // retried, without the template's words.
 func TestADeliveryWhoseEmailCannotBeMadeIsRetried(t *testing.T) {
-	e := MustDeliveryEnv(t, march1)
-	e.Delivery.Reminders = nil
-	e.Delivery.Emails = &brokenEmails{Emails: e.Delivery.Emails, deliveries: 1}
-	u := e.mustUser(t, "ada@example.com", "")
-	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e, m := brokenEnv(t, brokenEmails{deliveries: 1}, false)
 	e.Clock.Set(m.SendDate)
 	e.pass(t, core.PassResult{Retried: 1})
 	e.NoMoreEmail(t)
@@ -83,10 +92,7 @@ func TestADeliveryWhoseEmailCannotBeMadeIsRetried(t *testing.T) {
 // The same for the author's reminder: retried a few minutes later, not
 // skipped, so the author is still reminded before the delivery.
 func TestAReminderWhoseEmailCannotBeMadeIsRetried(t *testing.T) {
-	e := MustDeliveryEnv(t, march1)
-	e.Delivery.Emails = &brokenEmails{Emails: e.Delivery.Emails, reminders: 1}
-	u := e.mustUser(t, "ada@example.com", "")
-	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e, m := brokenEnv(t, brokenEmails{reminders: 1}, true)
 	e.Clock.Set(m.SendDate.Add(-240 * time.Hour))
 	e.pass(t, core.PassResult{Retried: 1})
 	e.NoMoreEmail(t)
@@ -107,11 +113,7 @@ func TestAReminderWhoseEmailCannotBeMadeIsRetried(t *testing.T) {
 // The author's notice of a failed delivery whose email cannot be made is
 // retried on the delivery schedule, and the author told once it can be.
 func TestAFailureNoticeWhoseEmailCannotBeMadeIsRetried(t *testing.T) {
-	e := MustDeliveryEnv(t, march1)
-	e.Delivery.Reminders = nil
-	e.Delivery.Emails = &brokenEmails{Emails: e.Delivery.Emails, notices: 1}
-	u := e.mustUser(t, "ada@example.com", "")
-	m := e.mustMessage(t, u.ID, core.Interval1M)
+	e, m := brokenEnv(t, brokenEmails{notices: 1}, false)
 	e.Clock.Set(m.SendDate)
 	e.SMTP.FailNext(1, 550, "no such user")
 	e.pass(t, core.PassResult{Failed: 1})
