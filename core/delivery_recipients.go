@@ -16,6 +16,9 @@ const (
 	reasonRefused     = "The recipient has refused all messages sent through this service."
 	reasonRejected    = "The recipient's mail server refused the message: "
 	reasonKeptFailing = "Its mail server kept failing for more than 3 days: "
+	// reasonNotMade: the retries of an email that could not be made ran
+	// out; no mail server was asked.
+	reasonNotMade = "This service could not make the email for more than 3 days (a fault of the service, not of the message)."
 )
 
 type outcomeKind int
@@ -33,6 +36,7 @@ type recipientOutcome struct {
 	address string
 	kind    outcomeKind
 	err     string // the send's error, or the reason it failed for good
+	notMade bool   // the email could not be made (errEmailNotMade)
 }
 
 // sendEach sends the message to each recipient whose turn it is: pending,
@@ -62,7 +66,7 @@ func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, 
 		}
 		email, err := d.Emails.Delivery(d.deliveryEmail(m, r, author, now))
 		if err != nil {
-			err = emailNotMade(log, err)
+			err, o.notMade = emailNotMade(log, err), true
 		} else {
 			err = d.Mailer.Send(ctx, email)
 		}
@@ -133,6 +137,9 @@ func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcom
 					continue
 				}
 				kind, reason = outcomeFailed, reasonKeptFailing+o.err
+				if o.notMade {
+					reason = reasonNotMade
+				}
 			}
 			r.Status, r.LastError, r.NextAttemptAt = RecipientFailed, reason, time.Time{}
 			event := EventFailed

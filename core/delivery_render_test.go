@@ -89,6 +89,26 @@ func TestADeliveryWhoseEmailCannotBeMadeIsRetried(t *testing.T) {
 	}
 }
 
+// When the email still cannot be made after the whole retry schedule, the
+// recipient fails with a reason that blames the service, not a mail server
+// that was never asked, and the author is told so.
+func TestAnEmailNeverMadeFailsAsTheServicesFault(t *testing.T) {
+	e, m := brokenEnv(t, brokenEmails{deliveries: len(core.RetryDelays) + 1}, false)
+	e.Clock.Set(m.SendDate)
+	for _, delay := range core.RetryDelays {
+		e.pass(t, core.PassResult{Retried: 1})
+		e.Clock.Add(delay)
+	}
+	e.pass(t, core.PassResult{Failed: 1})
+	got := e.find(t, m.ID)
+	if got.Status != core.StatusFailed || !strings.Contains(got.LastError, "could not make the email") || strings.Contains(got.LastError, "mail server") {
+		t.Fatalf("failed %s: %q", got.Status, got.LastError)
+	}
+	if p, _ := e.nextEmail(t, "ada@example.com"); !strings.Contains(p.Text, "could not make the email") {
+		t.Fatalf("the author's notice:\n%s", p.Text)
+	}
+}
+
 // The same for the author's reminder: retried a few minutes later, not
 // skipped, so the author is still reminded before the delivery.
 func TestAReminderWhoseEmailCannotBeMadeIsRetried(t *testing.T) {

@@ -45,7 +45,7 @@ func (e *TemporaryError) Unwrap() error { return e.Err }
 // is a failure for now, retried as a mail server's refusal for now would
 // be (a fixed server then sends it), and the author's timeline says so
 // without the template's words, which go to the server's log (emailNotMade).
-var errEmailNotMade = &TemporaryError{Err: errors.New("the email could not be made (see the server's log)")}
+var errEmailNotMade = &TemporaryError{Err: errors.New("the email could not be made (a fault of this service; its log says why)")}
 
 // emailNotMade logs why an email could not be composed and returns
 // errEmailNotMade.

@@ -49,10 +49,10 @@ func (r *recorder) TraceBatchQuery(ctx context.Context, conn *pgx.Conn, data pgx
 func (r *recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // record runs fn and returns the statements it ran, but those that begin
-// and end transactions or set a transaction's settings, the notifications sent after a commit (notify.go),
-// which read no table, and the listener's and the barrier's statements on
-// the replicas table (generations.go), one row per serving process, read
-// whole.
+// and end transactions or set a transaction's settings, the notifications
+// sent after a commit (notify.go), which read no table, and the listener's
+// and the barrier's statements on the replicas table (generations.go), one
+// row per serving process, read whole.
 func (r *recorder) record(fn func()) []pgx.TraceQueryStartData {
 	r.mu.Lock()
 	r.on, r.stmts = true, nil

@@ -96,10 +96,12 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 	var has bool
 	err := s.readThenWrite(ctx, func(q *queued) {
 		q.Queue("select "+userColumns+" from users where id = $1 for no key update", m.Owner)
-		q.Queue("select exists (select 1 from messages where owner = $1)", m.Owner)
+		if check != nil {
+			q.Queue("select exists (select 1 from messages where owner = $1)", m.Owner)
+		}
 	}, func(r pgx.BatchResults) error {
 		var err error
-		if owner, err = s.scanUser(r.QueryRow()); err != nil {
+		if owner, err = s.scanUser(r.QueryRow()); err != nil || check == nil {
 			return err
 		}
 		return r.QueryRow().Scan(&has)

@@ -130,9 +130,11 @@ func (s *DB) settleTogether(ctx context.Context, calls []*settleCall) bool {
 	rows := make(map[string]*core.Message, len(calls))
 	var owners []string
 	err := s.readThenWrite(ctx, func(q *queued) {
-		// PostgreSQL would plan this read anew for every group, as it
-		// finds a plan for the ids at hand cheaper than a generic one;
-		// both are the same seek of the primary key (explain_test.go).
+		// PostgreSQL would plan the locking read anew for every group, as
+		// it finds a plan for the ids at hand cheaper than a generic one;
+		// both are the same seek of the primary key (explain_test.go). The
+		// setting holds for the group's transaction, whose writes by
+		// primary key use their generic plans anyway.
 		q.Queue("set local plan_cache_mode = force_generic_plan")
 		// In the order of their ids, as every group locks them: two groups
 		// never wait for each other in a cycle.
