@@ -130,7 +130,7 @@ func (s *DB) FindMessageByIdempotencyKey(ctx context.Context, owner, key string)
 }
 
 func (s *DB) FindMessageByID(ctx context.Context, id string) (*core.Message, error) {
-	m, err := s.findMessage(ctx, s.pool, id, "")
+	m, err := s.scanMessage(s.pool.QueryRow(ctx, "select "+messageColumns+" from messages where id = $1", id))
 	return m, wrapErr(err)
 }
 
@@ -229,11 +229,6 @@ func (s *DB) due(ctx context.Context, column string, until time.Time, limit int)
 	msgs, err := s.collectMessages(s.pool.Query(ctx, "select "+messageColumns+" from messages where "+column+
 		" <= $1 order by "+column+", id limit $2", until.UnixNano(), limitArg(limit)))
 	return msgs, wrapErr(err)
-}
-
-// findMessage reads a message; lock ("" or "for update") locks its row.
-func (s *DB) findMessage(ctx context.Context, q querier, id, lock string) (*core.Message, error) {
-	return s.scanMessage(q.QueryRow(ctx, "select "+messageColumns+" from messages where id = $1 "+lock, id))
 }
 
 // putMessage reschedules m and writes it: a new row when old is nil, else
