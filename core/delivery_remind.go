@@ -216,8 +216,8 @@ func (d *Delivery) remindSecond(ctx context.Context, messageID string, data Remi
 	email, err := d.Emails.Reminder(data)
 	if err != nil {
 		// Not queued: the outbox keeps an email to send, and there is none.
-		log.Error("an email could not be made", "to", "the second reminder address", "err", err)
-		return &MessageEvent{Kind: EventReminderFailed, Recipient: author.ReminderAddress, Detail: ", failed: " + errEmailNotMade.Error()}
+		err = emailNotMade(log.With("to", "the second reminder address"), err)
+		return &MessageEvent{Kind: EventReminderFailed, Recipient: author.ReminderAddress, Detail: ", failed: " + err.Error()}
 	}
 	err = d.Mailer.Send(ctx, email)
 	if err == nil {
