@@ -16,7 +16,53 @@ import (
 	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/store/bolt"
+	"github.com/sendlater/sendlater/store/postgres"
+	"github.com/sendlater/sendlater/store/postgres/pgtest"
 )
+
+// Store is what the services are wired over: either backend.
+type Store interface {
+	core.UserStore
+	core.MessageStore
+	core.SessionStore
+	core.AccessTokenStore
+	core.ActionCodeStore
+	core.ContactStore
+	core.DeliveryStore
+	core.BillingStore
+	core.ProviderLinkStore
+	core.LimitStore
+	core.PageViewStore
+	core.MessageWatcher
+	core.HealthStore
+	core.AuditStore
+	core.Backuper
+}
+
+var (
+	_ Store = (*bolt.DB)(nil)
+	_ Store = (*postgres.DB)(nil)
+)
+
+// The backends an environment can run on (Config.Backend).
+const (
+	Bolt     = "bolt"
+	Postgres = "postgres"
+)
+
+// Backends runs fn as a subtest on each backend, bolt then PostgreSQL (in
+// a schema of its own, skipped with one line when no server answers, as
+// pgtest does), each with c (its Backend set).
+func Backends(t *testing.T, c Config, fn func(t *testing.T, e *Env)) {
+	t.Helper()
+	for _, backend := range []string{Bolt, Postgres} {
+		t.Run(backend, func(t *testing.T) {
+			c := c
+			c.Backend = backend
+			fn(t, New(t, c))
+		})
+	}
+}
 
 // Keys and secrets of every test environment.
 var (
@@ -56,11 +102,17 @@ type Config struct {
 	PoolSize int
 	// Logger receives the services' logs; default none.
 	Logger *slog.Logger
+	// Backend is Bolt (the default) or Postgres: a new schema of the
+	// PostgreSQL test server, dropped after the test (Path is then unused).
+	Backend string
 }
 
 // Env is a store, a mail server, a clock and the services over them.
 type Env struct {
-	Ctx     context.Context
+	Ctx context.Context
+	// Store is the backend the services are wired over; DB is the same
+	// store when it is bbolt, nil on PostgreSQL.
+	Store   Store
 	DB      *bolt.DB
 	Clock   *core.ManualClock
 	BaseURL string
@@ -105,16 +157,7 @@ func New(tb testing.TB, c Config) *Env {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	db, err := bolt.Open(c.Path, bolt.Options{Key: c.Key, NoSync: !c.Sync})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := db.Check(); err != nil {
-			tb.Errorf("store check: %v", err)
-		}
-		db.Close()
-	})
+	st, db := openStore(tb, c)
 	m, err := mailer.NewSMTP(mailer.SMTPConfig{
 		Host: c.SMTP.Host(), Port: c.SMTP.Port(), TLS: mailer.TLSNone, PoolSize: c.PoolSize,
 		From: core.Address{Name: "Sendlater", Address: Sender}, Timeout: 5 * time.Second,
@@ -129,16 +172,41 @@ func New(tb testing.TB, c Config) *Env {
 	}
 	clock := core.NewManualClock(c.Start)
 	e := &Env{
-		Ctx: context.Background(), DB: db, Clock: clock, BaseURL: c.BaseURL,
+		Ctx: context.Background(), Store: st, DB: db, Clock: clock, BaseURL: c.BaseURL,
 		Mailer: m, Emails: emails, Mailbox: Mailbox{SMTP: c.SMTP},
 	}
 	e.wire(c.Logger)
 	return e
 }
 
+// openStore opens the store c names, closed (and a bbolt one checked) when
+// tb ends; db is the same store when it is bbolt.
+func openStore(tb testing.TB, c Config) (st Store, db *bolt.DB) {
+	tb.Helper()
+	if c.Backend == Postgres {
+		pg, err := postgres.Open(context.Background(), pgtest.URL(tb), postgres.Options{Key: c.Key})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { pg.Close() })
+		return pg, nil
+	}
+	db, err := bolt.Open(c.Path, bolt.Options{Key: c.Key, NoSync: !c.Sync})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := db.Check(); err != nil {
+			tb.Errorf("store check: %v", err)
+		}
+		db.Close()
+	})
+	return db, db
+}
+
 // wire builds the services as cmd does, with cheap password hashing.
 func (e *Env) wire(log *slog.Logger) {
-	db, clock := e.DB, e.Clock
+	db, clock := e.Store, e.Clock
 	e.Limits = &core.Limiter{Store: db, Clock: clock, Key: LimitKey}
 	e.Outbox = &core.Outbox{Store: db, Clock: clock}
 	e.Auth = &core.Auth{
@@ -181,7 +249,7 @@ func (e *Env) MustUser(tb testing.TB, email, zone string, plan core.PlanID) *cor
 	if plan != "" && plan != core.PlanStarter {
 		u.StripePriceID, u.StripeSubscriptionStatus = core.PriceMap{}.PriceFor(plan), "active"
 	}
-	if err := e.DB.CreateUser(e.Ctx, u); err != nil {
+	if err := e.Store.CreateUser(e.Ctx, u); err != nil {
 		tb.Fatal(err)
 	}
 	return u
