@@ -99,7 +99,8 @@ test("a new token is shown once, with a copy button, and listed", async () => {
   const field = (await within(region).findByLabelText("Your token “backup script”")) as HTMLInputElement;
   expect(field.value).toBe(secret);
   expect(field.readOnly).toBe(true);
-  expect(document.activeElement).toBe(field);
+  // Focused by an effect, which React may run a moment after the field is in the page.
+  await waitFor(() => expect(document.activeElement).toBe(field));
   expect(within(region).getByText("Copy your new token now: it will not be shown again.")).toBeTruthy();
   expect(calls.find((c) => c.method === "POST")?.body).toEqual({ name: "backup script" });
   expect((within(region).getByLabelText("Token name") as HTMLInputElement).value).toBe("");
