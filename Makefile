@@ -61,15 +61,23 @@ lighthouse: tools build
 screenshots: tools build
 	$(call WITH_SERVER,node scripts/screenshots.mjs $$url ../../docs/screenshots)
 
+# vet: go vet, gofmt and staticcheck (the version scripts/ensure-tools.sh pins, in bin/;
+# skipped with one line when it could not be installed)
 vet:
 	$(GO) vet ./...
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './web/ui/node_modules/*')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt: these files are not formatted (gofmt -w them):"; echo "$$unformatted"; exit 1; fi
+	@if [ -x bin/staticcheck ]; then echo "bin/staticcheck ./..."; bin/staticcheck ./...; \
+	else echo "staticcheck skipped: bin/staticcheck is missing (make tools installs it)"; fi
 
 # Suites that skip (PostgreSQL not reachable) append their notice to
 # SENDLATER_SKIP_LOG; it is printed once after `go test`, which hides it.
 test-go:
 	@skipped=$$(mktemp); \
-	echo "SENDLATER_REQUIRE_BROWSER=1 SENDLATER_REQUIRE_TERMINAL=1 $(GO) test -race -count=1 -timeout 15m ./..."; \
-	SENDLATER_REQUIRE_BROWSER=1 SENDLATER_REQUIRE_TERMINAL=1 SENDLATER_SKIP_LOG=$$skipped $(GO) test -race -count=1 -timeout 15m ./...; \
+	browser=$${SENDLATER_REQUIRE_BROWSER:-$$( { command -v chromium || command -v /usr/bin/chromium; } >/dev/null 2>&1 && echo 1)}; \
+	terminal=$${SENDLATER_REQUIRE_TERMINAL:-$$(command -v tmux >/dev/null 2>&1 && echo 1)}; \
+	echo "SENDLATER_REQUIRE_BROWSER=$$browser SENDLATER_REQUIRE_TERMINAL=$$terminal $(GO) test -race -count=1 -timeout 15m ./..."; \
+	SENDLATER_REQUIRE_BROWSER=$$browser SENDLATER_REQUIRE_TERMINAL=$$terminal SENDLATER_SKIP_LOG=$$skipped $(GO) test -race -count=1 -timeout 15m ./...; \
 	status=$$?; sort -u $$skipped; rm -f $$skipped; exit $$status
 
 # goreleaser on the PATH, else the one scripts/ensure-tools.sh installs into bin/.

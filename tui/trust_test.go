@@ -108,8 +108,8 @@ func TestTheTimeline(t *testing.T) {
 			e, ann, m := proAnn(t)
 			d, _ := listOf(t, b, e, ann)
 			d.press("l")
-			s := d.waitFor("History of “Letters”")
-			s = d.waitFor("Created")
+			d.waitFor("History of “Letters”")
+			s := d.waitFor("Created")
 			if strings.Contains(s, "Sent") {
 				t.Fatalf("sent before the delivery:\n%s", s)
 			}

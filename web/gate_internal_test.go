@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -72,7 +71,7 @@ func waitQueued(t *testing.T, g *fairGate, client string, n int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal(fmt.Sprintf("%d of %s queued, want %d", got, client, n))
+			t.Fatalf("%d of %s queued, want %d", got, client, n)
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -23,8 +23,8 @@ func TestSwitchedOffFeaturesSaySo(t *testing.T) {
 	}
 	for _, path := range []string{"/api/stripe-create-checkout-session", "/api/stripe-create-billing-session"} {
 		resp, env = a.call(nil, "POST", path, "", map[string]string{})
-		if env.Code != core.EInvalidToken {
-			t.Errorf("%s without a token: %+v", path, env)
+		if resp.StatusCode != http.StatusUnauthorized || env.Code != core.EInvalidToken {
+			t.Errorf("%s without a token: %d %+v", path, resp.StatusCode, env)
 		}
 		resp, env = a.call(nil, "POST", path, who.token, map[string]string{})
 		if resp.StatusCode != http.StatusNotImplemented || env.Code != core.EBillingNotConfigured || env.Message == "" {

@@ -11,6 +11,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -104,14 +105,21 @@ func (h *heavyUser) streams(addrs []string, base, listToken string, streams, con
 
 // follow reads a live list until stop or its end, counting its events.
 func follow(base, token string, stop <-chan struct{}, events, replaced *atomic.Int64) {
-	req, err := http.NewRequest("GET", base+"/api/messages/stream", nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"/api/messages/stream", nil)
 	if err != nil {
 		return
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	cancel := make(chan struct{})
-	req.Cancel = cancel // stopped from the outside
-	go func() { <-stop; close(cancel) }()
+	// Stopped from the outside; the goroutine ends with the stream too.
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return

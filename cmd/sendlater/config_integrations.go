@@ -142,7 +142,7 @@ func (c *Config) validateStripe(bad func(key, rule string, got any) error) error
 	s := &c.Stripe
 	mode, ok := stripeKeyMode(s.SecretKey, "sk_", "rk_")
 	if !ok {
-		return fmt.Errorf("config: stripe.secret_key must be a secret or restricted key, sk_test_..., sk_live_..., rk_...")
+		return fmt.Errorf("config: stripe.secret_key must be a secret or restricted key, sk_test_..., sk_live_..., rk_... and rk_... keys")
 	}
 	if !strings.HasPrefix(s.WebhookSecret, "whsec_") {
 		return fmt.Errorf("config: stripe.webhook_secret must be the webhook endpoint's signing secret, whsec_... (needed with stripe.secret_key)")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os/exec"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +29,7 @@ func serveWithoutZoneinfo(t *testing.T, dir string) *server {
 	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0")
 	if exec.Command("unshare", "-rm", "true").Run() == nil {
 		hide := "set -e"
-		for _, d := range []string{"/usr/share/zoneinfo", "/usr/share/lib/zoneinfo", "/etc/zoneinfo", runtime.GOROOT() + "/lib/time"} {
+		for _, d := range []string{"/usr/share/zoneinfo", "/usr/share/lib/zoneinfo", "/etc/zoneinfo", goroot(t) + "/lib/time"} {
 			hide += "; if [ -d " + d + " ]; then mount -t tmpfs none " + d + "; fi"
 		}
 		cmd = exec.Command("unshare", "-rm", "sh", "-c", hide+`; exec "$0" serve --addr 127.0.0.1:0`, binary)
@@ -114,4 +113,15 @@ func TestServeKeepsTheAuthorsZoneWithoutZoneinfo(t *testing.T) {
 	if code != http.StatusUnprocessableEntity || fields["timezone"] != "Please choose a valid time zone" {
 		t.Fatalf("profile with an unknown zone: %d %v", code, fields)
 	}
+}
+
+// goroot is the GOROOT of the go command that runs the tests (whose
+// lib/time the binary under test could fall back to).
+func goroot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }

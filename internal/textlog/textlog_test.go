@@ -56,7 +56,7 @@ func TestSameAsSlog(t *testing.T) {
 	// Every kind the fast path takes, at its edges; levels; times.
 	for _, a := range []slog.Attr{
 		slog.Int64("i", math.MinInt64), slog.Int64("i", math.MaxInt64), slog.Uint64("u", math.MaxUint64),
-		slog.Float64("f", 0), slog.Float64("f", -0.0), slog.Float64("f", 1e21), slog.Float64("f", 1e-7),
+		slog.Float64("f", 0), slog.Float64("f", math.Copysign(0, -1)), slog.Float64("f", 1e21), slog.Float64("f", 1e-7),
 		slog.Float64("f", math.NaN()), slog.Float64("f", math.Inf(-1)), slog.Float64("f", 123456.789),
 		slog.Bool("b", true), slog.Bool("b", false), slog.Duration("d", 0), slog.Duration("d", 1500*time.Microsecond),
 		slog.Duration("d", -time.Hour), slog.Int("", 1),

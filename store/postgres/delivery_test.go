@@ -73,10 +73,11 @@ func TestPassesAcrossProcesses(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	got, err := srv.WaitFor(n, 10*time.Second)
+	_, err := srv.WaitFor(n, 10*time.Second)
 	must(t, err)
 	time.Sleep(200 * time.Millisecond) // a duplicate would arrive by now
-	if got = srv.Messages(); len(got) != n {
+	got := srv.Messages()
+	if len(got) != n {
 		t.Fatalf("%d emails for %d messages", len(got), n)
 	}
 	for _, e := range got {
