@@ -1,6 +1,7 @@
-// Lint for the SPA (flat config). Besides the recommended rules, it holds the house rule of
-// DESIGN.md 12: a feature never imports another feature; what two features share moves to
-// components/, lib/ or config/.
+// Lint for the SPA (flat config). Besides the recommended rules, it holds the house rules of
+// DESIGN.md 12 and bulletproof-react's layers: a feature never imports another feature (what two
+// features share moves to components/, lib/ or config/); shared code never imports a feature or
+// the app; a feature never imports the app.
 import { readdirSync } from "node:fs";
 import js from "@eslint/js";
 import importPlugin from "eslint-plugin-import";
@@ -29,12 +30,26 @@ export default tseslint.config(
       "import/no-restricted-paths": [
         "error",
         {
-          zones: features.map((feature) => ({
-            target: `./src/features/${feature}`,
-            from: "./src/features",
-            except: [`./${feature}`],
-            message: "A feature does not import another feature: move what they share to components/, lib/ or config/.",
-          })),
+          zones: [
+            ...features.map((feature) => ({
+              target: `./src/features/${feature}`,
+              from: "./src/features",
+              except: [`./${feature}`],
+              message: "A feature does not import another feature: move what they share to components/, lib/ or config/.",
+            })),
+            // The layers of bulletproof-react: shared code never imports a feature or the app,
+            // and features never import the app; the app composes them.
+            ...["components", "lib", "config"].map((shared) => ({
+              target: `./src/${shared}`,
+              from: ["./src/features", "./src/app"],
+              message: "Shared code (components/, lib/, config/) never imports a feature or the app: it is used by them.",
+            })),
+            {
+              target: "./src/features",
+              from: "./src/app",
+              message: "A feature never imports the app: the app composes the features (pass what it needs as props or move it to lib/).",
+            },
+          ],
         },
       ],
     },
