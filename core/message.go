@@ -38,7 +38,9 @@ const (
 // forms are kept by hand and checked by tests: the bbolt store's binary
 // record (store/bolt/records_message.go, codec.go), web's append encoder of
 // the hot replies (web/json_append.go, byte-for-byte MessageJSON), and the
-// web app's TypeScript type (web/ui/src/features/dashboard/api/messages.ts).
+// web app's TypeScript type (web/ui/src/features/dashboard/api/messages.ts,
+// whose fields web's TestWireTypesMatchTypeScript holds to MessageJSON's
+// JSON tags, as it does for every wire type the app reads).
 type Message struct {
 	ID        string
 	Owner     string

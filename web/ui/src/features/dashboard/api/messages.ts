@@ -30,6 +30,8 @@ export type Message = {
   sendDate: number;
   isActive: boolean;
   featured: boolean;
+  /** The webhook called on delivery (Business; set through the API, not shown by the app). */
+  webhookUrl?: string;
   createdAt: number;
   status: "scheduled" | "reminded" | "sending" | "delivered" | "failed" | "paused";
   reminderSentAt?: number;
