@@ -9,7 +9,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DA
 # The database of make bench's PostgreSQL figures (each run makes and drops a schema there).
 BENCH_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 
-.PHONY: run build ui ui-deps test test-go test-ui lint lighthouse screenshots vet bench tools clean release-check
+.PHONY: run build install ui ui-deps test test-go test-ui lint lighthouse screenshots vet bench tools clean release-check
 
 ## run: build the SPA and the binary, then serve on the zero-config defaults
 run: build
@@ -19,6 +19,13 @@ run: build
 build: ui
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/sendlater ./cmd/sendlater
 
+## install: the same binary as `sendlater` on your PATH (go install: into $GOBIN, else $GOPATH/bin)
+install: ui
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/sendlater
+	@dir=$$($(GO) env GOBIN); dir=$${dir:-$$($(GO) env GOPATH)/bin}; \
+	case ":$$PATH:" in *":$$dir:"*) echo "installed $$dir/sendlater";; \
+	*) echo "installed $$dir/sendlater ($$dir is not on your PATH: add it there, or run $$dir/sendlater)";; esac
+
 ui-deps: $(UI)/node_modules/.package-lock.json
 
 $(UI)/node_modules/.package-lock.json: $(UI)/package-lock.json $(UI)/package.json
@@ -27,14 +34,21 @@ $(UI)/node_modules/.package-lock.json: $(UI)/package-lock.json $(UI)/package.jso
 	@echo 'module node_modules' > $(UI)/node_modules/go.mod
 	@touch $@
 
-ui: ui-deps
+# The SPA is built again only when its sources, packages or build settings changed: make run
+# and make test on an unchanged tree skip it. Its build type-checks (npm run build).
+UI_SOURCES := $(shell find $(UI)/src $(UI)/public -type f 2>/dev/null) \
+	$(UI)/index.html $(UI)/vite.config.ts $(UI)/tsconfig.json $(UI)/package.json
+ui: $(UI)/dist/index.html
+
+$(UI)/dist/index.html: $(UI)/node_modules/.package-lock.json $(UI_SOURCES)
 	cd $(UI) && $(NPM) run build
 
-## test: vet, the Go tests with -race, the SPA's type check, lint, unit tests and build, release-check
+## test: vet, the Go tests with -race, the SPA's build (type check included), lint and unit tests, release-check
 test: tools ui test-ui vet test-go release-check
 
-test-ui: ui-deps
-	cd $(UI) && $(NPM) run typecheck && $(NPM) run lint && $(NPM) test
+# The type check is the build's (ui), not run a second time.
+test-ui: ui
+	cd $(UI) && $(NPM) run lint && $(NPM) test
 
 ## lint: the SPA's eslint (make test runs it too)
 lint: ui-deps
