@@ -1,5 +1,6 @@
 // A real user's first visit, then the interactions that must be safe, in one page:
-// sign up -> dashboard -> create a message -> it is listed -> the message dialog is modal ->
+// sign up -> dashboard -> create a message -> it is listed -> the message dialog is modal (and
+// its actions show at 1280x800, 1440x900 and 390x844, light and dark) ->
 // pausing disables Postpone -> a postpone that moves nothing says so -> delete asks first ->
 // settings -> an access token made, listed and revoked (then refused by the API) -> sign out ->
 // sign in again -> it is still there (and after a reload, from the refresh cookie) ->
@@ -94,6 +95,34 @@ export async function checkSignedInFlow(browser, base, { check }, screenshots) {
     await shot("dashboard");
     await axe("the dashboard with a message");
     quiet("create a message");
+  });
+
+  await check("the message dialog's actions show at every size, in both themes", async () => {
+    // The tallest dialog: the Update dialog with its preview open.
+    const hittable = (locator) =>
+      locator.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+        return at !== null && (at === el || el.contains(at));
+      });
+    for (const [width, height] of [[1280, 800], [1440, 900], [390, 844]]) {
+      await page.setViewportSize({ width, height });
+      for (const scheme of ["light", "dark"]) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.getByRole("button", { name: "Edit", exact: true }).first().click();
+        const dialog = page.getByRole("dialog", { name: "Update Message" });
+        await dialog.getByRole("button", { name: "Preview" }).click();
+        await visible(dialog.locator(".email-preview"));
+        for (const name of ["Update", "Delete", "Close"]) {
+          expect(await hittable(dialog.getByRole("button", { name, exact: true })), `${name} is out of sight at ${width}x${height} (${scheme})`);
+        }
+        await page.keyboard.press("Escape");
+        await dialog.waitFor({ state: "detached" });
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: "light" });
+    quiet("the message dialog at every size");
   });
 
   await check("a paused message cannot be postponed, and says why", async () => {
