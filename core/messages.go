@@ -29,6 +29,11 @@ type MessageService struct {
 	// templates, and the queue the test emails leave through.
 	Emails Emails
 	Outbox *Outbox
+	// Refusals and BaseURL make a test email's one-click refusal link and
+	// keep test emails from an address that refused them; nil: no link,
+	// no check.
+	Refusals *RefusalService
+	BaseURL  string
 }
 
 var _ Messages = (*MessageService)(nil)

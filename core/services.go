@@ -29,9 +29,9 @@ type Messages interface {
 	// Preview renders what each recipient of a message written as in will
 	// receive, storing nothing; PreviewMessage the same of the stored
 	// message id as it would be after up (zero: as stored), written on its
-	// CreatedAt; SendTest emails the author what each recipient of a stored
-	// message will receive (LimitTestSends a day), changing nothing, and
-	// returns how many emails it queued.
+	// CreatedAt; SendTest emails the author, at a verified address, what
+	// each recipient of a stored message will receive (testSendLimits),
+	// changing nothing, and returns how many emails it queued.
 	Preview(ctx context.Context, in MessageInput) ([]EmailPreview, error)
 	PreviewMessage(ctx context.Context, id string, up MessageUpdate) ([]EmailPreview, error)
 	SendTest(ctx context.Context, id string) (int, error)
@@ -115,12 +115,15 @@ type PostponeLinks interface {
 	Postpone(ctx context.Context, id, code, client string) (time.Time, error)
 }
 
-// Refusals serves the delivery email's one-click refusal link.
+// Refusals serves the one-click refusal links: a delivery email's, of
+// every further message to its address, and a test email's, of further
+// test emails to its address.
 type Refusals interface {
-	// Check tells whether a refusal token is valid, changing nothing.
-	Check(token string) error
-	// Refuse records that the token's address refuses every further message.
-	Refuse(ctx context.Context, token string) error
+	// Check tells whether a refusal token is valid, and of which kind,
+	// changing nothing.
+	Check(token string) (RefusalKind, error)
+	// Refuse records the refusal of the token's kind by its address.
+	Refuse(ctx context.Context, token string) (RefusalKind, error)
 }
 
 // WebhookSecrets makes the secret that signs the business webhooks of the

@@ -5,11 +5,51 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
-// LimitTestSends is how many test sends one message may have a day.
-var LimitTestSends = Limit{"test-send-message", 5, 24 * time.Hour}
+// Test sends are counted per account and per receiving address, never per
+// message, so that deleting a message and writing another starts no new
+// count (docs/api.md). A test send is one email per recipient of the
+// message, at most 10.
+var (
+	LimitTestSendsAccountHour = Limit{"test-send-account-hour", 5, time.Hour}
+	LimitTestSendsAccountDay  = Limit{"test-send-account-day", 20, 24 * time.Hour}
+	LimitTestSendsAddressHour = Limit{"test-send-address-hour", 5, time.Hour}
+	LimitTestSendsAddressDay  = Limit{"test-send-address-day", 20, 24 * time.Hour}
+)
+
+// ETestEmailsRefused: the author's address refused test emails with the
+// link of an earlier one (or every message, with a delivery's).
+const ETestEmailsRefused = "message/test-emails-refused"
+
+// testSendLimits are the limits of a test send by u to its address.
+func testSendLimits(u *User) []LimitTake {
+	key := EmailKey(u.Email)
+	return []LimitTake{
+		{LimitTestSendsAccountHour, u.ID}, {LimitTestSendsAccountDay, u.ID},
+		{LimitTestSendsAddressHour, key}, {LimitTestSendsAddressDay, key},
+	}
+}
+
+func errTooManyTestSends(wait time.Duration) error {
+	return &Error{Code: ETooManyRequests, RetryAfter: wait, Message: fmt.Sprintf(
+		"Test emails are limited to %d an hour and %d a day, for each account and each address: please try again %s.",
+		LimitTestSendsAccountHour.Max, LimitTestSendsAccountDay.Max, waitWords(wait))}
+}
+
+// waitWords says a wait: "in 12 minutes", "in 3 hours".
+func waitWords(d time.Duration) string {
+	switch m := int((d + time.Minute - 1) / time.Minute); {
+	case m <= 1:
+		return "in a minute"
+	case m < 120:
+		return fmt.Sprintf("in %d minutes", m)
+	default:
+		return fmt.Sprintf("in %d hours", (m+59)/60)
+	}
+}
 
 // TestSubjectPrefix marks a test send's subject.
 const TestSubjectPrefix = "[Test] "
@@ -96,8 +136,13 @@ func (s *MessageService) previews(m *Message, author *User, now time.Time) ([]Em
 
 // SendTest emails the author what each recipient of the message will
 // receive, one email per recipient with the subject marked as a test,
-// through the outbox; the message and its schedule stay as they are. At
-// most LimitTestSends a message a day. It returns how many emails it queued.
+// through the outbox; the message and its schedule stay as they are. The
+// author's text goes to no address but one its owner confirmed: an
+// unverified account is refused (EEmailNotVerified), as is an address that
+// refused test emails; the sends are limited per account and per address
+// (testSendLimits); each email carries the one-click refusal of further
+// test emails (List-Unsubscribe, RFC 8058). It returns how many emails it
+// queued.
 func (s *MessageService) SendTest(ctx context.Context, id string) (int, error) {
 	m, err := s.Get(ctx, id)
 	if err != nil {
@@ -110,25 +155,40 @@ func (s *MessageService) SendTest(ctx context.Context, id string) (int, error) {
 	if s.Emails == nil || s.Outbox == nil {
 		return 0, Errorf(EUnavailable, "Test sends are not available on this server.")
 	}
-	wait, err := s.Limits.Wait(ctx, LimitTestSends, m.ID)
-	if err != nil {
-		return 0, err
+	if !u.EmailVerified {
+		return 0, Errorf(EEmailNotVerified,
+			"Please confirm your email address first: follow the link we sent to %s, then send a test.", u.Email)
 	}
-	if wait > 0 {
-		return 0, &Error{Code: ETooManyRequests, RetryAfter: wait,
-			Message: "This message has had 5 test sends today; try again tomorrow."}
+	if s.Refusals != nil {
+		refused, err := s.Refusals.TestEmailsRefused(ctx, u.Email)
+		if err != nil {
+			return 0, err
+		}
+		if refused {
+			return 0, Errorf(ETestEmailsRefused,
+				"%s refused test emails through the link of an earlier email, so none is sent; the preview shows each email.", u.Email)
+		}
 	}
 	es, err := renderDeliveries(s.Emails, m, u, s.Clock.Now())
 	if err != nil {
 		return 0, err
 	}
-	if _, err := s.Limits.Record(ctx, LimitTestSends, m.ID); err != nil {
+	wait, err := s.Limits.Take(ctx, testSendLimits(u)...)
+	if err != nil {
 		return 0, err
+	}
+	if wait > 0 {
+		return 0, errTooManyTestSends(wait)
+	}
+	var headers map[string]string
+	if s.Refusals != nil {
+		link := s.BaseURL + "/unsubscribe/" + s.Refusals.Tokens.TokenOf(RefuseTestEmails, u.Email)
+		headers = map[string]string{"List-Unsubscribe": "<" + link + ">", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
 	}
 	rs := m.RecipientList()
 	for i, e := range es {
 		e.To = []Address{{Name: u.Name, Address: u.Email}}
-		e.ReplyTo, e.MessageID, e.Headers = nil, "", nil
+		e.ReplyTo, e.MessageID, e.Headers = nil, "", headers
 		e.Subject = TestSubjectPrefix + e.Subject + " (as " + rs[i].Name + " will receive it)"
 		if err := s.Outbox.Email(ctx, e); err != nil {
 			return 0, err

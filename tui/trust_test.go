@@ -70,12 +70,15 @@ func TestRecipientsPreviewAndTestSend(t *testing.T) {
 			d.press("esc")
 
 			before := m.SendDate
-			for i := 1; i <= core.LimitTestSends.Max; i++ {
+			d.press("s") // the sign-up's address is not confirmed yet
+			d.waitFor("! Please confirm your email address first")
+			e.MustVerify(t, ann.id)
+			for i := 1; i <= core.LimitTestSendsAccountHour.Max; i++ {
 				d.press("s")
 				d.waitFor("A test is on its way to you: 3 emails")
 			}
 			as := map[string]int{}
-			for n := 0; n < 3*core.LimitTestSends.Max; n++ {
+			for n := 0; n < 3*core.LimitTestSendsAccountHour.Max; n++ {
 				p, _ := e.Next(t, "ann@example.com")
 				if strings.HasPrefix(p.Subject, "Verify your email") { // the sign-up's
 					n--
@@ -87,12 +90,12 @@ func TestRecipientsPreviewAndTestSend(t *testing.T) {
 				as[p.Subject[strings.LastIndex(p.Subject, "(as "):]]++
 			}
 			for _, to := range []string{"Bob", "Carol", "Dan"} {
-				if n := as["(as "+to+" will receive it)"]; n != core.LimitTestSends.Max {
+				if n := as["(as "+to+" will receive it)"]; n != core.LimitTestSendsAccountHour.Max {
 					t.Fatalf("%d tests as %s will receive it: %v", n, to, as)
 				}
 			}
 			d.press("s")
-			d.waitFor("! This message has had 5 test sends today; try again tomorrow.")
+			d.waitFor("! Test emails are limited to 5 an hour and 20 a day")
 			if got := mustList(t, e, ann); !got[0].SendDate.Equal(before) {
 				t.Fatalf("the test sends moved the date: %v, was %v", got[0].SendDate, before)
 			}

@@ -35,6 +35,7 @@ var statusByCode = map[string]int{
 	core.EPlanLimit:             http.StatusForbidden,
 	core.EFeatureNotIncluded:    http.StatusForbidden,
 	core.EMessageNotFound:       http.StatusNotFound,
+	core.ETestEmailsRefused:     http.StatusForbidden,
 	core.EInvalidPostponeCode:   http.StatusForbidden,
 	core.EUserNotFound:          http.StatusNotFound,
 	core.ETokenNotFound:         http.StatusNotFound,

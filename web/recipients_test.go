@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -103,7 +104,8 @@ func TestMessageRecipientsAPI(t *testing.T) {
 }
 
 // POST /api/messages/preview renders each recipient's email; POST
-// /api/messages/{id}/test emails the author, 5 a day.
+// /api/messages/{id}/test emails the author at a confirmed address, 5 an
+// hour whatever the message.
 func TestPreviewAndTestSendAPI(t *testing.T) {
 	a := mustIdentityAPI(t)
 	pro := a.author("pro@example.com")
@@ -124,6 +126,11 @@ func TestPreviewAndTestSendAPI(t *testing.T) {
 	m := a.createMessage(pro, nil)
 	other := a.author("other@example.com") // signed up before the tests fill the mailbox
 	var sent web.TestSendJSON
+	_, env = a.fail(nil, http.StatusForbidden, "auth/email-not-verified", "POST", "/api/messages/"+m.ID+"/test", pro.token, nil)
+	if !strings.Contains(env.Message, "confirm your email address") {
+		t.Fatalf("the refusal of an unverified account: %q", env.Message)
+	}
+	a.MustVerify(t, pro.uid)
 	for range 5 {
 		a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/test", pro.token, nil, &sent)
 		if sent.Sent != 1 {
@@ -135,6 +142,8 @@ func TestPreviewAndTestSendAPI(t *testing.T) {
 		t.Fatal("no Retry-After")
 	}
 	a.fail(nil, http.StatusNotFound, "message/not-found", "POST", "/api/messages/"+m.ID+"/test", other.token, nil)
+	again := a.createMessage(pro, nil) // another message counts with the account
+	a.fail(nil, http.StatusTooManyRequests, "auth/too-many-requests", "POST", "/api/messages/"+again.ID+"/test", pro.token, nil)
 
 	// POST /api/messages/{id}/preview: the stored message, with PATCH's
 	// fields applied ({} for none); the owner's only.
@@ -154,5 +163,56 @@ func TestPreviewAndTestSendAPI(t *testing.T) {
 		map[string]any{"recipients": []map[string]string{{"name": "", "recipient": "x"}}})
 	if len(env.Fields) == 0 {
 		t.Fatal("no fields name the bad change")
+	}
+}
+
+// A test email's List-Unsubscribe link stops test emails to its address:
+// the page says what it refuses (not every message), its one-click POST
+// records it, and the next test is refused with message/test-emails-refused.
+func TestTestEmailRefusalLinkAPI(t *testing.T) {
+	a := mustIdentityAPI(t)
+	ann := a.author("ann@example.com") // its verification email taken
+	a.MustVerify(t, ann.uid)
+	m := a.createMessage(ann, nil)
+	a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/test", ann.token, nil, nil)
+	p, _ := a.Next(t, "ann@example.com")
+	link := strings.Trim(p.Header.Get("List-Unsubscribe"), "<>")
+	if !strings.HasPrefix(link, identityBaseURL+"/unsubscribe/") || p.Header.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" {
+		t.Fatalf("List-Unsubscribe %q", link)
+	}
+	path := strings.TrimPrefix(link, identityBaseURL)
+
+	page := func(method string, body io.Reader) string {
+		t.Helper()
+		req, _ := http.NewRequest(method, a.srv.URL()+path, body)
+		if body != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", method, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	if s := page("GET", nil); !strings.Contains(s, "stop test emails to this address?") || !strings.Contains(s, "Stop test emails</button>") {
+		t.Fatalf("GET:\n%s", s)
+	}
+	a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/test", ann.token, nil, nil) // opening it refused nothing
+	a.Next(t, "ann@example.com")
+	if s := page("POST", strings.NewReader("List-Unsubscribe=One-Click")); !strings.Contains(s, "No further test emails will be sent to this address") {
+		t.Fatalf("POST:\n%s", s)
+	}
+	_, env := a.fail(nil, http.StatusForbidden, "message/test-emails-refused", "POST", "/api/messages/"+m.ID+"/test", ann.token, nil)
+	if !strings.Contains(env.Message, "ann@example.com refused test emails") {
+		t.Fatalf("the refusal: %q", env.Message)
+	}
+	a.NoMoreEmail(t)
+	if refused, _ := a.Store.AddressRefused(context.Background(), "ann@example.com"); refused {
+		t.Fatal("refusing test emails refused every message")
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"net/http"
 )
 
-// The delivery email's one-click refusal (RFC 8058). Its link,
+// The one-click refusals (RFC 8058): a delivery email's, of every further
+// message to its address, and a test email's, of further test emails to its
+// address (core.RefusalKind, from the token). The link,
 // <base_url>/unsubscribe/<token>, is both the List-Unsubscribe target, which
 // mail clients POST to, and the footer link a person opens: GET shows a page
 // with a confirm button (scanners open links too), POST records the refusal.
@@ -17,8 +19,11 @@ var refusalPage = template.Must(template.New("refusal").Parse(`<!doctype html>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}
 button{font:inherit;padding:.6rem 1.2rem;cursor:pointer}</style></head>
 <body><h1>{{.App}}</h1>
-{{if .Done}}<p>Done. No further messages will be sent to you through {{.App}}.</p>
-{{else if .Invalid}}<p>This link is not valid. Please use the link of the email you received.</p>
+{{if .Invalid}}<p>This link is not valid. Please use the link of the email you received.</p>
+{{else if .Tests}}{{if .Done}}<p>Done. No further test emails will be sent to this address through {{.App}}. Messages written for you are still delivered.</p>
+{{else}}<p>This address received a test email: an author of {{.App}} sent themselves what their message will look like. Do you want to stop test emails to this address? Messages written for you are still delivered.</p>
+<form method="post"><button type="submit">Stop test emails</button></form>{{end}}
+{{else if .Done}}<p>Done. No further messages will be sent to you through {{.App}}.</p>
 {{else}}<p>Someone used {{.App}} to send you a message written for the future. Do you want to refuse every further message sent to you through {{.App}}?</p>
 <form method="post"><button type="submit">Refuse further messages</button></form>{{end}}
 </body></html>`))
@@ -26,6 +31,7 @@ button{font:inherit;padding:.6rem 1.2rem;cursor:pointer}</style></head>
 type refusalPageData struct {
 	App           string
 	Done, Invalid bool
+	Tests         bool // the refusal of test emails, not of every message
 }
 
 func (s *Server) writeRefusalPage(w http.ResponseWriter, status int, d refusalPageData) {
@@ -38,15 +44,16 @@ func (s *Server) writeRefusalPage(w http.ResponseWriter, status int, d refusalPa
 }
 
 func (s *Server) handleRefusalPage(w http.ResponseWriter, r *http.Request) {
-	if err := s.Refusals.Check(r.PathValue("token")); err != nil {
+	kind, err := s.Refusals.Check(r.PathValue("token"))
+	if err != nil {
 		s.writeRefusalPage(w, http.StatusBadRequest, refusalPageData{Invalid: true})
 		return
 	}
-	s.writeRefusalPage(w, http.StatusOK, refusalPageData{})
+	s.writeRefusalPage(w, http.StatusOK, refusalPageData{Tests: kind == core.RefuseTestEmails})
 }
 
 func (s *Server) handleRefuse(w http.ResponseWriter, r *http.Request) {
-	err := s.Refusals.Refuse(r.Context(), r.PathValue("token"))
+	kind, err := s.Refusals.Refuse(r.Context(), r.PathValue("token"))
 	if core.ErrorCode(err) == core.EInvalid {
 		s.writeRefusalPage(w, http.StatusBadRequest, refusalPageData{Invalid: true})
 		return
@@ -56,6 +63,11 @@ func (s *Server) handleRefuse(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Internal error. Please try again later.", http.StatusInternalServerError)
 		return
 	}
-	logger(r).Info("a recipient refused further messages")
-	s.writeRefusalPage(w, http.StatusOK, refusalPageData{Done: true})
+	tests := kind == core.RefuseTestEmails
+	if tests {
+		logger(r).Info("an address refused further test emails")
+	} else {
+		logger(r).Info("a recipient refused further messages")
+	}
+	s.writeRefusalPage(w, http.StatusOK, refusalPageData{Done: true, Tests: tests})
 }

@@ -80,18 +80,18 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	if s.Billing = a.billingService(st, clock, prices); s.Billing != nil {
 		s.Payments = s.Billing
 	}
+	s.Refusals = &core.RefusalService{
+		Tokens: core.NewRefusalTokens(core.DeriveKey(key, core.PurposeRefusalLinks)), Store: st, Clock: clock,
+	}
 	s.Messages = &core.MessageService{
 		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth, Limits: limits,
-		Emails: emails, Outbox: s.Outbox,
+		Emails: emails, Outbox: s.Outbox, Refusals: s.Refusals, BaseURL: a.cfg.BaseURL,
 	}
 	s.Contact = &core.ContactService{
 		Contacts: st, Outbox: s.Outbox, Emails: emails, To: parseAddress(a.cfg.Contact.To), Clock: clock,
 		Limits: limits, Logger: a.log,
 	}
 	s.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: limits}
-	s.Refusals = &core.RefusalService{
-		Tokens: core.NewRefusalTokens(core.DeriveKey(key, core.PurposeRefusalLinks)), Store: st, Clock: clock,
-	}
 	s.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: prices}
 	s.Delivery = &core.Delivery{
 		Messages: st, Users: st, Store: st, Mailer: m, Emails: emails, Clock: clock,

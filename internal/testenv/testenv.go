@@ -215,12 +215,12 @@ func (e *Env) wire(log *slog.Logger) {
 		SigningKey: SigningKey, Limits: e.Limits, PasswordParams: CheapPasswords, Logger: log,
 	}
 	e.Social = &core.SocialAuth{Auth: e.Auth}
-	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock, Watcher: db, Verifier: e.Auth, Limits: e.Limits,
-		Emails: e.Emails, Outbox: e.Outbox}
-	e.Contact = &core.ContactService{Contacts: db, Outbox: e.Outbox, Emails: e.Emails, Clock: clock, Limits: e.Limits, Logger: log}
-	e.Postpone = &core.PostponeLinkService{Messages: db, Users: db, Clock: clock, Limits: e.Limits}
 	e.Refusals = core.NewRefusalTokens(RefusalSecret)
 	e.Refuse = &core.RefusalService{Tokens: e.Refusals, Store: db, Clock: clock}
+	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock, Watcher: db, Verifier: e.Auth, Limits: e.Limits,
+		Emails: e.Emails, Outbox: e.Outbox, Refusals: e.Refuse, BaseURL: e.BaseURL}
+	e.Contact = &core.ContactService{Contacts: db, Outbox: e.Outbox, Emails: e.Emails, Clock: clock, Limits: e.Limits, Logger: log}
+	e.Postpone = &core.PostponeLinkService{Messages: db, Users: db, Clock: clock, Limits: e.Limits}
 	e.WebhookSecrets = &core.WebhookSecretService{Users: db, Store: db}
 	e.Delivery = &core.Delivery{
 		Messages: db, Users: db, Store: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock,

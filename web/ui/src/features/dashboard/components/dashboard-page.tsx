@@ -113,6 +113,7 @@ function MessagesCard({ account }: { account: SessionUser }) {
         <MessageDialog
           message={editing.kind === "edit" ? editing.message : undefined}
           recipientLimit={account.recipientLimit ?? 1}
+          emailVerified={account.emailVerified}
           onSaved={replace}
           onDeleted={(id) => apply((list) => list.filter((m) => m.id !== id))}
           onClose={() => setEditing({ kind: "closed" })}

@@ -63,10 +63,13 @@ export function MessageDialog({
   onDeleted,
   onClose,
   recipientLimit = 1,
+  emailVerified = true,
 }: {
   message?: Message;
   /** How many recipients the plan allows (the session user's recipientLimit). */
   recipientLimit?: number;
+  /** Whether the session user confirmed their address: the server sends tests to no other. */
+  emailVerified?: boolean;
   onSaved: (saved: Message) => void;
   onDeleted: (id: string) => void;
   onClose: () => void;
@@ -134,6 +137,8 @@ export function MessageDialog({
     setPreviews(await previewMessage({ ...textOf(values), recipients: list, interval }, message?.id));
   });
   const [testing, setTesting] = useState(false);
+  // The server refuses a test to an address not yet confirmed; the button says why first.
+  const cannotTest = emailVerified ? undefined : "Confirm your email address first: follow the link we sent you.";
   const test = async () => {
     if (!message) return;
     setTesting(true);
@@ -230,11 +235,21 @@ export function MessageDialog({
               Preview
             </button>
             {message && (
-              <button type="button" className="secondary outline" onClick={() => void test()} disabled={busy || testing} aria-busy={testing}>
-                Send a test to me
-              </button>
+              <span className="control-tooltip" data-tooltip={cannotTest}>
+                <button
+                  type="button"
+                  className="secondary outline"
+                  onClick={() => void test()}
+                  disabled={busy || testing || cannotTest !== undefined}
+                  aria-busy={testing}
+                  aria-describedby={cannotTest ? "send-test-reason" : undefined}
+                >
+                  Send a test to me
+                </button>
+              </span>
             )}
           </div>
+          {message && cannotTest && <small id="send-test-reason">{cannotTest}</small>}
           {previews && (
             <section className="email-previews" aria-label="Preview">
               {previews.map((p, i) => (

@@ -186,3 +186,40 @@ test("Preview shows each recipient's email as the server renders it; Send a test
   expect(await screen.findByText("A test is on its way to you.")).toBeTruthy();
   expect(calls.some((c) => c.method === "POST" && c.path === "messages/m1/test")).toBe(true);
 }, 15000);
+
+test("Send a test to me is disabled, saying why, until the address is confirmed; the server's refusals show in the dialog", async () => {
+  signInAs({ emailVerified: false });
+  const stored = created({ title: "For Ann", name: "Ann", recipient: "ann@example.com", message: "Hello" });
+  const calls = mockApi({
+    "GET messages": () => ok([stored]),
+    ...plansHandler(),
+    "POST messages/m1/test": () =>
+      fail(403, "auth/email-not-verified", "Please confirm your email address first: follow the link we sent to ada@example.com, then send a test."),
+  });
+  const { unmount } = renderRoute("/dashboard");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Edit" }, { timeout: 5000 }));
+  let dialog = screen.getByRole("dialog", { name: "Update Message" });
+  const button = within(dialog).getByRole("button", { name: "Send a test to me" }) as HTMLButtonElement;
+  expect(button.disabled).toBe(true);
+  expect(button.getAttribute("aria-describedby")).toBe("send-test-reason");
+  expect(within(dialog).getByText("Confirm your email address first: follow the link we sent you.").id).toBe("send-test-reason");
+  fireEvent.click(button);
+  expect(calls.some((c) => c.path === "messages/m1/test")).toBe(false);
+  unmount();
+
+  // Confirmed, the button works; a refusal of the server (here a limit) shows in the dialog.
+  signInAs({ emailVerified: true });
+  mockApi({
+    "GET messages": () => ok([stored]),
+    ...plansHandler(),
+    "POST messages/m1/test": () =>
+      fail(429, "auth/too-many-requests", "Test emails are limited to 5 an hour and 20 a day, for each account and each address: please try again in 40 minutes."),
+  });
+  renderRoute("/dashboard");
+  fireEvent.click(await screen.findByRole("button", { name: "Edit" }, { timeout: 5000 }));
+  dialog = screen.getByRole("dialog", { name: "Update Message" });
+  expect(within(dialog).queryByText("Confirm your email address first: follow the link we sent you.")).toBeNull();
+  fireEvent.click(within(dialog).getByRole("button", { name: "Send a test to me" }));
+  expect(await within(dialog).findByText(/Test emails are limited to 5 an hour/)).toBeTruthy();
+}, 15000);
