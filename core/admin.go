@@ -69,9 +69,12 @@ type Admin interface {
 	DeleteMessage(ctx context.Context, id string) error
 	ListContacts(ctx context.Context, limit int) ([]*ContactSubmission, error)
 	// ListAudit lists the audit log from since, oldest first (limit 0:
-	// all); RecordReveal writes to it that message bodies were read.
+	// all).
 	ListAudit(ctx context.Context, since time.Time, limit int) ([]*AuditEntry, error)
-	RecordReveal(ctx context.Context, ids []string) error
+	// RevealMessages returns the messages ids with their bodies, each
+	// recorded in the audit log as read first: the one way an operator
+	// reads a body. Every other method returns messages without one.
+	RevealMessages(ctx context.Context, ids []string) ([]*Message, error)
 }
 
 // AdminService implements Admin over the stores.
@@ -134,11 +137,15 @@ func (s *AdminService) ListMessages(ctx context.Context, user string, f MessageF
 		}
 		f.Owner = u.ID
 	}
-	return s.Messages.ListMessages(ctx, f)
+	ms, total, err := s.Messages.ListMessages(ctx, f)
+	for i, m := range ms {
+		ms[i] = withoutBody(m)
+	}
+	return ms, total, err
 }
 
 func (s *AdminService) FindMessage(ctx context.Context, id string) (*Message, error) {
-	return s.Messages.FindMessageByID(ctx, id)
+	return bodyless(s.Messages.FindMessageByID(ctx, id))
 }
 
 func (s *AdminService) MessageOutbox(ctx context.Context, id string) (*OutboxItem, error) {

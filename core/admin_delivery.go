@@ -33,7 +33,7 @@ func (s *AdminService) PreviewDue(ctx context.Context, at time.Time) ([]DueSend,
 
 // steer edits a message that has not gone out and is not being sent.
 func (s *AdminService) steer(ctx context.Context, id string, fn func(m *Message) error) (*Message, error) {
-	return s.Messages.UpdateMessage(ctx, id, func(m *Message) error {
+	return bodyless(s.Messages.UpdateMessage(ctx, id, func(m *Message) error {
 		if err := m.checkCanChange(); err != nil {
 			return err
 		}
@@ -44,7 +44,7 @@ func (s *AdminService) steer(ctx context.Context, id string, fn func(m *Message)
 		m.UpdatedAt = s.Clock.Now()
 		recordEdit(&before, m, MessageUpdate{}, m.UpdatedAt, ActorOperator)
 		return nil
-	})
+	}))
 }
 
 // RescheduleMessage moves sendDate to at: reminders and attempts start over
@@ -85,7 +85,7 @@ func (s *AdminService) DeliverNow(ctx context.Context, id string) (*Message, Pas
 	if err != nil {
 		return nil, res, err
 	}
-	m, err := s.Messages.FindMessageByID(ctx, id)
+	m, err := s.FindMessage(ctx, id)
 	return m, res, err
 }
 

@@ -206,7 +206,7 @@ func (s *AdminService) ExportUser(ctx context.Context, idOrEmail string) (*Accou
 	if err != nil {
 		return nil, err
 	}
-	x, err := a.Export(WithIdentity(ctx, &Identity{UserID: u.ID, Operator: ActorFrom(ctx)}))
+	x, err := a.Export(ActAs(ctx, u.ID))
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func TestDisableHoldsMessagesAndEndsAccess(t *testing.T) {
 	withToken := e.Acting(&core.Identity{UserID: u.ID, TokenID: tok.ID})
 	must(t, e.Auth.VerifyIdentity(withToken))
 
-	op := core.WithActor(e.Ctx, "alice (uid 1000)")
+	op := core.WithOperator(e.Ctx, "alice (uid 1000)")
 	d, err := e.Admin.SetUserDisabled(op, "ADA@example.com", true)
 	must(t, err)
 	if !d.Disabled() || !slices.Equal(d.HeldMessages, []string{held.ID}) {

@@ -27,19 +27,35 @@ type AuditStore interface {
 	ListAudit(ctx context.Context, since time.Time, limit int) ([]*AuditEntry, error)
 }
 
-type actorKey struct{}
+type operatorKey struct{}
 
-// WithActor returns ctx naming the operator who acts (the audit log's who).
-func WithActor(ctx context.Context, actor string) context.Context {
-	return context.WithValue(ctx, actorKey{}, actor)
+// WithOperator returns ctx naming the operator who acts, as the audit log
+// records them: the OS user of the admin socket's peer process
+// (SO_PEERCRED), or the OS user running a command that opened the store
+// itself ("alice (uid 1000)"). It is the one way to say that an operator
+// acts; ActAs derives from it the identity of an operator acting for a user.
+func WithOperator(ctx context.Context, operator string) context.Context {
+	return context.WithValue(ctx, operatorKey{}, operator)
 }
 
-// ActorFrom returns the operator named in ctx, "unknown" when none is.
-func ActorFrom(ctx context.Context) string {
-	if a, _ := ctx.Value(actorKey{}).(string); a != "" {
+// OperatorFrom returns the operator who acts in ctx: the one an identity
+// acting for a user names, else the one WithOperator named; "unknown" when
+// none is.
+func OperatorFrom(ctx context.Context) string {
+	if id := IdentityFrom(ctx); id != nil && id.Operator != "" {
+		return id.Operator
+	}
+	if a, _ := ctx.Value(operatorKey{}).(string); a != "" {
 		return a
 	}
 	return "unknown"
+}
+
+// ActAs returns ctx carrying the identity of the operator in ctx
+// (OperatorFrom) acting for the user userID: the author's services then act
+// for that user, and OperatorAudit records what the operator did.
+func ActAs(ctx context.Context, userID string) context.Context {
+	return WithIdentity(ctx, &Identity{UserID: userID, Operator: OperatorFrom(ctx)})
 }
 
 // audit records what the operator in ctx did. The change it records is
@@ -49,7 +65,7 @@ func (s *AdminService) audit(ctx context.Context, action, target, detail string)
 	if s.Audit == nil {
 		return Errorf(EUnavailable, "The audit log is not configured in this process.")
 	}
-	err := s.Audit.AppendAudit(ctx, &AuditEntry{ID: NewID(), At: s.Clock.Now(), Actor: ActorFrom(ctx),
+	err := s.Audit.AppendAudit(ctx, &AuditEntry{ID: NewID(), At: s.Clock.Now(), Actor: OperatorFrom(ctx),
 		Action: action, Target: target, Detail: detail})
 	if err != nil {
 		return Errorf(EInternal, "Done, but writing the audit log failed: %v", err)
@@ -65,13 +81,36 @@ func (s *AdminService) ListAudit(ctx context.Context, since time.Time, limit int
 	return s.Audit.ListAudit(ctx, since, limit)
 }
 
-// RecordReveal writes to the audit log that the operator in ctx read the
-// bodies of the messages ids (messages show|list --reveal).
-func (s *AdminService) RecordReveal(ctx context.Context, ids []string) error {
+// RevealMessages returns the messages ids with their bodies (messages
+// show|list --reveal), after recording in the audit log that the operator
+// in ctx read each: a body the log does not show as read is never returned.
+func (s *AdminService) RevealMessages(ctx context.Context, ids []string) ([]*Message, error) {
+	ms := make([]*Message, 0, len(ids))
 	for _, id := range ids {
-		if err := s.audit(ctx, "messages.reveal", id, "read the message body"); err != nil {
-			return err
+		m, err := s.Messages.FindMessageByID(ctx, id)
+		if err != nil {
+			return nil, err
 		}
+		if err := s.audit(ctx, "messages.reveal", id, "read the message body"); err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
 	}
-	return nil
+	return ms, nil
+}
+
+// withoutBody returns a copy of m without its body: what an operator reads
+// of a message unless they reveal it (RevealMessages).
+func withoutBody(m *Message) *Message {
+	c := *m
+	c.Body = ""
+	return &c
+}
+
+// bodyless is withoutBody of a message read, passing the error on.
+func bodyless(m *Message, err error) (*Message, error) {
+	if err != nil {
+		return nil, err
+	}
+	return withoutBody(m), nil
 }

@@ -70,7 +70,9 @@ func actorOf(ctx context.Context) string {
 	case id == nil:
 		return ""
 	case id.Operator != "":
-		return ActorOperator + " " + id.Operator
+		// The author's timeline says an operator acted; who is in the
+		// operators' audit log, not in a reply to the author.
+		return ActorOperator
 	case id.TokenID != "":
 		return ActorToken
 	}

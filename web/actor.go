@@ -23,7 +23,7 @@ func OSUserName(uid uint32) string {
 // the other end of the admin socket: the operator, for the audit log.
 func peerActor(ctx context.Context, c net.Conn) context.Context {
 	if uid, ok := peerUID(c); ok {
-		return core.WithActor(ctx, OSUserName(uid))
+		return core.WithOperator(ctx, OSUserName(uid))
 	}
-	return core.WithActor(ctx, "unknown (the peer's user cannot be read on this system)")
+	return core.WithOperator(ctx, "unknown (the peer's user cannot be read on this system)")
 }

@@ -20,7 +20,10 @@ import (
 // author's routes (/api/messages..., /api/me...) for the user an operator
 // names in the ActAsHeader.
 type AdminServer struct {
-	Admin    core.Admin
+	Admin core.Admin
+	// Messages and Account serve the author routes for the user an
+	// operator acts for: core.OperatorAudit's, which record what the
+	// operator does and reads.
 	Messages core.Messages
 	Account  core.Account
 	// Prices derive the plans the users' replies show.
@@ -31,9 +34,6 @@ type AdminServer struct {
 	// PageViews reads the page-view counters (GET /admin/pageviews); nil:
 	// the route answers not found.
 	PageViews core.PageViewStats
-	// Audit records the changes an operator makes through the author
-	// routes (acting for a user); nil records none.
-	Audit core.AuditStore
 
 	httpServer *http.Server
 	path       string
@@ -44,9 +44,6 @@ type AdminServer struct {
 // author routes: a user id or an email address. The public server never
 // reads it.
 const ActAsHeader = "Sendlater-Act-As"
-
-// socketOperator is the Operator of the identities the admin socket makes.
-const socketOperator = "admin socket"
 
 // Handler returns the admin API's handler.
 func (s *AdminServer) Handler() http.Handler {
@@ -135,27 +132,10 @@ func (s *AdminServer) actAs(h http.HandlerFunc) http.HandlerFunc {
 			writeError(w, r, err)
 			return
 		}
-		id := &core.Identity{UserID: u.ID, Operator: socketOperator}
-		r = withIdentity(r, id)
-		if r.Method == http.MethodGet || s.Audit == nil {
-			h(w, r)
-			return
-		}
-		rec := &statusRecorder{ResponseWriter: w}
-		h(rec, r)
-		if rec.status < 400 {
-			s.auditActAs(r, u.Email)
-		}
-	}
-}
-
-// auditActAs records a change an operator made acting for a user (the
-// TUI's local mode, scripts on the socket).
-func (s *AdminServer) auditActAs(r *http.Request, email string) {
-	e := &core.AuditEntry{At: time.Now(), Actor: core.ActorFrom(r.Context()), Action: "act-as",
-		Target: email, Detail: r.Method + " " + r.URL.Path}
-	if err := s.Audit.AppendAudit(context.WithoutCancel(r.Context()), e); err != nil {
-		logger(r).Error("audit", "err", err)
+		// The operator is the socket's peer (peerActor); what they do and
+		// read for the user is recorded by core (core.OperatorAudit, which
+		// Messages and Account must be).
+		h(w, r.WithContext(core.ActAs(r.Context(), u.ID)))
 	}
 }
 

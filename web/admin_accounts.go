@@ -21,7 +21,7 @@ func (s *AdminServer) accountRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /admin/users/{user}/export", s.handleExportUser)
 	mux.HandleFunc("POST /admin/messages/{id}/postpone", s.handlePostponeMessage)
 	mux.HandleFunc("DELETE /admin/messages/{id}", s.handleDeleteMessage)
-	mux.HandleFunc("POST /admin/reveals", s.handleRecordReveal)
+	mux.HandleFunc("POST /admin/reveals", s.handleReveal)
 	mux.HandleFunc("GET /admin/contacts", s.handleListContacts)
 	mux.HandleFunc("GET /admin/audit", s.handleListAudit)
 }
@@ -95,17 +95,18 @@ type revealRequest struct {
 	IDs []string `json:"ids"`
 }
 
-func (s *AdminServer) handleRecordReveal(w http.ResponseWriter, r *http.Request) {
+func (s *AdminServer) handleReveal(w http.ResponseWriter, r *http.Request) {
 	var req revealRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if err := s.Admin.RecordReveal(r.Context(), req.IDs); err != nil {
+	ms, err := s.Admin.RevealMessages(r.Context(), req.IDs)
+	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, nil)
+	writeData(w, http.StatusOK, each(ms, NewAdminMessageJSON))
 }
 
 func (s *AdminServer) handleListContacts(w http.ResponseWriter, r *http.Request) {
@@ -173,8 +174,12 @@ func (c *AdminClient) DeleteMessage(ctx context.Context, id string) error {
 	return c.t.do(ctx, "DELETE", "/admin/messages/"+url.PathEscape(id), nil, nil)
 }
 
-func (c *AdminClient) RecordReveal(ctx context.Context, ids []string) error {
-	return c.t.do(ctx, "POST", "/admin/reveals", revealRequest{IDs: ids}, nil)
+func (c *AdminClient) RevealMessages(ctx context.Context, ids []string) ([]*core.Message, error) {
+	var out []*MessageJSON
+	if err := c.t.do(ctx, "POST", "/admin/reveals", revealRequest{IDs: ids}, &out); err != nil {
+		return nil, err
+	}
+	return messagesCore(out), nil
 }
 
 func (c *AdminClient) ListContacts(ctx context.Context, limit int) ([]*core.ContactSubmission, error) {

@@ -66,7 +66,8 @@ func dialTestSocket(t *testing.T, e *testenv.Env) *web.AdminClient {
 func serveTestSocket(t *testing.T, e *testenv.Env) (*web.AdminClient, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.sock")
-	srv := &web.AdminServer{Admin: e.Admin, Messages: e.Messages, Account: e.Auth, Logger: slogDiscard(), StreamHeartbeat: testHeartbeat, Audit: e.DB}
+	srv := &web.AdminServer{Admin: e.Admin, Messages: e.Operator.AuthorMessages(), Account: e.Operator.AuthorAccount(),
+		Logger: slogDiscard(), StreamHeartbeat: testHeartbeat}
 	if err := srv.Open(path); err != nil {
 		t.Fatal(err)
 	}

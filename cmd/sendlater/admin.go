@@ -65,7 +65,7 @@ func (a *app) withAdmin(fn func(cmd *cobra.Command, args []string, admin core.Ad
 		}
 		defer done()
 		if a.actor != "" {
-			cmd.SetContext(core.WithActor(cmd.Context(), a.actor))
+			cmd.SetContext(core.WithOperator(cmd.Context(), a.actor))
 		}
 		return fn(cmd, args, admin)
 	}

@@ -64,7 +64,8 @@ func newMessagesListCmd(a *app) *cobra.Command {
 				total, ms = len(kept), page(kept, offset, limit)
 			}
 			if asJSON && reveal {
-				if err := admin.RecordReveal(cmd.Context(), each(ms, func(m *core.Message) string { return m.ID })); err != nil {
+				// The bodies, each recorded in the audit log as read.
+				if ms, err = admin.RevealMessages(cmd.Context(), each(ms, func(m *core.Message) string { return m.ID })); err != nil {
 					return err
 				}
 			}
@@ -109,9 +110,12 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 				return err
 			}
 			if reveal {
-				if err := admin.RecordReveal(cmd.Context(), []string{m.ID}); err != nil {
+				// The body, recorded in the audit log as read.
+				revealed, err := admin.RevealMessages(cmd.Context(), []string{m.ID})
+				if err != nil {
 					return err
 				}
+				m = revealed[0]
 			}
 			// What follows the message: its webhook call or its author's
 			// failure notice, while it waits or once it failed for good.

@@ -96,8 +96,8 @@ func (a *app) serve(ctx context.Context) error {
 		// An email queued by a request leaves at once, not at the next tick.
 		s.Outbox.Wake = s.Scheduler.Wake
 	}
-	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Messages, Account: s.Auth, Prices: a.cfg.prices(), Logger: a.log,
-		PageViews: s.PageViews, Audit: st}
+	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Operator.AuthorMessages(), Account: s.Operator.AuthorAccount(),
+		Prices: a.cfg.prices(), Logger: a.log, PageViews: s.PageViews}
 	if err := admin.Open(a.cfg.socketPath()); err != nil {
 		return fmt.Errorf("admin socket: %w", err)
 	}

@@ -36,10 +36,14 @@ type services struct {
 	WebhookSecrets *core.WebhookSecretService
 	Delivery       *core.Delivery
 	Admin          *core.AdminService
-	Sweeper        *core.Sweeper
-	Summary        *core.Summary
-	Scheduler      *core.Scheduler
-	PageViews      *core.PageViewService
+	// Operator is the author's services for an operator acting for a user
+	// (the admin socket's author routes, tui --user): they record in the
+	// audit log what the operator does and reads.
+	Operator  *core.OperatorAudit
+	Sweeper   *core.Sweeper
+	Summary   *core.Summary
+	Scheduler *core.Scheduler
+	PageViews *core.PageViewService
 }
 
 // build wires the services over st; key is the store's encryption key, from
@@ -109,6 +113,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	}
 	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery, Billing: s.Billing,
 		Auth: s.Auth, Contacts: st, Audit: st}
+	s.Operator = &core.OperatorAudit{Messages: s.Messages, Account: s.Auth, Users: st, Audit: st, Clock: clock}
 	s.Summary = &core.Summary{Store: st, Outbox: s.Outbox, Emails: emails, Limits: limits, Clock: clock,
 		To: parseAddress(a.cfg.Operator.Email), Logger: a.log}
 	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Limits: limits, Clock: clock, Logger: a.log}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"os/user"
 	"path/filepath"
 
 	tea "charm.land/bubbletea/v2"
@@ -96,8 +94,11 @@ func (a *app) tuiConfig(ctx context.Context, asUser, server string) (tui.Config,
 		done()
 		return tui.Config{}, nil, err
 	}
-	acting := core.WithIdentity(ctx, &core.Identity{UserID: u.ID, Operator: operatorName()})
-	cfg := tui.Config{Messages: s.Messages, Account: s.Auth, Ctx: acting, Emails: s.Emails, Where: "the store " + a.cfg.storePath()}
+	// The operator is the OS user, as for every admin command on the store;
+	// what they do and read for the user goes to the audit log.
+	acting := core.ActAs(core.WithOperator(ctx, localActor()), u.ID)
+	cfg := tui.Config{Messages: s.Operator.AuthorMessages(), Account: s.Operator.AuthorAccount(), Ctx: acting,
+		Emails: s.Emails, Where: "the store " + a.cfg.storePath()}
 	return a.withDraft(cfg, a.cfg.storePath(), u.ID), done, nil
 }
 
@@ -110,12 +111,4 @@ func (a *app) withDraft(cfg tui.Config, where, who string) tui.Config {
 		cfg.DraftPath = filepath.Join(dir, "drafts", hex.EncodeToString(sum[:8])+".json")
 	}
 	return cfg
-}
-
-// operatorName names who acts for a user through the store: the OS user.
-func operatorName() string {
-	if u, err := user.Current(); err == nil {
-		return fmt.Sprintf("sendlater tui (%s)", u.Username)
-	}
-	return "sendlater tui"
 }

@@ -8,9 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sendlater/sendlater/web"
 )
 
 // login, whoami, tui and logout, end to end: the built binary against a
@@ -229,6 +232,29 @@ func TestTUIForAUserOnTheServersHost(t *testing.T) {
 	r := run(t, dir, env, "tui", "--user", "nobody@example.com")
 	if r.code != 1 || !strings.Contains(r.stderr, "could not be found") {
 		t.Fatalf("an unknown user: %+v", r)
+	}
+
+	// Both sessions are in the audit log: the bodies the operator read
+	// through the socket and through the store, and the postpone.
+	var log []web.AuditEntryJSON
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "audit", "list", "--json").stdout), &log); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range log {
+		if e.Actor == "" || e.Actor == "unknown" {
+			t.Errorf("no operator: %+v", e)
+		}
+		got = append(got, e.Action+" "+e.Detail)
+	}
+	want := []string{"messages.reveal opened the live list", "messages.reveal opened the live list", "messages.postpone postponed as the author, for ann@example.com"}
+	for _, w := range want[1:] {
+		if !slices.Contains(got, w) {
+			t.Errorf("audit log %q lacks %q", got, w)
+		}
+	}
+	if n := strings.Count(strings.Join(got, "\n"), want[0]); n < 2 {
+		t.Errorf("audit log %q: %d live lists opened, want one a session", got, n)
 	}
 }
 

@@ -132,6 +132,7 @@ type Env struct {
 	WebhookSecrets *core.WebhookSecretService
 	Delivery       *core.Delivery
 	Admin          *core.AdminService
+	Operator       *core.OperatorAudit
 	PageViews      *core.PageViewService
 }
 
@@ -237,6 +238,7 @@ func (e *Env) wire(log *slog.Logger) {
 	}
 	e.Admin = &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: clock, Delivery: e.Delivery,
 		Auth: e.Auth, Contacts: db, Audit: db}
+	e.Operator = &core.OperatorAudit{Messages: e.Messages, Account: e.Auth, Users: db, Audit: db, Clock: clock}
 	e.PageViews = &core.PageViewService{Store: db, Limits: e.Limits, Clock: clock}
 }
 
