@@ -98,10 +98,11 @@ func (a *Auth) SignIn(ctx context.Context, email, password string, c Client) (*T
 // a client that failed too often waits (on this account, or on any), and an
 // account that failed too often from anywhere asks every client for a
 // proof of work (when proof is set: not for a re-auth, which needs a live
-// session already), which the owner's browser solves.
+// session already), which the owner's browser solves. A client is its
+// address, or its network for IPv6 (Limiter.Client).
 func (a *Auth) checkPassword(ctx context.Context, email, password string, c Client, proof bool) (*User, error) {
 	account := EmailKey(email)
-	pair := account + "\x00" + c.Address
+	pair := account + "\x00" + a.Limits.Client(c.Address)
 	if err := a.checkClient(ctx, c.Address); err != nil {
 		return nil, err
 	}
@@ -173,7 +174,7 @@ func (a *Auth) checkClient(ctx context.Context, address string) error {
 	if address == "" {
 		return nil
 	}
-	return a.wait(ctx, LimitSignInClient, address)
+	return a.wait(ctx, LimitSignInClient, a.Limits.Client(address))
 }
 
 // countClient counts a failure, sign-up or reset request of the client.
@@ -181,7 +182,7 @@ func (a *Auth) countClient(ctx context.Context, address string) error {
 	if address == "" {
 		return nil
 	}
-	_, err := a.Limits.Record(ctx, LimitSignInClient, address)
+	_, err := a.Limits.Record(ctx, LimitSignInClient, a.Limits.Client(address))
 	return err
 }
 

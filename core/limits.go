@@ -11,7 +11,9 @@ import (
 // Limits on attempts, sends and streams. Every one of them counts events in
 // one LimitStore, so that they hold for the whole installation: with
 // PostgreSQL across every replica, with bbolt (one process holds the file) in
-// that process's memory. docs/security.md lists them with their numbers.
+// that process's memory. A limit of a client counts it by Limiter.Client:
+// its IPv4 address, or its IPv6 network. docs/security.md lists them with
+// their numbers.
 
 // LimitEvent is one event a limit counts: a failed sign-in, a verification
 // email sent, a message stream open.
@@ -86,6 +88,10 @@ type Limiter struct {
 	Clock Clock
 	// Key keys the hashes of the keys (DeriveKey(master, PurposeLimitKeys)).
 	Key []byte
+	// IPv6Prefix is how many leading bits of an IPv6 client's address
+	// name the client the limits count (Client; config
+	// limits.ipv6_prefix); 0: DefaultIPv6Prefix.
+	IPv6Prefix int
 }
 
 // key is the stored key of k under l: l's name and a keyed hash of k.
