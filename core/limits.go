@@ -49,7 +49,8 @@ type Limit struct {
 // The limits and their numbers (docs/security.md).
 var (
 	// Failed sign-ins (and re-auths) of one client on one account: beyond,
-	// that client waits; the account's owner elsewhere is not refused.
+	// that client's sign-ins to it need a proof of work (ProofOfWork), so
+	// that the owner behind the same NAT gets in; its re-auths wait.
 	LimitSignInAccountClient = Limit{"signin-account-client", 5, 15 * time.Minute}
 	// Failed sign-ins of one client on any account, with its sign-ups and
 	// password reset requests: beyond, that client waits.
