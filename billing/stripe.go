@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -17,7 +19,8 @@ import (
 	"github.com/stripe/stripe-go/v85/webhook"
 )
 
-// WebhookTolerance is how old a webhook's signature may be.
+// WebhookTolerance is how old a webhook's signature may be, and how far
+// ahead of our clock.
 const WebhookTolerance = 5 * time.Minute
 
 // Config configures Stripe.
@@ -133,7 +136,10 @@ func (s *Stripe) Subscriptions(ctx context.Context, customerID string) ([]core.S
 }
 
 // ParseWebhook verifies the Stripe-Signature header on the raw body with a
-// tolerance of five minutes. The endpoint's API version may differ from the
+// tolerance of five minutes either way: stripe-go refuses a signature made
+// longer ago, and ParseWebhook one made further ahead, which a captured
+// event with a far-future timestamp would otherwise keep valid for as long
+// as its signer chose. The endpoint's API version may differ from the
 // one stripe-go pins: only the event's id, type, customer and client
 // reference are read, which every version has, and the subscription itself
 // is read through the API.
@@ -142,10 +148,13 @@ func (s *Stripe) ParseWebhook(payload []byte, signature string) (*core.BillingEv
 		Tolerance:                WebhookTolerance,
 		IgnoreAPIVersionMismatch: true,
 	})
+	if err == nil && signedAt(signature).After(time.Now().Add(WebhookTolerance)) {
+		err = webhook.ErrTooOld
+	}
 	switch {
 	case errors.Is(err, webhook.ErrNotSigned), errors.Is(err, webhook.ErrInvalidHeader),
 		errors.Is(err, webhook.ErrNoValidSignature), errors.Is(err, webhook.ErrTooOld):
-		return nil, core.Errorf(core.EInvalidSignature, "The webhook signature is invalid or too old.")
+		return nil, core.Errorf(core.EInvalidSignature, "The webhook signature is invalid, or not within 5 minutes of now.")
 	case err != nil:
 		return nil, core.Errorf(core.EInvalid, "The webhook is not a Stripe event.")
 	}
@@ -164,6 +173,20 @@ func (s *Stripe) ParseWebhook(payload []byte, signature string) (*core.BillingEv
 		CustomerID:      expandableID(obj.Customer),
 		ClientReference: obj.ClientReferenceID,
 	}, nil
+}
+
+// signedAt is the time a valid Stripe-Signature header names (t=), read as
+// stripe-go reads it: the last t of the comma-separated key=value pairs.
+func signedAt(header string) time.Time {
+	var at time.Time
+	for _, pair := range strings.Split(header, ",") {
+		if k, v, ok := strings.Cut(pair, "="); ok && k == "t" {
+			if sec, err := strconv.ParseInt(v, 10, 64); err == nil {
+				at = time.Unix(sec, 0)
+			}
+		}
+	}
+	return at
 }
 
 // expandableID reads a Stripe reference that is either an id or an expanded

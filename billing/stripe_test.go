@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sendlater/sendlater/billing"
 	"github.com/sendlater/sendlater/billing/stripemock"
 	"github.com/sendlater/sendlater/core"
 )
@@ -134,6 +135,8 @@ func TestParseWebhook(t *testing.T) {
 	for name, sig := range map[string]string{
 		"wrong secret":  sign(checkout, "whsec_other", time.Now()),
 		"stale":         sign(checkout, webhookSecret, time.Now().Add(-6*time.Minute)),
+		"ahead":         sign(checkout, webhookSecret, time.Now().Add(10*time.Minute)),
+		"just ahead":    sign(checkout, webhookSecret, time.Now().Add(billing.WebhookTolerance+time.Minute)),
 		"unsigned":      "",
 		"garbage":       "t=abc,v1=zz",
 		"other payload": sign(sub, webhookSecret, time.Now()),
@@ -142,8 +145,11 @@ func TestParseWebhook(t *testing.T) {
 			t.Errorf("%s: ParseWebhook = %v, want %s", name, err, core.EInvalidSignature)
 		}
 	}
-	// Within the tolerance of five minutes.
+	// Within the tolerance of five minutes, either way.
 	if _, err := s.ParseWebhook(checkout, sign(checkout, webhookSecret, time.Now().Add(-4*time.Minute))); err != nil {
 		t.Fatalf("a 4-minute-old signature: %v", err)
+	}
+	if _, err := s.ParseWebhook(checkout, sign(checkout, webhookSecret, time.Now().Add(4*time.Minute))); err != nil {
+		t.Fatalf("a signature 4 minutes ahead: %v", err)
 	}
 }

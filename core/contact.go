@@ -75,8 +75,9 @@ var _ ContactForm = (*ContactService)(nil)
 // with the honeypot filled in looks accepted and is dropped.
 func (s *ContactService) Submit(ctx context.Context, in ContactInput, address string) error {
 	now := s.Clock.Now()
+	client := s.Limits.Client(address)
 	if address != "" {
-		wait, err := s.Limits.Wait(ctx, LimitContactClient, address)
+		wait, err := s.Limits.Wait(ctx, LimitContactClient, client)
 		if err != nil {
 			return err
 		}
@@ -92,7 +93,7 @@ func (s *ContactService) Submit(ctx context.Context, in ContactInput, address st
 		return err
 	}
 	if address != "" {
-		if _, err := s.Limits.Record(ctx, LimitContactClient, address); err != nil {
+		if _, err := s.Limits.Record(ctx, LimitContactClient, client); err != nil {
 			return err
 		}
 	}

@@ -95,30 +95,40 @@ func (a *Auth) SignIn(ctx context.Context, email, password string, c Client) (*T
 // wrong passwords all cost one hash and answer auth/wrong-credentials.
 //
 // The limits never refuse the right password because strangers failed:
-// a client that failed too often waits (on this account, or on any), and an
-// account that failed too often from anywhere asks every client for a
-// proof of work (when proof is set: not for a re-auth, which needs a live
-// session already), which the owner's browser solves.
+// a client that failed too often on any account waits, and a client that
+// failed too often on this account, or an account that failed too often
+// from anywhere, must send a proof of work (when proof is set: not for a
+// re-auth, which needs a live session already, and waits instead), which
+// the owner's browser solves. A client is its address, or its network for
+// IPv6 (Limiter.Client): an owner behind the NAT or in the /64 of a
+// guesser is such a client, and gets in with a proof.
 func (a *Auth) checkPassword(ctx context.Context, email, password string, c Client, proof bool) (*User, error) {
 	account := EmailKey(email)
-	pair := account + "\x00" + c.Address
+	pair := account + "\x00" + a.Limits.Client(c.Address)
 	if err := a.checkClient(ctx, c.Address); err != nil {
 		return nil, err
 	}
+	needProof := false
 	if c.Address != "" {
-		if err := a.wait(ctx, LimitSignInAccountClient, pair); err != nil {
+		w, err := a.Limits.Wait(ctx, LimitSignInAccountClient, pair)
+		if err != nil {
 			return nil, err
 		}
+		if w > 0 && !proof {
+			return nil, errTooManyRequests(w)
+		}
+		needProof = w > 0
 	}
-	if proof {
+	if proof && !needProof {
 		n, err := a.Limits.Count(ctx, LimitSignInAccount, account)
 		if err != nil {
 			return nil, err
 		}
-		if n >= LimitSignInAccount.Max {
-			if err := a.checkProof(ctx, c.Proof, email); err != nil {
-				return nil, err
-			}
+		needProof = n >= LimitSignInAccount.Max
+	}
+	if needProof {
+		if err := a.checkProof(ctx, c.Proof, email); err != nil {
+			return nil, err
 		}
 	}
 	u, err := a.Users.FindUserByEmail(ctx, email)
@@ -173,7 +183,7 @@ func (a *Auth) checkClient(ctx context.Context, address string) error {
 	if address == "" {
 		return nil
 	}
-	return a.wait(ctx, LimitSignInClient, address)
+	return a.wait(ctx, LimitSignInClient, a.Limits.Client(address))
 }
 
 // countClient counts a failure, sign-up or reset request of the client.
@@ -181,7 +191,7 @@ func (a *Auth) countClient(ctx context.Context, address string) error {
 	if address == "" {
 		return nil
 	}
-	_, err := a.Limits.Record(ctx, LimitSignInClient, address)
+	_, err := a.Limits.Record(ctx, LimitSignInClient, a.Limits.Client(address))
 	return err
 }
 

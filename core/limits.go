@@ -11,7 +11,9 @@ import (
 // Limits on attempts, sends and streams. Every one of them counts events in
 // one LimitStore, so that they hold for the whole installation: with
 // PostgreSQL across every replica, with bbolt (one process holds the file) in
-// that process's memory. docs/security.md lists them with their numbers.
+// that process's memory. A limit of a client counts it by Limiter.Client:
+// its IPv4 address, or its IPv6 network. docs/security.md lists them with
+// their numbers.
 
 // LimitEvent is one event a limit counts: a failed sign-in, a verification
 // email sent, a message stream open.
@@ -47,7 +49,8 @@ type Limit struct {
 // The limits and their numbers (docs/security.md).
 var (
 	// Failed sign-ins (and re-auths) of one client on one account: beyond,
-	// that client waits; the account's owner elsewhere is not refused.
+	// that client's sign-ins to it need a proof of work (ProofOfWork), so
+	// that the owner behind the same NAT gets in; its re-auths wait.
 	LimitSignInAccountClient = Limit{"signin-account-client", 5, 15 * time.Minute}
 	// Failed sign-ins of one client on any account, with its sign-ups and
 	// password reset requests: beyond, that client waits.
@@ -86,6 +89,10 @@ type Limiter struct {
 	Clock Clock
 	// Key keys the hashes of the keys (DeriveKey(master, PurposeLimitKeys)).
 	Key []byte
+	// IPv6Prefix is how many leading bits of an IPv6 client's address
+	// name the client the limits count (Client; config
+	// limits.ipv6_prefix); 0: DefaultIPv6Prefix.
+	IPv6Prefix int
 }
 
 // key is the stored key of k under l: l's name and a keyed hash of k.

@@ -71,7 +71,7 @@ func (s *PageViewService) CountPageView(ctx context.Context, client, path string
 	if path == "" || len(path) > 200 {
 		return ValidationError(map[string]string{"path": "The path must be a page of the web app"})
 	}
-	wait, err := s.Limits.Take(ctx, LimitTake{LimitPageViewsClient, client})
+	wait, err := s.Limits.Take(ctx, LimitTake{LimitPageViewsClient, s.Limits.Client(client)})
 	if err != nil {
 		return err
 	}

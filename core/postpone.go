@@ -10,7 +10,8 @@ import (
 // page's button postpones. It implements PostponeLinks. Wrong codes are
 // limited per client, on one message (LimitPostponeMessageClient) and on
 // any (LimitPostponeClient): a guesser waits, while the right code from any
-// other client still works. A code has 59 bits, so the limits leave a
+// other client still works. A client is its address, or its network for
+// IPv6 (Limiter.Client). A code has 59 bits, so the limits leave a
 // guesser nothing.
 type PostponeLinkService struct {
 	Messages MessageStore
@@ -62,6 +63,7 @@ func (p *PostponeLinkService) failed(ctx context.Context, id, client string) err
 
 // Show returns what the page displays and changes nothing.
 func (p *PostponeLinkService) Show(ctx context.Context, id, code, client string) (*PostponeView, error) {
+	client = p.Limits.Client(client)
 	if err := p.check(ctx, id, client); err != nil {
 		return nil, err
 	}
@@ -78,6 +80,7 @@ func (p *PostponeLinkService) Show(ctx context.Context, id, code, client string)
 // Postpone moves the message to now + its interval in its author's zone (a
 // no-op on the same day) and returns the new sendDate.
 func (p *PostponeLinkService) Postpone(ctx context.Context, id, code, client string) (time.Time, error) {
+	client = p.Limits.Client(client)
 	if err := p.check(ctx, id, client); err != nil {
 		return time.Time{}, err
 	}

@@ -21,6 +21,8 @@ import (
 // Writes stay outside, or the store could not batch their commits, and so
 // do streams and password hashing, which would hold a slot for long.
 type fairGate struct {
+	ipv6Prefix int // a client is its IPv6 network (core.ClientNetwork)
+
 	mu     sync.Mutex
 	free   int
 	queues map[gateKey][]chan struct{} // the waiters of each key, in order
@@ -28,15 +30,24 @@ type fairGate struct {
 }
 
 // gateKey is whom a waiter queues for: a signed-in user (by id) or, when
-// no one is signed in, a client address. Two fields instead of one
-// "user:"-prefixed string, so that a user never shares a queue with an
+// no one is signed in, a client address (its network for IPv6, as the
+// limits count it: one /64 is one client, not 2^64). Two fields instead of
+// one "user:"-prefixed string, so that a user never shares a queue with an
 // address and a read makes no string to say whose it is.
 type gateKey struct {
 	user, client string
 }
 
-func newFairGate() *fairGate {
-	return &fairGate{free: runtime.GOMAXPROCS(0), queues: map[gateKey][]chan struct{}{}}
+func newFairGate(ipv6Prefix int) *fairGate {
+	return &fairGate{ipv6Prefix: ipv6Prefix, free: runtime.GOMAXPROCS(0), queues: map[gateKey][]chan struct{}{}}
+}
+
+// keyOf is whom r waits for: who acts (signed in), else the client.
+func (g *fairGate) keyOf(r *http.Request) gateKey {
+	if id := core.IdentityFrom(r.Context()); id != nil {
+		return gateKey{user: id.UserID}
+	}
+	return gateKey{client: core.ClientNetwork(clientIP(r), g.ipv6Prefix)}
 }
 
 // acquire waits for a slot for key; false when ctx ended first.
@@ -96,15 +107,10 @@ func (g *fairGate) release() {
 	close(ch)
 }
 
-// quick wraps h in the gate, keyed by who acts (signed in), else the client
-// address.
+// quick wraps h in the gate, keyed by keyOf.
 func (g *fairGate) quick(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		key := gateKey{client: clientIP(r)}
-		if id := core.IdentityFrom(r.Context()); id != nil {
-			key = gateKey{user: id.UserID}
-		}
-		if !g.acquire(r.Context(), key) {
+		if !g.acquire(r.Context(), g.keyOf(r)) {
 			return
 		}
 		defer g.release()

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"net"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -84,4 +86,24 @@ func indexOf(ss []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// The gate shares its slots among clients as the limits count them: the
+// addresses of one IPv6 /64 queue as one client, another /64 apart.
+func TestFairGateKeysAnIPv6ClientByItsNetwork(t *testing.T) {
+	g := newFairGate(0)
+	key := func(ip string) gateKey {
+		r := httptest.NewRequest("GET", "/api/plans", nil)
+		r.RemoteAddr = net.JoinHostPort(ip, "40000")
+		return g.keyOf(r)
+	}
+	if a, b := key("2001:db8:1:2::1"), key("2001:db8:1:2:ffff::9"); a != b {
+		t.Fatalf("one /64 queues as %v and %v", a, b)
+	}
+	if a, b := key("2001:db8:1:2::1"), key("2001:db8:1:3::1"); a == b {
+		t.Fatalf("two /64s queue as one, %v", a)
+	}
+	if a, b := key("203.0.113.9"), key("::ffff:203.0.113.9"); a != b {
+		t.Fatalf("an IPv4-mapped address queues as %v, its IPv4 client as %v", b, a)
+	}
 }

@@ -52,6 +52,11 @@ type Server struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the
 	// client (config trusted_proxies); none: the direct peer is the client.
 	TrustedProxies []netip.Prefix
+	// IPv6Prefix is how many leading bits of an IPv6 client's address name
+	// the client that the fair share of quick reads counts, as the limits
+	// do (core.Limiter.IPv6Prefix, config limits.ipv6_prefix); 0:
+	// core.DefaultIPv6Prefix.
+	IPv6Prefix int
 	// Public are the settings the SPA reads (its optional third-party
 	// scripts); the zero value switches them all off.
 	Public PublicSettings
@@ -72,7 +77,7 @@ type Server struct {
 // Handler returns the server's complete handler.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	s.gate = newFairGate()
+	s.gate = newFairGate(s.IPv6Prefix)
 	s.routes(mux)
 	return withRequest(s.logger(), s.TrustedProxies, s.secure(), true, s.withPublicSettingsCSP(s.crossOriginProtection().Handler(mux)))
 }

@@ -35,6 +35,9 @@ type Config struct {
 		URLFile  string `mapstructure:"url_file"`
 		PoolSize int    `mapstructure:"pool_size"`
 	} `mapstructure:"store"`
+	Limits struct {
+		IPv6Prefix int `mapstructure:"ipv6_prefix"`
+	} `mapstructure:"limits"`
 	Log struct {
 		Level  string `mapstructure:"level"`
 		Format string `mapstructure:"format"`
@@ -88,6 +91,7 @@ var defaults = map[string]any{
 	"base_url":                    "http://localhost:8080",
 	"app_name":                    "Sendlater",
 	"trusted_proxies":             []string{},
+	"limits.ipv6_prefix":          core.DefaultIPv6Prefix,
 	"encryption_key":              "",
 	"encryption_key_file":         "",
 	"store.driver":                "bolt",
@@ -196,6 +200,10 @@ func (c *Config) validate() error {
 	c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
 	if _, err := c.trustedProxies(); err != nil {
 		return bad("trusted_proxies", "must be IP addresses or CIDR ranges, e.g. 127.0.0.1 or 10.0.0.0/8", c.TrustedProxies)
+	}
+	if p := c.Limits.IPv6Prefix; p < core.MinIPv6Prefix || p > core.MaxIPv6Prefix {
+		return bad("limits.ipv6_prefix", fmt.Sprintf("must be between %d and %d, the leading bits of an IPv6 address that the limits count as one client, e.g. %d",
+			core.MinIPv6Prefix, core.MaxIPv6Prefix, core.DefaultIPv6Prefix), c.Limits.IPv6Prefix)
 	}
 	if c.AppName == "" {
 		return bad("app_name", "must not be empty", c.AppName)

@@ -24,6 +24,7 @@ func TestConfigPrecedenceAndMasking(t *testing.T) {
 		"mail.smtp.password = ********",   // secrets masked
 		"store.url = ********",            // a URL may hold a password
 		"addr = :8080",                    // defaults
+		"limits.ipv6_prefix = 64",
 	} {
 		if !strings.Contains(r.stdout, want+"\n") {
 			t.Errorf("config output lacks %q:\n%s", want, r.stdout)
@@ -56,6 +57,9 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 		{"SENDLATER_MAIL_SMTP_PASSWORD_FILE=/nonexistent/file", "mail.smtp.password_file"},
 		{"SENDLATER_SCHEDULER_LEASE=100ms", "scheduler.lease must be between 1s and 24h"},
 		{"SENDLATER_STORE_URL_FILE=/nonexistent/file", "store.url_file"},
+		{"SENDLATER_LIMITS_IPV6_PREFIX=16", "limits.ipv6_prefix must be between 32 and 128"},
+		{"SENDLATER_LIMITS_IPV6_PREFIX=129", "limits.ipv6_prefix must be between 32 and 128"},
+		{"SENDLATER_LIMITS_IPV6_PREFIX=slash64", "limits.ipv6_prefix"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()

@@ -80,7 +80,7 @@ func (a *app) serve(ctx context.Context) error {
 		Postpone: s.Postpone, Refusals: s.Refusals, WebhookSecrets: s.WebhookSecrets,
 		Payments: s.Payments, Social: s.Social, SocialFlow: s.SocialFlow,
 		Health: st.Ping, Scheduler: s.Delivery.Monitor, Outbox: st, TrustedProxies: proxies,
-		Public: a.cfg.publicSettings(),
+		IPv6Prefix: a.cfg.Limits.IPv6Prefix, Public: a.cfg.publicSettings(),
 	}
 	if a.cfg.PageViews.Enabled {
 		srv.PageViews = s.PageViews

@@ -67,7 +67,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	clock := core.SystemClock{}
 	prices := a.cfg.prices()
 	s = &services{Mailer: m, Emails: emails}
-	limits := &core.Limiter{Store: st, Clock: clock, Key: core.DeriveKey(key, core.PurposeLimitKeys)}
+	limits := &core.Limiter{Store: st, Clock: clock, Key: core.DeriveKey(key, core.PurposeLimitKeys), IPv6Prefix: a.cfg.Limits.IPv6Prefix}
 	// serve wakes its scheduler through the outbox (Wake).
 	s.Outbox = &core.Outbox{Store: st, Clock: clock}
 	s.Auth = &core.Auth{
