@@ -61,6 +61,7 @@ type Emails interface {
 	VerifyEmail(d ActionEmail) (*Email, error)
 	PasswordReset(d ActionEmail) (*Email, error)
 	EmailChanged(d EmailChangedEmail) (*Email, error)
+	AccountClaimed(d AccountClaimedEmail) (*Email, error)
 	Reminder(d ReminderEmail) (*Email, error)
 	Delivery(d DeliveryEmail) (*Email, error)
 	DeliveryFailed(d DeliveryFailedEmail) (*Email, error)

@@ -1,0 +1,191 @@
+package core_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/testenv"
+)
+
+// stranger is what a pre-hijacker holds of an account made with the
+// victim's address: a password, a session (ID and refresh token), a
+// personal access token, a message, a pending email code and their own
+// provider's link.
+type stranger struct {
+	uid, idToken, refresh, pat string
+}
+
+// preHijack signs up victim@example.com with a password as a stranger who
+// never verifies it, and gives the account everything a stranger could:
+// a message, an access token, their own GitHub link and a second reminder
+// address. The verification email is left unread.
+func preHijack(t *testing.T, e *authEnv) stranger {
+	t.Helper()
+	tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "victim@example.com", Password: goodPassword, Name: "Mallory"}, browser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.nextEmail(t, "victim@example.com") // the victim ignores it
+	id := e.MustAuthenticate(t, tok.IDToken)
+	ctx := e.Acting(id)
+	if _, err := e.Messages.Create(ctx, core.MessageInput{Title: "t", Name: "Bob", Recipient: "bob@example.com", Body: "lies"}); err != nil {
+		t.Fatal(err)
+	}
+	_, pat, err := e.Auth.CreateAccessToken(ctx, "mallory's script")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mallory := core.ProviderProfile{Provider: core.ProviderGitHub, Subject: "666", Email: "mallory@example.com", EmailVerified: true}
+	if _, err := e.Social.Link(ctx, mallory); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Store.UpdateUser(e.Ctx, tok.User.ID, func(u *core.User) error {
+		u.ReminderAddress = "mallory@example.com"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return stranger{uid: tok.User.ID, idToken: tok.IDToken, refresh: tok.RefreshToken, pat: pat}
+}
+
+// locked checks that nothing the stranger held gets in any more.
+func (s stranger) locked(t *testing.T, e *authEnv) {
+	t.Helper()
+	if _, err := e.Auth.SignIn(e.Ctx, "victim@example.com", goodPassword, browser); err == nil {
+		t.Error("the stranger's password still signs in")
+	}
+	if _, err := e.Auth.Refresh(e.Ctx, s.refresh); err == nil {
+		t.Error("the stranger's refresh token still works")
+	}
+	if _, err := e.Auth.Authenticate(e.Ctx, s.idToken); err == nil {
+		t.Error("the stranger's ID token still works")
+	}
+	if _, err := e.Auth.Authenticate(e.Ctx, s.pat); err == nil {
+		t.Error("the stranger's access token still works")
+	}
+	mallory := core.ProviderProfile{Provider: core.ProviderGitHub, Subject: "666", Email: "mallory@example.com", EmailVerified: true}
+	if tok, err := e.Social.SignIn(e.Ctx, mallory, browser); err == nil && tok.User.ID == s.uid {
+		t.Error("the stranger's own GitHub still signs in to the account")
+	}
+	if n, err := e.Store.CountMessages(e.Ctx, s.uid); err != nil || n != 0 {
+		t.Errorf("the stranger's messages: %d, %v", n, err)
+	}
+}
+
+// The attack of issue 26: a stranger signs up with the victim's address
+// and never verifies it; the victim signs in with Google, which vouches for
+// the address. The account becomes the victim's alone: nothing the stranger
+// held works any more, the stranger's message is gone, and the address is
+// told.
+func TestProviderClaimsAnUnverifiedAccount(t *testing.T) {
+	testenv.Backends(t, testenv.Config{}, func(t *testing.T, env *testenv.Env) {
+		e := &authEnv{env}
+		s := preHijack(t, e)
+		victim := core.ProviderProfile{Provider: core.ProviderGoogle, Subject: "g-1", Email: "Victim@Example.com",
+			EmailVerified: true, Name: "Victoria"}
+		tok, err := e.Social.SignIn(e.Ctx, victim, browser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := tok.User
+		if u.ID != s.uid || !u.EmailVerified || u.PasswordHash != "" || u.Name != "Victoria" ||
+			!slices.Equal(u.Providers, []string{core.ProviderGoogle}) || u.ReminderAddress != "" {
+			t.Fatalf("claimed user %+v", u)
+		}
+		if id := e.MustAuthenticate(t, tok.IDToken); id.UserID != s.uid {
+			t.Fatalf("the victim's identity %+v", id)
+		}
+		links, err := e.Social.LinkedAccounts(e.As(s.uid))
+		if err != nil || len(links) != 1 || links[0].Provider != core.ProviderGoogle {
+			t.Fatalf("links %+v, %v", links, err)
+		}
+		mail := e.nextEmail(t, "victim@example.com")
+		for _, want := range []string{"signed in to Sendlater with Google", "Someone had started an account with this address",
+			"every sign-in to it were removed", "The message written in it was deleted unsent", "If that was you, there is nothing to do"} {
+			if !strings.Contains(mail.Text, want) {
+				t.Errorf("the email lacks %q:\n%s", want, mail.Text)
+			}
+		}
+		s.locked(t, e)
+		// The victim goes on signing in with Google, to the same account.
+		if tok, err := e.Social.SignIn(e.Ctx, victim, browser); err != nil || tok.User.ID != s.uid {
+			t.Fatalf("signing in again: %v", err)
+		}
+		e.NoMoreEmail(t)
+	})
+}
+
+// An account whose address was verified links the provider and keeps
+// everything: its password, sessions, tokens and messages.
+func TestProviderLinksAVerifiedAccount(t *testing.T) {
+	testenv.Backends(t, testenv.Config{}, func(t *testing.T, env *testenv.Env) {
+		e := &authEnv{env}
+		tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.com", Password: goodPassword, Name: "Ann"}, browser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Auth.ApplyActionCode(e.Ctx, actionCode(t, e.nextEmail(t, "ann@example.com"), core.ModeVerifyEmail)); err != nil {
+			t.Fatal(err)
+		}
+		ctx := e.Acting(e.MustAuthenticate(t, tok.IDToken))
+		if _, err := e.Messages.Create(ctx, core.MessageInput{Title: "t", Name: "Bob", Recipient: "bob@example.com", Body: "b"}); err != nil {
+			t.Fatal(err)
+		}
+		_, pat, err := e.Auth.CreateAccessToken(ctx, "script")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := e.Social.SignIn(e.Ctx, core.ProviderProfile{Provider: core.ProviderGoogle, Subject: "g-1", Email: "ann@example.com", EmailVerified: true}, browser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.User.ID != tok.User.ID || g.User.Name != "Ann" || !slices.Equal(g.User.Providers, []string{core.ProviderPassword, core.ProviderGoogle}) {
+			t.Fatalf("linked user %+v", g.User)
+		}
+		if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser); err != nil {
+			t.Errorf("the password: %v", err)
+		}
+		if _, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken); err != nil {
+			t.Errorf("the first session: %v", err)
+		}
+		if _, err := e.Auth.Authenticate(e.Ctx, pat); err != nil {
+			t.Errorf("the access token: %v", err)
+		}
+		if n, err := e.Store.CountMessages(e.Ctx, tok.User.ID); err != nil || n != 1 {
+			t.Errorf("messages: %d, %v", n, err)
+		}
+		e.NoMoreEmail(t)
+	})
+}
+
+// A stranger whose account was moved to the victim's address keeps the
+// link that restores their old one (recoverEmail, sent to it): a claim
+// makes it, and every other code of the account, unusable, or the stranger
+// would take the account back with whatever the victim then wrote.
+func TestClaimVoidsTheStrangersEmailCodes(t *testing.T) {
+	testenv.Backends(t, testenv.Config{}, func(t *testing.T, env *testenv.Env) {
+		e := &authEnv{env}
+		tok := e.MustSignUp(t, "mallory@example.com", goodPassword)
+		id := e.MustAuthenticate(t, tok.IDToken)
+		victim := "victim@example.com"
+		if _, err := e.Auth.UpdateProfile(e.Acting(id), core.ProfileUpdate{Email: &victim}); err != nil {
+			t.Fatal(err)
+		}
+		both := e.NextEach(t, victim, "mallory@example.com")
+		recoverCode := actionCode(t, both[1], core.ModeRecoverEmail)
+		if _, err := e.Social.SignIn(e.Ctx, core.ProviderProfile{Provider: core.ProviderGoogle, Subject: "g-1", Email: victim, EmailVerified: true}, browser); err != nil {
+			t.Fatal(err)
+		}
+		e.nextEmail(t, victim)
+		for _, code := range []string{recoverCode, actionCode(t, both[0], core.ModeVerifyEmail)} {
+			if _, err := e.Auth.ApplyActionCode(e.Ctx, code); core.ErrorCode(err) != core.EInvalidActionCode {
+				t.Errorf("a code of the stranger's: %v", err)
+			}
+		}
+		if u, err := e.Store.FindUserByID(e.Ctx, tok.User.ID); err != nil || u.Email != victim || !u.EmailVerified {
+			t.Fatalf("after the stranger's codes: %+v, %v", u, err)
+		}
+	})
+}
