@@ -49,9 +49,16 @@ type AccountClaimedEmail struct {
 	Messages  int // messages deleted
 }
 
-// errClaimVerified aborts a claim whose account was verified meanwhile: it
-// is linked the usual way instead.
-var errClaimVerified = errors.New("the account was verified meanwhile")
+// errNothingToClaim aborts a claim of an account that needs none: its
+// address was verified meanwhile, or no one ever had a way into it (an
+// operator made it without a password, and no provider is linked). The
+// usual way (a link, a reset) goes on instead.
+var errNothingToClaim = errors.New("nothing to claim")
+
+// nothingToClaim reports whether the account u with links needs no claim.
+func nothingToClaim(u *User, links []*ProviderLink) bool {
+	return u.EmailVerified || u.PasswordHash == "" && len(links) == 0
+}
 
 // cleanAccount makes u the clean account of the address's proven owner:
 // verified, without the maker's password, providers, profile, hold or
@@ -107,10 +114,10 @@ func (s *SocialAuth) claim(ctx context.Context, u *User, p ProviderProfile, cl C
 	startedAt := u.CreatedAt
 	l := &ProviderLink{Provider: p.Provider, Subject: p.Subject, UserID: u.ID, Email: p.Email, CreatedAt: now}
 	var kept Claimed // what the account held, as fn found it
-	u, c, err := a.Links.ClaimAccount(ctx, u.ID, l, now, func(u *User, _ []*ProviderLink) error {
+	u, c, err := a.Links.ClaimAccount(ctx, u.ID, l, now, func(u *User, links []*ProviderLink) error {
 		switch {
-		case u.EmailVerified:
-			return errClaimVerified
+		case nothingToClaim(u, links):
+			return errNothingToClaim
 		case EmailKey(u.Email) != EmailKey(p.Email):
 			return Errorf(EConflict, "The account changed meanwhile: please sign in again.")
 		case u.Disabled():
@@ -121,7 +128,7 @@ func (s *SocialAuth) claim(ctx context.Context, u *User, p ProviderProfile, cl C
 		u.Name, u.Picture = p.Name, p.Picture
 		return nil
 	})
-	if errors.Is(err, errClaimVerified) {
+	if errors.Is(err, errNothingToClaim) {
 		if u, err = s.link(ctx, l.UserID, p, ""); err != nil {
 			return nil, err
 		}
@@ -134,4 +141,32 @@ func (s *SocialAuth) claim(ctx context.Context, u *User, p ProviderProfile, cl C
 	a.logClaim(u, p.Provider, &c)
 	a.claimEmail(ctx, u, startedAt, ProviderName(p.Provider), &c)
 	return a.startSession(ctx, u, cl)
+}
+
+// claimByReset gives the account of the reset code ac to the owner of its
+// address, who just followed the reset link, with the password of pwHash,
+// when its address was never verified; else errNothingToClaim.
+func (a *Auth) claimByReset(ctx context.Context, ac *ActionCode, pwHash string) error {
+	now := a.Clock.Now()
+	var startedAt time.Time
+	var kept Claimed
+	u, c, err := a.Links.ClaimAccount(ctx, ac.UserID, nil, now, func(u *User, links []*ProviderLink) error {
+		switch {
+		case EmailKey(u.Email) != EmailKey(ac.Email):
+			return errInvalidActionCode()
+		case nothingToClaim(u, links):
+			return errNothingToClaim
+		}
+		startedAt = u.CreatedAt
+		kept = cleanAccount(u, now)
+		setPassword(u, pwHash)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	c.Password, c.ReminderAddress = kept.Password, kept.ReminderAddress
+	a.logClaim(u, ProviderPassword, &c)
+	a.claimEmail(ctx, u, startedAt, "", &c)
+	return nil
 }

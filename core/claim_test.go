@@ -189,3 +189,59 @@ func TestClaimVoidsTheStrangersEmailCodes(t *testing.T) {
 		}
 	})
 }
+
+// The owner who takes a pre-hijacked account back with a password reset
+// gets it as clean as through a provider: the stranger's own GitHub link,
+// access token and message go with the old password.
+func TestPasswordResetClaimsAnUnverifiedAccount(t *testing.T) {
+	testenv.Backends(t, testenv.Config{}, func(t *testing.T, env *testenv.Env) {
+		e := &authEnv{env}
+		s := preHijack(t, e)
+		if err := e.Auth.RequestPasswordReset(e.Ctx, "victim@example.com", browser); err != nil {
+			t.Fatal(err)
+		}
+		code := actionCode(t, e.nextEmail(t, "victim@example.com"), core.ModeResetPassword)
+		if err := e.Auth.ConfirmPasswordReset(e.Ctx, code, "the victim's own passphrase"); err != nil {
+			t.Fatal(err)
+		}
+		mail := e.nextEmail(t, "victim@example.com")
+		for _, want := range []string{"You just chose a new password", "Someone had started an account with this address",
+			"its old password and every sign-in to it were removed", "The message written in it was deleted unsent"} {
+			if !strings.Contains(mail.Text, want) {
+				t.Errorf("the email lacks %q:\n%s", want, mail.Text)
+			}
+		}
+		s.locked(t, e)
+		tok, err := e.Auth.SignIn(e.Ctx, "victim@example.com", "the victim's own passphrase", browser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := tok.User; u.ID != s.uid || !u.EmailVerified || u.Name != "" || u.ReminderAddress != "" ||
+			!slices.Equal(u.Providers, []string{core.ProviderPassword}) {
+			t.Fatalf("claimed user %+v", u)
+		}
+		e.NoMoreEmail(t)
+	})
+}
+
+// An account an operator made without a password, which no one could sign
+// in to yet, is not claimed when its user chooses a password with the
+// operator's link: it keeps the name the operator gave, and no notice goes.
+func TestOperatorsLinkIsNoClaim(t *testing.T) {
+	testenv.Backends(t, testenv.Config{}, func(t *testing.T, env *testenv.Env) {
+		e := &authEnv{env}
+		made, err := e.Admin.CreateUser(core.WithActor(e.Ctx, "root"), core.NewUser{Email: "ann@example.com", Name: "Ann"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := strings.TrimPrefix(made.Link[strings.Index(made.Link, "oobCode="):], "oobCode=")
+		if err := e.Auth.ConfirmPasswordReset(e.Ctx, code, goodPassword); err != nil {
+			t.Fatal(err)
+		}
+		tok, err := e.Auth.SignIn(e.Ctx, "ann@example.com", goodPassword, browser)
+		if err != nil || tok.User.Name != "Ann" || !tok.User.EmailVerified {
+			t.Fatalf("%+v, %v", tok, err)
+		}
+		e.NoMoreEmail(t)
+	})
+}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -187,6 +188,14 @@ func (a *Auth) ConfirmPasswordReset(ctx context.Context, code, password string) 
 	ac, err := a.ActionCodes.UseActionCode(ctx, hash, a.Clock.Now())
 	if err != nil {
 		return err
+	}
+	// The link proves the address; an account whose maker never did is
+	// given to its owner clean (claim.go).
+	switch err := a.claimByReset(ctx, ac, pwHash); {
+	case err == nil:
+		return nil
+	case !errors.Is(err, errNothingToClaim):
+		return actionError(err)
 	}
 	_, err = a.Users.UpdateUser(ctx, ac.UserID, func(u *User) error {
 		if EmailKey(u.Email) != EmailKey(ac.Email) {
