@@ -245,3 +245,19 @@ func TestOperatorsLinkIsNoClaim(t *testing.T) {
 		e.NoMoreEmail(t)
 	})
 }
+
+// The verification link confirms the account as it was made, so its email
+// says what asked for it and when, and that whoever did not ignores it.
+func TestVerificationEmailSaysWhoAndWhen(t *testing.T) {
+	e := MustAuthEnv(t)
+	if _, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.com", Password: goodPassword}, browser); err != nil {
+		t.Fatal(err)
+	}
+	mail := e.nextEmail(t, "ann@example.com")
+	for _, want := range []string{"On Sunday, 1 March 2026 at 12:00 UTC, an account was started with this address and a password.",
+		"confirms the account as it was made", "If this was not you, ignore this email"} {
+		if !strings.Contains(mail.Text, want) || !strings.Contains(mail.HTML, want) {
+			t.Errorf("the verification email lacks %q:\n%s", want, mail.Text)
+		}
+	}
+}

@@ -186,7 +186,7 @@ func (a *Auth) sendEmailChange(ctx context.Context, u *User, oldEmail string) er
 	if _, err := a.Limits.Take(ctx, verificationLimits(u, u.Email)...); err != nil {
 		return err
 	}
-	if err := a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email); err != nil {
+	if err := a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email, reasonChange); err != nil {
 		return err
 	}
 	code, err := a.newActionCode(ctx, ModeRecoverEmail, u, u.Email, oldEmail)

@@ -180,7 +180,11 @@ func (s *SocialAuth) sendLinkCode(ctx context.Context, u *User) (string, error) 
 
 // mailVerification queues u's verification email of code.
 func (s *SocialAuth) mailVerification(ctx context.Context, u *User, code string) error {
-	e, err := s.Auth.actionEmail(ModeVerifyEmail, u, u.Email, code)
+	reason := "an account was started through a sign-in provider, with this address typed in"
+	if len(u.Providers) > 0 {
+		reason = "an account was started through " + ProviderName(u.Providers[0]) + ", with this address typed in"
+	}
+	e, err := s.Auth.actionEmail(ModeVerifyEmail, u, u.Email, code, reason)
 	if err != nil {
 		return err
 	}
