@@ -160,14 +160,20 @@ func TestProviderLinksAVerifiedAccount(t *testing.T) {
 	})
 }
 
-// A stranger whose account was moved to the victim's address keeps the
-// link that restores their old one (recoverEmail, sent to it): a claim
+// A stranger who moved their verified account to the victim's address
+// keeps the link that restores their old one (recoverEmail): a claim
 // makes it, and every other code of the account, unusable, or the stranger
 // would take the account back with whatever the victim then wrote.
 func TestClaimVoidsTheStrangersEmailCodes(t *testing.T) {
 	testenv.Backends(t, testenv.Config{}, func(t *testing.T, env *testenv.Env) {
 		e := &authEnv{env}
-		tok := e.MustSignUp(t, "mallory@example.com", goodPassword)
+		tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "mallory@example.com", Password: goodPassword}, browser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Auth.ApplyActionCode(e.Ctx, actionCode(t, e.nextEmail(t, "mallory@example.com"), core.ModeVerifyEmail)); err != nil {
+			t.Fatal(err)
+		}
 		id := e.MustAuthenticate(t, tok.IDToken)
 		victim := "victim@example.com"
 		if _, err := e.Auth.UpdateProfile(e.Acting(id), core.ProfileUpdate{Email: &victim}); err != nil {
@@ -260,4 +266,35 @@ func TestVerificationEmailSaysWhoAndWhen(t *testing.T) {
 			t.Errorf("the verification email lacks %q:\n%s", want, mail.Text)
 		}
 	}
+}
+
+// An address no one proved is not given back: changing the address of an
+// account whose address was never verified sends the old one no link that
+// restores it (it would verify it and hand it the account as its maker
+// left it).
+func TestNoRecoverLinkForAnUnverifiedAddress(t *testing.T) {
+	testenv.Backends(t, testenv.Config{}, func(t *testing.T, env *testenv.Env) {
+		e := &authEnv{env}
+		tok := e.MustSignUp(t, "victim@example.com", goodPassword)
+		other := "mallory@example.com"
+		if _, err := e.Auth.UpdateProfile(e.Acting(e.MustAuthenticate(t, tok.IDToken)), core.ProfileUpdate{Email: &other}); err != nil {
+			t.Fatal(err)
+		}
+		actionCode(t, e.nextEmail(t, other), core.ModeVerifyEmail)
+		e.NoMoreEmail(t)
+	})
+}
+
+// mustVerifiedSignUp signs up email with a password and follows the
+// verification link.
+func (e *authEnv) mustVerifiedSignUp(tb testing.TB, email string) *core.Tokens {
+	tb.Helper()
+	tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: email, Password: goodPassword, Name: "Ann"}, browser)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := e.Auth.ApplyActionCode(e.Ctx, actionCode(tb, e.nextEmail(tb, email), core.ModeVerifyEmail)); err != nil {
+		tb.Fatal(err)
+	}
+	return tok
 }

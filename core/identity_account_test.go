@@ -11,7 +11,7 @@ import (
 
 func TestEmailChangeAndRecovery(t *testing.T) {
 	e := MustAuthEnv(t)
-	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
+	tok := e.mustVerifiedSignUp(t, "ann@example.com") // else no link restores it
 	e.MustSignUp(t, "taken@example.com", goodPassword)
 	id := e.MustAuthenticate(t, tok.IDToken)
 
