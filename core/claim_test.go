@@ -298,3 +298,32 @@ func (e *authEnv) mustVerifiedSignUp(tb testing.TB, email string) *core.Tokens {
 	}
 	return tok
 }
+
+// Linking a provider from settings proves the address for the person who
+// holds the account's session: the account is confirmed as made, its
+// password and sessions kept. A disabled account is not claimed.
+func TestLinkFromSettingsConfirmsAnUnverifiedAccount(t *testing.T) {
+	testenv.Backends(t, testenv.Config{}, func(t *testing.T, env *testenv.Env) {
+		e := &authEnv{env}
+		tok := e.MustSignUp(t, "ann@example.com", goodPassword)
+		ctx := e.Acting(e.MustAuthenticate(t, tok.IDToken))
+		u, err := e.Social.Link(ctx, core.ProviderProfile{Provider: core.ProviderGoogle, Subject: "g-1", Email: "ann@example.com", EmailVerified: true})
+		if err != nil || !u.EmailVerified || u.PasswordHash == "" {
+			t.Fatalf("%+v, %v", u, err)
+		}
+		if _, err := e.Auth.Refresh(e.Ctx, tok.RefreshToken); err != nil {
+			t.Fatalf("the session after linking: %v", err)
+		}
+
+		bob := e.MustSignUp(t, "bob@example.com", goodPassword)
+		if _, err := e.Admin.SetUserDisabled(core.WithActor(e.Ctx, "root"), bob.User.ID, true); err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Social.SignIn(e.Ctx, core.ProviderProfile{Provider: core.ProviderGoogle, Subject: "g-2", Email: "bob@example.com", EmailVerified: true}, browser)
+		wantCode(t, err, core.EUserDisabled)
+		if u, err := e.Store.FindUserByID(e.Ctx, bob.User.ID); err != nil || u.PasswordHash == "" || u.EmailVerified {
+			t.Fatalf("the disabled account: %+v, %v", u, err)
+		}
+		e.NoMoreEmail(t)
+	})
+}
