@@ -33,12 +33,6 @@ type Claimed struct {
 	ReminderAddress bool
 }
 
-// Any reports whether anything was removed.
-func (c *Claimed) Any() bool {
-	return c.Password || c.Sessions > 0 || c.AccessTokens > 0 || c.Links > 0 || c.Codes > 0 ||
-		c.Messages > 0 || c.ReminderAddress
-}
-
 // AccountClaimedEmail tells an address that the unverified account made
 // with it was given to its owner clean, and what went.
 type AccountClaimedEmail struct {
