@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -46,9 +47,9 @@ func (a *Auth) newActionCode(ctx context.Context, mode string, u *User, email, o
 }
 
 // actionEmail composes the email of a code: a password reset or a
-// verification, to email.
-func (a *Auth) actionEmail(mode string, u *User, email, code string) (*Email, error) {
-	d := ActionEmail{To: Address{Name: u.Name, Address: email}, Link: a.actionLink(mode, code)}
+// verification, to email, which says why (verifyReason).
+func (a *Auth) actionEmail(mode string, u *User, email, code, reason string) (*Email, error) {
+	d := ActionEmail{To: Address{Name: u.Name, Address: email}, Link: a.actionLink(mode, code), Reason: reason, At: a.Clock.Now()}
 	if mode == ModeResetPassword {
 		return a.Emails.PasswordReset(d)
 	}
@@ -56,16 +57,33 @@ func (a *Auth) actionEmail(mode string, u *User, email, code string) (*Email, er
 }
 
 // queueActionEmail makes a code for u and queues its email to email.
-func (a *Auth) queueActionEmail(ctx context.Context, mode string, u *User, email string) error {
+func (a *Auth) queueActionEmail(ctx context.Context, mode string, u *User, email, reason string) error {
 	code, err := a.newActionCode(ctx, mode, u, email, "")
 	if err != nil {
 		return err
 	}
-	e, err := a.actionEmail(mode, u, email, code)
+	e, err := a.actionEmail(mode, u, email, code, reason)
 	if err != nil {
 		return err
 	}
 	return a.Outbox.Email(ctx, e)
+}
+
+// Why a verification email was sent (ActionEmail.Reason). The link
+// confirms the account as it was made: the email went to the address
+// because of that very sign-up or change, and it says so, with when, and
+// that whoever did not do it ignores it.
+const (
+	reasonResend = "someone signed in to the account made with this address asked for this link again"
+	reasonChange = "this address was given as the new address of an account"
+)
+
+// signUpReason is the reason of the verification after u's sign-up.
+func signUpReason(u *User) string {
+	if len(u.Providers) == 0 || u.Providers[0] == ProviderPassword {
+		return "an account was started with this address and a password"
+	}
+	return "an account was started with this address through " + ProviderName(u.Providers[0])
 }
 
 // verificationLimits are the mail-bomb limits of a verification email to
@@ -98,7 +116,7 @@ func (a *Auth) sendVerification(ctx context.Context, u *User) {
 	case wait > 0:
 		a.log().Warn("verification email held back: too many to this address", "uid", u.ID)
 	default:
-		if err := a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email); err != nil {
+		if err := a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email, signUpReason(u)); err != nil {
 			a.log().Error("queueing the verification email", "uid", u.ID, "err", err)
 		}
 	}
@@ -121,7 +139,7 @@ func (a *Auth) SendEmailVerification(ctx context.Context) error {
 	if wait > 0 {
 		return errTooManyEmails(wait)
 	}
-	return a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email)
+	return a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email, reasonResend)
 }
 
 // RequestPasswordReset queues a password reset request for an address and
@@ -166,7 +184,7 @@ func (a *Auth) PasswordResetEmail(ctx context.Context, email string) (*Email, er
 	if err != nil {
 		return nil, err
 	}
-	return a.actionEmail(ModeResetPassword, u, u.Email, code)
+	return a.actionEmail(ModeResetPassword, u, u.Email, code, "")
 }
 
 // ConfirmPasswordReset sets a new password with a reset code. The code is
@@ -187,6 +205,14 @@ func (a *Auth) ConfirmPasswordReset(ctx context.Context, code, password string) 
 	ac, err := a.ActionCodes.UseActionCode(ctx, hash, a.Clock.Now())
 	if err != nil {
 		return err
+	}
+	// The link proves the address; an account whose maker never did is
+	// given to its owner clean (claim.go).
+	switch err := a.claimByReset(ctx, ac, pwHash); {
+	case err == nil:
+		return nil
+	case !errors.Is(err, errNothingToClaim):
+		return actionError(err)
 	}
 	_, err = a.Users.UpdateUser(ctx, ac.UserID, func(u *User) error {
 		if EmailKey(u.Email) != EmailKey(ac.Email) {
@@ -264,7 +290,7 @@ func (a *Auth) ApplyActionCode(ctx context.Context, code string) (*ActionInfo, e
 	if err := a.endEverySession(ctx, u.ID, ""); err != nil {
 		return nil, err
 	}
-	if err := a.queueActionEmail(ctx, ModeResetPassword, u, u.Email); err != nil {
+	if err := a.queueActionEmail(ctx, ModeResetPassword, u, u.Email, ""); err != nil {
 		return nil, err
 	}
 	return actionInfo(ac), nil

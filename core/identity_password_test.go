@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,11 @@ func TestPasswordReset(t *testing.T) {
 	wantCode(t, e.Auth.ConfirmPasswordReset(e.Ctx, code, "qwerty123"), core.EWeakPassword)
 	if err := e.Auth.ConfirmPasswordReset(e.Ctx, code, "a brand new passphrase"); err != nil {
 		t.Fatal(err)
+	}
+	// The address was never verified: the reset claimed the account
+	// (claim.go), and says so.
+	if m := e.nextEmail(t, "ann@example.com"); !strings.Contains(m.Text, "You just chose a new password") {
+		t.Fatalf("after the reset: %q", m.Subject)
 	}
 	_, err = e.Auth.Authenticate(e.Ctx, tok.IDToken)
 	wantCode(t, err, core.EInvalidToken)

@@ -113,7 +113,9 @@ type meRead struct {
 // UpdateProfile edits the profile of the identity in ctx. Changing the email
 // needs a recent login and stays within the verification emails' mail-bomb
 // limits; the new address gets a verification email and the old one a
-// notice with a link that puts it back (both valid three days).
+// notice with a link that puts it back (both valid three days), when the
+// old one was verified: an address no one proved is not given back (the
+// account was never its owner's, and it is free again to sign up with).
 func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUser, error) {
 	a.init()
 	if err := up.Validate(); err != nil {
@@ -143,6 +145,7 @@ func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUse
 		}
 	}
 	var oldEmail string
+	var oldVerified bool
 	u, err := a.Users.UpdateUser(ctx, before.ID, func(u *User) error {
 		if up.ReminderLadder != nil {
 			u.ReminderLadder, _ = ParseLadder(*up.ReminderLadder)
@@ -160,7 +163,7 @@ func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUse
 			u.Timezone = *up.Timezone
 		}
 		if newEmail != "" {
-			oldEmail = u.Email
+			oldEmail, oldVerified = u.Email, u.EmailVerified
 			u.Email = newEmail
 			u.EmailVerified = false
 		}
@@ -174,20 +177,24 @@ func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUse
 		return nil, tokenError(err)
 	}
 	if newEmail != "" {
-		if err := a.sendEmailChange(ctx, u, oldEmail); err != nil {
+		if err := a.sendEmailChange(ctx, u, oldEmail, oldVerified); err != nil {
 			return nil, err
 		}
 	}
 	return a.sessionUser(ctx, u)
 }
 
-// sendEmailChange tells both addresses about an email change.
-func (a *Auth) sendEmailChange(ctx context.Context, u *User, oldEmail string) error {
+// sendEmailChange tells both addresses about an email change: the old one
+// only when it was verified (UpdateProfile).
+func (a *Auth) sendEmailChange(ctx context.Context, u *User, oldEmail string, oldVerified bool) error {
 	if _, err := a.Limits.Take(ctx, verificationLimits(u, u.Email)...); err != nil {
 		return err
 	}
-	if err := a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email); err != nil {
+	if err := a.queueActionEmail(ctx, ModeVerifyEmail, u, u.Email, reasonChange); err != nil {
 		return err
+	}
+	if !oldVerified {
+		return nil
 	}
 	code, err := a.newActionCode(ctx, ModeRecoverEmail, u, u.Email, oldEmail)
 	if err != nil {

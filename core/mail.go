@@ -61,6 +61,7 @@ type Emails interface {
 	VerifyEmail(d ActionEmail) (*Email, error)
 	PasswordReset(d ActionEmail) (*Email, error)
 	EmailChanged(d EmailChangedEmail) (*Email, error)
+	AccountClaimed(d AccountClaimedEmail) (*Email, error)
 	Reminder(d ReminderEmail) (*Email, error)
 	Delivery(d DeliveryEmail) (*Email, error)
 	DeliveryFailed(d DeliveryFailedEmail) (*Email, error)
@@ -72,6 +73,11 @@ type Emails interface {
 type ActionEmail struct {
 	To   Address
 	Link string // <base_url>/firebase-action?mode=...&oobCode=...
+	// A verification says what asked for it and when, so that the owner of
+	// an address someone else gave can tell: Reason is a clause such as
+	// "an account was started with this address and a password".
+	Reason string
+	At     time.Time
 }
 
 // EmailChangedEmail goes to the old address after an email change, with a

@@ -124,6 +124,16 @@ type ProviderLinkStore interface {
 	// their link of provider; fn's error aborts.
 	UnlinkProvider(ctx context.Context, userID, provider string, fn func(u *User, links []*ProviderLink) error) (*User, error)
 	UpdateProviderLink(ctx context.Context, provider, subject string, fn func(l *ProviderLink) error) (*ProviderLink, error)
+	// ClaimAccount gives the user userID to the proven owner of their
+	// address (core/claim.go) in one transaction: it applies fn to the
+	// user, given their links (fn's error aborts), stores the user, deletes
+	// every session, access token, provider link, message and the webhook
+	// secret of the user, marks every unused action code of theirs used at
+	// now, and then links l when it is not nil. It returns the user and
+	// the counts of what it deleted (Claimed's Sessions, AccessTokens,
+	// Links, Codes and Messages).
+	ClaimAccount(ctx context.Context, userID string, l *ProviderLink, now time.Time,
+		fn func(u *User, links []*ProviderLink) error) (*User, Claimed, error)
 }
 
 // What a provider's sign-in is for (SocialIntent.Kind).

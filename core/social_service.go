@@ -22,7 +22,8 @@ func errAccountExists() error {
 //   - a linked account signs in (once its email code is used, when the
 //     provider gave no email);
 //   - an account with the profile's email is linked only when the provider
-//     asserts the email verified; otherwise EAccountExists;
+//     asserts the email verified; otherwise EAccountExists. An account
+//     whose own address was never verified is claimed instead (claim.go);
 //   - without an email (X) the person is asked for one: EEmailRequired,
 //     then SignUpWithEmail;
 //   - otherwise a new account is made, its email verified when the provider
@@ -45,6 +46,10 @@ func (s *SocialAuth) SignIn(ctx context.Context, p ProviderProfile, c Client) (*
 	switch {
 	case err == nil && !p.EmailVerified:
 		return nil, errAccountExists()
+	case err == nil && !u.EmailVerified:
+		// Whoever made the account never proved the address; the
+		// provider just did: the account is given to its owner clean.
+		return s.claim(ctx, u, p, c)
 	case err == nil:
 		u, err = s.link(ctx, u.ID, p, "")
 		if err != nil {
@@ -175,7 +180,11 @@ func (s *SocialAuth) sendLinkCode(ctx context.Context, u *User) (string, error) 
 
 // mailVerification queues u's verification email of code.
 func (s *SocialAuth) mailVerification(ctx context.Context, u *User, code string) error {
-	e, err := s.Auth.actionEmail(ModeVerifyEmail, u, u.Email, code)
+	reason := "an account was started through a sign-in provider, with this address typed in"
+	if len(u.Providers) > 0 {
+		reason = "an account was started through " + ProviderName(u.Providers[0]) + ", with this address typed in"
+	}
+	e, err := s.Auth.actionEmail(ModeVerifyEmail, u, u.Email, code, reason)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ const (
 	kindVerifyEmail    = "verify_email"
 	kindPasswordReset  = "password_reset"
 	kindEmailChanged   = "email_changed"
+	kindAccountClaimed = "account_claimed"
 	kindReminder       = "reminder"
 	kindDelivery       = "delivery"
 	kindDeliveryFailed = "delivery_failed"
@@ -29,7 +30,7 @@ const (
 )
 
 var kinds = []string{
-	kindVerifyEmail, kindPasswordReset, kindEmailChanged, kindReminder,
+	kindVerifyEmail, kindPasswordReset, kindEmailChanged, kindAccountClaimed, kindReminder,
 	kindDelivery, kindDeliveryFailed, kindContact, kindSummary,
 }
 
@@ -164,6 +165,12 @@ func (t *Templates) PasswordReset(d core.ActionEmail) (*core.Email, error) {
 // that undoes it.
 func (t *Templates) EmailChanged(d core.EmailChangedEmail) (*core.Email, error) {
 	return t.render(kindEmailChanged, d.To, d)
+}
+
+// AccountClaimed tells an address that the unverified account someone had
+// started with it is now its owner's, emptied.
+func (t *Templates) AccountClaimed(d core.AccountClaimedEmail) (*core.Email, error) {
+	return t.render(kindAccountClaimed, d.To, d)
 }
 
 // Reminder tells the author when a message will be delivered and how to

@@ -283,3 +283,21 @@ func TestDeliveryEmailEscapesEveryValue(t *testing.T) {
 		t.Errorf("text part:\n%s", e.Text)
 	}
 }
+
+func TestAccountClaimedEmail(t *testing.T) {
+	tm := MustTemplates(t)
+	started := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	e, err := tm.AccountClaimed(core.AccountClaimedEmail{To: ann, Provider: "Google", StartedAt: started, Messages: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEmail(t, e, []string{"You just signed in to Sendlater with Google.", "on Sunday, 1 March 2026 at 12:00 UTC",
+		"any password it had and every sign-in to it were removed", "The 2 messages written in it were deleted unsent",
+		"If that was you, there is nothing to do but write your messages again.", "choose one in your settings"}, nil)
+	e, err = tm.AccountClaimed(core.AccountClaimedEmail{To: ann, StartedAt: started})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEmail(t, e, []string{"You just chose a new password for Sendlater.", "its old password and every sign-in to it were removed",
+		"If that was you, there is nothing to do."}, []string{"deleted unsent", "settings"})
+}

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -109,7 +110,8 @@ func TestSocialProviderWithoutEmail(t *testing.T) {
 
 // Someone typing another person's address for their X account never gets
 // in: the owner's own proof of the address (a password reset) does not
-// confirm the X link, only the code sent for it does.
+// confirm the X link, only the code sent for it does; and as the address
+// was never verified, the reset claims the account and the link goes.
 func TestSocialEmailTypedForXIsNotTakenOver(t *testing.T) {
 	a := mustSocialAPI(t)
 	mallory := oauthtest.NewPerson("2002", "", false)
@@ -122,15 +124,19 @@ func TestSocialEmailTypedForXIsNotTakenOver(t *testing.T) {
 	a.ok(nil, http.StatusOK, "POST", "/api/auth/password-reset", "", map[string]string{"email": "victim@example.com"}, nil)
 	code := a.followLink(a.email("victim@example.com"), core.ModeResetPassword)
 	a.ok(nil, http.StatusOK, "POST", "/api/auth/password-reset/confirm", "", map[string]string{"oobCode": code, "password": pw}, nil)
-	wantPopup(t, "mallory after the victim's reset", a.social(a.browser(), core.ProviderTwitter, mallory), core.EEmailNotVerified)
+	a.email("victim@example.com") // the account is the victim's now
+	wantPopup(t, "mallory after the victim's reset", a.social(a.browser(), core.ProviderTwitter, mallory), core.EEmailRequired)
 }
 
-// A provider that vouches for the email of an existing account links to it.
+// A provider that vouches for the email of an existing account whose
+// address was verified links to it.
 func TestSocialLinkingByVerifiedEmail(t *testing.T) {
 	for _, provider := range []string{core.ProviderGoogle, core.ProviderGitHub} {
 		t.Run(provider, func(t *testing.T) {
 			a := mustSocialAPI(t)
-			ann := a.signUp(browserClient(t), "Ada@Example.com")
+			var ann tokensReply
+			a.ok(browserClient(t), http.StatusCreated, "POST", "/api/auth/signup", "", map[string]string{"email": "Ada@Example.com", "password": pw}, &ann)
+			a.verify("Ada@Example.com")
 			b := a.browser()
 			wantPopup(t, "verified email of an existing account", a.social(b, provider, oauthtest.NewPerson("1001", "ada@example.com", true)), "")
 			su := b.session().User
@@ -162,4 +168,40 @@ func TestSocialRefusalWithUnverifiedEmail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The attack of issue 26 through the real OAuth flow: a stranger signs up
+// with the victim's address and never verifies it; the victim signs in with
+// Google. The victim lands in the account, alone: the stranger's refresh
+// cookie, ID token and password no longer get in, and the victim is told.
+func TestSocialSignInClaimsAPreHijackedAccount(t *testing.T) {
+	a := mustSocialAPI(t)
+	mallory := a.browser()
+	resp, env := mallory.api("POST", "/api/auth/signup", "", map[string]string{"email": "victim@example.com", "password": pw})
+	var tok tokensReply
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(env.Data, &tok) != nil {
+		t.Fatalf("the stranger's sign-up: %d %+v", resp.StatusCode, env)
+	}
+	a.email("victim@example.com") // the victim ignores it
+	mallory.session()
+
+	victim := a.browser()
+	wantPopup(t, "the victim's Google sign-in", a.social(victim, core.ProviderGoogle, oauthtest.NewPerson("g-1", "victim@example.com", true)), "")
+	su := victim.session().User
+	if su.UID != tok.User.UID || !su.EmailVerified || !slices.Equal(su.Providers, []string{core.ProviderGoogle}) || su.Name != "Ada Lovelace" {
+		t.Fatalf("the victim's account: %+v", su)
+	}
+	if !strings.Contains(a.email("victim@example.com").Text, "Someone had started an account with this address") {
+		t.Fatal("the victim was not told")
+	}
+	if resp, _ := mallory.api("POST", "/api/auth/token", "", nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the stranger's refresh cookie: %d", resp.StatusCode)
+	}
+	if resp, _ := mallory.api("GET", "/api/me", tok.IDToken, nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the stranger's ID token: %d", resp.StatusCode)
+	}
+	if resp, env := mallory.api("POST", "/api/auth/signin", "", map[string]string{"email": "victim@example.com", "password": pw}); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the stranger's password: %d %+v", resp.StatusCode, env)
+	}
+	a.noMoreEmail()
 }

@@ -3,6 +3,7 @@ package bolt
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/sendlater/sendlater/core"
 	"go.etcd.io/bbolt"
@@ -234,4 +235,85 @@ func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, f
 		return nil, err
 	}
 	return l, nil
+}
+
+// ClaimAccount gives the user to the proven owner of their address
+// (core/claim.go), in one transaction. The action codes have no index by
+// user: they are read whole, which they are few enough for (each expires
+// within days, and the sweeper deletes it) at an event this rare.
+func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLink, now time.Time,
+	fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, core.Claimed, error) {
+	var u *core.User
+	var c core.Claimed
+	err := s.update(ctx, func(tx *bbolt.Tx) error {
+		c = core.Claimed{}
+		links, err := userLinks(tx, userID)
+		if err != nil {
+			return err
+		}
+		if u, err = s.updateUser(tx, userID, func(u *core.User) error { return fn(u, links) }); err != nil {
+			return err
+		}
+		s.changed(tx, userID)
+		prefix := ownerPrefix(userID)
+		for _, k := range prefixKeys(tx.Bucket(bucketMessagesByOwner), prefix) {
+			if err := s.deleteMessage(tx, idAfter(k, len(prefix)+timeKeyLen)); err != nil {
+				return err
+			}
+			c.Messages++
+		}
+		for _, k := range prefixKeys(tx.Bucket(bucketSessionsByUser), prefix) {
+			if err := s.deleteSession(tx, idAfter(k, len(prefix))); err != nil {
+				return err
+			}
+			c.Sessions++
+		}
+		for _, k := range prefixKeys(tx.Bucket(bucketTokensByUser), prefix) {
+			if err := deleteToken(tx, idAfter(k, len(prefix))); err != nil {
+				return err
+			}
+			c.AccessTokens++
+		}
+		if err := deleteUserLinks(tx, userID); err != nil {
+			return err
+		}
+		c.Links = len(links)
+		if err := tx.Bucket(bucketWebhookSecrets).Delete([]byte(userID)); err != nil {
+			return err
+		}
+		if c.Codes, err = useUserCodes(tx, userID, now); err != nil {
+			return err
+		}
+		if l != nil {
+			l.UserID = userID
+			return addLink(tx, l)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, core.Claimed{}, err
+	}
+	return u, c, nil
+}
+
+// useUserCodes marks every unused code of the user used at now.
+func useUserCodes(tx *bbolt.Tx, userID string, now time.Time) (int, error) {
+	var mine []*core.ActionCode
+	err := tx.Bucket(bucketActionCodes).ForEach(func(_, v []byte) error {
+		ac, err := decodeActionCode(v)
+		if err == nil && ac.UserID == userID && ac.UsedAt.IsZero() {
+			mine = append(mine, ac)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, ac := range mine {
+		ac.UsedAt = now
+		if err := putActionCode(tx, ac); err != nil {
+			return 0, err
+		}
+	}
+	return len(mine), nil
 }

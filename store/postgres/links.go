@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -166,4 +167,63 @@ func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, f
 		return nil, err
 	}
 	return l, nil
+}
+
+// ClaimAccount gives the user to the proven owner of their address
+// (core/claim.go), in one transaction. The user's messages are locked in
+// id order before the user's row, as DeleteUser takes them, so that a
+// settlement group (settle.go) and a claim never wait for each other.
+func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLink, now time.Time,
+	fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, core.Claimed, error) {
+	var u *core.User
+	var c core.Claimed
+	err := s.update(ctx, func(tx pgx.Tx) error {
+		c = core.Claimed{}
+		if _, err := tx.Exec(ctx, "select 1 from messages where owner = $1 order by id for update", userID); err != nil {
+			return err
+		}
+		var links []*core.ProviderLink
+		var err error
+		u, err = s.updateWithLinks(ctx, tx, userID, func(u *core.User, ls []*core.ProviderLink) error {
+			links = ls
+			return fn(u, ls)
+		})
+		if err != nil {
+			return err
+		}
+		count := func(n *int, sql string, args ...any) error {
+			tag, err := tx.Exec(ctx, sql, args...)
+			if n != nil {
+				*n = int(tag.RowsAffected())
+			}
+			return err
+		}
+		for _, step := range []struct {
+			n    *int
+			sql  string
+			args []any
+		}{
+			{&c.Messages, "delete from messages where owner = $1", []any{userID}},
+			{&c.Sessions, "delete from sessions where user_id = $1", []any{userID}},
+			{&c.AccessTokens, "delete from access_tokens where user_id = $1", []any{userID}},
+			{nil, "delete from provider_links where user_id = $1", []any{userID}},
+			{nil, "delete from webhook_secrets where user_id = $1", []any{userID}},
+			{&c.Codes, "update action_codes set used_at = $2 where user_id = $1 and used_at is null", []any{userID, now.UnixNano()}},
+		} {
+			if err := count(step.n, step.sql, step.args...); err != nil {
+				return err
+			}
+		}
+		c.Links = len(links)
+		if l != nil {
+			l.UserID = userID
+			return addLink(ctx, tx, l)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, core.Claimed{}, err
+	}
+	s.moved(ctx, true, userID) // their messages, sessions and links went
+	return u, c, nil
 }

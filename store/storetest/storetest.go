@@ -101,6 +101,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"LinksLinkAndUnlink", needsLinks(testLinksLinkAndUnlink)},
 		{"LinksUpdate", needsLinks(testLinksUpdate)},
 		{"LinksDeleteUser", needsLinks(testLinksDeleteUser)},
+		{"LinksClaimAccount", needsLinks(testLinksClaimAccount)},
 		{"ProcessHealth", testProcessHealth},
 		{"WatchUser", needsWatcher(testWatchUser)},
 		{"LimitEvents", needsLimits(testLimitEvents)},
