@@ -236,7 +236,7 @@ func TestPasswordResetClaimsAnUnverifiedAccount(t *testing.T) {
 func TestOperatorsLinkIsNoClaim(t *testing.T) {
 	testenv.Backends(t, testenv.Config{}, func(t *testing.T, env *testenv.Env) {
 		e := &authEnv{env}
-		made, err := e.Admin.CreateUser(core.WithActor(e.Ctx, "root"), core.NewUser{Email: "ann@example.com", Name: "Ann"})
+		made, err := e.Admin.CreateUser(core.WithOperator(e.Ctx, "root"), core.NewUser{Email: "ann@example.com", Name: "Ann"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +316,7 @@ func TestLinkFromSettingsConfirmsAnUnverifiedAccount(t *testing.T) {
 		}
 
 		bob := e.MustSignUp(t, "bob@example.com", goodPassword)
-		if _, err := e.Admin.SetUserDisabled(core.WithActor(e.Ctx, "root"), bob.User.ID, true); err != nil {
+		if _, err := e.Admin.SetUserDisabled(core.WithOperator(e.Ctx, "root"), bob.User.ID, true); err != nil {
 			t.Fatal(err)
 		}
 		_, err = e.Social.SignIn(e.Ctx, core.ProviderProfile{Provider: core.ProviderGoogle, Subject: "g-2", Email: "bob@example.com", EmailVerified: true}, browser)
