@@ -137,11 +137,34 @@ func (s *AdminService) ListMessages(ctx context.Context, user string, f MessageF
 		}
 		f.Owner = u.ID
 	}
-	ms, total, err := s.Messages.ListMessages(ctx, f)
+	if f.Status != "" && !ValidStatus(f.Status) {
+		return nil, 0, ValidationError(map[string]string{"status": "The status must be scheduled, reminded, sending, delivered, failed or paused"})
+	}
+	filtered := f.Status != "" || !f.DueBefore.IsZero()
+	page := f
+	if filtered {
+		page.Offset, page.Limit = 0, 0 // kept here, then paged
+	}
+	ms, total, err := s.Messages.ListMessages(ctx, page)
+	if err != nil {
+		return nil, 0, err
+	}
+	if filtered {
+		kept := ms[:0]
+		for _, m := range ms {
+			if f.Keeps(m) {
+				kept = append(kept, m)
+			}
+		}
+		total, ms = len(kept), kept[min(f.Offset, len(kept)):]
+		if f.Limit > 0 && len(ms) > f.Limit {
+			ms = ms[:f.Limit]
+		}
+	}
 	for i, m := range ms {
 		ms[i] = withoutBody(m)
 	}
-	return ms, total, err
+	return ms, total, nil
 }
 
 func (s *AdminService) FindMessage(ctx context.Context, id string) (*Message, error) {

@@ -368,6 +368,28 @@ type MessageFilter struct {
 	After  *MessageCursor
 	Offset int // after After
 	Limit  int // 0: all
+	// Status and DueBefore are an operator's filters (messages list
+	// --status, --due-before): AdminService.ListMessages keeps the messages
+	// they match (Keeps) before it pages; the stores list by the fields
+	// above only.
+	Status    MessageStatus
+	DueBefore time.Time
+}
+
+// Keeps tells whether m passes the operator's filters of f: its displayed
+// status is Status, and its delivery date is before DueBefore (each when
+// set).
+func (f MessageFilter) Keeps(m *Message) bool {
+	return (f.Status == "" || m.DisplayStatus() == f.Status) && (f.DueBefore.IsZero() || m.SendDate.Before(f.DueBefore))
+}
+
+// ValidStatus tells whether s is a status an operator can filter by.
+func ValidStatus(s MessageStatus) bool {
+	switch s {
+	case StatusScheduled, StatusReminded, StatusSending, StatusDelivered, StatusFailed, StatusPaused:
+		return true
+	}
+	return false
 }
 
 // MessageCursor is a place in a list: the message it follows.

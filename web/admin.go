@@ -221,7 +221,12 @@ func (s *AdminServer) handleSyncBilling(w http.ResponseWriter, r *http.Request) 
 
 func (s *AdminServer) handleListMessages(w http.ResponseWriter, r *http.Request) {
 	offset, limit := pageParams(r)
-	ms, total, err := s.Admin.ListMessages(r.Context(), r.URL.Query().Get("user"), core.MessageFilter{Offset: offset, Limit: limit})
+	q := r.URL.Query()
+	f := core.MessageFilter{Offset: offset, Limit: limit, Status: core.MessageStatus(q.Get("status"))}
+	if due, _ := strconv.ParseInt(q.Get("dueBefore"), 10, 64); due > 0 {
+		f.DueBefore = fromMillis(due)
+	}
+	ms, total, err := s.Admin.ListMessages(r.Context(), q.Get("user"), f)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -82,6 +83,12 @@ func (c *AdminClient) ListMessages(ctx context.Context, user string, f core.Mess
 	q := url.Values{}
 	if user != "" {
 		q.Set("user", user)
+	}
+	if f.Status != "" {
+		q.Set("status", string(f.Status))
+	}
+	if !f.DueBefore.IsZero() {
+		q.Set("dueBefore", strconv.FormatInt(millis(f.DueBefore), 10))
 	}
 	var out listJSON[*MessageJSON]
 	if err := c.t.do(ctx, "GET", "/admin/messages"+pageQuery(q, f.Offset, f.Limit), nil, &out); err != nil {

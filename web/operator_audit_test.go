@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -145,4 +146,61 @@ func operatorScript(t *testing.T, e *testenv.Env, path string) []string {
 		t.Errorf("%s left\n%s\nwant\n%s", path, strings.Join(out, "\n"), strings.Join(want, "\n"))
 	}
 	return out
+}
+
+// messages list --status and --due-before filter in core, before the page
+// is cut, the same on the store and through the socket (which carries the
+// filter, not every message), on both backends; a status that is none is
+// refused with the field.
+func TestAdminListFiltersByStatusAndDate(t *testing.T) {
+	testenv.Backends(t, testenv.Config{}, func(t *testing.T, e *testenv.Env) {
+		ctx := core.WithOperator(context.Background(), "alice (uid 1000)")
+		ann := e.MustUser(t, "ann@example.com", "", core.PlanPro)
+		asAnn := e.As(ann.ID)
+		var ids []string
+		for i, iv := range []core.Interval{core.Interval1M, core.Interval6M, core.Interval12M} {
+			e.Clock.Add(time.Second)
+			m, err := e.Messages.Create(asAnn, core.MessageInput{Title: "t", Name: "n", Recipient: "r@example.com", Body: "b", Interval: iv})
+			if err != nil {
+				t.Fatal(i, err)
+			}
+			ids = append(ids, m.ID)
+		}
+		paused := false
+		if _, err := e.Messages.Update(asAnn, ids[2], core.MessageUpdate{IsActive: &paused}); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := serveTestSocket(t, e)
+		for name, admin := range map[string]core.Admin{"store": e.Admin, "socket": c} {
+			list := func(f core.MessageFilter) ([]string, int) {
+				t.Helper()
+				ms, total, err := admin.ListMessages(ctx, "ann@example.com", f)
+				if err != nil {
+					t.Fatalf("%s %+v: %v", name, f, err)
+				}
+				var got []string
+				for _, m := range ms {
+					got = append(got, m.ID)
+				}
+				return got, total
+			}
+			if got, total := list(core.MessageFilter{Status: core.StatusScheduled}); total != 2 || !slices.Equal(got, []string{ids[1], ids[0]}) {
+				t.Errorf("%s: scheduled: %v of %d", name, got, total)
+			}
+			if got, total := list(core.MessageFilter{Status: core.StatusScheduled, Limit: 1, Offset: 1}); total != 2 || !slices.Equal(got, []string{ids[0]}) {
+				t.Errorf("%s: the second scheduled: %v of %d", name, got, total)
+			}
+			if got, total := list(core.MessageFilter{Status: core.StatusPaused}); total != 1 || !slices.Equal(got, []string{ids[2]}) {
+				t.Errorf("%s: paused: %v of %d", name, got, total)
+			}
+			if got, total := list(core.MessageFilter{DueBefore: e.Clock.Now().AddDate(0, 2, 0)}); total != 1 || !slices.Equal(got, []string{ids[0]}) {
+				t.Errorf("%s: due within two months: %v of %d", name, got, total)
+			}
+			_, _, err := admin.ListMessages(ctx, "ann@example.com", core.MessageFilter{Status: "lost"})
+			var ce *core.Error
+			if !errors.As(err, &ce) || ce.Code != core.EValidation || !strings.Contains(ce.Fields["status"], "scheduled, reminded") {
+				t.Errorf("%s: status lost: %#v", name, err)
+			}
+		}
+	})
 }

@@ -42,26 +42,14 @@ func newMessagesListCmd(a *app) *cobra.Command {
 		Short: "List messages, newest first",
 		Args:  cobra.NoArgs,
 		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
-			keep, err := messageFilter(status, dueBefore)
+			f, err := messageFilter(status, dueBefore)
 			if err != nil {
 				return err
 			}
-			f := core.MessageFilter{Offset: offset, Limit: limit}
-			if keep != nil {
-				f = core.MessageFilter{} // filtered here, then paged
-			}
+			f.Offset, f.Limit = offset, limit
 			ms, total, err := admin.ListMessages(cmd.Context(), user, f)
 			if err != nil {
 				return err
-			}
-			if keep != nil {
-				var kept []*core.Message
-				for _, m := range ms {
-					if keep(m) {
-						kept = append(kept, m)
-					}
-				}
-				total, ms = len(kept), page(kept, offset, limit)
 			}
 			if asJSON && reveal {
 				// The bodies, each recorded in the audit log as read.
@@ -216,25 +204,18 @@ func recipientFields(m *core.Message) [][2]string {
 
 // messageFilter is what messages list --status and --due-before keep; nil
 // keeps all.
-func messageFilter(status, dueBefore string) (func(*core.Message) bool, error) {
-	if status == "" && dueBefore == "" {
-		return nil, nil
+func messageFilter(status, dueBefore string) (core.MessageFilter, error) {
+	f := core.MessageFilter{Status: core.MessageStatus(status)}
+	if status != "" && !core.ValidStatus(f.Status) {
+		return f, usagef("--status must be scheduled, reminded, sending, delivered, failed or paused")
 	}
-	switch core.MessageStatus(status) {
-	case "", core.StatusScheduled, core.StatusReminded, core.StatusSending, core.StatusDelivered, core.StatusFailed, core.StatusPaused:
-	default:
-		return nil, usagef("--status must be scheduled, reminded, sending, delivered, failed or paused")
-	}
-	var before time.Time
 	if dueBefore != "" {
 		var err error
-		if before, err = cli.ParseWhen(dueBefore, time.Now()); err != nil {
-			return nil, usageError{err}
+		if f.DueBefore, err = cli.ParseWhen(dueBefore, time.Now()); err != nil {
+			return f, usageError{err}
 		}
 	}
-	return func(m *core.Message) bool {
-		return (status == "" || string(m.DisplayStatus()) == status) && (before.IsZero() || m.SendDate.Before(before))
-	}, nil
+	return f, nil
 }
 
 // outboxLabel names what follows a message.
