@@ -135,7 +135,7 @@ func (a *app) newMailer() (core.Mailer, error) {
 	sender := core.Address{Name: from.Name, Address: from.Address}
 	s := a.cfg.Mail.SMTP
 	if s.Host == "" {
-		return mailer.NewOutbox(a.cfg.outboxDir(), sender, a.log)
+		return mailer.NewFileTransport(a.cfg.outboxDir(), sender, a.log)
 	}
 	return mailer.NewSMTP(mailer.SMTPConfig{
 		Host: s.Host, Port: s.Port, Username: s.Username, Password: s.Password, TLS: s.TLS,

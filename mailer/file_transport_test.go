@@ -14,10 +14,10 @@ import (
 	"github.com/sendlater/sendlater/mailer/smtptest"
 )
 
-func TestOutboxWritesEML(t *testing.T) {
+func TestFileTransportWritesEML(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "outbox")
 	var logs bytes.Buffer
-	o, err := mailer.NewOutbox(dir, sender, slog.New(slog.NewTextHandler(&logs, nil)))
+	o, err := mailer.NewFileTransport(dir, sender, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,10 +69,10 @@ func TestOutboxWritesEML(t *testing.T) {
 
 // The outbox writes what SMTP sends: the same email renders to the same
 // bytes apart from the MIME boundary.
-func TestOutboxMatchesSMTP(t *testing.T) {
+func TestFileTransportMatchesSMTP(t *testing.T) {
 	srv := smtptest.Start(t)
 	dir := t.TempDir()
-	o, err := mailer.NewOutbox(dir, sender, slog.New(slog.DiscardHandler))
+	o, err := mailer.NewFileTransport(dir, sender, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +107,8 @@ func withoutBoundaries(t *testing.T, raw []byte) string {
 	return strings.ReplaceAll(normalize(string(raw)), boundary, "BOUNDARY")
 }
 
-func TestOutboxRejectsEmptyEmail(t *testing.T) {
-	o, err := mailer.NewOutbox(t.TempDir(), sender, nil)
+func TestFileTransportRejectsEmptyEmail(t *testing.T) {
+	o, err := mailer.NewFileTransport(t.TempDir(), sender, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,20 +13,20 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-// Outbox is the zero-config transport: it writes each email as an RFC 5322
+// FileTransport is the zero-config transport: it writes each email as an RFC 5322
 // .eml file into a directory instead of sending it. It is safe for concurrent
 // use.
-type Outbox struct {
+type FileTransport struct {
 	dir    string
 	from   core.Address
 	logger *slog.Logger
 }
 
-var _ core.Mailer = (*Outbox)(nil)
+var _ core.Mailer = (*FileTransport)(nil)
 
-// NewOutbox creates dir (mode 0700) when missing. from is the sender of
+// NewFileTransport creates dir (mode 0700) when missing. from is the sender of
 // emails that name none; a nil logger means slog.Default().
-func NewOutbox(dir string, from core.Address, logger *slog.Logger) (*Outbox, error) {
+func NewFileTransport(dir string, from core.Address, logger *slog.Logger) (*FileTransport, error) {
 	if dir == "" {
 		return nil, errors.New("mailer: outbox directory is required")
 	}
@@ -39,13 +39,13 @@ func NewOutbox(dir string, from core.Address, logger *slog.Logger) (*Outbox, err
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Outbox{dir: dir, from: from, logger: logger}, nil
+	return &FileTransport{dir: dir, from: from, logger: logger}, nil
 }
 
 // Send writes e to <dir>/<UTC time>-<message id>.eml with mode 0600. The file
 // appears complete or not at all (temporary file, then rename). It fills
 // e.Date and e.MessageID when they are empty. Write failures are temporary.
-func (o *Outbox) Send(ctx context.Context, e *core.Email) error {
+func (o *FileTransport) Send(ctx context.Context, e *core.Email) error {
 	if err := ctx.Err(); err != nil {
 		return &core.TemporaryError{Err: err}
 	}
