@@ -42,7 +42,7 @@ func newStatsCmd(a *app) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cli.PrintJSON(a.stdout, mapEach(counts, web.NewPageViewJSON))
+				return cli.PrintJSON(a.stdout, each(counts, web.NewPageViewJSON))
 			}
 			return a.printStats(counts, from)
 		},
@@ -83,12 +83,4 @@ func (a *app) printStats(counts []core.PageViewCount, from time.Time) error {
 	}
 	fmt.Fprintf(a.stdout, "%d views since %s (UTC)\n", total, core.PageViewDay(from))
 	return nil
-}
-
-func mapEach[T, U any](xs []T, f func(T) U) []U {
-	out := make([]U, len(xs))
-	for i, x := range xs {
-		out[i] = f(x)
-	}
-	return out
 }
