@@ -13,9 +13,21 @@ type Backuper interface {
 	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 
-// Admin is what operators do from the CLI. AdminService implements it over the
-// stores; the web package's client implements it over the admin socket.
+// Admin is what operators do from the CLI, in the roles each command names
+// (AdminUsers, AdminMessages, AdminDelivery, AdminBilling, AdminAudit).
+// AdminService implements it over the stores; the web package's client
+// implements it over the admin socket.
 type Admin interface {
+	AdminUsers
+	AdminMessages
+	AdminDelivery
+	AdminBilling
+	AdminAudit
+}
+
+// AdminUsers manages accounts (core/admin_users.go) and reads the contact
+// form's submissions.
+type AdminUsers interface {
 	ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error)
 	// FindUser finds a user by id or email.
 	FindUser(ctx context.Context, idOrEmail string) (*User, error)
@@ -24,6 +36,16 @@ type Admin interface {
 	// LiftHold ends the user's hold now (core/hold.go), as the author's
 	// early end does.
 	LiftHold(ctx context.Context, idOrEmail string) (*User, error)
+	CreateUser(ctx context.Context, in NewUser) (*CreatedUser, error)
+	SetUserDisabled(ctx context.Context, idOrEmail string, disabled bool) (*User, error)
+	DeleteUser(ctx context.Context, idOrEmail string) error
+	ExportUser(ctx context.Context, idOrEmail string) (*AccountExport, error)
+	ListContacts(ctx context.Context, limit int) ([]*ContactSubmission, error)
+}
+
+// AdminMessages reads and steers messages. No message it returns carries
+// a body but RevealMessages'.
+type AdminMessages interface {
 	// ListMessages lists messages, of one user (id or email) or all.
 	ListMessages(ctx context.Context, user string, f MessageFilter) ([]*Message, int, error)
 	FindMessage(ctx context.Context, id string) (*Message, error)
@@ -33,17 +55,27 @@ type Admin interface {
 	MessageOutbox(ctx context.Context, id string) (*OutboxItem, error)
 	// MessageEvents is a message's timeline, oldest first.
 	MessageEvents(ctx context.Context, id string) ([]*MessageEvent, error)
-	Backup(ctx context.Context, w io.Writer) (int64, error)
+	// RescheduleMessage moves a message's sendDate to at; SetMessageActive
+	// pauses or resumes it; PostponeMessage postpones it by its interval
+	// and DeleteMessage deletes it.
+	RescheduleMessage(ctx context.Context, id string, at time.Time) (*Message, error)
+	SetMessageActive(ctx context.Context, id string, active bool) (*Message, error)
+	PostponeMessage(ctx context.Context, id string) (*Message, error)
+	DeleteMessage(ctx context.Context, id string) error
+	// RevealMessages returns the messages ids with their bodies, each
+	// recorded in the audit log as read first: the one way an operator
+	// reads a body.
+	RevealMessages(ctx context.Context, ids []string) ([]*Message, error)
+}
 
+// AdminDelivery runs and watches the delivery, and copies the store.
+type AdminDelivery interface {
 	// SendDue runs one delivery pass; PreviewDue lists what a pass at the
 	// given time would send, sending nothing.
 	SendDue(ctx context.Context) (PassResult, error)
 	PreviewDue(ctx context.Context, at time.Time) ([]DueSend, error)
-	// RescheduleMessage moves a message's sendDate to at; DeliverNow makes
-	// it due now and runs a pass; SetMessageActive pauses or resumes it.
-	RescheduleMessage(ctx context.Context, id string, at time.Time) (*Message, error)
+	// DeliverNow makes a message due now and runs a pass.
 	DeliverNow(ctx context.Context, id string) (*Message, PassResult, error)
-	SetMessageActive(ctx context.Context, id string, active bool) (*Message, error)
 	// Passes are the last delivery passes of the running server's scheduler
 	// (none when the store is opened directly).
 	Passes(ctx context.Context) ([]PassResult, error)
@@ -51,30 +83,22 @@ type Admin interface {
 	// records its passes in the store: the cluster's with a shared store,
 	// the running server's with one it holds alone.
 	DeliveryHealth(ctx context.Context) (DeliveryHealth, error)
+	Backup(ctx context.Context, w io.Writer) (int64, error)
+}
 
+// AdminBilling reconciles subscriptions with the payment provider.
+type AdminBilling interface {
 	// SyncBilling re-reads from the payment provider the subscriptions of
 	// one user (id or email) or, with "", of every user with a customer,
 	// stores them and returns what it found for each.
 	SyncBilling(ctx context.Context, idOrEmail string) ([]BillingChange, error)
+}
 
-	// CreateUser, SetUserDisabled, DeleteUser and ExportUser manage
-	// accounts (core/admin_users.go); PostponeMessage and DeleteMessage
-	// steer one message; ListContacts lists the contact form's
-	// submissions.
-	CreateUser(ctx context.Context, in NewUser) (*CreatedUser, error)
-	SetUserDisabled(ctx context.Context, idOrEmail string, disabled bool) (*User, error)
-	DeleteUser(ctx context.Context, idOrEmail string) error
-	ExportUser(ctx context.Context, idOrEmail string) (*AccountExport, error)
-	PostponeMessage(ctx context.Context, id string) (*Message, error)
-	DeleteMessage(ctx context.Context, id string) error
-	ListContacts(ctx context.Context, limit int) ([]*ContactSubmission, error)
+// AdminAudit reads the audit log.
+type AdminAudit interface {
 	// ListAudit lists the audit log from since, oldest first (limit 0:
 	// all).
 	ListAudit(ctx context.Context, since time.Time, limit int) ([]*AuditEntry, error)
-	// RevealMessages returns the messages ids with their bodies, each
-	// recorded in the audit log as read first: the one way an operator
-	// reads a body. Every other method returns messages without one.
-	RevealMessages(ctx context.Context, ids []string) ([]*Message, error)
 }
 
 // AdminService implements Admin over the stores.

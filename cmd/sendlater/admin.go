@@ -56,8 +56,10 @@ func (a *app) operatorView(ctx context.Context) (client *web.AdminClient, s *ser
 }
 
 // withAdmin makes a command's RunE from fn, which gets the operator's view
-// of the store (adminService), released when fn returns.
-func (a *app) withAdmin(fn func(cmd *cobra.Command, args []string, admin core.Admin) error) func(*cobra.Command, []string) error {
+// of the store (adminService) in the role R the command names (core.AdminUsers,
+// core.AdminMessages, core.AdminDelivery, core.AdminBilling, core.AdminAudit,
+// or core.Admin for several), released when fn returns.
+func withAdmin[R any](a *app, fn func(cmd *cobra.Command, args []string, admin R) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		admin, done, err := a.adminService(cmd.Context())
 		if err != nil {
@@ -67,6 +69,7 @@ func (a *app) withAdmin(fn func(cmd *cobra.Command, args []string, admin core.Ad
 		if a.actor != "" {
 			cmd.SetContext(core.WithOperator(cmd.Context(), a.actor))
 		}
-		return fn(cmd, args, admin)
+		// core.Admin embeds every role, so this holds for each of them.
+		return fn(cmd, args, any(admin).(R))
 	}
 }

@@ -25,7 +25,7 @@ func newAuditListCmd(a *app) *cobra.Command {
 		Use:   "list [--since TIME]",
 		Short: "List the audit log, oldest first: when, who (OS user), what",
 		Args:  cobra.NoArgs,
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminAudit) error {
 			var from time.Time
 			if since != "" {
 				var err error

@@ -18,7 +18,7 @@ func newBackupCmd(a *app) *cobra.Command {
 			"is taken through its admin socket without stopping it. To restore, stop the server and\n" +
 			"replace <data_dir>/sendlater.db with the copy (keep the same encryption key).",
 		Args: cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminDelivery) error {
 			dst := args[0]
 			// Write beside the target and rename, so FILE is never a partial copy.
 			f, err := os.CreateTemp(filepath.Dir(dst), ".sendlater-backup-*")

@@ -21,7 +21,7 @@ func newContactsListCmd(a *app) *cobra.Command {
 		Use:   "list",
 		Short: "List the contact form's submissions, newest first",
 		Args:  cobra.NoArgs,
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			cs, err := admin.ListContacts(cmd.Context(), limit)
 			if err != nil {
 				return err

@@ -41,7 +41,7 @@ func newMessagesListCmd(a *app) *cobra.Command {
 		Use:   "list [--user EMAIL] [--status S] [--due-before TIME]",
 		Short: "List messages, newest first",
 		Args:  cobra.NoArgs,
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			f, err := messageFilter(status, dueBefore)
 			if err != nil {
 				return err
@@ -92,7 +92,7 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 		Use:   "show ID",
 		Short: "Show one message (the body only with --reveal)",
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			m, err := admin.FindMessage(cmd.Context(), args[0])
 			if err != nil {
 				return err

@@ -18,7 +18,7 @@ func newMessagesRescheduleCmd(a *app) *cobra.Command {
 		Use:   "reschedule ID --at TIME",
 		Short: "Move a message's delivery date (reminders start over; a failed message is retried)",
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			if at == "" {
 				return usagef("--at is required, e.g. --at 2026-04-01T09:30:00Z or --at +48h")
 			}
@@ -43,7 +43,7 @@ func newMessagesDeliverNowCmd(a *app) *cobra.Command {
 		Use:   "deliver-now ID",
 		Short: "Make a message due now and run a delivery pass",
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminDelivery) error {
 			m, res, err := admin.DeliverNow(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -69,7 +69,7 @@ func newMessagesSetActiveCmd(a *app, active bool) *cobra.Command {
 		Use:   use,
 		Short: short,
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			m, err := admin.SetMessageActive(cmd.Context(), args[0], active)
 			if err != nil {
 				return err
@@ -85,7 +85,7 @@ func newMessagesPostponeCmd(a *app) *cobra.Command {
 		Use:   "postpone ID",
 		Short: "Postpone a message by its interval from today, as its author's Postpone does",
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			m, err := admin.PostponeMessage(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -101,7 +101,7 @@ func newMessagesDeleteCmd(a *app) *cobra.Command {
 		Use:   "delete ID",
 		Short: "Delete a message that is not being sent",
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			if err := admin.DeleteMessage(cmd.Context(), args[0]); err != nil {
 				return err
 			}

@@ -22,7 +22,7 @@ func newSendDueCmd(a *app) *cobra.Command {
 			"answers, else over the store opened directly. It prints what it did and exits non-zero when the store\n" +
 			"or the mail server cannot be reached. --dry-run lists what a pass would send (by --at) and sends nothing.",
 		Args: cobra.NoArgs,
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminDelivery) error {
 			if at != "" && !dryRun {
 				return usagef("--at only goes with --dry-run: a real pass always runs at the current time")
 			}

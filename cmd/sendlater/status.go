@@ -21,7 +21,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			"cluster's; with bbolt it is the running server's (through its admin socket). Exits non-zero\n" +
 			"while the delivery is stalled: schedulers run but no pass finished for " + core.StalledAfter.String() + ".",
 		Args: cobra.NoArgs,
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminDelivery) error {
 			h, err := admin.DeliveryHealth(cmd.Context())
 			if err != nil {
 				return err

@@ -28,7 +28,7 @@ func newUsersListCmd(a *app) *cobra.Command {
 		Use:   "list [--plan starter|pro|business]",
 		Short: "List users",
 		Args:  cobra.NoArgs,
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			f := core.UserFilter{Offset: offset, Limit: limit}
 			if plan != "" {
 				if _, ok := core.FindPlan(core.PlanID(plan)); !ok {
@@ -97,7 +97,7 @@ func newUsersShowCmd(a *app) *cobra.Command {
 		Use:   "show ID|EMAIL",
 		Short: "Show one user",
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			u, err := admin.FindUser(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -169,7 +169,7 @@ func newUsersLiftHoldCmd(a *app) *cobra.Command {
 			"each message the hold kept back gets a fresh reminder cycle from now (the reminder now,\n" +
 			"the delivery 10 days later), never an immediate delivery.",
 		Args: cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			u, err := admin.LiftHold(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -190,7 +190,7 @@ func newUsersSetPlanCmd(a *app) *cobra.Command {
 		Long: "Grant a plan without Stripe. The user's plan becomes active with --status active (the default)\n" +
 			"or trialing; any other status leaves it inactive. Granting starter removes any plan.",
 		Args: cobra.ExactArgs(2),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			u, err := admin.SetPlan(cmd.Context(), args[0], core.PlanID(args[1]), status)
 			if err != nil {
 				return err

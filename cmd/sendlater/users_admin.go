@@ -41,7 +41,7 @@ func newUsersCreateCmd(a *app) *cobra.Command {
 			"which the user chooses a password, then signs in with it; send it to them. With --password-stdin the\n" +
 			"first line of standard input is the password (the sign-up rules apply).",
 		Args: cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			in := core.NewUser{Email: args[0], Name: name}
 			if passwordStdin {
 				line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
@@ -82,7 +82,7 @@ func newUsersSetDisabledCmd(a *app, disabled bool) *cobra.Command {
 		Use:   use,
 		Short: short,
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			u, err := admin.SetUserDisabled(cmd.Context(), args[0], disabled)
 			if err != nil {
 				return err
@@ -109,7 +109,7 @@ func newUsersDeleteCmd(a *app) *cobra.Command {
 		Use:   "delete ID|EMAIL --yes",
 		Short: "Delete a user with every message, session and access token (cannot be undone)",
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			if !yes {
 				return usagef("deleting %s cannot be undone: add --yes to confirm", args[0])
 			}
@@ -129,7 +129,7 @@ func newUsersExportCmd(a *app) *cobra.Command {
 		Use:   "export ID|EMAIL",
 		Short: "Print everything stored about a user as JSON (the user's own export)",
 		Args:  cobra.ExactArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			x, err := admin.ExportUser(cmd.Context(), args[0])
 			if err != nil {
 				return err

@@ -17,7 +17,7 @@ func newUsersSyncBillingCmd(a *app) *cobra.Command {
 			"store each user's current price and status, and print them beside what was stored before.\n" +
 			"It stops at the first failure. Webhooks do this as events arrive; this is for a missed one.",
 		Args: cobra.MaximumNArgs(1),
-		RunE: a.withAdmin(func(cmd *cobra.Command, args []string, admin core.Admin) error {
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminBilling) error {
 			who := ""
 			if len(args) == 1 {
 				who = args[0]
