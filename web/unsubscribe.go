@@ -6,7 +6,8 @@ import (
 	"net/http"
 )
 
-// The delivery email's one-click refusal (RFC 8058). Its link,
+// The one-click refusal (RFC 8058) of the delivery email and of every email
+// to a second reminder address (core/reminder_address.go). Its link,
 // <base_url>/unsubscribe/<token>, is both the List-Unsubscribe target, which
 // mail clients POST to, and the footer link a person opens: GET shows a page
 // with a confirm button (scanners open links too), POST records the refusal.
@@ -17,9 +18,9 @@ var refusalPage = template.Must(template.New("refusal").Parse(`<!doctype html>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}
 button{font:inherit;padding:.6rem 1.2rem;cursor:pointer}</style></head>
 <body><h1>{{.App}}</h1>
-{{if .Done}}<p>Done. No further messages will be sent to you through {{.App}}.</p>
+{{if .Done}}<p>Done. No further messages, reminders or requests will be sent to you through {{.App}}.</p>
 {{else if .Invalid}}<p>This link is not valid. Please use the link of the email you received.</p>
-{{else}}<p>Someone used {{.App}} to send you a message written for the future. Do you want to refuse every further message sent to you through {{.App}}?</p>
+{{else}}<p>Someone used {{.App}} to send you a message written for the future, or to copy their reminders to you. Do you want to refuse every further email sent to you through {{.App}}?</p>
 <form method="post"><button type="submit">Refuse further messages</button></form>{{end}}
 </body></html>`))
 
