@@ -75,6 +75,9 @@ const (
 	ModeResetPassword = "resetPassword"
 	ModeVerifyEmail   = "verifyEmail"
 	ModeRecoverEmail  = "recoverEmail"
+	// ModeConfirmReminderAddress: the second reminder address agrees to
+	// get the reminders (Email: that address).
+	ModeConfirmReminderAddress = "confirmReminderAddress"
 )
 
 // ActionCode is a single-use emailed code, stored by its hash.

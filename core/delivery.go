@@ -58,6 +58,9 @@ type Delivery struct {
 	LeaseDuration time.Duration
 	// Refusals makes the one-click refusal links; nil: none offered.
 	Refusals *RefusalTokens
+	// Confirmations asks a second reminder address set before
+	// confirmation existed to confirm; nil: it is never asked by the pass.
+	Confirmations ReminderAddressAsker
 	// Webhooks posts business webhooks; nil: calls wait in the store.
 	Webhooks WebhookSender
 	// Resets makes password reset emails for the outbox's reset requests

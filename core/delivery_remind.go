@@ -210,9 +210,16 @@ const copyDetail = "a copy to the second reminder address"
 // once: a failure there is logged and never holds back the author's. It
 // returns the copy's entry of the timeline, its Detail to follow
 // copyDetail: reminded, or reminder-failed with why (and when it is tried
-// again, when the outbox retries it).
+// again, when the outbox retries it). An address that has not confirmed,
+// or refused, gets nothing (secondHeldBack).
 func (d *Delivery) remindSecond(ctx context.Context, messageID string, data ReminderEmail, author *User, now time.Time, log *slog.Logger) *MessageEvent {
-	data.To = Address{Address: author.ReminderAddress}
+	if e := d.secondHeldBack(ctx, author, log); e != nil {
+		return e
+	}
+	data.To, data.CopyOf = Address{Address: author.ReminderAddress}, data.To
+	if d.Refusals != nil {
+		data.UnsubscribeLink = refusalLink(d.BaseURL, d.Refusals, author.ReminderAddress)
+	}
 	email, err := d.Emails.Reminder(data)
 	if err != nil {
 		// Not queued: the outbox keeps an email to send, and there is none.
@@ -256,9 +263,61 @@ func (d *Delivery) sendReminderCopy(ctx context.Context, it *OutboxItem, log *sl
 	}
 	plan, active := d.Prices.PlanOf(author)
 	if !m.IsActive || (m.Status != StatusScheduled && m.Status != StatusReminded) || !m.SendDate.Equal(it.DeliveredAt) ||
-		!m.SendDate.After(d.Clock.Now()) || author.ReminderAddress != it.Recipient || !ReminderAddressAllowed(plan, active) {
+		!m.SendDate.After(d.Clock.Now()) || author.ReminderAddress != it.Recipient || !ReminderAddressAllowed(plan, active) ||
+		!author.ReminderAddressConfirmed() {
 		log.Info("reminder copy dropped: what it says is no longer true")
 		return true, nil
 	}
+	if refused, err := d.Store.AddressRefused(ctx, it.Recipient); err != nil || refused {
+		if refused {
+			log.Info("reminder copy dropped: the address refused every email")
+		}
+		return refused, err
+	}
 	return false, d.Mailer.Send(ctx, it.Email)
 }
+
+// ReminderAddressAsker asks a second reminder address that was never
+// asked to confirm (Auth.AskReminderAddress), reporting whether it did.
+type ReminderAddressAsker interface {
+	AskReminderAddress(ctx context.Context, u *User) (bool, error)
+}
+
+// secondHeldBack is the timeline's entry of a copy that the author's
+// second address must not get: it refused every email, or has not
+// confirmed yet (an address never asked, set before confirmation
+// existed, is asked now, once); nil when the copy may go.
+func (d *Delivery) secondHeldBack(ctx context.Context, author *User, log *slog.Logger) *MessageEvent {
+	addr := author.ReminderAddress
+	// Read even when the pass is stopping: a copy not started is queued
+	// for the outbox then (remindSecond), once known that it may go.
+	refused, err := d.Store.AddressRefused(context.WithoutCancel(ctx), addr)
+	switch {
+	case err != nil:
+		log.Warn("reading whether the second reminder address refused failed", "err", err)
+		return &MessageEvent{Kind: EventReminderFailed, Recipient: addr, Detail: ", not sent: " + errNotChecked}
+	case refused:
+		return &MessageEvent{Kind: EventReminderFailed, Recipient: addr, Detail: ", not sent: " + reasonSecondRefused}
+	case author.ReminderAddressConfirmed():
+		return nil
+	}
+	detail := ", not sent: " + reasonSecondWaiting
+	if d.Confirmations != nil && author.ReminderAddressAskedAt.IsZero() {
+		asked, err := d.Confirmations.AskReminderAddress(context.WithoutCancel(ctx), author)
+		if err != nil {
+			log.Warn("asking the second reminder address to confirm failed", "err", err)
+		}
+		if asked {
+			detail += " (asked now)"
+		}
+	}
+	return &MessageEvent{Kind: EventReminderFailed, Recipient: addr, Detail: detail}
+}
+
+// Why a copy to the second reminder address was not sent, as the timeline
+// says it.
+const (
+	reasonSecondWaiting = "waiting for the address to confirm (the link sent to it)"
+	reasonSecondRefused = "the address refused every email sent through this service"
+	errNotChecked       = "whether the address refused could not be read; not sent rather than sent against its will"
+)

@@ -95,6 +95,9 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 		}
 		su := u.Session(s.Prices, len(page.Messages) > 0)
 		su.HoldUntil = activeHold(u, s.Clock.Now())
+		if err := refusalState(ctx, s.Refused, &su); err != nil {
+			return send(MessageList{Err: err})
+		}
 		return send(MessageList{Messages: page.Messages, User: &su})
 	}
 	if !list() {

@@ -91,7 +91,7 @@ func (s *MessageService) setHold(ctx context.Context, until time.Time) (*Session
 	}
 	su := u.Session(s.Prices, len(page) > 0)
 	su.HoldUntil = activeHold(u, s.Clock.Now())
-	return &su, nil
+	return &su, refusalState(ctx, s.Refused, &su)
 }
 
 // activeHold is the end of u's hold while it holds at now, else zero.

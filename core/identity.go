@@ -46,6 +46,11 @@ type Auth struct {
 	// Limits counts failed sign-ins and the identity emails sent.
 	Limits *Limiter
 	Logger *slog.Logger
+	// Refusals makes the one-click refusal link of the request to confirm
+	// a second reminder address (nil: none offered); Refused tells which
+	// addresses refused every email (nil: none did).
+	Refusals *RefusalTokens
+	Refused  AddressRefusals
 
 	// Optional.
 	PasswordParams PasswordParams // zero: DefaultPasswordParams
@@ -167,7 +172,8 @@ func (a *Auth) sessionUser(ctx context.Context, u *User) (*SessionUser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.sessionUserOf(u, hasMessages), nil
+	su := a.sessionUserOf(u, hasMessages)
+	return su, refusalState(ctx, a.Refused, su)
 }
 
 // hasMessages reports whether u has messages, when its plan limits them

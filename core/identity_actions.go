@@ -247,8 +247,9 @@ func (a *Auth) CheckActionCode(ctx context.Context, code string) (*ActionInfo, e
 	return actionInfo(ac), nil
 }
 
-// ApplyActionCode uses a verifyEmail or recoverEmail code. verifyEmail marks
-// the address verified. recoverEmail puts the old address back, ends every
+// ApplyActionCode uses a verifyEmail, recoverEmail or confirmReminderAddress
+// code. verifyEmail marks the address verified; confirmReminderAddress the
+// second reminder address confirmed (reminder_address.go). recoverEmail puts the old address back, ends every
 // session and personal access token (someone else may have changed it) and
 // sends a password reset email to the restored address.
 func (a *Auth) ApplyActionCode(ctx context.Context, code string) (*ActionInfo, error) {
@@ -258,11 +259,14 @@ func (a *Auth) ApplyActionCode(ctx context.Context, code string) (*ActionInfo, e
 	if err != nil {
 		return nil, err
 	}
-	if ac.Mode != ModeVerifyEmail && ac.Mode != ModeRecoverEmail {
+	if ac.Mode != ModeVerifyEmail && ac.Mode != ModeRecoverEmail && ac.Mode != ModeConfirmReminderAddress {
 		return nil, errInvalidActionCode()
 	}
 	if ac, err = a.ActionCodes.UseActionCode(ctx, hash, a.Clock.Now()); err != nil {
 		return nil, err
+	}
+	if ac.Mode == ModeConfirmReminderAddress {
+		return a.confirmReminderAddress(ctx, ac)
 	}
 	if ac.Mode == ModeVerifyEmail {
 		_, err = a.Users.UpdateUser(ctx, ac.UserID, func(u *User) error {

@@ -85,7 +85,8 @@ func (a *Auth) Me(ctx context.Context) (*SessionUser, error) {
 		gen = gens.UserGeneration(id.UserID)
 		if r, ok := a.mine.Get(id.UserID, gen); ok {
 			r.user.Providers = slices.Clone(r.user.Providers) // the reply's, not the kept one
-			return a.sessionUserOf(&r.user, r.hasMessages), nil
+			su := a.sessionUserOf(&r.user, r.hasMessages)
+			return su, refusalState(ctx, a.Refused, su)
 		}
 	}
 	u, err := a.User(ctx)
@@ -101,7 +102,8 @@ func (a *Auth) Me(ctx context.Context) (*SessionUser, error) {
 		kept.Providers = slices.Clone(u.Providers)
 		a.mine.Put(id.UserID, gen, meRead{user: kept, hasMessages: hasMessages})
 	}
-	return a.sessionUserOf(u, hasMessages), nil
+	su := a.sessionUserOf(u, hasMessages)
+	return su, refusalState(ctx, a.Refused, su)
 }
 
 // meRead is what Me read for a user.
@@ -143,15 +145,26 @@ func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUse
 		if plan, active := a.Prices.PlanOf(before); !ReminderAddressAllowed(plan, active) {
 			return nil, Errorf(EPlanLimit, "A second reminder address is a Pro feature; upgrade to Pro to add one.")
 		}
+		// Another address is asked to confirm: within the limits, or
+		// not changed at all.
+		if addr := NormalizeEmail(*up.ReminderAddress); EmailKey(addr) != EmailKey(before.ReminderAddress) {
+			wait, err := a.Limits.Check(ctx, verificationLimits(before, addr)...)
+			if err != nil {
+				return nil, err
+			}
+			if wait > 0 {
+				return nil, errTooManyEmails(wait)
+			}
+		}
 	}
 	var oldEmail string
-	var oldVerified bool
+	var oldVerified, ask bool
 	u, err := a.Users.UpdateUser(ctx, before.ID, func(u *User) error {
 		if up.ReminderLadder != nil {
 			u.ReminderLadder, _ = ParseLadder(*up.ReminderLadder)
 		}
 		if up.ReminderAddress != nil {
-			u.ReminderAddress = NormalizeEmail(*up.ReminderAddress)
+			ask = u.setReminderAddress(NormalizeEmail(*up.ReminderAddress))
 		}
 		if up.Name != nil {
 			u.Name = strings.TrimSpace(*up.Name)
@@ -179,6 +192,14 @@ func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUse
 	if newEmail != "" {
 		if err := a.sendEmailChange(ctx, u, oldEmail, oldVerified); err != nil {
 			return nil, err
+		}
+	}
+	if ask {
+		// The address is set either way; one not asked now (a refusal, a
+		// limit reached meanwhile, a failure) shows as waiting, and its
+		// owner may ask again (SendReminderAddressConfirmation).
+		if asked, err := a.askReminderAddress(ctx, u); err != nil || !asked {
+			a.log().Warn("the second reminder address was not asked to confirm", "uid", u.ID, "err", err)
 		}
 	}
 	return a.sessionUser(ctx, u)

@@ -15,13 +15,18 @@ import (
 
 func ladderPtr[T any](v T) *T { return &v }
 
-// setLadder sets the author's ladder (and second address) as the profile
-// form does.
+// setLadder sets the author's ladder (and second address, confirmed) as
+// the profile form does.
 func (e *deliveryEnv) setLadder(tb testing.TB, uid string, steps []string, second string) *core.SessionUser {
 	tb.Helper()
 	su, err := e.Auth.UpdateProfile(e.As(uid), core.ProfileUpdate{ReminderLadder: &steps, ReminderAddress: &second})
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if second != "" {
+		// The second address agrees to get the reminders: nothing goes
+		// to it before (reminder_address_test.go).
+		e.ConfirmReminderAddress(tb, strings.TrimSpace(second))
 	}
 	return su
 }
@@ -437,13 +442,14 @@ func TestACopyStoppedByThePassIsQueued(t *testing.T) {
 	// Each email's end of data is answered after 1.5 s: the pass is
 	// stopped once the author's DATA has arrived, well before its reply.
 	e.SMTP.SetDelay(1500 * time.Millisecond)
+	sent := e.SMTP.Commands("DATA") // the second address's confirmation
 	ctx, stop := context.WithCancel(e.Ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		e.Delivery.Run(ctx) // its error is the stop's
 	}()
-	for deadline := time.Now().Add(10 * time.Second); e.SMTP.Commands("DATA") == 0; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); e.SMTP.Commands("DATA") == sent; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the author's reminder did not reach the mail server in 10 s")
 		}

@@ -67,6 +67,16 @@ type Emails interface {
 	DeliveryFailed(d DeliveryFailedEmail) (*Email, error)
 	Contact(d ContactEmail) (*Email, error)
 	OperatorSummary(d OperatorSummaryEmail) (*Email, error)
+	ReminderAddress(d ReminderAddressEmail) (*Email, error)
+}
+
+// ReminderAddressEmail asks a second reminder address to confirm that it
+// wants the reminders of Author, with a one-click refusal.
+type ReminderAddressEmail struct {
+	To              Address
+	Author          Address
+	Link            string // <base_url>/firebase-action?mode=confirmReminderAddress&oobCode=...
+	UnsubscribeLink string
 }
 
 // ActionEmail is a verification or password reset email: a link to follow.
@@ -100,6 +110,10 @@ type ReminderEmail struct {
 	// last reminder before the delivery of a ladder of several.
 	Step       string
 	LastChance bool
+	// CopyOf is the author when this is the copy to their second reminder
+	// address; UnsubscribeLink, the copy's one-click refusal.
+	CopyOf          Address
+	UnsubscribeLink string
 }
 
 // DeliveryEmail is the message itself, sent to the recipient. It never

@@ -22,6 +22,10 @@ type MessageService struct {
 	Verifier IdentityVerifier
 	// Limits holds the author's places among MaxStreams live lists.
 	Limits *Limiter
+	// Refused tells whether the second reminder address refused every
+	// email, for the session user a live list and a hold show (nil: none
+	// did).
+	Refused AddressRefusals
 	// Recheck is how often Follow checks the identity between changes;
 	// zero: DefaultFollowRecheck.
 	Recheck time.Duration

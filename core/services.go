@@ -90,6 +90,9 @@ type Identities interface {
 	CheckActionCode(ctx context.Context, code string) (*ActionInfo, error)
 	ApplyActionCode(ctx context.Context, code string) (*ActionInfo, error)
 	SendEmailVerification(ctx context.Context) error
+	// SendReminderAddressConfirmation asks the second reminder address
+	// to confirm again.
+	SendReminderAddressConfirmation(ctx context.Context) error
 	ChangePassword(ctx context.Context, password string) error
 	DeleteAccount(ctx context.Context) error
 	Export(ctx context.Context) (*AccountExport, error)

@@ -47,6 +47,13 @@ type User struct {
 	// the reminders only (Pro and Business; core/ladder.go). Sealed at rest.
 	ReminderLadder  Ladder
 	ReminderAddress string
+	// ReminderAddressAskedAt is when the second address was last asked to
+	// confirm (zero: never, as for an address set before confirmation
+	// existed); ReminderAddressConfirmedAt when it followed the link (zero:
+	// not confirmed). Setting another address clears both: the new one is
+	// asked (core/reminder_address.go).
+	ReminderAddressAskedAt     time.Time
+	ReminderAddressConfirmedAt time.Time
 }
 
 // Location returns the user's time zone, UTC when unset or unknown.
@@ -76,6 +83,11 @@ type SessionUser struct {
 	// ReminderLadder and ReminderAddress are the reminder settings.
 	ReminderLadder  []string // never nil
 	ReminderAddress string
+	// ReminderAddressState is the second address's consent: "" (none),
+	// ReminderAddressUnconfirmed, ReminderAddressConfirmed or
+	// ReminderAddressRefused. Session sets the first two; Auth sees a
+	// refusal (sessionUserOf).
+	ReminderAddressState string
 }
 
 // Session derives the session user through the configured price map;
@@ -102,6 +114,7 @@ func (u *User) Session(prices PriceMap, hasMessages bool) SessionUser {
 		RecipientLimit:           RecipientLimit(plan, active),
 		ReminderLadder:           u.ReminderLadder.Names(),
 		ReminderAddress:          u.ReminderAddress,
+		ReminderAddressState:     u.reminderAddressState(),
 	}
 }
 

@@ -27,11 +27,12 @@ const (
 	kindDeliveryFailed = "delivery_failed"
 	kindContact        = "contact"
 	kindSummary        = "operator_summary"
+	kindReminderAddr   = "reminder_address"
 )
 
 var kinds = []string{
 	kindVerifyEmail, kindPasswordReset, kindEmailChanged, kindAccountClaimed, kindReminder,
-	kindDelivery, kindDeliveryFailed, kindContact, kindSummary,
+	kindDelivery, kindDeliveryFailed, kindContact, kindSummary, kindReminderAddr,
 }
 
 // dateLayout shows a time the way an author reads it, in their zone:
@@ -65,6 +66,7 @@ func NewTemplates(appName, baseURL string) (*Templates, error) {
 	funcs := map[string]any{
 		"when": formatWhen,
 		"addr": formatAddress,
+		"name": displayName,
 	}
 	htmlFuncs := htmltemplate.FuncMap{
 		"lines":  htmlLines,
@@ -174,9 +176,39 @@ func (t *Templates) AccountClaimed(d core.AccountClaimedEmail) (*core.Email, err
 }
 
 // Reminder tells the author when a message will be delivered and how to
-// postpone it.
+// postpone it. Its copy to the second reminder address (d.CopyOf set)
+// offers RFC 8058 one-click refusal, in its headers and its footer.
 func (t *Templates) Reminder(d core.ReminderEmail) (*core.Email, error) {
-	return t.render(kindReminder, d.To, d)
+	e, err := t.render(kindReminder, d.To, d)
+	if err != nil {
+		return nil, err
+	}
+	refusable(e, d.UnsubscribeLink)
+	return e, nil
+}
+
+// ReminderAddress asks a second reminder address to confirm that it wants
+// the author's reminders, with a one-click refusal.
+func (t *Templates) ReminderAddress(d core.ReminderAddressEmail) (*core.Email, error) {
+	e, err := t.render(kindReminderAddr, d.To, d)
+	if err != nil {
+		return nil, err
+	}
+	refusable(e, d.UnsubscribeLink)
+	return e, nil
+}
+
+// refusable gives e the RFC 8058 one-click refusal headers of link, when
+// there is one.
+func refusable(e *core.Email, link string) {
+	if link == "" {
+		return
+	}
+	if e.Headers == nil {
+		e.Headers = map[string]string{}
+	}
+	e.Headers["List-Unsubscribe"] = "<" + link + ">"
+	e.Headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
 }
 
 // Delivery is the message itself, to its recipient. Replies go to the author;

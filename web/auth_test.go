@@ -75,6 +75,7 @@ func TestIdentityEndpointsNeedABearer(t *testing.T) {
 	for _, ep := range []struct{ method, path string }{
 		{"POST", "/api/auth/signout"}, {"POST", "/api/auth/reauth"}, {"GET", "/api/me"}, {"PATCH", "/api/me"},
 		{"DELETE", "/api/me"}, {"POST", "/api/me/password"}, {"POST", "/api/me/verify-email"},
+		{"POST", "/api/me/reminder-address/confirm"},
 		{"GET", "/api/me/export"}, {"GET", "/api/me/tokens"}, {"POST", "/api/me/tokens"}, {"DELETE", "/api/me/tokens/x"},
 	} {
 		for _, bearer := range []string{"", "garbage", tok.IDToken[:len(tok.IDToken)-3] + "AAA", core.AccessTokenPrefix + "nope"} {

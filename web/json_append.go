@@ -116,6 +116,8 @@ func appendSessionUserJSON(b []byte, su *core.SessionUser) []byte {
 	b = appendJSONStrings(b, su.ReminderLadder, "[]")
 	b = append(b, `,"reminderAddress":`...)
 	b = appendJSONString(b, su.ReminderAddress)
+	b = append(b, `,"reminderAddressState":`...)
+	b = appendJSONString(b, su.ReminderAddressState)
 	return append(b, '}')
 }
 

@@ -26,6 +26,9 @@ type SessionUserJSON struct {
 	// when none.
 	ReminderLadder  []string `json:"reminderLadder"`
 	ReminderAddress string   `json:"reminderAddress"`
+	// ReminderAddressState is the second address's consent:
+	// "unconfirmed", "confirmed" or "refused"; "" when none.
+	ReminderAddressState string `json:"reminderAddressState"`
 }
 
 // NewSessionUserJSON is su on the wire.
@@ -35,6 +38,7 @@ func NewSessionUserJSON(su *core.SessionUser) *SessionUserJSON {
 		Providers: su.Providers, PlanID: su.PlanID, PlanIsActive: su.PlanIsActive, Timezone: su.Timezone,
 		StripeSubscriptionStatus: su.StripeSubscriptionStatus, CanAddMessage: su.CanAddMessage,
 		RecipientLimit: su.RecipientLimit, ReminderLadder: su.ReminderLadder, ReminderAddress: su.ReminderAddress,
+		ReminderAddressState: su.ReminderAddressState,
 	}
 	if j.ReminderLadder == nil {
 		j.ReminderLadder = []string{}
@@ -57,6 +61,7 @@ func (j *SessionUserJSON) Core() *core.SessionUser {
 		Providers: j.Providers, PlanID: j.PlanID, PlanIsActive: j.PlanIsActive, Timezone: j.Timezone,
 		StripeSubscriptionStatus: j.StripeSubscriptionStatus, CanAddMessage: j.CanAddMessage,
 		RecipientLimit: j.RecipientLimit, ReminderLadder: j.ReminderLadder, ReminderAddress: j.ReminderAddress,
+		ReminderAddressState: j.ReminderAddressState,
 	}
 	if su.ReminderLadder == nil {
 		su.ReminderLadder = []string{}

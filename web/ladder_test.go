@@ -37,3 +37,56 @@ func TestReminderLadderSetting(t *testing.T) {
 		t.Fatalf("after the refusals: %v %q", me.ReminderLadder, me.ReminderAddress)
 	}
 }
+
+// The second reminder address's consent over HTTP: PATCH /api/me asks the
+// address, whose email offers the one-click refusal; the session user says
+// "unconfirmed" until the link is followed, "confirmed" after, "refused"
+// once the address refused; POST /api/me/reminder-address/confirm sends the
+// link again within the verification emails' limits (the account's sign-up
+// email counts).
+func TestReminderAddressConsent(t *testing.T) {
+	a := mustIdentityAPI(t)
+	tok := a.signUp(nil, "ann@example.com")
+	a.grantPlan(tok.User.UID, core.PlanPro)
+
+	var me web.SessionUserJSON
+	a.ok(nil, 200, "GET", "/api/me", tok.IDToken, nil, &me)
+	if me.ReminderAddressState != "" {
+		t.Fatalf("state without an address: %q", me.ReminderAddressState)
+	}
+	a.ok(nil, 200, "PATCH", "/api/me", tok.IDToken, map[string]any{"reminderAddress": "partner@example.com"}, &me)
+	if me.ReminderAddressState != core.ReminderAddressUnconfirmed {
+		t.Fatalf("state after setting: %q", me.ReminderAddressState)
+	}
+	ask := a.email("partner@example.com")
+	unsubscribe := strings.Trim(ask.Header.Get("List-Unsubscribe"), "<>")
+	if !strings.Contains(unsubscribe, "/unsubscribe/") || ask.Header.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" {
+		t.Fatalf("the request has no one-click refusal: %v", ask.Header)
+	}
+	a.ok(nil, 200, "POST", "/api/me/reminder-address/confirm", tok.IDToken, nil, nil)
+	code := a.followLink(a.email("partner@example.com"), core.ModeConfirmReminderAddress)
+	a.fail(nil, 429, core.ETooManyRequests, "POST", "/api/me/reminder-address/confirm", tok.IDToken, nil)
+	a.noMoreEmail()
+
+	var info struct{ Mode, Email string }
+	a.ok(nil, 200, "POST", "/api/auth/action/apply", "", map[string]string{"oobCode": code}, &info)
+	if info.Mode != core.ModeConfirmReminderAddress || info.Email != "partner@example.com" {
+		t.Fatalf("applied: %+v", info)
+	}
+	a.ok(nil, 200, "GET", "/api/me", tok.IDToken, nil, &me)
+	if me.ReminderAddressState != core.ReminderAddressConfirmed {
+		t.Fatalf("state after the link: %q", me.ReminderAddressState)
+	}
+	a.ok(nil, 200, "POST", "/api/me/reminder-address/confirm", tok.IDToken, nil, nil) // confirmed: nothing sent
+	a.noMoreEmail()
+
+	token := unsubscribe[strings.LastIndex(unsubscribe, "/")+1:]
+	if _, err := a.Refuse.Refuse(a.Ctx, token); err != nil {
+		t.Fatal(err)
+	}
+	a.ok(nil, 200, "GET", "/api/me", tok.IDToken, nil, &me)
+	if me.ReminderAddressState != core.ReminderAddressRefused {
+		t.Fatalf("state after the refusal: %q", me.ReminderAddressState)
+	}
+	a.fail(nil, 400, core.EInvalid, "POST", "/api/me/reminder-address/confirm", tok.IDToken, nil)
+}

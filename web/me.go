@@ -115,6 +115,16 @@ func (s *Server) handleSendVerification(w http.ResponseWriter, r *http.Request) 
 	writeData(w, http.StatusOK, nil)
 }
 
+// handleSendReminderAddressConfirmation asks the second reminder address
+// to confirm again (the settings' "resend").
+func (s *Server) handleSendReminderAddressConfirmation(w http.ResponseWriter, r *http.Request) {
+	if err := s.Identities.SendReminderAddressConfirmation(r.Context()); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, nil)
+}
+
 func (s *Server) handleDeleteMe(w http.ResponseWriter, r *http.Request) {
 	if err := s.Identities.DeleteAccount(r.Context()); err != nil {
 		writeError(w, r, err)

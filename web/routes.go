@@ -32,6 +32,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /api/me", s.authed(s.handleDeleteMe))
 	mux.HandleFunc("POST /api/me/password", s.authed(s.handleChangePassword))
 	mux.HandleFunc("POST /api/me/verify-email", s.authed(s.handleSendVerification))
+	mux.HandleFunc("POST /api/me/reminder-address/confirm", s.authed(s.handleSendReminderAddressConfirmation))
 	mux.HandleFunc("GET /api/me/export", s.authed(s.handleExport))
 	mux.HandleFunc("POST /api/me/webhook-secret", s.authed(s.handleRotateWebhookSecret))
 

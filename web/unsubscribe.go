@@ -6,8 +6,9 @@ import (
 	"net/http"
 )
 
-// The one-click refusals (RFC 8058): a delivery email's, of every further
-// message to its address, and a test email's, of further test emails to its
+// The one-click refusals (RFC 8058): a delivery email's and every email's
+// to a second reminder address (core/reminder_address.go), of every further
+// email to its address, and a test email's, of further test emails to its
 // address (core.RefusalKind, from the token). The link,
 // <base_url>/unsubscribe/<token>, is both the List-Unsubscribe target, which
 // mail clients POST to, and the footer link a person opens: GET shows a page
@@ -23,8 +24,8 @@ button{font:inherit;padding:.6rem 1.2rem;cursor:pointer}</style></head>
 {{else if .Tests}}{{if .Done}}<p>Done. No further test emails will be sent to this address through {{.App}}. Messages written for you are still delivered.</p>
 {{else}}<p>This address received a test email: an author of {{.App}} sent themselves what their message will look like. Do you want to stop test emails to this address? Messages written for you are still delivered.</p>
 <form method="post"><button type="submit">Stop test emails</button></form>{{end}}
-{{else if .Done}}<p>Done. No further messages will be sent to you through {{.App}}.</p>
-{{else}}<p>Someone used {{.App}} to send you a message written for the future. Do you want to refuse every further message sent to you through {{.App}}?</p>
+{{else if .Done}}<p>Done. No further messages, reminders or requests will be sent to you through {{.App}}.</p>
+{{else}}<p>Someone used {{.App}} to send you a message written for the future, or to copy their reminders to you. Do you want to refuse every further email sent to you through {{.App}}?</p>
 <form method="post"><button type="submit">Refuse further messages</button></form>{{end}}
 </body></html>`))
 

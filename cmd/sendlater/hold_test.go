@@ -77,6 +77,10 @@ func TestUsersShowReminderSettings(t *testing.T) {
 		}
 	}
 	out = show(func(x *core.User) { x.StripePriceID, x.StripeSubscriptionStatus = "plan:pro", "active" })
+	if !strings.Contains(out, "second@example.com (not used: waiting for it to confirm)") {
+		t.Fatalf("users show of a Pro user's unconfirmed reminder address:\n%s", out)
+	}
+	out = show(func(x *core.User) { x.ReminderAddressConfirmedAt = time.Now() })
 	if !strings.Contains(out, "second@example.com") || strings.Contains(out, "not used") {
 		t.Fatalf("users show of a Pro user's reminder address:\n%s", out)
 	}

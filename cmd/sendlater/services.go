@@ -73,7 +73,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	s.Auth = &core.Auth{
 		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st, Links: st,
 		Outbox: s.Outbox, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
-		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Limits: limits, Logger: a.log,
+		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Limits: limits, Logger: a.log, Refused: st,
 	}
 	s.Social = &core.SocialAuth{Auth: s.Auth}
 	if s.SocialFlow, err = a.socialFlow(key, clock); err != nil {
@@ -89,13 +89,14 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	}
 	s.Messages = &core.MessageService{
 		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth, Limits: limits,
-		Emails: emails, Outbox: s.Outbox, Refusals: s.Refusals, BaseURL: a.cfg.BaseURL,
+		Emails: emails, Outbox: s.Outbox, Refusals: s.Refusals, BaseURL: a.cfg.BaseURL, Refused: st,
 	}
 	s.Contact = &core.ContactService{
 		Contacts: st, Outbox: s.Outbox, Emails: emails, To: parseAddress(a.cfg.Contact.To), Clock: clock,
 		Limits: limits, Logger: a.log,
 	}
 	s.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: limits}
+	s.Auth.Refusals = s.Refusals.Tokens
 	s.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: prices}
 	s.Delivery = &core.Delivery{
 		Messages: st, Users: st, Store: st, Mailer: m, Emails: emails, Clock: clock,
@@ -107,6 +108,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Refusals:      s.Refusals.Tokens,
 		Webhooks:      webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
 		Resets:        s.Auth,
+		Confirmations: s.Auth,
 		Logger:        a.log,
 		Log:           core.NewPassLog(passLogSize),
 		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: a.processName(), Logger: a.log},

@@ -137,13 +137,17 @@ func ladderText(steps []string) string {
 }
 
 // reminderAddressText is the user's second reminder address, and whether
-// their plan lets it be used now.
+// their plan lets it be used now and it confirmed it wants the reminders
+// (a refusal shows in the timeline's entries of the copies).
 func (a *app) reminderAddressText(u *core.User) string {
 	if u.ReminderAddress == "" {
 		return "-"
 	}
 	if plan, active := a.cfg.prices().PlanOf(u); !core.ReminderAddressAllowed(plan, active) {
 		return u.ReminderAddress + " (not used: the plan does not include it)"
+	}
+	if !u.ReminderAddressConfirmed() {
+		return u.ReminderAddress + " (not used: waiting for it to confirm)"
 	}
 	return u.ReminderAddress
 }

@@ -213,20 +213,21 @@ func (e *Env) wire(log *slog.Logger) {
 	e.Auth = &core.Auth{
 		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db, Links: db,
 		Outbox: e.Outbox, Emails: e.Emails, Clock: clock, BaseURL: e.BaseURL,
-		SigningKey: SigningKey, Limits: e.Limits, PasswordParams: CheapPasswords, Logger: log,
+		SigningKey: SigningKey, Limits: e.Limits, PasswordParams: CheapPasswords, Logger: log, Refused: db,
 	}
 	e.Social = &core.SocialAuth{Auth: e.Auth}
 	e.Refusals = core.NewRefusalTokens(RefusalSecret)
+	e.Auth.Refusals = e.Refusals
 	e.Refuse = &core.RefusalService{Tokens: e.Refusals, Store: db, Clock: clock}
 	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock, Watcher: db, Verifier: e.Auth, Limits: e.Limits,
-		Emails: e.Emails, Outbox: e.Outbox, Refusals: e.Refuse, BaseURL: e.BaseURL}
+		Emails: e.Emails, Outbox: e.Outbox, Refusals: e.Refuse, BaseURL: e.BaseURL, Refused: db}
 	e.Contact = &core.ContactService{Contacts: db, Outbox: e.Outbox, Emails: e.Emails, Clock: clock, Limits: e.Limits, Logger: log}
 	e.Postpone = &core.PostponeLinkService{Messages: db, Users: db, Clock: clock, Limits: e.Limits}
 	e.WebhookSecrets = &core.WebhookSecretService{Users: db, Store: db}
 	e.Delivery = &core.Delivery{
 		Messages: db, Users: db, Store: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock,
 		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, Concurrency: 4,
-		Refusals: e.Refusals, Resets: e.Auth, Log: core.NewPassLog(10), Logger: log,
+		Refusals: e.Refusals, Resets: e.Auth, Confirmations: e.Auth, Log: core.NewPassLog(10), Logger: log,
 		Monitor: &core.PassMonitor{Store: db, Clock: clock, Process: "test", Logger: log},
 	}
 	// What the outbox holds leaves before a test reads the mailbox, as the

@@ -88,6 +88,10 @@ type userRecord struct {
 	HoldUntil                int64    `json:"holdUntil,omitempty"`
 	ReminderLadder           uint8    `json:"reminderLadder,omitempty"`
 	SealedReminderAddress    []byte   `json:"sealedReminderAddress,omitempty"`
+	// When the second address was asked to confirm, and confirmed;
+	// absent: never (a record written before confirmation existed).
+	ReminderAddressAskedAt     int64 `json:"reminderAddressAskedAt,omitempty"`
+	ReminderAddressConfirmedAt int64 `json:"reminderAddressConfirmedAt,omitempty"`
 }
 
 // userRecordOf is the stored form of a sealed user.
@@ -102,6 +106,8 @@ func userRecordOf(su *seal.User) userRecord {
 		CreatedAt: unixNano(u.CreatedAt), UpdatedAt: unixNano(u.UpdatedAt),
 		HoldSince: unixNano(u.HoldSince), HoldUntil: unixNano(u.HoldUntil),
 		ReminderLadder: uint8(u.ReminderLadder), SealedReminderAddress: su.ReminderAddress,
+		ReminderAddressAskedAt:     unixNano(u.ReminderAddressAskedAt),
+		ReminderAddressConfirmedAt: unixNano(u.ReminderAddressConfirmedAt),
 	}
 }
 
@@ -116,7 +122,9 @@ func (r *userRecord) sealedUser() seal.User {
 			DisabledAt:               fromUnixNano(r.DisabledAt), HeldMessages: r.HeldMessages,
 			CreatedAt: fromUnixNano(r.CreatedAt), UpdatedAt: fromUnixNano(r.UpdatedAt),
 			HoldSince: fromUnixNano(r.HoldSince), HoldUntil: fromUnixNano(r.HoldUntil),
-			ReminderLadder: core.Ladder(r.ReminderLadder),
+			ReminderLadder:             core.Ladder(r.ReminderLadder),
+			ReminderAddressAskedAt:     fromUnixNano(r.ReminderAddressAskedAt),
+			ReminderAddressConfirmedAt: fromUnixNano(r.ReminderAddressConfirmedAt),
 		},
 		Name: r.SealedName, ReminderAddress: r.SealedReminderAddress,
 	}

@@ -44,15 +44,19 @@ func testUserHold(t *testing.T, s Stores) {
 }
 
 // testUserReminderLadder: the reminder ladder and the second reminder
-// address (core/ladder.go) are kept with the user, read back by id and by
-// email, and cleared.
+// address (core/ladder.go), with when it was asked to confirm and when it
+// confirmed (core/reminder_address.go), are kept with the user, read back
+// by id and by email, and cleared.
 func testUserReminderLadder(t *testing.T, s Stores) {
 	u := MustCreateUser(t, s, "ada@example.com")
 	if u.ReminderLadder != 0 || u.ReminderAddress != "" {
 		t.Fatalf("a new user has a ladder: %+v", u)
 	}
+	asked := time.Date(2026, 3, 1, 9, 0, 0, 123, time.UTC)
+	confirmed := asked.Add(time.Hour)
 	_, err := s.Users.UpdateUser(ctx, u.ID, func(u *core.User) error {
 		u.ReminderLadder, u.ReminderAddress = core.Ladder3d|core.Ladder2h, "partner@sms.example.com"
+		u.ReminderAddressAskedAt, u.ReminderAddressConfirmedAt = asked, confirmed
 		return nil
 	})
 	must(t, err)
@@ -65,15 +69,19 @@ func testUserReminderLadder(t *testing.T, s Stores) {
 		if got.ReminderLadder != core.Ladder3d|core.Ladder2h || got.ReminderAddress != "partner@sms.example.com" {
 			t.Fatalf("ladder read back: %v %q", got.ReminderLadder.Names(), got.ReminderAddress)
 		}
+		if !got.ReminderAddressAskedAt.Equal(asked) || !got.ReminderAddressConfirmedAt.Equal(confirmed) {
+			t.Fatalf("consent read back: asked %v, confirmed %v", got.ReminderAddressAskedAt, got.ReminderAddressConfirmedAt)
+		}
 	}
 	_, err = s.Users.UpdateUser(ctx, u.ID, func(u *core.User) error {
 		u.ReminderLadder, u.ReminderAddress = 0, ""
+		u.ReminderAddressAskedAt, u.ReminderAddressConfirmedAt = time.Time{}, time.Time{}
 		return nil
 	})
 	must(t, err)
 	got, err := s.Users.FindUserByID(ctx, u.ID)
 	must(t, err)
-	if got.ReminderLadder != 0 || got.ReminderAddress != "" {
+	if got.ReminderLadder != 0 || got.ReminderAddress != "" || !got.ReminderAddressAskedAt.IsZero() || !got.ReminderAddressConfirmedAt.IsZero() {
 		t.Fatalf("cleared ladder read back: %v %q", got.ReminderLadder.Names(), got.ReminderAddress)
 	}
 }

@@ -25,6 +25,11 @@ export type SessionUser = {
   reminderLadder?: string[];
   /** The second reminder address, which gets the reminders only; "" or absent: none. */
   reminderAddress?: string;
+  /**
+   * Whether the second address agreed to get the reminders: it gets nothing until it follows the link
+   * sent to it ("unconfirmed"), nor after it refused every email ("refused"); "" or absent: no address.
+   */
+  reminderAddressState?: "" | "unconfirmed" | "confirmed" | "refused";
 };
 
 export type SessionGrant = {

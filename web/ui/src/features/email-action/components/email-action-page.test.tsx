@@ -1,4 +1,4 @@
-import { screen, waitFor } from "@testing-library/react";
+import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { afterEach, expect, test, vi } from "vitest";
 import { fail, mockApi, ok } from "../../../testing/api-mock";
 import { renderRoute } from "../../../testing/render-route";
@@ -51,4 +51,24 @@ test("an unknown mode is an error", async () => {
 
   expect((await screen.findByRole("alert")).textContent).toBe("Invalid mode parameter");
   await waitFor(() => expect(calls.some((call) => call.path.startsWith("auth/action"))).toBe(false));
+});
+
+test("confirmReminderAddress applies the code only when the person confirms", async () => {
+  const calls = mockApi({
+    "POST auth/action/apply": () => ok({ mode: "confirmReminderAddress", email: "partner@example.com" }),
+  });
+  renderRoute("/firebase-action?mode=confirmReminderAddress&oobCode=second-1");
+
+  expect(await screen.findByRole("heading", { name: "Receive the reminders" })).toBeTruthy();
+  const confirm = screen.getByRole("button", { name: "Confirm this address" });
+  expect(calls.some((call) => call.path === "auth/action/apply")).toBe(false); // a scanner's visit confirms nothing
+  fireEvent.click(confirm);
+  expect(
+    await screen.findByText(
+      "Confirmed: partner@example.com will get a copy of each reminder. Every one has a link to refuse them.",
+    ),
+  ).toBeTruthy();
+  expect(calls.filter((call) => call.path === "auth/action/apply")).toEqual([
+    expect.objectContaining({ method: "POST", body: { oobCode: "second-1" } }),
+  ]);
 });

@@ -23,7 +23,11 @@ const successText = {
     `Your email has been set back to ${email}. We've also sent you a password reset email so that you can change your password if you think someone may have access to your account.`,
 };
 
-const headings: Record<string, string> = { verifyEmail: "Verify your email", recoverEmail: "Restore your email" };
+const headings: Record<string, string> = {
+  verifyEmail: "Verify your email",
+  recoverEmail: "Restore your email",
+  confirmReminderAddress: "Receive the reminders",
+};
 
 type State = { kind: "busy" } | { kind: "done"; text: string } | { kind: "error"; message: string };
 
@@ -51,6 +55,45 @@ function ApplyCode({ mode, oobCode }: { mode: keyof typeof successText; oobCode:
   }
 }
 
+/**
+ * A second reminder address agrees to get someone's reminders: by a button, not on load, since mail
+ * scanners open links too and consent must be a person's.
+ */
+function ConfirmReminderAddress({ oobCode }: { oobCode: string }) {
+  const [state, setState] = useState<State | { kind: "ask" }>({ kind: "ask" });
+  const confirm = () => {
+    setState({ kind: "busy" });
+    apply(oobCode).then(
+      (info) =>
+        setState({
+          kind: "done",
+          text: `Confirmed: ${info.email} will get a copy of each reminder. Every one has a link to refuse them.`,
+        }),
+      (error: unknown) => setState({ kind: "error", message: errorMessage(error) }),
+    );
+  };
+  switch (state.kind) {
+    case "ask":
+      return (
+        <>
+          <p>
+            Someone asked that the reminders we send them before each of their messages is delivered be copied to this
+            address. Nothing is sent to it unless you confirm.
+          </p>
+          <button type="button" onClick={confirm}>
+            Confirm this address
+          </button>
+        </>
+      );
+    case "busy":
+      return <Spinner />;
+    case "done":
+      return <Alert kind="success">{state.text}</Alert>;
+    case "error":
+      return <Alert>{state.message}</Alert>;
+  }
+}
+
 /** The email links' landing page, by mode (SPEC.md section 4). */
 export function EmailActionPage({ mode, oobCode }: { mode: string; oobCode: string }) {
   if (mode === "resetPassword") {
@@ -62,6 +105,8 @@ export function EmailActionPage({ mode, oobCode }: { mode: string; oobCode: stri
         <h1>{headings[mode] ?? "Email link"}</h1>
         {mode === "verifyEmail" || mode === "recoverEmail" ? (
           <ApplyCode mode={mode} oobCode={oobCode} />
+        ) : mode === "confirmReminderAddress" ? (
+          <ConfirmReminderAddress oobCode={oobCode} />
         ) : (
           <Alert>Invalid mode parameter</Alert>
         )}

@@ -11,6 +11,9 @@ export type LadderStep = "3d" | "1d" | "2h";
 export const updateReminders = (reminders: { reminderLadder: LadderStep[]; reminderAddress: string }) =>
   api<SessionUser>("me", { method: "PATCH", body: reminders });
 
+/** Sends the second reminder address a new link to confirm (limited: a few an hour). */
+export const sendReminderAddressConfirmation = () => api<null>("me/reminder-address/confirm", { method: "POST" });
+
 export const changePassword = (password: string) => api<null>("me/password", { method: "POST", body: { password } });
 
 /** The card provider's billing portal, coming back to the settings. */

@@ -60,3 +60,44 @@ test("the server's rules show under the address field, and the plan's in the ale
   expect(await within(form).findByText("A second reminder address is a Pro feature; upgrade to Pro to add one.")).toBeTruthy();
   expect(user.value?.reminderAddress ?? "").toBe("");
 });
+
+test("the second address's state shows: waiting (with a resend), confirmed, refused", async () => {
+  signInAs({ planId: "pro", planIsActive: true, reminderAddress: "partner@example.com", reminderAddressState: "unconfirmed" });
+  let resend = () => ok(null);
+  const calls = mockApi({ ...general, "POST me/reminder-address/confirm": () => resend() });
+  renderRoute("/settings/general");
+
+  const form = await screen.findByRole("form", { name: "Reminders" });
+  expect(
+    within(form).getByText(/partner@example.com: waiting for confirmation. It gets nothing until it follows the link we sent it./),
+  ).toBeTruthy();
+  fireEvent.click(within(form).getByRole("button", { name: "Resend the link" }));
+  expect(await within(form).findByText("A new link is on its way to partner@example.com.")).toBeTruthy();
+  expect(calls.filter((call) => call.path === "me/reminder-address/confirm")).toEqual([expect.objectContaining({ method: "POST" })]);
+
+  resend = () =>
+    fail(
+      429,
+      "auth/too-many-requests",
+      "We have sent several emails to this address already: please look for them (and in the spam folder), or try again later.",
+    );
+  fireEvent.click(within(form).getByRole("button", { name: "Resend the link" }));
+  expect(await within(form).findByText(/We have sent several emails to this address already/)).toBeTruthy();
+
+  user.value = testUser({ planId: "pro", planIsActive: true, reminderAddress: "partner@example.com", reminderAddressState: "confirmed" });
+  expect(await within(form).findByText("partner@example.com: confirmed. It gets a copy of every reminder.")).toBeTruthy();
+  expect(within(form).queryByRole("button", { name: "Resend the link" })).toBeNull();
+
+  user.value = testUser({ planId: "pro", planIsActive: true, reminderAddress: "partner@example.com", reminderAddressState: "refused" });
+  expect(await within(form).findByText(/partner@example.com refused every email from us: it gets nothing./)).toBeTruthy();
+  expect(within(form).queryByRole("button", { name: "Resend the link" })).toBeNull();
+});
+
+test("no state shows without a second address", async () => {
+  signInAs({ planId: "pro", planIsActive: true, reminderAddress: "", reminderAddressState: "" });
+  mockApi(general);
+  renderRoute("/settings/general");
+
+  const form = await screen.findByRole("form", { name: "Reminders" });
+  expect(within(form).queryByText(/waiting for confirmation|confirmed|refused/)).toBeNull();
+});

@@ -1,7 +1,7 @@
 import { useState } from "react";
-import { Alert, SubmitButton, TextField, useForm } from "../../../components/form";
+import { Alert, errorMessage, SubmitButton, TextField, useForm } from "../../../components/form";
 import { updateUser, type SessionUser } from "../../../lib/auth";
-import { updateReminders, type LadderStep } from "../api/account";
+import { sendReminderAddressConfirmation, updateReminders, type LadderStep } from "../api/account";
 
 /** The reminder ladder's steps, added to the 10-day reminder, which always comes. */
 const steps: { step: LadderStep; label: string }[] = [
@@ -47,7 +47,52 @@ export function RemindersForm({ account }: { account: SessionUser }) {
         autoComplete="off"
         {...form.bind("reminderAddress")}
       />
+      {account.reminderAddress ? (
+        <ReminderAddressState address={account.reminderAddress} state={account.reminderAddressState ?? "unconfirmed"} />
+      ) : null}
       <SubmitButton busy={form.busy}>Save reminders</SubmitButton>
     </form>
+  );
+}
+
+/**
+ * Whether the saved second address agreed to get the reminders: it gets nothing until it follows the link
+ * sent to it, which may be sent again (within the server's limits), nor after it refused every email.
+ */
+function ReminderAddressState({ address, state }: { address: string; state: string }) {
+  const [sending, setSending] = useState(false);
+  const [result, setResult] = useState<{ kind: "success" | "error"; text: string }>();
+  const resend = async () => {
+    setSending(true);
+    setResult(undefined);
+    try {
+      await sendReminderAddressConfirmation();
+      setResult({ kind: "success", text: `A new link is on its way to ${address}.` });
+    } catch (error) {
+      setResult({ kind: "error", text: errorMessage(error) });
+    } finally {
+      setSending(false);
+    }
+  };
+  if (state === "confirmed") {
+    return <p className="reminder-address-state">{address}: confirmed. It gets a copy of every reminder.</p>;
+  }
+  if (state === "refused") {
+    return (
+      <p className="reminder-address-state">
+        {address} refused every email from us: it gets nothing. You may choose another address.
+      </p>
+    );
+  }
+  return (
+    <>
+      <p className="reminder-address-state">
+        {address}: waiting for confirmation. It gets nothing until it follows the link we sent it.{" "}
+        <button type="button" className="outline secondary" aria-busy={sending} disabled={sending} onClick={() => void resend()}>
+          Resend the link
+        </button>
+      </p>
+      {result && <Alert kind={result.kind}>{result.text}</Alert>}
+    </>
   );
 }
