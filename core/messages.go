@@ -25,6 +25,9 @@ type MessageService struct {
 	// Recheck is how often Follow checks the identity between changes;
 	// zero: DefaultFollowRecheck.
 	Recheck time.Duration
+	// Outage is how long Follow waits out a store that cannot be reached;
+	// zero: DefaultFollowOutage.
+	Outage time.Duration
 	// Emails and Outbox serve Preview and SendTest: the delivery's
 	// templates, and the queue the test emails leave through.
 	Emails Emails
