@@ -37,6 +37,7 @@ const (
 	EConflict              = "request/conflict"
 	EIdempotencyKeyUsed    = "request/idempotency-key-used"
 	EUnavailable           = "service/unavailable"
+	EOutcomeUnknown        = "service/outcome-unknown" // a write whose commit was not confirmed
 	EStreamReplaced        = "stream/replaced"
 	ECancelled             = "request/cancelled" // the client went away first: not a server error
 	EInternal              = "internal/error"

@@ -13,6 +13,13 @@ const (
 	DefaultFollowRecheck = 15 * time.Second
 	// followSettle gathers a burst of changes into one list.
 	followSettle = 100 * time.Millisecond
+	// DefaultFollowOutage is how long a live list waits out a store that
+	// cannot be reached before it ends with service/unavailable.
+	DefaultFollowOutage = time.Minute
+	// followRetryFirst and followRetryMax bound the pause between the tries
+	// of a list the store could not give.
+	followRetryFirst = 250 * time.Millisecond
+	followRetryMax   = 5 * time.Second
 )
 
 // MaxStreams is how many live lists one user may follow at once
@@ -32,6 +39,13 @@ func errStreamReplaced() error {
 // longer holds, a newer live list took the place, or a list cannot be read,
 // it sends that error and closes the channel. It ends when ctx does. A slow
 // reader loses nothing: changes meanwhile become one list.
+//
+// A store that cannot be reached (a connection cut, a database restarting)
+// does not end it: the list is tried again, with a growing pause, and sent
+// once the store answers (the store signals every watcher when it has
+// been cut off from changes), for up to DefaultFollowOutage (Outage); only
+// then does it end with the store's error, which tells the client to
+// reconnect.
 func (s *MessageService) Follow(ctx context.Context) (<-chan MessageList, error) {
 	id, err := signedIn(ctx)
 	if err != nil {
@@ -73,6 +87,31 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 			return false
 		}
 	}
+	// While the store cannot be reached the list is tried again on retry,
+	// the pause growing, until the outage lasted too long (downSince).
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	pause := followRetryFirst
+	var downSince time.Time
+	// ends reports whether err ends the live list, else schedules a try.
+	ends := func(err error) bool {
+		if code := ErrorCode(err); code != EUnavailable && code != EOutcomeUnknown {
+			return true
+		}
+		now := time.Now() // outages are in real time, whatever the clock
+		if downSince.IsZero() {
+			downSince = now
+		}
+		if now.Sub(downSince) >= s.outage() {
+			return true
+		}
+		retry.Reset(pause)
+		pause = min(2*pause, followRetryMax)
+		return false
+	}
+	up := func() { downSince, pause = time.Time{}, followRetryFirst }
+
 	first := true
 	list := func() bool {
 		err := s.Verifier.VerifyIdentity(ctx)
@@ -81,18 +120,24 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 			// costs another page.
 			err = still()
 		}
+		var page *MessagePage
+		var u *User
+		if err == nil {
+			page, err = s.List(ctx, Page{})
+		}
+		if err == nil {
+			if u, err = s.author(ctx); err != nil {
+				err = tokenError(err)
+			}
+		}
+		if err != nil {
+			if ctx.Err() == nil && !ends(err) {
+				return true
+			}
+			return send(MessageList{Err: err})
+		}
 		first = false
-		if err != nil {
-			return send(MessageList{Err: err})
-		}
-		page, err := s.List(ctx, Page{})
-		if err != nil {
-			return send(MessageList{Err: err})
-		}
-		u, err := s.author(ctx)
-		if err != nil {
-			return send(MessageList{Err: tokenError(err)})
-		}
+		up()
 		su := u.Session(s.Prices, len(page.Messages) > 0)
 		su.HoldUntil = activeHold(u, s.Clock.Now())
 		if err := refusalState(ctx, s.Refused, &su); err != nil {
@@ -122,17 +167,28 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 			if !list() {
 				return
 			}
+		case <-retry.C:
+			if !list() {
+				return
+			}
 		case <-recheck.C:
 			err := s.Verifier.VerifyIdentity(ctx)
 			if err == nil {
 				err = still()
 			}
-			if err != nil {
+			if err != nil && (ctx.Err() != nil || ends(err)) {
 				send(MessageList{Err: err})
 				return
 			}
 		}
 	}
+}
+
+func (s *MessageService) outage() time.Duration {
+	if s.Outage > 0 {
+		return s.Outage
+	}
+	return DefaultFollowOutage
 }
 
 func (s *MessageService) recheck() time.Duration {

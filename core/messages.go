@@ -29,6 +29,9 @@ type MessageService struct {
 	// Recheck is how often Follow checks the identity between changes;
 	// zero: DefaultFollowRecheck.
 	Recheck time.Duration
+	// Outage is how long Follow waits out a store that cannot be reached;
+	// zero: DefaultFollowOutage.
+	Outage time.Duration
 	// Emails and Outbox serve Preview and SendTest: the delivery's
 	// templates, and the queue the test emails leave through.
 	Emails Emails
@@ -143,10 +146,27 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 		prev, err := s.Messages.FindMessageByIdempotencyKey(ctx, u.ID, m.IdempotencyKey)
 		return sameRequest(prev, in, err)
 	}
+	if ErrorCode(err) == EOutcomeUnknown {
+		return nil, errCreateUnconfirmed(err, in.IdempotencyKey != "")
+	}
 	if err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// errCreateUnconfirmed words EOutcomeUnknown (the store lost the database
+// after the COMMIT left) for a create: with an Idempotency-Key, a retry
+// answers with the message if it was stored and makes it if not (the key's
+// unique index stops a second one even while the first transaction is
+// still finishing); without one, only the list tells.
+func errCreateUnconfirmed(err error, keyed bool) error {
+	e, _ := AsError(err)
+	msg := "We could not confirm that the message was saved. Reload to check before you try again, or it may be made twice."
+	if keyed {
+		msg = "We could not confirm that the message was saved. Try again: with the same Idempotency-Key it will not be made twice. Or reload to check."
+	}
+	return &Error{Code: EOutcomeUnknown, Message: msg, RetryAfter: e.RetryAfter}
 }
 
 // sameRequest returns prev, the message made with an Idempotency-Key, for a

@@ -61,6 +61,7 @@ var statusByCode = map[string]int{
 	core.ENotFound:              http.StatusNotFound,
 	core.EConflict:              http.StatusConflict,
 	core.EUnavailable:           http.StatusServiceUnavailable,
+	core.EOutcomeUnknown:        http.StatusServiceUnavailable,
 	core.EStreamReplaced:        http.StatusConflict,
 	core.EIdempotencyKeyUsed:    http.StatusConflict,
 	core.EInternal:              http.StatusInternalServerError,

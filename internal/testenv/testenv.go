@@ -105,6 +105,9 @@ type Config struct {
 	// Backend is Bolt (the default) or Postgres: a new schema of the
 	// PostgreSQL test server, dropped after the test (Path is then unused).
 	Backend string
+	// PostgresURL is the PostgreSQL store's URL (a pgtest.Proxy's, to cut
+	// its connections); default a new schema of the test server.
+	PostgresURL string
 }
 
 // Env is a store, a mail server, a clock and the services over them.
@@ -185,7 +188,11 @@ func New(tb testing.TB, c Config) *Env {
 func openStore(tb testing.TB, c Config) (st Store, db *bolt.DB) {
 	tb.Helper()
 	if c.Backend == Postgres {
-		pg, err := postgres.Open(context.Background(), pgtest.URL(tb), postgres.Options{Key: c.Key})
+		url := c.PostgresURL
+		if url == "" {
+			url = pgtest.URL(tb)
+		}
+		pg, err := postgres.Open(context.Background(), url, postgres.Options{Key: c.Key})
 		if err != nil {
 			tb.Fatal(err)
 		}

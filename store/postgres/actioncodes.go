@@ -40,7 +40,7 @@ func (s *DB) CreateActionCode(ctx context.Context, c *core.ActionCode) error {
 	if c.Hash == "" {
 		return core.Errorf(core.EInvalid, "An action code needs a hash.")
 	}
-	_, err := s.pool.Exec(ctx, insertActionCode, actionCodeArgs(c)...)
+	_, err := s.exec(ctx, insertActionCode, actionCodeArgs(c)...)
 	return wrapErr(err)
 }
 
@@ -78,7 +78,7 @@ func (s *DB) UseActionCode(ctx context.Context, hash string, now time.Time) (*co
 // DeleteExpiredActionCodes removes the codes whose ExpiresAt is before now,
 // seeking the expiry index up to now.
 func (s *DB) DeleteExpiredActionCodes(ctx context.Context, now time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, "delete from action_codes where expires_at < $1", now.UnixNano())
+	tag, err := s.exec(ctx, "delete from action_codes where expires_at < $1", now.UnixNano())
 	if err != nil {
 		return 0, wrapErr(err)
 	}

@@ -30,7 +30,7 @@ func (s *DB) AppendAudit(ctx context.Context, e *core.AuditEntry) error {
 	if err := validID("audit entry", e.ID); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, `insert into audit_log (`+auditColumns+`)
+	_, err := s.exec(ctx, `insert into audit_log (`+auditColumns+`)
 		values ($1, $2, $3, $4, $5, $6)`, auditArgs(e)...)
 	return wrapErr(err)
 }

@@ -49,7 +49,7 @@ func (s *DB) CreateContact(ctx context.Context, c *core.ContactSubmission) error
 		return err
 	}
 	sc := s.seal.SealContact(c)
-	_, err := s.pool.Exec(ctx, insertContact, sealedContactArgs(&sc)...)
+	_, err := s.exec(ctx, insertContact, sealedContactArgs(&sc)...)
 	return wrapErr(err)
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/puddle/v2"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/seal"
@@ -282,10 +281,12 @@ func (s *DB) readThenWrite(ctx context.Context, reads func(q *queued), scan func
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
+	committing := false // the COMMIT may have left: an error is no longer "nothing changed"
 	if err == nil {
 		second := &queued{}
 		if err = write(second); err == nil {
 			second.Queue("commit")
+			committing = true
 			err = conn.SendBatch(ctx, &second.Batch).Close()
 		}
 	}
@@ -294,7 +295,23 @@ func (s *DB) readThenWrite(ctx context.Context, reads func(q *queued), scan func
 		conn.Exec(rctx, "rollback")
 		cancel()
 	}
+	if committing {
+		return wrapCommitErr(err)
+	}
 	return wrapErr(err)
+}
+
+// exec runs one statement that commits by itself (no transaction around
+// it) on a connection of the pool: once the statement left, an error is
+// wrapCommitErr's.
+func (s *DB) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return pgconn.CommandTag{}, wrapErr(err)
+	}
+	defer conn.Release()
+	tag, err := conn.Exec(ctx, sql, args...)
+	return tag, wrapCommitErr(err)
 }
 
 // view runs fn in one read-only transaction that sees one snapshot.
@@ -308,98 +325,26 @@ func (s *DB) update(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return s.inTx(ctx, pgx.TxOptions{}, fn)
 }
 
+// inTx is pgx.BeginTxFunc, but a read-write transaction whose COMMIT fails
+// is wrapped by wrapCommitErr: it may have committed.
 func (s *DB) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return wrapErr(pgx.BeginTxFunc(ctx, s.pool, opts, fn))
-}
-
-// Constraint violations that are the caller's mistake, by constraint name
-// (migrations name every one).
-var constraintErrors = map[string]func() error{
-	"users_pkey":          func() error { return core.Errorf(core.EConflict, "A user with this id already exists.") },
-	"users_email_key_key": errEmailInUse,
-	"messages_pkey":       func() error { return core.Errorf(core.EConflict, "A message with this id already exists.") },
-	"messages_owner_fkey": errUserNotFound,
-	"messages_idempotency": func() error {
-		return core.Errorf(core.EIdempotencyKeyUsed, "A message was made with this Idempotency-Key already.")
-	},
-	"sessions_pkey":                func() error { return core.Errorf(core.EConflict, "A session with this id already exists.") },
-	"sessions_user_id_fkey":        errUserNotFound,
-	"access_tokens_pkey":           func() error { return core.Errorf(core.EConflict, "An access token with this id already exists.") },
-	"access_tokens_hash_key":       func() error { return core.Errorf(core.EConflict, "Another access token has this hash.") },
-	"access_tokens_user_id_fkey":   errUserNotFound,
-	"action_codes_pkey":            func() error { return core.Errorf(core.EConflict, "An action code with this hash already exists.") },
-	"contacts_pkey":                func() error { return core.Errorf(core.EConflict, "A contact submission with this id already exists.") },
-	"webhook_secrets_user_id_fkey": errUserNotFound,
-	"users_stripe_customer_key": func() error {
-		return core.Errorf(core.EConflict, "The Stripe customer belongs to another user.")
-	},
-	"provider_links_user_id_fkey": errUserNotFound,
-}
-
-// wrapErr turns driver errors into core codes (DESIGN rule 3): a violated
-// constraint is the conflict or not-found its caller expects, a lost or
-// refused connection is EUnavailable with a sentence a user may read (the
-// driver's detail stays in the error's text, for the log). Application and
-// context errors pass through; anything else stays internal.
-func wrapErr(err error) error {
-	if err == nil {
-		return nil
+	tx, err := s.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return wrapErr(err)
 	}
-	if _, ok := core.AsError(err); ok {
-		return err
+	if err := fn(tx); err != nil {
+		tx.Rollback(ctx) // a failed rollback closes the connection
+		return wrapErr(err)
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
+	err = tx.Commit(ctx)
+	if opts.AccessMode == pgx.ReadOnly {
+		return wrapErr(err)
 	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		if e, ok := constraintErrors[pgErr.ConstraintName]; ok && (pgErr.Code == "23505" || pgErr.Code == "23503") {
-			return e()
-		}
-		switch {
-		case pgErr.Code == "40001" || pgErr.Code == "40P01": // serialization failure, deadlock
-			return unavailable(err, "The database was busy with a conflicting change. Please try again.")
-		case pgErr.Code == "25006": // read-only transaction: a standby
-			return unavailable(err, "The database is read-only at the moment. Please try again shortly.")
-		case pgErr.Code[:2] == "08", pgErr.Code[:2] == "53", pgErr.Code[:3] == "57P":
-			// connection exception, insufficient resources, operator intervention
-			return unavailable(err, errDatabaseDown)
-		}
-		return fmt.Errorf("postgres: %w", err)
-	}
-	if errors.Is(err, puddle.ErrClosedPool) {
-		return unavailable(err, "The store is closed.")
-	}
-	var netErr net.Error
-	var connectErr *pgconn.ConnectError
-	if errors.As(err, &connectErr) || errors.As(err, &netErr) || pgconn.Timeout(err) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) {
-		return unavailable(err, errDatabaseDown)
-	}
-	return fmt.Errorf("postgres: %w", err)
+	return wrapCommitErr(err)
 }
-
-const errDatabaseDown = "The database cannot be reached at the moment. Please try again shortly."
-
-// storeError is an application error for its reader and the driver's error
-// for the log: ErrorCode and ErrorMessage find the first, Error shows the
-// second.
-type storeError struct {
-	public *core.Error
-	cause  error
-}
-
-func unavailable(cause error, message string) error {
-	return &storeError{public: core.Errorf(core.EUnavailable, "%s", message), cause: cause}
-}
-
-func (e *storeError) Error() string {
-	return "postgres: " + e.public.Message + " (" + e.cause.Error() + ")"
-}
-func (e *storeError) Unwrap() []error { return []error{e.public, e.cause} }
 
 // validID refuses ids the bbolt store could not hold either (empty, or
 // longer than 255 bytes), so both backends accept the same records.

@@ -61,12 +61,13 @@ func (s *DB) claim(ctx context.Context, column string, now time.Time, limit int,
 		}
 		return tx.SendBatch(ctx, writes).Close()
 	})
-	if err != nil {
-		return nil, err
-	}
 	owners := make([]string, len(claimed))
 	for i, m := range claimed {
 		owners[i] = m.Owner
+	}
+	if err != nil {
+		s.unsure(err, true, owners...)
+		return nil, err
 	}
 	s.changed(owners...)
 	return claimed, nil
@@ -145,7 +146,7 @@ func (s *DB) whichIsGone(ctx context.Context, id string) error {
 // RefuseAddress records a refusal under the address's keyed hash; refusing
 // twice keeps the first time.
 func (s *DB) RefuseAddress(ctx context.Context, email string, at time.Time) error {
-	_, err := s.pool.Exec(ctx, "insert into refusals (hash, refused_at) values ($1, $2) on conflict (hash) do nothing",
+	_, err := s.exec(ctx, "insert into refusals (hash, refused_at) values ($1, $2) on conflict (hash) do nothing",
 		s.seal.AddressHash(email), nanos(at))
 	return wrapErr(err)
 }
@@ -244,11 +245,11 @@ func (s *DB) ClaimOutbox(ctx context.Context, now, leaseUntil time.Time, limit i
 // attempt, or its failure for good); an item that is gone stays gone.
 func (s *DB) SettleOutbox(ctx context.Context, item *core.OutboxItem, done bool) error {
 	if done {
-		_, err := s.pool.Exec(ctx, "delete from outbox where id = $1", item.ID)
+		_, err := s.exec(ctx, "delete from outbox where id = $1", item.ID)
 		return wrapErr(err)
 	}
 	si := s.seal.SealOutboxItem(item)
-	_, err := s.pool.Exec(ctx, updateOutboxItem, sealedOutboxArgs(&si)...)
+	_, err := s.exec(ctx, updateOutboxItem, sealedOutboxArgs(&si)...)
 	return wrapErr(err)
 }
 
@@ -282,7 +283,7 @@ func (s *DB) SetWebhookSecret(ctx context.Context, userID, secret string) error 
 	if err := validID("user", userID); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, `insert into webhook_secrets (user_id, secret) values ($1, $2)
+	_, err := s.exec(ctx, `insert into webhook_secrets (user_id, secret) values ($1, $2)
 		on conflict (user_id) do update set secret = excluded.secret`, userID, s.seal.SealWebhookSecret(userID, secret))
 	return wrapErr(err)
 }

@@ -19,7 +19,7 @@ func (s *DB) PutProcessHealth(ctx context.Context, h *core.ProcessHealth) error 
 		return core.Errorf(core.EInvalid, "A health record needs a process name.")
 	}
 	p := &h.LastPass
-	_, err := s.pool.Exec(ctx, `insert into process_health (`+healthColumns+`)
+	_, err := s.exec(ctx, `insert into process_health (`+healthColumns+`)
 		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 		on conflict (process) do update set (`+healthColumns+`) = (`+excluded(healthColumns)+`)`,
 		h.Process, h.Scheduler, nanos(h.StartedAt), nanos(h.SeenAt), nanos(h.LastOK), nanos(p.Started), nanos(p.Finished),
@@ -29,7 +29,7 @@ func (s *DB) PutProcessHealth(ctx context.Context, h *core.ProcessHealth) error 
 
 // DeleteProcessHealth deletes the record of process, if any.
 func (s *DB) DeleteProcessHealth(ctx context.Context, process string) error {
-	_, err := s.pool.Exec(ctx, "delete from process_health where process = $1", process)
+	_, err := s.exec(ctx, "delete from process_health where process = $1", process)
 	return wrapErr(err)
 }
 

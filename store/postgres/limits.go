@@ -58,15 +58,15 @@ func (s *DB) LimitEvents(ctx context.Context, key string, now time.Time) ([]core
 func (s *DB) ClearLimit(ctx context.Context, key string, ids ...string) error {
 	var err error
 	if len(ids) == 0 {
-		_, err = s.pool.Exec(ctx, "delete from limit_events where key = $1", key)
+		_, err = s.exec(ctx, "delete from limit_events where key = $1", key)
 	} else {
-		_, err = s.pool.Exec(ctx, "delete from limit_events where key = $1 and id = any($2)", key, ids)
+		_, err = s.exec(ctx, "delete from limit_events where key = $1 and id = any($2)", key, ids)
 	}
 	return wrapErr(err)
 }
 
 func (s *DB) DeleteExpiredLimitEvents(ctx context.Context, now time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, "delete from limit_events where expires_at <= $1", now.UnixNano())
+	tag, err := s.exec(ctx, "delete from limit_events where expires_at <= $1", now.UnixNano())
 	if err != nil {
 		return 0, wrapErr(err)
 	}

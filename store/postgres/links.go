@@ -105,6 +105,7 @@ func (s *DB) LinkProvider(ctx context.Context, l *core.ProviderLink, fn func(u *
 		return addLink(ctx, tx, l)
 	})
 	if err != nil {
+		s.unsure(err, true, l.UserID)
 		return nil, err
 	}
 	s.moved(ctx, true, l.UserID) // the live list shows the user's sign-in methods
@@ -125,6 +126,7 @@ func (s *DB) UnlinkProvider(ctx context.Context, userID, provider string, fn fun
 		return err
 	})
 	if err != nil {
+		s.unsure(err, true, userID)
 		return nil, err
 	}
 	s.moved(ctx, true, userID)

@@ -116,6 +116,7 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 	if err == nil {
 		s.moved(ctx, true, m.Owner)
 	}
+	s.unsure(err, true, m.Owner)
 	return err
 }
 
@@ -207,7 +208,9 @@ func (s *DB) DeleteMessage(ctx context.Context, id string) error {
 		return errMessageNotFound()
 	}
 	if err != nil {
-		return wrapErr(err)
+		// A lost answer leaves the owner unknown: a retry finds the
+		// message gone (and tells nobody), or deletes it.
+		return wrapCommitErr(err)
 	}
 	s.moved(ctx, true, owner)
 	return nil

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sendlater/sendlater/core"
 )
 
 // notifier tells the other processes what changed, after the writing
@@ -55,6 +57,16 @@ func (s *DB) moved(ctx context.Context, watch bool, users ...string) {
 	select {
 	case <-done:
 	case <-ctx.Done():
+	}
+}
+
+// unsure announces the change of users when err leaves it possibly made
+// (EOutcomeUnknown: the connection was lost after the COMMIT left), as
+// changed does, without waiting: the database is likely away, and when
+// it is back a reader must not keep what the change may have outdated.
+func (s *DB) unsure(err error, watch bool, users ...string) {
+	if core.ErrorCode(err) == core.EOutcomeUnknown {
+		s.note(nil, watch, users)
 	}
 }
 

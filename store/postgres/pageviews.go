@@ -16,7 +16,7 @@ var _ core.PageViewStore = (*DB)(nil)
 // CountPageView adds one view of path on day: one upsert, so concurrent
 // counts from every replica add up.
 func (s *DB) CountPageView(ctx context.Context, day, path string) error {
-	_, err := s.pool.Exec(ctx, `insert into page_views (day, path, views) values ($1, $2, 1)
+	_, err := s.exec(ctx, `insert into page_views (day, path, views) values ($1, $2, 1)
 		on conflict (day, path) do update set views = page_views.views + 1`, day, path)
 	return wrapErr(err)
 }

@@ -46,7 +46,7 @@ func (s *DB) CreateSession(ctx context.Context, x *core.Session) error {
 	if err := validID("session", x.ID); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, insertSession, sessionArgs(x)...)
+	_, err := s.exec(ctx, insertSession, sessionArgs(x)...)
 	return wrapErr(err)
 }
 
@@ -89,6 +89,9 @@ func (s *DB) UpdateSession(ctx context.Context, id string, fn func(x *core.Sessi
 		return err
 	})
 	if err != nil {
+		if x != nil {
+			s.unsure(err, false, x.UserID)
+		}
 		return nil, err
 	}
 	s.moved(ctx, false, x.UserID) // a rotation, a reuse's revocation
@@ -104,7 +107,9 @@ func (s *DB) DeleteSession(ctx context.Context, id string) error {
 		return errSessionNotFound()
 	}
 	if err != nil {
-		return wrapErr(err)
+		// The user whose session it was is not known: a lost answer is
+		// the database's, and a retry finds the session gone or deletes it.
+		return wrapCommitErr(err)
 	}
 	s.moved(ctx, false, userID)
 	return nil
@@ -113,8 +118,9 @@ func (s *DB) DeleteSession(ctx context.Context, id string) error {
 // DeleteUserSessions deletes every session of the user except the one with
 // id except (which may be empty).
 func (s *DB) DeleteUserSessions(ctx context.Context, userID, except string) error {
-	if _, err := s.pool.Exec(ctx, "delete from sessions where user_id = $1 and id <> $2", userID, except); err != nil {
-		return wrapErr(err)
+	if _, err := s.exec(ctx, "delete from sessions where user_id = $1 and id <> $2", userID, except); err != nil {
+		s.unsure(err, false, userID)
+		return err
 	}
 	s.moved(ctx, false, userID)
 	return nil
@@ -123,7 +129,7 @@ func (s *DB) DeleteUserSessions(ctx context.Context, userID, except string) erro
 // DeleteExpiredSessions removes the sessions whose ExpiresAt is before now,
 // seeking the expiry index up to now.
 func (s *DB) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, "delete from sessions where expires_at < $1", now.UnixNano())
+	tag, err := s.exec(ctx, "delete from sessions where expires_at < $1", now.UnixNano())
 	if err != nil {
 		return 0, wrapErr(err)
 	}

@@ -180,6 +180,7 @@ func (s *DB) settleTogether(ctx context.Context, calls []*settleCall) bool {
 		return nil
 	})
 	if err != nil {
+		s.unsure(err, true, owners...)
 		return false
 	}
 	s.changed(owners...)
@@ -227,6 +228,9 @@ func (s *DB) rewriteMessage(ctx context.Context, id string, fn func(m *core.Mess
 		return nil
 	})
 	if err != nil {
+		if m != nil {
+			s.unsure(err, true, m.Owner)
+		}
 		return nil, err
 	}
 	return m, nil

@@ -45,7 +45,7 @@ func (s *DB) CreateAccessToken(ctx context.Context, t *core.AccessToken) error {
 	if t.Hash == "" {
 		return core.Errorf(core.EInvalid, "An access token needs a hash.")
 	}
-	_, err := s.pool.Exec(ctx, insertToken, tokenArgs(t)...)
+	_, err := s.exec(ctx, insertToken, tokenArgs(t)...)
 	return wrapErr(err)
 }
 
@@ -104,7 +104,7 @@ func (s *DB) UpdateAccessToken(ctx context.Context, id string, fn func(t *core.A
 }
 
 func (s *DB) DeleteAccessToken(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, "delete from access_tokens where id = $1", id)
+	tag, err := s.exec(ctx, "delete from access_tokens where id = $1", id)
 	if err != nil {
 		return wrapErr(err)
 	}

@@ -256,7 +256,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 		}
 		return nil
 	})
-	if err == nil {
+	if err == nil || core.ErrorCode(err) == core.EOutcomeUnknown {
 		for _, sm := range r.Messages {
 			s.changed(sm.Plain.Owner)
 		}

@@ -100,7 +100,7 @@ func (s *DB) CreateUser(ctx context.Context, u *core.User) error {
 	if err := newUserID(u); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, insertUser, s.userArgs(u)...)
+	_, err := s.exec(ctx, insertUser, s.userArgs(u)...)
 	return wrapErr(err)
 }
 
@@ -134,6 +134,7 @@ func (s *DB) UpdateUser(ctx context.Context, id string, fn func(u *core.User) er
 		return err
 	})
 	if err != nil {
+		s.unsure(err, true, id)
 		return nil, err
 	}
 	s.moved(ctx, true, id) // the live list shows the user too (their plan)
@@ -176,6 +177,7 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 		return err
 	})
 	if err != nil {
+		s.unsure(err, true, id)
 		return err
 	}
 	s.moved(ctx, true, id) // their messages and sessions went with them

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,4 +163,43 @@ func must(tb testing.TB, err error) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// A cut of the LISTEN connection alone loses no change: the listener
+// connects again at once and then signals every watcher, so a change
+// committed while it was cut off (its notification lost) reaches the
+// watcher within a few seconds, as does a change after.
+func TestWatchAfterListenerCut(t *testing.T) {
+	url := pgtest.URL(t)
+	p := pgtest.StartProxy(t, url)
+	a := mustOpen(t, p.URL)
+	b := mustOpen(t, url) // another process, past the proxy
+	s := stores(b)
+	s.Clock = core.NewManualClock(storetest.Epoch)
+	u := storetest.MustCreateUser(t, s, "ann@example.com")
+	changes, cancel := a.WatchMessages(ctx, u.ID)
+	defer cancel()
+	wantSignal := func(what string) {
+		t.Helper()
+		select {
+		case <-changes:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no signal within 5s", what)
+		}
+	}
+	listener := func(app string) bool { return strings.HasPrefix(app, "sendlater listener") }
+	if n := p.Cut(listener); n != 1 {
+		t.Fatalf("%d listening connections cut, want 1", n)
+	}
+	storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	wantSignal("a change during the cut")
+	for len(changes) > 0 { // a signal of the reconnection and one of the change may come apart
+		<-changes
+	}
+	time.Sleep(100 * time.Millisecond)
+	for len(changes) > 0 {
+		<-changes
+	}
+	storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	wantSignal("a change after the cut")
 }
