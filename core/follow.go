@@ -33,7 +33,7 @@ func errStreamReplaced() error {
 // it sends that error and closes the channel. It ends when ctx does. A slow
 // reader loses nothing: changes meanwhile become one list.
 func (s *MessageService) Follow(ctx context.Context) (<-chan MessageList, error) {
-	id, err := signedIn(ctx)
+	id, err := authorized(ctx, ScopeMessagesRead)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 		if err != nil {
 			return send(MessageList{Err: err})
 		}
-		u, err := s.author(ctx)
+		u, err := s.author(ctx, ScopeMessagesRead)
 		if err != nil {
 			return send(MessageList{Err: tokenError(err)})
 		}

@@ -116,6 +116,9 @@ type meRead struct {
 // notice with a link that puts it back (both valid three days).
 func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUser, error) {
 	a.init()
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return nil, err
+	}
 	if err := up.Validate(); err != nil {
 		return nil, err
 	}
@@ -209,6 +212,9 @@ func (a *Auth) sendEmailChange(ctx context.Context, u *User, oldEmail string) er
 // session goes on.
 func (a *Auth) ChangePassword(ctx context.Context, password string) error {
 	a.init()
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return err
+	}
 	if err := CheckPassword("password", password); err != nil {
 		return err
 	}
@@ -234,6 +240,9 @@ func (a *Auth) ChangePassword(ctx context.Context, password string) error {
 // DeleteAccount deletes the user of the identity in ctx, every message they
 // own, their sessions and their personal access tokens (recent login).
 func (a *Auth) DeleteAccount(ctx context.Context) error {
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return err
+	}
 	if err := a.RequireRecentLogin(ctx); err != nil {
 		return err
 	}

@@ -142,8 +142,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.fail(msg.err)
 			m.following = false
-			if core.ErrorCode(msg.err) == core.EInvalidToken {
-				return m, nil
+			switch core.ErrorCode(msg.err) {
+			case core.EInvalidToken, core.EInsufficientScope:
+				return m, nil // trying again would not help
 			}
 			return m, m.retryLater()
 		}
@@ -211,7 +212,7 @@ func (m *Model) gotList(msg listMsg) tea.Cmd {
 	if l.Err != nil {
 		m.fail(l.Err)
 		switch core.ErrorCode(l.Err) {
-		case core.EInvalidToken, core.EStreamReplaced:
+		case core.EInvalidToken, core.EStreamReplaced, core.EInsufficientScope:
 			m.stayDown = true // the help line offers r reload
 		}
 		return waitList(m.lists) // the channel closes next
@@ -243,11 +244,19 @@ func (m *Model) showList(ms []*core.Message) {
 const loading = "Loading your messages…"
 
 // fail shows an error in the status line: the server's message, or what
-// did not answer.
+// did not answer. A token without the scope a key needs (one made in the
+// web app as read-only) is told how to get one that may.
 func (m *Model) fail(err error) {
-	m.setStatus(core.ErrorMessageOrText(err), true)
+	s := core.ErrorMessageOrText(err)
+	if core.ErrorCode(err) == core.EInsufficientScope {
+		s += " " + rescope
+	}
+	m.setStatus(s, true)
 	m.unreachable = core.ErrorCode(err) == core.EUnavailable
 }
+
+// rescope is what a user whose token lacks a scope does.
+const rescope = "Run `sendlater login` again for a token that may read and write your messages."
 
 func (m *Model) setStatus(s string, isErr bool) {
 	m.status, m.statusErr, m.unreachable = s, isErr, false
