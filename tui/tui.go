@@ -245,18 +245,27 @@ const loading = "Loading your messages…"
 
 // fail shows an error in the status line: the server's message, or what
 // did not answer. A token without the scope a key needs (one made in the
-// web app as read-only) is told how to get one that may.
+// web app as read-only) is told, in one line, how to get one that may.
 func (m *Model) fail(err error) {
 	s := core.ErrorMessageOrText(err)
 	if core.ErrorCode(err) == core.EInsufficientScope {
-		s += " " + rescope
+		s = lacksScope(s)
 	}
 	m.setStatus(s, true)
 	m.unreachable = core.ErrorCode(err) == core.EUnavailable
 }
 
-// rescope is what a user whose token lacks a scope does.
-const rescope = "Run `sendlater login` again for a token that may read and write your messages."
+// lacksScope is the status line for the server's auth/insufficient-scope
+// message, which names the scope in quotes: short enough for 80 columns.
+func lacksScope(message string) string {
+	scope := "a scope it needs"
+	if _, rest, ok := strings.Cut(message, `"`); ok {
+		if name, _, ok := strings.Cut(rest, `"`); ok && name != "" {
+			scope = `the "` + name + `" scope`
+		}
+	}
+	return "Your token lacks " + scope + ": run sendlater login again."
+}
 
 func (m *Model) setStatus(s string, isErr bool) {
 	m.status, m.statusErr, m.unreachable = s, isErr, false
