@@ -53,6 +53,9 @@ func (t *AccessToken) scopes() []string {
 // and returns it with its secret, which is shown this once. A token is a
 // long-lived key to the account, so making one needs a recent login.
 func (a *Auth) CreateAccessToken(ctx context.Context, name string, scopes []string) (AccessTokenInfo, string, error) {
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return AccessTokenInfo{}, "", err
+	}
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "":
@@ -62,9 +65,6 @@ func (a *Auth) CreateAccessToken(ctx context.Context, name string, scopes []stri
 	}
 	scopes, err := tokenScopes(scopes)
 	if err != nil {
-		return AccessTokenInfo{}, "", err
-	}
-	if _, err := authorized(ctx, ScopeAccount); err != nil {
 		return AccessTokenInfo{}, "", err
 	}
 	if err := a.RequireRecentLogin(ctx); err != nil {

@@ -61,6 +61,9 @@ func (s *MessageService) Preview(ctx context.Context, in MessageInput) ([]EmailP
 // delivery says it. The same checks as Update; nothing is stored. Another
 // user's message is not found.
 func (s *MessageService) PreviewMessage(ctx context.Context, id string, up MessageUpdate) ([]EmailPreview, error) {
+	if _, err := authorized(ctx, ScopeMessagesRead); err != nil {
+		return nil, err
+	}
 	if err := up.Validate(); err != nil {
 		return nil, err
 	}
