@@ -52,6 +52,14 @@ func authorized(ctx context.Context, scope string) (*Identity, error) {
 	return id, nil
 }
 
+// RequireScope answers as a service method would when the identity in ctx
+// may not do what scope allows: for a front end that answers from what it
+// kept of an earlier call (web's kept replies) instead of calling again.
+func RequireScope(ctx context.Context, scope string) error {
+	_, err := authorized(ctx, scope)
+	return err
+}
+
 func errInsufficientScope(scope string) error {
 	return Errorf(EInsufficientScope, "This access token may not do this: it needs the %q scope. Make a new token that has it.", scope)
 }

@@ -23,6 +23,9 @@ func scopedAPI(t *testing.T, e *testenv.Env) *identityAPI {
 		Postpone: e.Postpone, Refusals: e.Refuse, WebhookSecrets: e.WebhookSecrets, Social: e.Social,
 		StreamHeartbeat: testHeartbeat,
 	}
+	if g, ok := e.Store.(core.UserGenerations); ok {
+		s.Generations = g // the kept replies, as serve wires them
+	}
 	if err := s.Open("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +107,31 @@ func TestTokenScopesOverHTTP(t *testing.T) {
 		// The token from before scopes keeps working in full.
 		a.ok(nil, http.StatusCreated, "POST", "/api/messages", old, letter, nil)
 		a.ok(nil, http.StatusOK, "PATCH", "/api/me", old, map[string]string{"name": "Ann"}, nil)
+	})
+}
+
+// The replies the server keeps of an author's reads (the list's pages, a
+// message) are the author's whoever read them: one kept from the session's
+// read is not given to a token without messages:read.
+func TestAKeptReadNeedsTheReadScope(t *testing.T) {
+	testenv.Backends(t, testenv.Config{Start: testenv.DefaultStart}, func(t *testing.T, e *testenv.Env) {
+		a := scopedAPI(t, e)
+		if a.srv.Generations == nil {
+			t.Fatal("the server keeps no replies: the test would prove nothing")
+		}
+		toks, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.com", Password: pw}, core.Client{})
+		must(t, err)
+		session := toks.IDToken
+		var m web.MessageJSON
+		a.ok(nil, http.StatusCreated, "POST", "/api/messages", session,
+			map[string]string{"title": "Rent", "name": "Bob", "recipient": "bob@example.com", "message": "The key."}, &m)
+		var writer web.CreatedTokenJSON
+		a.ok(nil, http.StatusCreated, "POST", "/api/me/tokens", session,
+			map[string]any{"name": "writer", "scopes": []string{core.ScopeMessagesWrite}}, &writer)
+		for _, path := range []string{"/api/messages", "/api/messages/" + m.ID} {
+			a.ok(nil, http.StatusOK, "GET", path, session, nil, nil) // kept now
+			wantScope(t, a, core.ScopeMessagesRead, "GET", path, writer.Token, nil)
+		}
 	})
 }
 
