@@ -82,7 +82,9 @@ test("revoke asks first, then deletes the token and says so", async () => {
   expect(within(dialog).getByText(/stops working at once\. This cannot be undone\./)).toBeTruthy();
   fireEvent.click(within(dialog).getByRole("button", { name: "Revoke token" }));
 
-  expect((await within(region).findByRole("status")).textContent).toBe("The token “sendlater on laptop” is revoked and no longer works.");
+  // The live region is always there: wait for its words, not for it.
+  const status = within(region).getByRole("status");
+  await waitFor(() => expect(status.textContent).toBe("The token “sendlater on laptop” is revoked and no longer works."));
   expect(screen.queryByRole("dialog")).toBeNull();
   expect(within(region).queryByText("sendlater on laptop")).toBeNull();
   expect(within(region).getByText("backup script")).toBeTruthy();
