@@ -12,9 +12,12 @@ import (
 // method learns who acts from there and from nowhere else.
 type Identity struct {
 	UserID    string
-	SessionID string    // the session of an ID token; empty otherwise
-	TokenID   string    // the personal access token, if that is how
-	AuthTime  time.Time // last sign-in or re-auth of the session; zero otherwise
+	SessionID string // the session of an ID token; empty otherwise
+	TokenID   string // the personal access token, if that is how
+	// Scopes are what the access token may do (core/scopes.go); a session
+	// or an operator may do anything, whatever Scopes says.
+	Scopes   []string
+	AuthTime time.Time // last sign-in or re-auth of the session; zero otherwise
 	// ExpiresAt is when the ID token that proved the session expires; zero
 	// for access tokens and operators.
 	ExpiresAt time.Time

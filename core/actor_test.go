@@ -30,7 +30,7 @@ func TestNoIdentityIsNotSignedIn(t *testing.T) {
 			return err
 		},
 		"SignOut":           func() error { return e.Auth.SignOut(ctx) },
-		"CreateAccessToken": func() error { _, _, err := e.Auth.CreateAccessToken(ctx, "t"); return err },
+		"CreateAccessToken": func() error { _, _, err := e.Auth.CreateAccessToken(ctx, "t", core.AllScopes); return err },
 		"ListAccessTokens":  func() error { _, err := e.Auth.ListAccessTokens(ctx); return err },
 		"RevokeAccessToken": func() error { return e.Auth.RevokeAccessToken(ctx, "x") },
 		"Reauth":            func() error { _, err := e.Auth.Reauth(ctx, "pw", core.Client{}); return err },
@@ -71,7 +71,7 @@ func TestOperatorIdentity(t *testing.T) {
 			_, err := e.Auth.UpdateProfile(op, core.ProfileUpdate{Email: &email})
 			return err
 		}(),
-		"CreateAccessToken": func() error { _, _, err := e.Auth.CreateAccessToken(op, "t"); return err }(),
+		"CreateAccessToken": func() error { _, _, err := e.Auth.CreateAccessToken(op, "t", core.AllScopes); return err }(),
 	} {
 		if core.ErrorCode(err) != core.EOperatorNotAllowed {
 			t.Errorf("%s by an operator: %v, want %s", what, err, core.EOperatorNotAllowed)
@@ -107,7 +107,7 @@ func signedUp(t *testing.T, e *testenv.Env) *core.Identity {
 func TestVerifyIdentity(t *testing.T) {
 	e := testenv.New(t, testenv.Config{})
 	id := signedUp(t, e)
-	_, secret, err := e.Auth.CreateAccessToken(e.Acting(id), "script")
+	_, secret, err := e.Auth.CreateAccessToken(e.Acting(id), "script", core.AllScopes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,8 +176,8 @@ func (a operatorAccount) SignOut(ctx context.Context) error {
 	return err
 }
 
-func (a operatorAccount) CreateAccessToken(ctx context.Context, name string) (AccessTokenInfo, string, error) {
-	info, secret, err := a.o.Account.CreateAccessToken(ctx, name)
+func (a operatorAccount) CreateAccessToken(ctx context.Context, name string, scopes []string) (AccessTokenInfo, string, error) {
+	info, secret, err := a.o.Account.CreateAccessToken(ctx, name, scopes)
 	if err != nil {
 		return info, secret, err
 	}

@@ -62,6 +62,9 @@ func (s *BillingService) Plans() []Plan {
 // the Free plan needs no purchase, and Business without a configured price
 // is arranged through the contact page.
 func (s *BillingService) Checkout(ctx context.Context, in CheckoutRequest) (*CheckoutSession, error) {
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return nil, err
+	}
 	plan, price, err := s.resolvePrice(in)
 	if err != nil {
 		return nil, err
@@ -161,6 +164,9 @@ func (s *BillingService) customer(ctx context.Context, u *User) (string, error) 
 // Portal returns the URL of the user's billing portal, which sends them back
 // to returnURL (on this site; default /settings/general).
 func (s *BillingService) Portal(ctx context.Context, returnURL string) (string, error) {
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return "", err
+	}
 	f := map[string]string{}
 	back := s.ownURL(f, "returnUrl", returnURL, "/settings/general")
 	if err := ValidationError(f); err != nil {

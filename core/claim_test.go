@@ -33,7 +33,7 @@ func preHijack(t *testing.T, e *authEnv) stranger {
 	if _, err := e.Messages.Create(ctx, core.MessageInput{Title: "t", Name: "Bob", Recipient: "bob@example.com", Body: "lies"}); err != nil {
 		t.Fatal(err)
 	}
-	_, pat, err := e.Auth.CreateAccessToken(ctx, "mallory's script")
+	_, pat, err := e.Auth.CreateAccessToken(ctx, "mallory's script", core.AllScopes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestProviderLinksAVerifiedAccount(t *testing.T) {
 		if _, err := e.Messages.Create(ctx, core.MessageInput{Title: "t", Name: "Bob", Recipient: "bob@example.com", Body: "b"}); err != nil {
 			t.Fatal(err)
 		}
-		_, pat, err := e.Auth.CreateAccessToken(ctx, "script")
+		_, pat, err := e.Auth.CreateAccessToken(ctx, "script", core.AllScopes)
 		if err != nil {
 			t.Fatal(err)
 		}

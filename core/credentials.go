@@ -58,6 +58,9 @@ type AccessToken struct {
 	Hash       string
 	CreatedAt  time.Time
 	LastUsedAt time.Time
+	// Scopes are what the token may do (core/scopes.go); nil for a token
+	// made before tokens had scopes, which keeps every scope.
+	Scopes []string
 }
 
 // AccessTokenStore persists personal access tokens. Implementations return

@@ -20,6 +20,7 @@ const (
 	EExpiredActionCode     = "auth/expired-action-code"
 	EProviderNotConfigured = "auth/provider-not-configured"
 	EOperatorNotAllowed    = "auth/operator-not-allowed"
+	EInsufficientScope     = "auth/insufficient-scope" // an access token without the scope a call needs
 	EUserDisabled          = "auth/user-disabled"
 	EPlanLimit             = "plan/limit-reached"
 	EFeatureNotIncluded    = "plan/feature-not-included"

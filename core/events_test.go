@@ -36,7 +36,7 @@ func TestTheTimelineTellsWhatHappened(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
 	u := e.MustUser(t, "ada@example.com", "", core.PlanPro)
 	web := e.As(u.ID)
-	tui := e.Acting(&core.Identity{UserID: u.ID, TokenID: "t1"})
+	tui := e.Acting(&core.Identity{UserID: u.ID, TokenID: "t1", Scopes: core.AllScopes})
 	m, err := e.Messages.Create(web, core.MessageInput{Title: "Three", Body: "Hello", Recipients: []core.RecipientInput{
 		{Name: "Ann", Address: "ann@example.com"}, {Name: "Ben", Address: "ben@example.com"}, {Name: "Cleo", Address: "cleo@example.com"}}})
 	if err != nil {

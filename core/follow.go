@@ -47,7 +47,7 @@ func errStreamReplaced() error {
 // then does it end with the store's error, which tells the client to
 // reconnect.
 func (s *MessageService) Follow(ctx context.Context) (<-chan MessageList, error) {
-	id, err := signedIn(ctx)
+	id, err := authorized(ctx, ScopeMessagesRead)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (s *MessageService) follow(ctx context.Context, changes <-chan struct{}, ou
 			page, err = s.List(ctx, Page{})
 		}
 		if err == nil {
-			if u, err = s.author(ctx); err != nil {
+			if u, err = s.author(ctx, ScopeMessagesRead); err != nil {
 				err = tokenError(err)
 			}
 		}

@@ -64,6 +64,9 @@ func (m *Message) holdOver(u *User, now time.Time, lead time.Duration, actor str
 // Hold holds every message of the author until until (in the future, at
 // most MaxHold away); a hold already running is moved to the new end.
 func (s *MessageService) Hold(ctx context.Context, until time.Time) (*SessionUser, error) {
+	if _, err := authorized(ctx, ScopeMessagesWrite); err != nil {
+		return nil, err
+	}
 	now := s.Clock.Now()
 	if !until.After(now) || until.After(now.Add(MaxHold)) {
 		return nil, ValidationError(map[string]string{"until": "The hold must end in the future, at most 12 months from now"})
@@ -77,7 +80,7 @@ func (s *MessageService) EndHold(ctx context.Context) (*SessionUser, error) {
 }
 
 func (s *MessageService) setHold(ctx context.Context, until time.Time) (*SessionUser, error) {
-	u, err := s.author(ctx)
+	u, err := s.author(ctx, ScopeMessagesWrite)
 	if err != nil {
 		return nil, err
 	}

@@ -149,9 +149,9 @@ func TestAccessTokens(t *testing.T) {
 	id := e.MustAuthenticate(t, tok.IDToken)
 	bob := e.MustAuthenticate(t, e.MustSignUp(t, "bob@example.com", goodPassword).IDToken)
 
-	_, _, err := e.Auth.CreateAccessToken(e.Acting(id), " ")
+	_, _, err := e.Auth.CreateAccessToken(e.Acting(id), " ", core.AllScopes)
 	wantFields(t, err, map[string]string{"name": "Please enter a name for the token"})
-	at, secret, err := e.Auth.CreateAccessToken(e.Acting(id), "laptop")
+	at, secret, err := e.Auth.CreateAccessToken(e.Acting(id), "laptop", core.AllScopes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestAccessTokens(t *testing.T) {
 	// A token is never a recent login, so it cannot make another token, nor
 	// change the password or delete the account.
 	wantCode(t, e.Auth.RequireRecentLogin(e.Acting(patID)), core.ERequiresRecentLogin)
-	_, _, err = e.Auth.CreateAccessToken(e.Acting(patID), "more")
+	_, _, err = e.Auth.CreateAccessToken(e.Acting(patID), "more", core.AllScopes)
 	wantCode(t, err, core.ERequiresRecentLogin)
 	wantCode(t, e.Auth.DeleteAccount(e.Acting(patID)), core.ERequiresRecentLogin)
 	_, err = e.Auth.Reauth(e.Acting(patID), goodPassword, browser)
@@ -188,7 +188,7 @@ func TestAccessTokens(t *testing.T) {
 	wantCode(t, e.Auth.RevokeAccessToken(e.Acting(id), at.ID), core.ETokenNotFound)
 
 	// Signing out with a token revokes it.
-	_, secret, err = e.Auth.CreateAccessToken(e.Acting(e.MustAuthenticate(t, signInAt(t, e, 0).IDToken)), "script")
+	_, secret, err = e.Auth.CreateAccessToken(e.Acting(e.MustAuthenticate(t, signInAt(t, e, 0).IDToken)), "script", core.AllScopes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestDeleteAccountAndExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "laptop")
+	at, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "laptop", core.AllScopes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,6 +125,9 @@ func (a *Auth) sendVerification(ctx context.Context, u *User) {
 // SendEmailVerification queues a new verification email for the user of
 // the identity in ctx, within the mail-bomb limits.
 func (a *Auth) SendEmailVerification(ctx context.Context) error {
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return err
+	}
 	u, err := a.User(ctx)
 	if err != nil {
 		return err

@@ -25,6 +25,9 @@ type AccountExport struct {
 
 // Export gathers everything stored about the user of the identity in ctx.
 func (a *Auth) Export(ctx context.Context) (*AccountExport, error) {
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return nil, err
+	}
 	u, err := a.User(ctx)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ func TestChangePassword(t *testing.T) {
 	tok := e.MustSignUp(t, "ann@example.com", goodPassword)
 	other := signInAt(t, e, 0)
 	id := e.MustAuthenticate(t, tok.IDToken)
-	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "laptop")
+	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "laptop", core.AllScopes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,6 +120,9 @@ type meRead struct {
 // account was never its owner's, and it is free again to sign up with).
 func (a *Auth) UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUser, error) {
 	a.init()
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return nil, err
+	}
 	if err := up.Validate(); err != nil {
 		return nil, err
 	}
@@ -237,6 +240,9 @@ func (a *Auth) sendEmailChange(ctx context.Context, u *User, oldEmail string, ol
 // session goes on.
 func (a *Auth) ChangePassword(ctx context.Context, password string) error {
 	a.init()
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return err
+	}
 	if err := CheckPassword("password", password); err != nil {
 		return err
 	}
@@ -262,6 +268,9 @@ func (a *Auth) ChangePassword(ctx context.Context, password string) error {
 // DeleteAccount deletes the user of the identity in ctx, every message they
 // own, their sessions and their personal access tokens (recent login).
 func (a *Auth) DeleteAccount(ctx context.Context) error {
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return err
+	}
 	if err := a.RequireRecentLogin(ctx); err != nil {
 		return err
 	}

@@ -276,10 +276,11 @@ func (a *Auth) VerifyIdentity(ctx context.Context) error {
 
 // RequireRecentLogin answers auth/requires-recent-login unless the identity
 // in ctx is a session signed in or re-authenticated within
-// RecentLoginWindow. Personal access tokens are never a recent login, and
-// an operator acting for a user is refused.
+// RecentLoginWindow. Personal access tokens are never a recent login (one
+// without the account scope is told that first), and an operator acting
+// for a user is refused.
 func (a *Auth) RequireRecentLogin(ctx context.Context) error {
-	id, err := signedIn(ctx)
+	id, err := authorized(ctx, ScopeAccount)
 	if err != nil {
 		return err
 	}
@@ -315,7 +316,7 @@ func (a *Auth) SignOut(ctx context.Context) error {
 // token is unchanged.
 func (a *Auth) Reauth(ctx context.Context, password string, c Client) (*Tokens, error) {
 	a.init()
-	id, err := signedIn(ctx)
+	id, err := authorized(ctx, ScopeAccount)
 	if err != nil {
 		return nil, err
 	}

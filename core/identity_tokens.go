@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -22,24 +23,49 @@ type AccessTokenInfo struct {
 	Name       string
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero: never used
+	// Scopes are what the token may do, in AllScopes' order.
+	Scopes []string
+	// MadeBeforeScopes is a token made before tokens had scopes: it keeps
+	// every scope (Scopes is AllScopes), so that no script or TUI that uses
+	// one stops working; its owner may replace it with a narrower one.
+	MadeBeforeScopes bool
 }
 
 // Info returns the token without its hash.
 func (t *AccessToken) Info() AccessTokenInfo {
-	return AccessTokenInfo{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt}
+	return AccessTokenInfo{
+		ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt,
+		Scopes: t.scopes(), MadeBeforeScopes: t.Scopes == nil,
+	}
 }
 
-// CreateAccessToken makes a personal access token named name for the
-// identity in ctx and returns it with its secret, which is shown this once.
-// A token is a long-lived key to the account, so making one needs a recent
-// login.
-func (a *Auth) CreateAccessToken(ctx context.Context, name string) (AccessTokenInfo, string, error) {
+// scopes are what the token may do: a token made before scopes may do
+// anything.
+func (t *AccessToken) scopes() []string {
+	if t.Scopes == nil {
+		return slices.Clone(AllScopes)
+	}
+	return slices.Clone(t.Scopes)
+}
+
+// CreateAccessToken makes a personal access token named name, that may do
+// what scopes allow (nil: DefaultScopes, read-only), for the identity in ctx
+// and returns it with its secret, which is shown this once. A token is a
+// long-lived key to the account, so making one needs a recent login.
+func (a *Auth) CreateAccessToken(ctx context.Context, name string, scopes []string) (AccessTokenInfo, string, error) {
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return AccessTokenInfo{}, "", err
+	}
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "":
 		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "Please enter a name for the token"})
 	case utf8.RuneCountInString(name) > MaxTokenNameLen || strings.ContainsAny(name, "\r\n"):
 		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "The name must be one line of at most 100 characters"})
+	}
+	scopes, err := tokenScopes(scopes)
+	if err != nil {
+		return AccessTokenInfo{}, "", err
 	}
 	if err := a.RequireRecentLogin(ctx); err != nil {
 		return AccessTokenInfo{}, "", err
@@ -59,6 +85,7 @@ func (a *Auth) CreateAccessToken(ctx context.Context, name string) (AccessTokenI
 		Name:      name,
 		Hash:      HashSecret(secret),
 		CreatedAt: a.Clock.Now(),
+		Scopes:    scopes,
 	}
 	if err := a.AccessTokens.CreateAccessToken(ctx, t); err != nil {
 		return AccessTokenInfo{}, "", err
@@ -68,7 +95,7 @@ func (a *Auth) CreateAccessToken(ctx context.Context, name string) (AccessTokenI
 
 // ListAccessTokens lists the personal access tokens of the identity in ctx.
 func (a *Auth) ListAccessTokens(ctx context.Context) ([]AccessTokenInfo, error) {
-	id, err := signedIn(ctx)
+	id, err := authorized(ctx, ScopeAccount)
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +111,15 @@ func (a *Auth) ListAccessTokens(ctx context.Context) ([]AccessTokenInfo, error) 
 }
 
 // RevokeAccessToken deletes one of the personal access tokens of the
-// identity in ctx. Another user's token is not found.
+// identity in ctx. Another user's token is not found. A token may always
+// revoke itself (as SignOut does); another token needs the account scope.
 func (a *Auth) RevokeAccessToken(ctx context.Context, tokenID string) error {
 	id, err := signedIn(ctx)
 	if err != nil {
 		return err
+	}
+	if tokenID != id.TokenID && !id.Can(ScopeAccount) {
+		return errInsufficientScope(ScopeAccount)
 	}
 	ts, err := a.AccessTokens.ListAccessTokens(ctx, id.UserID)
 	if err != nil {
@@ -131,5 +162,5 @@ func (a *Auth) authenticateAccessToken(ctx context.Context, secret string) (*Ide
 			return nil, tokenError(err)
 		}
 	}
-	return &Identity{UserID: t.UserID, TokenID: t.ID}, nil
+	return &Identity{UserID: t.UserID, TokenID: t.ID, Scopes: t.scopes()}, nil
 }

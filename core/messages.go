@@ -45,9 +45,9 @@ type MessageService struct {
 
 var _ Messages = (*MessageService)(nil)
 
-// author returns the user of the identity in ctx.
-func (s *MessageService) author(ctx context.Context) (*User, error) {
-	id, err := signedIn(ctx)
+// author returns the user of the identity in ctx, which must have scope.
+func (s *MessageService) author(ctx context.Context, scope string) (*User, error) {
+	id, err := authorized(ctx, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (s *MessageService) author(ctx context.Context) (*User, error) {
 // operator acting for it gets this far, its own sessions having ended), so
 // that its messages stay as the disable left them until it is enabled.
 func (s *MessageService) writer(ctx context.Context) (*User, error) {
-	u, err := s.author(ctx)
+	u, err := s.author(ctx, ScopeMessagesWrite)
 	if err == nil && u.Disabled() {
 		return nil, errUserDisabled()
 	}
@@ -67,7 +67,7 @@ func (s *MessageService) writer(ctx context.Context) (*User, error) {
 
 // List returns a page of the author's messages, newest first.
 func (s *MessageService) List(ctx context.Context, p Page) (*MessagePage, error) {
-	id, err := signedIn(ctx)
+	id, err := authorized(ctx, ScopeMessagesRead)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *MessageService) List(ctx context.Context, p Page) (*MessagePage, error)
 
 // Get returns the author's message; another user's message is not found.
 func (s *MessageService) Get(ctx context.Context, id string) (*Message, error) {
-	who, err := signedIn(ctx)
+	who, err := authorized(ctx, ScopeMessagesRead)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func errMessageNotFound() error { return Errorf(EMessageNotFound, "The message c
 // Create validates and stores a new message. The plan limit is checked inside
 // the store's write transaction, so concurrent requests cannot exceed it.
 func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message, error) {
-	if _, err := signedIn(ctx); err != nil {
+	if _, err := authorized(ctx, ScopeMessagesWrite); err != nil {
 		return nil, err
 	}
 	if err := in.Validate(); err != nil {
@@ -188,7 +188,7 @@ func sameRequest(prev *Message, in MessageInput, err error) (*Message, error) {
 
 // Update applies a partial edit to the author's message.
 func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate) (*Message, error) {
-	if _, err := signedIn(ctx); err != nil {
+	if _, err := authorized(ctx, ScopeMessagesWrite); err != nil {
 		return nil, err
 	}
 	if err := up.Validate(); err != nil {
@@ -237,6 +237,9 @@ func (s *MessageService) Postpone(ctx context.Context, id string) (*Message, err
 
 // Delete deletes the author's message.
 func (s *MessageService) Delete(ctx context.Context, id string) error {
+	if _, err := authorized(ctx, ScopeMessagesWrite); err != nil {
+		return err
+	}
 	if _, err := s.Get(ctx, id); err != nil {
 		return err
 	}

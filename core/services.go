@@ -10,7 +10,8 @@ import (
 // web.APIClient, over the JSON API or the admin socket, so a front end (the
 // web server, the TUI) works the same whichever it is given. Who acts is in
 // ctx (WithIdentity); a method that needs someone and finds no one answers
-// auth/invalid-user-token.
+// auth/invalid-user-token; a personal access token without the scope a method
+// needs (core/scopes.go) answers auth/insufficient-scope.
 
 // Messages is what a signed-in author does with their own messages. Another
 // user's message is message/not-found.
@@ -65,8 +66,9 @@ type Account interface {
 	UpdateProfile(ctx context.Context, up ProfileUpdate) (*SessionUser, error)
 	// SignOut ends the session, or revokes the access token, that acts.
 	SignOut(ctx context.Context) error
-	// CreateAccessToken returns the new token and its secret, shown once.
-	CreateAccessToken(ctx context.Context, name string) (AccessTokenInfo, string, error)
+	// CreateAccessToken returns the new token and its secret, shown once;
+	// the token may do what scopes allow (nil: DefaultScopes, read-only).
+	CreateAccessToken(ctx context.Context, name string, scopes []string) (AccessTokenInfo, string, error)
 	ListAccessTokens(ctx context.Context) ([]AccessTokenInfo, error)
 	RevokeAccessToken(ctx context.Context, id string) error
 }

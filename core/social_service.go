@@ -266,7 +266,7 @@ func (s *SocialAuth) Intent(ctx context.Context, kind string) (SocialIntent, err
 // session returns the identity in ctx when it is a user's session that
 // still holds: what linking and signing in again through a provider need.
 func (s *SocialAuth) session(ctx context.Context) (*Identity, error) {
-	id, err := signedIn(ctx)
+	id, err := authorized(ctx, ScopeAccount)
 	switch {
 	case err != nil:
 		return nil, err
@@ -347,7 +347,7 @@ func (s *SocialAuth) Unlink(ctx context.Context, provider string) (*SessionUser,
 // LinkedAccounts lists the signed-in user's linked provider accounts, oldest
 // first.
 func (s *SocialAuth) LinkedAccounts(ctx context.Context) ([]*ProviderLink, error) {
-	id, err := signedIn(ctx)
+	id, err := authorized(ctx, ScopeAccount)
 	if err != nil {
 		return nil, err
 	}

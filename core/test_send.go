@@ -81,10 +81,13 @@ func renderDeliveries(emails Emails, m *Message, author *User, now time.Time) ([
 // Preview renders what each recipient of a message written as in will
 // receive, before it is saved: the same checks as Create, nothing stored.
 func (s *MessageService) Preview(ctx context.Context, in MessageInput) ([]EmailPreview, error) {
+	if _, err := authorized(ctx, ScopeMessagesRead); err != nil {
+		return nil, err
+	}
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	u, err := s.author(ctx)
+	u, err := s.author(ctx, ScopeMessagesRead)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +101,9 @@ func (s *MessageService) Preview(ctx context.Context, in MessageInput) ([]EmailP
 // delivery says it. The same checks as Update; nothing is stored. Another
 // user's message is not found.
 func (s *MessageService) PreviewMessage(ctx context.Context, id string, up MessageUpdate) ([]EmailPreview, error) {
+	if _, err := authorized(ctx, ScopeMessagesRead); err != nil {
+		return nil, err
+	}
 	if err := up.Validate(); err != nil {
 		return nil, err
 	}
@@ -105,7 +111,7 @@ func (s *MessageService) PreviewMessage(ctx context.Context, id string, up Messa
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.author(ctx)
+	u, err := s.author(ctx, ScopeMessagesRead)
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +150,15 @@ func (s *MessageService) previews(m *Message, author *User, now time.Time) ([]Em
 // test emails (List-Unsubscribe, RFC 8058). It returns how many emails it
 // queued.
 func (s *MessageService) SendTest(ctx context.Context, id string) (int, error) {
+	// A test causes emails: a change, though the message stays as it is.
+	if _, err := authorized(ctx, ScopeMessagesWrite); err != nil {
+		return 0, err
+	}
 	m, err := s.Get(ctx, id)
 	if err != nil {
 		return 0, err
 	}
-	u, err := s.author(ctx)
+	u, err := s.author(ctx, ScopeMessagesWrite)
 	if err != nil {
 		return 0, err
 	}

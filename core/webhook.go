@@ -16,7 +16,7 @@ var _ WebhookSecrets = (*WebhookSecretService)(nil)
 // returns it: the only time it is shown. Only active business plans have
 // webhooks.
 func (s *WebhookSecretService) Rotate(ctx context.Context) (string, error) {
-	id, err := signedIn(ctx)
+	id, err := authorized(ctx, ScopeAccount)
 	if err != nil {
 		return "", err
 	}

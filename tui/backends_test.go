@@ -55,7 +55,7 @@ func newEnv(t *testing.T) (*testenv.Env, *account) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "tui test")
+	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "tui test", core.AllScopes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func thousand(b *testing.B) tui.Config {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "bench")
+	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "bench", core.AllScopes)
 	if err != nil {
 		b.Fatal(err)
 	}

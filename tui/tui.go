@@ -142,8 +142,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.fail(msg.err)
 			m.following = false
-			if core.ErrorCode(msg.err) == core.EInvalidToken {
-				return m, nil
+			switch core.ErrorCode(msg.err) {
+			case core.EInvalidToken, core.EInsufficientScope:
+				return m, nil // trying again would not help
 			}
 			return m, m.retryLater()
 		}
@@ -211,7 +212,7 @@ func (m *Model) gotList(msg listMsg) tea.Cmd {
 	if l.Err != nil {
 		m.fail(l.Err)
 		switch core.ErrorCode(l.Err) {
-		case core.EInvalidToken, core.EStreamReplaced:
+		case core.EInvalidToken, core.EStreamReplaced, core.EInsufficientScope:
 			m.stayDown = true // the help line offers r reload
 		}
 		return waitList(m.lists) // the channel closes next
@@ -243,10 +244,27 @@ func (m *Model) showList(ms []*core.Message) {
 const loading = "Loading your messages…"
 
 // fail shows an error in the status line: the server's message, or what
-// did not answer.
+// did not answer. A token without the scope a key needs (one made in the
+// web app as read-only) is told, in one line, how to get one that may.
 func (m *Model) fail(err error) {
-	m.setStatus(core.ErrorMessageOrText(err), true)
+	s := core.ErrorMessageOrText(err)
+	if core.ErrorCode(err) == core.EInsufficientScope {
+		s = lacksScope(s)
+	}
+	m.setStatus(s, true)
 	m.unreachable = core.ErrorCode(err) == core.EUnavailable
+}
+
+// lacksScope is the status line for the server's auth/insufficient-scope
+// message, which names the scope in quotes: short enough for 80 columns.
+func lacksScope(message string) string {
+	scope := "a scope it needs"
+	if _, rest, ok := strings.Cut(message, `"`); ok {
+		if name, _, ok := strings.Cut(rest, `"`); ok && name != "" {
+			scope = `the "` + name + `" scope`
+		}
+	}
+	return "Your token lacks " + scope + ": run sendlater login again."
 }
 
 func (m *Model) setStatus(s string, isErr bool) {

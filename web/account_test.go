@@ -140,7 +140,7 @@ func TestAccessTokensOverHTTP(t *testing.T) {
 		ID, Name, Token string
 		CreatedAt       int64
 	}
-	a.ok(nil, 201, "POST", "/api/me/tokens", tok.IDToken, map[string]string{"name": "laptop"}, &created)
+	a.ok(nil, 201, "POST", "/api/me/tokens", tok.IDToken, map[string]any{"name": "laptop", "scopes": core.AllScopes}, &created)
 	if !strings.HasPrefix(created.Token, core.AccessTokenPrefix) || created.ID == "" || created.Name != "laptop" || created.CreatedAt == 0 {
 		t.Fatalf("created %+v", created)
 	}
@@ -149,7 +149,7 @@ func TestAccessTokensOverHTTP(t *testing.T) {
 	if me.Email != "ann@example.com" {
 		t.Fatalf("the token acts for %s", me.Email)
 	}
-	// Tokens are never a recent login.
+	// Tokens are never a recent login, even with the account scope.
 	a.fail(nil, 401, core.ERequiresRecentLogin, "POST", "/api/me/password", created.Token, map[string]string{"password": "a fresh unusual passphrase"})
 	a.fail(nil, 401, core.ERequiresRecentLogin, "DELETE", "/api/me", created.Token, nil)
 	a.fail(nil, 401, core.ERequiresRecentLogin, "POST", "/api/me/tokens", created.Token, map[string]string{"name": "more"})

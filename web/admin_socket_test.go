@@ -36,7 +36,7 @@ func TestSocketActsForTheNamedUserOnly(t *testing.T) {
 	wantErrorCode(t, err, core.EInvalidToken)
 
 	// What only the user may do is refused to an operator.
-	_, _, err = admin.As(ann.ID).CreateAccessToken(ctx, "for me")
+	_, _, err = admin.As(ann.ID).CreateAccessToken(ctx, "for me", nil)
 	wantErrorCode(t, err, core.EOperatorNotAllowed)
 	wantErrorCode(t, admin.As(ann.ID).SignOut(ctx), core.EOperatorNotAllowed)
 	email := "other@example.com"

@@ -140,9 +140,9 @@ func (c *APIClient) SignOut(ctx context.Context) error {
 	return c.t.do(ctx, "POST", "/api/auth/signout", nil, nil)
 }
 
-func (c *APIClient) CreateAccessToken(ctx context.Context, name string) (core.AccessTokenInfo, string, error) {
+func (c *APIClient) CreateAccessToken(ctx context.Context, name string, scopes []string) (core.AccessTokenInfo, string, error) {
 	var out CreatedTokenJSON
-	if err := c.t.do(ctx, "POST", "/api/me/tokens", createTokenRequest{Name: name}, &out); err != nil {
+	if err := c.t.do(ctx, "POST", "/api/me/tokens", createTokenRequest{Name: name, Scopes: scopes}, &out); err != nil {
 		return core.AccessTokenInfo{}, "", err
 	}
 	return out.AccessTokenJSON.Core(), out.Token, nil

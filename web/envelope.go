@@ -31,6 +31,7 @@ var statusByCode = map[string]int{
 	core.EExpiredActionCode:     http.StatusBadRequest,
 	core.EProviderNotConfigured: http.StatusNotFound,
 	core.EOperatorNotAllowed:    http.StatusForbidden,
+	core.EInsufficientScope:     http.StatusForbidden,
 	core.EUserDisabled:          http.StatusForbidden,
 	core.EPlanLimit:             http.StatusForbidden,
 	core.EFeatureNotIncluded:    http.StatusForbidden,

@@ -158,7 +158,7 @@ func TestKeptListFollowsEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "reader")
+	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "reader", core.AllScopes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func openFrontDoor(t *testing.T, i int) *frontDoor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "front door")
+	_, pat, err := e.Auth.CreateAccessToken(e.Acting(id), "front door", core.AllScopes)
 	if err != nil {
 		t.Fatal(err)
 	}

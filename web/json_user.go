@@ -142,16 +142,23 @@ type AccessTokenJSON struct {
 	Name       string `json:"name"`
 	CreatedAt  int64  `json:"createdAt"`
 	LastUsedAt int64  `json:"lastUsedAt,omitempty"`
+	// Scopes are what the token may do (docs/api.md, Access token scopes).
+	Scopes []string `json:"scopes"`
+	// MadeBeforeScopes marks a token made before tokens had scopes: it has
+	// every scope.
+	MadeBeforeScopes bool `json:"madeBeforeScopes,omitempty"`
 }
 
 // NewAccessTokenJSON is t on the wire.
 func NewAccessTokenJSON(t core.AccessTokenInfo) AccessTokenJSON {
-	return AccessTokenJSON{ID: t.ID, Name: t.Name, CreatedAt: millis(t.CreatedAt), LastUsedAt: millis(t.LastUsedAt)}
+	return AccessTokenJSON{ID: t.ID, Name: t.Name, CreatedAt: millis(t.CreatedAt), LastUsedAt: millis(t.LastUsedAt),
+		Scopes: t.Scopes, MadeBeforeScopes: t.MadeBeforeScopes}
 }
 
 // Core is the token j describes.
 func (j AccessTokenJSON) Core() core.AccessTokenInfo {
-	return core.AccessTokenInfo{ID: j.ID, Name: j.Name, CreatedAt: fromMillis(j.CreatedAt), LastUsedAt: fromMillis(j.LastUsedAt)}
+	return core.AccessTokenInfo{ID: j.ID, Name: j.Name, CreatedAt: fromMillis(j.CreatedAt), LastUsedAt: fromMillis(j.LastUsedAt),
+		Scopes: j.Scopes, MadeBeforeScopes: j.MadeBeforeScopes}
 }
 
 // CreatedTokenJSON is a new personal access token with its secret, which no

@@ -70,6 +70,9 @@ func (a *authorAPI) handleListTokens(w http.ResponseWriter, r *http.Request) {
 // createTokenRequest is POST /api/me/tokens.
 type createTokenRequest struct {
 	Name string `json:"name"`
+	// Scopes are what the token may do; absent (or null): messages:read
+	// only.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 func (a *authorAPI) handleCreateToken(w http.ResponseWriter, r *http.Request) {
@@ -78,7 +81,7 @@ func (a *authorAPI) handleCreateToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	t, secret, err := a.account.CreateAccessToken(r.Context(), req.Name)
+	t, secret, err := a.account.CreateAccessToken(r.Context(), req.Name, req.Scopes)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -61,8 +61,14 @@ func (a *authorAPI) writeKeptPage(w http.ResponseWriter, r *http.Request, p core
 // what names the read among the author's (a list page's limit and cursor,
 // which start with a digit; a message's id after "message"); read reads it
 // and returns how to encode it. An error is answered, never kept. A kept
-// reply is never changed: it is written, never appended to.
+// reply is never changed: it is written, never appended to. A kept reply is
+// the author's whoever read it, so the identity's scope is checked here
+// first, as read would: a token without messages:read gets none.
 func (a *authorAPI) writeKept(w http.ResponseWriter, r *http.Request, what string, read func() (func(b []byte) []byte, error)) {
+	if err := core.RequireScope(r.Context(), core.ScopeMessagesRead); err != nil {
+		writeError(w, r, err)
+		return
+	}
 	who := core.IdentityFrom(r.Context()).UserID
 	key := who + "\x00" + what
 	gen := a.gens.UserGeneration(who)

@@ -108,7 +108,7 @@ func TestSocialLinkNeedsTheSessionThroughout(t *testing.T) {
 
 	ann = a.signIn(browserClient(t), "ada@example.com", pw)
 	var pat web.CreatedTokenJSON
-	a.ok(nil, http.StatusCreated, "POST", "/api/me/tokens", ann.IDToken, map[string]string{"name": "script"}, &pat)
+	a.ok(nil, http.StatusCreated, "POST", "/api/me/tokens", ann.IDToken, map[string]any{"name": "script", "scopes": core.AllScopes}, &pat)
 	a.fail(nil, http.StatusUnauthorized, core.ERequiresRecentLogin, "POST", linkPath(core.ProviderGoogle), pat.Token, nil)
 	a.fail(nil, http.StatusUnauthorized, core.ERequiresRecentLogin, "POST", "/api/auth/reauth/google", pat.Token, nil)
 }

@@ -53,6 +53,11 @@ func loginTokenName() string {
 	return "sendlater on " + cmp(host, "this machine")
 }
 
+// loginScopes are the scopes login asks for: what the TUI needs to read and
+// write messages, and not the account (profile, tokens, export, billing),
+// which the web app keeps.
+var loginScopes = []string{core.ScopeMessagesRead, core.ScopeMessagesWrite}
+
 // configDir is where a person's sendlater files are: the OS's config
 // directory (XDG_CONFIG_HOME, ~/.config, ...) /sendlater.
 func configDir() (string, error) {
@@ -121,7 +126,9 @@ func newLoginCmd(a *app) *cobra.Command {
 		Short: "Sign in to a server and keep a personal access token for the TUI",
 		Long: "Signs in with your email and password (read without echo, or from stdin with --password-stdin),\n" +
 			"creates a personal access token named after this machine, and keeps it with the server's address\n" +
-			"in your config directory (mode 0600). `sendlater tui` then works from this machine.",
+			"in your config directory (mode 0600). `sendlater tui` then works from this machine.\n\n" +
+			"The token may read and write your messages (scopes messages:read and messages:write), what the\n" +
+			"TUI needs; it may not change your account (profile, access tokens, export, billing).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			base, err := serverURL(server)
@@ -158,7 +165,7 @@ func newLoginCmd(a *app) *cobra.Command {
 			// token alone.
 			defer session.SignOut(context.WithoutCancel(ctx))
 			name := loginTokenName()
-			info, secret, err := session.CreateAccessToken(ctx, name)
+			info, secret, err := session.CreateAccessToken(ctx, name, loginScopes)
 			if err != nil {
 				return err
 			}
@@ -174,7 +181,8 @@ func newLoginCmd(a *app) *cobra.Command {
 					fmt.Fprintf(a.stderr, "The token of the earlier login (%s at %s) could not be revoked: %s\n", previous.Email, previous.Server, core.ErrorMessageOrText(err))
 				}
 			}
-			fmt.Fprintf(a.stdout, "Signed in to %s as %s. The access token %q is kept in %s.\n", base, email, name, path)
+			fmt.Fprintf(a.stdout, "Signed in to %s as %s. The access token %q, which may %s, is kept in %s.\n",
+				base, email, name, scopeWords(info.Scopes), path)
 			return nil
 		},
 	}
@@ -284,4 +292,34 @@ func newWhoamiCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// scopeWords says what a token with scopes may do, as login tells it.
+func scopeWords(scopes []string) string {
+	var read, write, account bool
+	for _, s := range scopes {
+		switch s {
+		case core.ScopeMessagesRead:
+			read = true
+		case core.ScopeMessagesWrite:
+			write = true
+		case core.ScopeAccount:
+			account = true
+		}
+	}
+	var w string
+	switch {
+	case read && write:
+		w = "read and write your messages (messages:read, messages:write)"
+	case read:
+		w = "read your messages (messages:read)"
+	case write:
+		w = "write your messages (messages:write)"
+	default:
+		w = "not touch your messages"
+	}
+	if account {
+		return w + " and change your account (account)"
+	}
+	return w + " but not change your account"
 }

@@ -108,6 +108,20 @@ func createMessage(t *testing.T, url, token, title string) {
 	}
 }
 
+// profileStatus is the status of a change of the profile's name with token.
+func profileStatus(t *testing.T, url, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest("PATCH", url+"/api/me", strings.NewReader(`{"name":"Mallory"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 func meStatus(t *testing.T, url, token string) int {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url+"/api/me", nil)
@@ -155,6 +169,14 @@ func TestLoginTUIAndLogoutFromAnotherMachine(t *testing.T) {
 	}
 	if code := meStatus(t, srv.url, kept.Token); code != http.StatusOK {
 		t.Fatalf("the kept token answers %d", code)
+	}
+	// The token may read and write messages, what the TUI needs, and login
+	// says so; the account is not its to change.
+	if !strings.Contains(r.stdout, "which may read and write your messages (messages:read, messages:write) but not change your account") {
+		t.Fatalf("login does not say what the token may do: %+v", r)
+	}
+	if code := profileStatus(t, srv.url, kept.Token); code != http.StatusForbidden {
+		t.Fatalf("the kept token changes the profile: %d", code)
 	}
 	// Logging in again replaces the login and revokes the token it held.
 	r = runWithStdin(t, home, env, clusterPassword+"\n", "login", "--server", srv.url, "--email", "ann@example.com", "--password-stdin")

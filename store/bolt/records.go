@@ -203,12 +203,15 @@ type tokenRecord struct {
 	Hash       string `json:"hash"`
 	CreatedAt  int64  `json:"createdAt,omitempty"`
 	LastUsedAt int64  `json:"lastUsedAt,omitempty"`
+	// Scopes is absent in a token made before tokens had scopes, which
+	// reads back as nil: every scope (core.AccessToken).
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 func encodeToken(t *core.AccessToken) ([]byte, error) {
 	return encode(tokenRecord{
 		header: current, ID: t.ID, UserID: t.UserID, Name: t.Name, Hash: t.Hash,
-		CreatedAt: unixNano(t.CreatedAt), LastUsedAt: unixNano(t.LastUsedAt),
+		CreatedAt: unixNano(t.CreatedAt), LastUsedAt: unixNano(t.LastUsedAt), Scopes: t.Scopes,
 	})
 }
 
@@ -219,7 +222,7 @@ func decodeToken(b []byte) (*core.AccessToken, error) {
 	}
 	return &core.AccessToken{
 		ID: r.ID, UserID: r.UserID, Name: r.Name, Hash: r.Hash,
-		CreatedAt: fromUnixNano(r.CreatedAt), LastUsedAt: fromUnixNano(r.LastUsedAt),
+		CreatedAt: fromUnixNano(r.CreatedAt), LastUsedAt: fromUnixNano(r.LastUsedAt), Scopes: r.Scopes,
 	}, nil
 }
 

@@ -13,11 +13,13 @@ func errTokenNotFound() error {
 	return core.Errorf(core.ETokenNotFound, "The access token could not be found.")
 }
 
-const tokenColumns = `id, user_id, name, hash, created_at, last_used_at`
+// scopes is NULL for a token made before tokens had scopes
+// (migrations/0018_token_scopes.sql): it reads back as nil, every scope.
+const tokenColumns = `id, user_id, name, hash, created_at, last_used_at, scopes`
 
 func scanToken(row pgx.Row) (*core.AccessToken, error) {
 	t := new(core.AccessToken)
-	err := row.Scan(&t.ID, &t.UserID, &t.Name, &t.Hash, at(&t.CreatedAt), at(&t.LastUsedAt))
+	err := row.Scan(&t.ID, &t.UserID, &t.Name, &t.Hash, at(&t.CreatedAt), at(&t.LastUsedAt), &t.Scopes)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, errTokenNotFound()
 	}
@@ -28,10 +30,10 @@ func scanToken(row pgx.Row) (*core.AccessToken, error) {
 }
 
 func tokenArgs(t *core.AccessToken) []any {
-	return []any{t.ID, t.UserID, t.Name, t.Hash, nanos(t.CreatedAt), nanos(t.LastUsedAt)}
+	return []any{t.ID, t.UserID, t.Name, t.Hash, nanos(t.CreatedAt), nanos(t.LastUsedAt), list(t.Scopes)}
 }
 
-const insertToken = `insert into access_tokens (` + tokenColumns + `) values ($1, $2, $3, $4, $5, $6)`
+const insertToken = `insert into access_tokens (` + tokenColumns + `) values ($1, $2, $3, $4, $5, $6, $7)`
 
 // CreateAccessToken stores t, giving it a new id when it has none. Its user
 // must exist and its hash must be new.
@@ -93,7 +95,7 @@ func (s *DB) UpdateAccessToken(ctx context.Context, id string, fn func(t *core.A
 		if t.Hash == "" {
 			return core.Errorf(core.EInvalid, "An access token needs a hash.")
 		}
-		_, err = tx.Exec(ctx, "update access_tokens set ("+tokenColumns+") = ($1, $2, $3, $4, $5, $6) where id = $1",
+		_, err = tx.Exec(ctx, "update access_tokens set ("+tokenColumns+") = ($1, $2, $3, $4, $5, $6, $7) where id = $1",
 			tokenArgs(t)...)
 		return err
 	})

@@ -81,6 +81,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"DeleteUserSessions", testDeleteUserSessions},
 		{"DeleteExpiredSessions", testDeleteExpiredSessions},
 		{"AccessTokens", testAccessTokens},
+		{"AccessTokenScopes", testAccessTokenScopes},
 		{"ActionCodes", testActionCodes},
 		{"ActionCodeExpiry", testActionCodeExpiry},
 		{"Contacts", testContacts},

@@ -67,7 +67,15 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 			return nil
 		})
 		must(tb, err)
-		storetest.MustCreateAccessToken(tb, s, u.ID, "cli")
+		tok := storetest.MustCreateAccessToken(tb, s, u.ID, "cli")
+		if i%2 == 0 {
+			// Half made before tokens had scopes (nil), half with.
+			_, err := db.UpdateAccessToken(ctx, tok.ID, func(t *core.AccessToken) error {
+				t.Scopes = []string{core.ScopeMessagesRead, core.ScopeMessagesWrite}
+				return nil
+			})
+			must(tb, err)
+		}
 		must(tb, db.CreateActionCode(ctx, &core.ActionCode{Hash: core.HashSecret(core.NewSecret()), Mode: core.ModeVerifyEmail,
 			UserID: u.ID, Email: u.Email, CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(72 * time.Hour)}))
 		must(tb, db.SetWebhookSecret(ctx, u.ID, "whsec_"+u.ID))

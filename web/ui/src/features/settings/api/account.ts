@@ -37,12 +37,26 @@ export const startReauth = (provider: string) => api<{ url: string }>(`auth/reau
 
 export const getMe = () => api<SessionUser>("me");
 
-/** A personal access token as the list shows it (never its secret); lastUsedAt is absent when it was never used. */
-export type AccessToken = { id: string; name: string; createdAt: number; lastUsedAt?: number };
+/** What a personal access token may do (core/scopes.go; docs/api.md, Access token scopes). */
+export type TokenScope = "messages:read" | "messages:write" | "account";
+
+/**
+ * A personal access token as the list shows it (never its secret); lastUsedAt is absent when it was never used.
+ * madeBeforeScopes marks a token made before tokens had scopes: it has every scope.
+ */
+export type AccessToken = {
+  id: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt?: number;
+  scopes: TokenScope[];
+  madeBeforeScopes?: boolean;
+};
 
 export const listAccessTokens = () => api<AccessToken[]>("me/tokens");
 
 /** Makes a token (a recent sign-in); its secret, `token`, is in this reply only. */
-export const createAccessToken = (name: string) => api<AccessToken & { token: string }>("me/tokens", { method: "POST", body: { name } });
+export const createAccessToken = (name: string, scopes: TokenScope[]) =>
+  api<AccessToken & { token: string }>("me/tokens", { method: "POST", body: { name, scopes } });
 
 export const revokeAccessToken = (id: string) => api<null>(`me/tokens/${encodeURIComponent(id)}`, { method: "DELETE" });

@@ -20,8 +20,21 @@ const march5 = Date.UTC(2026, 2, 5, 23, 30);
 const april2 = Date.UTC(2026, 3, 2, 9, 0);
 const day = (time: number) => new Intl.DateTimeFormat(undefined, { dateStyle: "long", timeZone: "Europe/Paris" }).format(time);
 
-const laptop = { id: "t1", name: "sendlater on laptop", createdAt: march5, lastUsedAt: april2 };
-const script = { id: "t2", name: "backup script", createdAt: april2 };
+const laptop: AccessToken = {
+  id: "t1",
+  name: "sendlater on laptop",
+  createdAt: march5,
+  lastUsedAt: april2,
+  scopes: ["messages:read", "messages:write"],
+};
+const script: AccessToken = { id: "t2", name: "backup script", createdAt: april2, scopes: ["messages:read"] };
+const old: AccessToken = {
+  id: "t0",
+  name: "old script",
+  createdAt: march5,
+  scopes: ["messages:read", "messages:write", "account"],
+  madeBeforeScopes: true,
+};
 const secret = "sl_pat_0123456789abcdef0123456789abcdef";
 
 const tokens = () => screen.findByRole("region", { name: "Access tokens" });
@@ -34,8 +47,8 @@ test("the tokens, newest first, with when each was made and last used in the aut
   const region = await tokens();
   const items = await within(region).findAllByRole("listitem");
   expect(items.map((li) => li.querySelector("strong")?.textContent)).toEqual(["backup script", "sendlater on laptop"]);
-  expect(items[0]!.textContent).toContain(`Created on ${day(april2)} · Never used`);
-  expect(items[1]!.textContent).toContain(`Created on ${day(march5)} · Last used on ${day(april2)}`);
+  expect(items[0]!.textContent).toContain(`Created on ${day(april2)} · Never used · May read messages`);
+  expect(items[1]!.textContent).toContain(`Created on ${day(march5)} · Last used on ${day(april2)} · May read messages, write messages`);
   expect(day(march5)).toMatch(/6/);
   expect(within(region).getByText(/terminal app and your scripts/).textContent).toContain("sendlater login");
   expect(within(region).getByRole("button", { name: "Revoke sendlater on laptop" })).toBeTruthy();
@@ -69,7 +82,9 @@ test("revoke asks first, then deletes the token and says so", async () => {
   expect(within(dialog).getByText(/stops working at once\. This cannot be undone\./)).toBeTruthy();
   fireEvent.click(within(dialog).getByRole("button", { name: "Revoke token" }));
 
-  expect((await within(region).findByRole("status")).textContent).toBe("The token “sendlater on laptop” is revoked and no longer works.");
+  // The live region is always there: wait for its words, not for it.
+  const status = within(region).getByRole("status");
+  await waitFor(() => expect(status.textContent).toBe("The token “sendlater on laptop” is revoked and no longer works."));
   expect(screen.queryByRole("dialog")).toBeNull();
   expect(within(region).queryByText("sendlater on laptop")).toBeNull();
   expect(within(region).getByText("backup script")).toBeTruthy();
@@ -102,7 +117,7 @@ test("a new token is shown once, with a copy button, and listed", async () => {
   // Focused by an effect, which React may run a moment after the field is in the page.
   await waitFor(() => expect(document.activeElement).toBe(field));
   expect(within(region).getByText("Copy your new token now: it will not be shown again.")).toBeTruthy();
-  expect(calls.find((c) => c.method === "POST")?.body).toEqual({ name: "backup script" });
+  expect(calls.find((c) => c.method === "POST")?.body).toEqual({ name: "backup script", scopes: ["messages:read"] });
   expect((within(region).getByLabelText("Token name") as HTMLInputElement).value).toBe("");
   const items = within(region).getAllByRole("listitem");
   expect(items.map((li) => li.querySelector("strong")?.textContent)).toEqual(["backup script", "sendlater on laptop"]);
@@ -222,4 +237,60 @@ test("making a token after a while asks for the password, then makes it", async 
   // Focused once the dialog is gone, not left on the dialog's opener.
   await waitFor(() => expect(document.activeElement).toBe(field));
   expect(calls.filter((c) => c.method === "POST" && c.path === "me/tokens")).toHaveLength(2);
+});
+
+test("each token's scopes are listed; one made before scopes has full access", async () => {
+  signInAs({ timezone: "Europe/Paris" });
+  mockApi({ ...general, "GET me/tokens": () => ok([old, { ...script, scopes: ["messages:read", "messages:write", "account"] }]) });
+  renderRoute("/settings/general");
+
+  const items = await within(await tokens()).findAllByRole("listitem");
+  expect(items[0]!.textContent).toContain("May read messages, write messages, change the account");
+  expect(items[1]!.textContent).toContain("old script");
+  expect(items[1]!.textContent).toContain("Full access (made before scopes)");
+});
+
+test("a new token is read-only unless more is chosen; at least one scope, and the server's scope error under them", async () => {
+  signInAs();
+  let reply = () => ok({ ...script, scopes: ["messages:read", "messages:write", "account"], token: secret }, 201);
+  const calls = mockApi({ ...general, "GET me/tokens": () => ok([]), "POST me/tokens": () => reply() });
+  renderRoute("/settings/general");
+
+  const region = await tokens();
+  const scopes = within(region).getByRole("group", { name: "What this token may do" });
+  const read = within(scopes).getByLabelText("Read your messages (messages:read)") as HTMLInputElement;
+  const write = within(scopes).getByLabelText("Create, change and delete your messages (messages:write)") as HTMLInputElement;
+  const account = within(scopes).getByLabelText(
+    "Change your account: profile, settings, access tokens, export, billing (account)",
+  ) as HTMLInputElement;
+  expect([read.checked, write.checked, account.checked]).toEqual([true, false, false]);
+
+  fireEvent.change(await within(region).findByLabelText("Token name"), { target: { value: "backup script" } });
+  fireEvent.click(read);
+  fireEvent.click(within(region).getByRole("button", { name: "Create token" }));
+  expect(within(scopes).getByText("Choose at least one scope: messages:read, messages:write, account")).toBeTruthy();
+  expect(scopes.getAttribute("aria-invalid")).toBe("true");
+  expect(calls.some((c) => c.method === "POST")).toBe(false);
+
+  fireEvent.click(account);
+  fireEvent.click(write);
+  fireEvent.click(read);
+  expect(within(scopes).queryByText(/Choose at least one scope/)).toBeNull();
+  fireEvent.click(within(region).getByRole("button", { name: "Create token" }));
+  await within(region).findByLabelText("Your token “backup script”");
+  expect(calls.find((c) => c.method === "POST")?.body).toEqual({
+    name: "backup script",
+    scopes: ["messages:read", "messages:write", "account"],
+  });
+  expect(within(region).getAllByRole("listitem")[0]!.textContent).toContain("May read messages, write messages, change the account");
+  // The form starts again read-only.
+  expect([read.checked, write.checked, account.checked]).toEqual([true, false, false]);
+
+  reply = () =>
+    fail(422, "request/validation", "Please check the highlighted fields.", {
+      scopes: "Each scope must be one of messages:read, messages:write, account",
+    });
+  fireEvent.change(within(region).getByLabelText("Token name"), { target: { value: "another" } });
+  fireEvent.click(within(region).getByRole("button", { name: "Create token" }));
+  expect(await within(scopes).findByText("Each scope must be one of messages:read, messages:write, account")).toBeTruthy();
 });

@@ -4,7 +4,7 @@ import { Alert, errorMessage, SubmitButton, TextField, useForm } from "../../../
 import { Modal } from "../../../components/modal";
 import { ApiError } from "../../../lib/api-client";
 import type { SessionUser } from "../../../lib/auth";
-import { createAccessToken, listAccessTokens, revokeAccessToken, type AccessToken } from "../api/account";
+import { createAccessToken, listAccessTokens, revokeAccessToken, type AccessToken, type TokenScope } from "../api/account";
 import { useRecentLogin } from "./reauth";
 
 /** The server's rule (core.CreateAccessToken): one line of 1 to 100 characters once trimmed. */
@@ -14,6 +14,27 @@ export function tokenNameError(name: string) {
   if ([...trimmed].length > 100 || /[\r\n]/.test(trimmed)) return "The name must be one line of at most 100 characters";
   return undefined;
 }
+
+/** The scopes a new token may get, in the server's order, with what each allows; read-only is checked by default. */
+export const scopeChoices: { scope: TokenScope; label: string; short: string }[] = [
+  { scope: "messages:read", label: "Read your messages (messages:read)", short: "read messages" },
+  { scope: "messages:write", label: "Create, change and delete your messages (messages:write)", short: "write messages" },
+  {
+    scope: "account",
+    label: "Change your account: profile, settings, access tokens, export, billing (account)",
+    short: "change the account",
+  },
+];
+
+/** What a token may do, as the list says it. */
+function scopesText(token: AccessToken) {
+  if (token.madeBeforeScopes) return "Full access (made before scopes)";
+  const shorts = scopeChoices.filter((c) => token.scopes?.includes(c.scope)).map((c) => c.short);
+  return `May ${shorts.join(", ")}`;
+}
+
+/** The form keeps the chosen scopes as one string, so that the server's field error lands under them. */
+const parseScopes = (value: string) => value.split(" ").filter(Boolean) as TokenScope[];
 
 /** Days in the author's time zone (the one the server keeps for their reminders), else the browser's. */
 function dayFormat(timeZone: string) {
@@ -41,10 +62,16 @@ export function AccessTokens({ account }: { account: SessionUser }) {
   const [revoking, setRevoking] = useState(false);
   const [revoked, setRevoked] = useState(0);
   const heading = useRef<HTMLHeadingElement>(null);
-  const form = useForm({ name: "" }, ({ name }) => {
-    const nameError = tokenNameError(name);
-    return nameError ? { name: nameError } : {};
-  });
+  const form = useForm({ name: "", scopes: "messages:read" }, ({ name, scopes }) => ({
+    name: tokenNameError(name),
+    scopes: scopes === "" ? "Choose at least one scope: messages:read, messages:write, account" : undefined,
+  }));
+  const chosen = parseScopes(form.values.scopes);
+  const choose = (scope: TokenScope, on: boolean) => {
+    const next = scopeChoices.map((c) => c.scope).filter((s) => (s === scope ? on : chosen.includes(s)));
+    form.setValues((values) => ({ ...values, scopes: next.join(" ") }));
+    form.setErrors((errors) => ({ ...errors, scopes: undefined }));
+  };
   const day = dayFormat(account.timezone);
 
   useEffect(() => {
@@ -60,18 +87,18 @@ export function AccessTokens({ account }: { account: SessionUser }) {
     if (revoked > 0) heading.current?.focus();
   }, [revoked]);
 
-  const create = form.handleSubmit(async ({ name }) => {
+  const create = form.handleSubmit(async ({ name, scopes }) => {
     setError(undefined);
     setNotice(undefined);
     setCreated(undefined);
     await guard(async () => {
-      const made = await createAccessToken(name.trim());
+      const made = await createAccessToken(name.trim(), parseScopes(scopes));
       setCreated(made);
-      const listed: AccessToken = { id: made.id, name: made.name, createdAt: made.createdAt };
+      const listed: AccessToken = { id: made.id, name: made.name, createdAt: made.createdAt, scopes: made.scopes };
       // A list that could not be read stays unread: one token is not "all of them".
       setTokens((list) => list && newestFirst([listed, ...list]));
     });
-    form.setValues({ name: "" });
+    form.setValues({ name: "", scopes: "messages:read" });
   });
 
   const revoke = async (token: AccessToken) => {
@@ -104,7 +131,7 @@ export function AccessTokens({ account }: { account: SessionUser }) {
       </h2>
       <p>
         Access tokens let the terminal app and your scripts use your account; <code>sendlater login</code> makes one for
-        each computer it signs in on.
+        each computer it signs in on. Each token may do only what you choose when you make it.
       </p>
       {error && <Alert>{error}</Alert>}
       <div role="status">{notice && <p className="alert alert-success">{notice}</p>}</div>
@@ -115,7 +142,8 @@ export function AccessTokens({ account }: { account: SessionUser }) {
             <li key={t.id}>
               <strong>{t.name}</strong>
               <small>
-                Created on {day.format(t.createdAt)} · {t.lastUsedAt ? `Last used on ${day.format(t.lastUsedAt)}` : "Never used"}
+                Created on {day.format(t.createdAt)} · {t.lastUsedAt ? `Last used on ${day.format(t.lastUsedAt)}` : "Never used"} ·{" "}
+                {scopesText(t)}
               </small>
               <button type="button" className="secondary outline" aria-label={`Revoke ${t.name}`} onClick={() => setConfirming(t)}>
                 Revoke
@@ -129,6 +157,16 @@ export function AccessTokens({ account }: { account: SessionUser }) {
         <h3 id="new-token-title">New token</h3>
         {form.alert && <Alert>{form.alert}</Alert>}
         <TextField label="Token name" autoComplete="off" placeholder="What is this token for?" {...form.bind("name")} />
+        <fieldset aria-describedby={form.errors.scopes ? "token-scopes-help" : undefined} aria-invalid={form.errors.scopes ? true : undefined}>
+          <legend>What this token may do</legend>
+          {scopeChoices.map(({ scope, label }) => (
+            <label key={scope}>
+              <input type="checkbox" checked={chosen.includes(scope)} onChange={(event) => choose(scope, event.currentTarget.checked)} />
+              {label}
+            </label>
+          ))}
+          {form.errors.scopes && <small id="token-scopes-help">{form.errors.scopes}</small>}
+        </fieldset>
         <SubmitButton busy={form.busy}>Create token</SubmitButton>
       </form>
       {confirming && (
