@@ -78,9 +78,14 @@ func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, 
 			// the next pass sends it again with the same Message-ID.
 			continue
 		case isTemporary(err):
-			o.kind, o.err = outcomeRetry, err.Error()
+			o.kind, o.err = outcomeRetry, sendReason(err)
 		default:
-			o.kind, o.err = outcomeFailed, reasonRejected+err.Error()
+			o.kind, o.err = outcomeFailed, reasonRejected+sendReason(err)
+		}
+		if err != nil && !o.notMade {
+			// The author reads the server's reply (sendReason); the log
+			// gets all of it, our relay's address too.
+			log.Warn("send failed", "recipient", i, "err", MaskEmails(err.Error()))
 		}
 		out = append(out, o)
 	}
