@@ -40,6 +40,8 @@ func (a *Auth) CreateAccessToken(ctx context.Context, name string) (AccessTokenI
 		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "Please enter a name for the token"})
 	case utf8.RuneCountInString(name) > MaxTokenNameLen || strings.ContainsAny(name, "\r\n"):
 		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "The name must be one line of at most 100 characters"})
+	case hasHiddenChars(name):
+		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "The name" + hiddenCharsRule})
 	}
 	if err := a.RequireRecentLogin(ctx); err != nil {
 		return AccessTokenInfo{}, "", err
