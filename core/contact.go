@@ -50,6 +50,8 @@ func (in *ContactInput) Validate() error {
 		f["message"] = "Please enter a message"
 	case len(in.Message) > MaxContactMessageBytes:
 		f["message"] = "The message must be at most 10 KB"
+	case bodyProblem(in.Message, "The message") != "":
+		f["message"] = bodyProblem(in.Message, "The message")
 	}
 	return ValidationError(f)
 }

@@ -211,7 +211,7 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 		// that fail for now are not.
 		d.recordOutcome(ctx, it, EventReminded, copyDetail+", sent on a retry", time.Time{}, log)
 	case it.Kind == OutboxReminderCopy && !it.FailedAt.IsZero():
-		d.recordOutcome(ctx, it, EventReminderFailed, copyDetail+", failed for good: "+it.LastError, time.Time{}, log)
+		d.recordOutcome(ctx, it, EventReminderFailed, copyDetail+", failed for good: "+sendReason(err), time.Time{}, log)
 	}
 }
 

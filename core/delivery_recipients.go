@@ -41,7 +41,7 @@ type recipientOutcome struct {
 
 // sendEach sends the message to each recipient whose turn it is: pending,
 // with no retry waiting. A pass that stops leaves the rest pending.
-func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, counts *passCounts, log *slog.Logger) []recipientOutcome {
+func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, counts *passCounts, log *slog.Logger, accepted *acceptances) []recipientOutcome {
 	m, author := read.cur, read.author
 	var out []recipientOutcome
 	rs := m.RecipientList()
@@ -73,18 +73,38 @@ func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, 
 		switch {
 		case err == nil:
 			o.kind = outcomeSent
+			if laterDue(rs, i, now) {
+				// The server took it: recorded at once, not after the
+				// other recipients' sends (acceptances).
+				accepted.add(o)
+			}
 		case ctx.Err() != nil:
 			// Stopped mid-send: whether the server took it is unknown, and
 			// the next pass sends it again with the same Message-ID.
 			continue
 		case isTemporary(err):
-			o.kind, o.err = outcomeRetry, err.Error()
+			o.kind, o.err = outcomeRetry, sendReason(err)
 		default:
-			o.kind, o.err = outcomeFailed, reasonRejected+err.Error()
+			o.kind, o.err = outcomeFailed, reasonRejected+sendReason(err)
+		}
+		if err != nil && !o.notMade {
+			// The author reads the server's reply (sendReason); the log
+			// gets all of it, our relay's address too.
+			log.Warn("send failed", "recipient", i, "err", MaskEmails(err.Error()))
 		}
 		out = append(out, o)
 	}
 	return out
+}
+
+// laterDue reports whether a recipient after i is due in this pass.
+func laterDue(rs []Recipient, i int, now time.Time) bool {
+	for j := i + 1; j < len(rs); j++ {
+		if !rs[j].settled() && !rs[j].NextAttemptAt.After(now) {
+			return true
+		}
+	}
+	return false
 }
 
 // recipientItemID is the key of the outbox item (webhook call or failure
@@ -100,71 +120,26 @@ func recipientItemID(id string, i int) string {
 // settleRecipients records the outcomes in one transaction. A sent email is
 // recorded whoever holds the claim now (it went out); a failure only under
 // this pass's claim. The message ends delivered when every recipient is
-// settled and one was sent, failed when none was.
-func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcome, now time.Time, log *slog.Logger, counts *passCounts) {
+// settled and one was sent, failed when none was. The sent outcomes that
+// accepted recorded already (while later recipients were being sent) are
+// settled and skipped here; its tally joins this one.
+func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcome, now time.Time, log *slog.Logger, counts *passCounts, accepted *acceptances) {
 	var tally PassResult
 	var reasons []string // of the failures for good, for the log (which masks addresses)
 	_, err := d.settle(claimed.ID, func(m *Message) ([]*OutboxItem, error) {
-		tally, reasons = PassResult{}, nil
-		owned := ownsClaim(m, claimed)
-		rs := m.editRecipients()
 		var items []*OutboxItem
-		for _, o := range outcomes {
-			if o.index >= len(rs) || rs[o.index].Address != o.address || rs[o.index].settled() {
-				continue
-			}
-			r := &rs[o.index]
-			kind, reason := o.kind, o.err
-			if kind == outcomeSent {
-				r.Status, r.SentAt, r.LastError, r.NextAttemptAt = RecipientSent, now, "", time.Time{}
-				m.record(now, EventSent, "", MessageEvent{Recipient: r.Address})
-				tally.Delivered++
-				if m.WebhookURL != "" {
-					items = append(items, &OutboxItem{ID: recipientItemID(m.ID, o.index), MessageID: m.ID, Owner: m.Owner,
-						URL: m.WebhookURL, Recipient: r.Address, DeliveredAt: now, NextAttemptAt: now})
-				}
-				continue
-			}
-			if !owned {
-				continue
-			}
-			if kind == outcomeRetry {
-				if r.Attempts < len(RetryDelays) {
-					r.NextAttemptAt, r.LastError = now.Add(RetryDelays[r.Attempts]), o.err
-					r.Attempts++
-					m.record(now, EventRetrying, "", MessageEvent{Recipient: r.Address, Detail: o.err, NextAttemptAt: r.NextAttemptAt})
-					tally.Retried++
-					continue
-				}
-				kind, reason = outcomeFailed, reasonKeptFailing+o.err
-				if o.notMade {
-					reason = reasonNotMade
-				}
-			}
-			r.Status, r.LastError, r.NextAttemptAt = RecipientFailed, reason, time.Time{}
-			event := EventFailed
-			if kind == outcomeRefused {
-				r.Status, event = RecipientRefused, EventRefused
-			}
-			m.record(now, event, "", MessageEvent{Recipient: r.Address, Detail: reason})
-			tally.Failed++
-			reasons = append(reasons, reason)
-			// The author's notice is queued with the outcome, so a mail
-			// server that is down for it too only delays it.
-			items = append(items, &OutboxItem{ID: recipientItemID(m.ID, o.index), Kind: OutboxFailureNotice,
-				MessageID: m.ID, Owner: m.Owner, Recipient: r.Address, NextAttemptAt: now})
-		}
-		if owned || allSettled(rs) {
-			m.finishRound(now)
-		}
+		items, tally, reasons = applyOutcomes(m, ownsClaim(m, claimed), outcomes, now, true)
 		return items, nil
 	})
+	early := accepted.wait()
 	if err != nil && ErrorCode(err) != EMessageNotFound {
 		// What was sent but not recorded goes out again with the same
 		// Message-IDs when the lease expires.
 		d.passError(counts, log, err)
+		counts.add(func(r *PassResult) { r.Delivered += early })
 		return
 	}
+	tally.Delivered += early
 	switch {
 	case tally.Failed > 0:
 		log.Warn("delivery failed for good", "sent", tally.Delivered, "failed", tally.Failed, "retrying", tally.Retried,
@@ -179,6 +154,66 @@ func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcom
 		r.Retried += tally.Retried
 		r.Failed += tally.Failed
 	})
+}
+
+// applyOutcomes writes outcomes into m, read under the settlement's
+// transaction, and returns the outbox items they start, what it applied and
+// the reasons of the failures for good; a recipient settled already (by an
+// earlier settlement of the same send) is skipped. owned tells whether m
+// is still under this pass's claim: a failure is recorded only then, a sent
+// email always. finish ends the claim's round (finishRound) when it is
+// still this pass's or every recipient is settled.
+func applyOutcomes(m *Message, owned bool, outcomes []recipientOutcome, now time.Time, finish bool) (items []*OutboxItem, tally PassResult, reasons []string) {
+	rs := m.editRecipients()
+	for _, o := range outcomes {
+		if o.index >= len(rs) || rs[o.index].Address != o.address || rs[o.index].settled() {
+			continue
+		}
+		r := &rs[o.index]
+		kind, reason := o.kind, o.err
+		if kind == outcomeSent {
+			r.Status, r.SentAt, r.LastError, r.NextAttemptAt = RecipientSent, now, "", time.Time{}
+			m.record(now, EventSent, "", MessageEvent{Recipient: r.Address})
+			tally.Delivered++
+			if m.WebhookURL != "" {
+				items = append(items, &OutboxItem{ID: recipientItemID(m.ID, o.index), MessageID: m.ID, Owner: m.Owner,
+					URL: m.WebhookURL, Recipient: r.Address, DeliveredAt: now, NextAttemptAt: now})
+			}
+			continue
+		}
+		if !owned {
+			continue
+		}
+		if kind == outcomeRetry {
+			if r.Attempts < len(RetryDelays) {
+				r.NextAttemptAt, r.LastError = now.Add(RetryDelays[r.Attempts]), o.err
+				r.Attempts++
+				m.record(now, EventRetrying, "", MessageEvent{Recipient: r.Address, Detail: o.err, NextAttemptAt: r.NextAttemptAt})
+				tally.Retried++
+				continue
+			}
+			kind, reason = outcomeFailed, reasonKeptFailing+o.err
+			if o.notMade {
+				reason = reasonNotMade
+			}
+		}
+		r.Status, r.LastError, r.NextAttemptAt = RecipientFailed, reason, time.Time{}
+		event := EventFailed
+		if kind == outcomeRefused {
+			r.Status, event = RecipientRefused, EventRefused
+		}
+		m.record(now, event, "", MessageEvent{Recipient: r.Address, Detail: reason})
+		tally.Failed++
+		reasons = append(reasons, reason)
+		// The author's notice is queued with the outcome, so a mail
+		// server that is down for it too only delays it.
+		items = append(items, &OutboxItem{ID: recipientItemID(m.ID, o.index), Kind: OutboxFailureNotice,
+			MessageID: m.ID, Owner: m.Owner, Recipient: r.Address, NextAttemptAt: now})
+	}
+	if finish && (owned || allSettled(rs)) {
+		m.finishRound(now)
+	}
+	return items, tally, reasons
 }
 
 func allSettled(rs []Recipient) bool {

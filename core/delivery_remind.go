@@ -115,7 +115,7 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 			x.LeaseUntil = now.Add(reminderRetryDelay)
 			if tell {
 				x.record(now, EventReminderFailed, "", MessageEvent{Recipient: author.Email,
-					Detail: retrying + err.Error(), NextAttemptAt: x.LeaseUntil})
+					Detail: retrying + sendReason(err), NextAttemptAt: x.LeaseUntil})
 			}
 		case x.SendDate.Equal(m.SendDate):
 			// Sent, or refused for good: either way this step is done for
@@ -123,7 +123,7 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 			x.RemindersSent = max(x.RemindersSent+1, next)
 			if err != nil {
 				x.record(now, EventReminderFailed, "", MessageEvent{Recipient: author.Email,
-					Detail: detail + ", refused for good: " + err.Error()})
+					Detail: detail + ", refused for good: " + sendReason(err)})
 				break
 			}
 			x.Status, x.ReminderSentAt = StatusReminded, now
@@ -224,13 +224,13 @@ func (d *Delivery) remindSecond(ctx context.Context, messageID string, data Remi
 	if err != nil {
 		// Not queued: the outbox keeps an email to send, and there is none.
 		err = emailNotMade(log.With("to", "the second reminder address"), err)
-		return &MessageEvent{Kind: EventReminderFailed, Recipient: author.ReminderAddress, Detail: ", failed: " + err.Error()}
+		return &MessageEvent{Kind: EventReminderFailed, Recipient: author.ReminderAddress, Detail: ", failed: " + sendReason(err)}
 	}
 	err = d.Mailer.Send(ctx, email)
 	if err == nil {
 		return &MessageEvent{Kind: EventReminded, Recipient: author.ReminderAddress}
 	}
-	failed := &MessageEvent{Kind: EventReminderFailed, Recipient: author.ReminderAddress, Detail: ", failed: " + err.Error()}
+	failed := &MessageEvent{Kind: EventReminderFailed, Recipient: author.ReminderAddress, Detail: ", failed: " + sendReason(err)}
 	if !isTemporary(err) && ctx.Err() == nil {
 		log.Warn("reminder to the second reminder address failed", "err", err)
 		return failed
@@ -247,7 +247,7 @@ func (d *Delivery) remindSecond(ctx context.Context, messageID string, data Remi
 		return failed
 	}
 	log.Warn("reminder to the second reminder address failed, will retry", "err", err)
-	failed.Detail, failed.NextAttemptAt = ", failed, will retry: "+err.Error(), it.NextAttemptAt
+	failed.Detail, failed.NextAttemptAt = ", failed, will retry: "+sendReason(err), it.NextAttemptAt
 	return failed
 }
 

@@ -162,9 +162,10 @@ func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) 
 		return
 	}
 	stop := d.keepClaim(ownsClaim, m, cur)
-	outcomes := d.sendEach(ctx, read, now, counts, log)
+	accepted := d.acceptances(m, now, log)
+	outcomes := d.sendEach(ctx, read, now, counts, log, accepted)
 	stop()
-	d.settleRecipients(m, outcomes, now, log, counts)
+	d.settleRecipients(m, outcomes, now, log, counts, accepted)
 }
 
 func isTemporary(err error) bool {

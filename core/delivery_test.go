@@ -62,7 +62,7 @@ func (e *deliveryEnv) nextEmail(tb testing.TB, to string) (*smtptest.Parsed, smt
 
 func (e *deliveryEnv) find(tb testing.TB, id string) *core.Message {
 	tb.Helper()
-	m, err := e.DB.FindMessageByID(e.Ctx, id)
+	m, err := e.Store.FindMessageByID(e.Ctx, id)
 	if err != nil {
 		tb.Fatal(err)
 	}

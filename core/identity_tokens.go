@@ -62,6 +62,8 @@ func (a *Auth) CreateAccessToken(ctx context.Context, name string, scopes []stri
 		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "Please enter a name for the token"})
 	case utf8.RuneCountInString(name) > MaxTokenNameLen || strings.ContainsAny(name, "\r\n"):
 		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "The name must be one line of at most 100 characters"})
+	case hasHiddenChars(name):
+		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "The name" + hiddenCharsRule})
 	}
 	scopes, err := tokenScopes(scopes)
 	if err != nil {

@@ -40,6 +40,42 @@ type TemporaryError struct{ Err error }
 func (e *TemporaryError) Error() string { return e.Err.Error() }
 func (e *TemporaryError) Unwrap() error { return e.Err }
 
+// MailReply is a send failure that the mail server answered: Reply is the
+// answer as an author may read it (code, enhanced code, text: "550 5.1.1
+// No such user"), without our relay's address or our hosts' names, which
+// the error's own text may carry for the log.
+type MailReply interface {
+	error
+	Reply() string
+}
+
+// Words of a failed send without a reply, for the author.
+const (
+	// reasonUnreachable: a connection that failed, a timeout, a closed
+	// transport: the failure is ours or the network's, and retried.
+	reasonUnreachable = "Our mail server could not be reached or did not answer."
+	// reasonNotSent: a permanent failure without a reply (an email the
+	// transport could not write).
+	reasonNotSent = "Our mail server could not send the email (a fault of this service; its log says why)."
+)
+
+// sendReason is what an author reads of a failed send: the mail server's
+// reply, or neutral words when there was none. Never the error's own text,
+// which names our relay (its host and port, "dial tcp 10.0.0.5:587: ...")
+// and goes to the log.
+func sendReason(err error) string {
+	var r MailReply
+	switch {
+	case errors.Is(err, errEmailNotMade):
+		return errEmailNotMade.Error()
+	case errors.As(err, &r) && r.Reply() != "":
+		return r.Reply()
+	case isTemporary(err):
+		return reasonUnreachable
+	}
+	return reasonNotSent
+}
+
 // errEmailNotMade is a send's failure when its email could not be composed:
 // a template that fails is a bug of this server, never the message's, so it
 // is a failure for now, retried as a mail server's refusal for now would

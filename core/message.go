@@ -205,6 +205,8 @@ func validateBody(f map[string]string, s string) {
 		f["message"] = "Please enter a message"
 	case len(s) > MaxBodyBytes:
 		f["message"] = "The message must be at most 100 KB"
+	case bodyProblem(s, "The message") != "":
+		f["message"] = bodyProblem(s, "The message")
 	}
 }
 

@@ -58,10 +58,10 @@ func TestMessageValidationMessages(t *testing.T) {
 			"name": "The recipient name must be on one line",
 		}},
 		{"bidi override in title", func(in *core.MessageInput) { in.Title = "Invoice \u202egpj.exe" }, map[string]string{
-			"title": "The title must not contain control characters or text direction marks",
+			"title": "The title may not contain control, invisible or direction-changing characters",
 		}},
 		{"control character in name", func(in *core.MessageInput) { in.Name = "Anna\x07" }, map[string]string{
-			"name": "The recipient name must not contain control characters or text direction marks",
+			"name": "The recipient name may not contain control, invisible or direction-changing characters",
 		}},
 		{"line separator in title", func(in *core.MessageInput) { in.Title = "a\u2028b" }, map[string]string{
 			"title": "The title must be on one line",

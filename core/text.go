@@ -9,9 +9,75 @@ import (
 	"unicode/utf8"
 )
 
-// Text that becomes an email header (a name, a title) is strict: one line,
-// no control characters and no bidirectional overrides or marks (Unicode
-// Bidi_Control), which could forge or hide what a reader sees.
+// The text rule of every user-given name and title (message titles,
+// recipient names, user names, token names, the contact form's name, a
+// provider's name): one line, and no character that is not seen or that
+// changes what a reader sees, as these become email headers and lines of
+// lists where such characters forge or hide text:
+//   - controls (Unicode Cc: C0, DEL, C1), tab included;
+//   - bidirectional controls (Bidi_Control: U+061C, U+200E, U+200F,
+//     U+202A-U+202E, U+2066-U+2069);
+//   - every format character (Cf: U+00AD soft hyphen, U+180E, U+200B
+//     zero width space, U+2060-U+2064, U+FEFF, the tag characters
+//     U+E0000-U+E007F, ...), except the two joiners below;
+//   - the other default-ignorable characters
+//     (Other_Default_Ignorable_Code_Point: the Hangul fillers U+115F,
+//     U+1160, U+3164, U+FFA0, U+034F, ...), which display as nothing.
+// The joiners U+200C (ZWNJ) and U+200D (ZWJ) are letters' business in
+// Persian, the Indic scripts and emoji sequences (a woman, ZWJ, a
+// laptop): each is allowed only between two visible characters (neither space nor one of the
+// characters above), where it joins or parts them; anywhere else (at an
+// end, beside a space, doubled) it only hides, and is refused.
+// Variation selectors (emoji presentation, U+FE0F) are marks, not format
+// characters, and pass. Message bodies are not names: they keep their
+// line breaks and tabs; only NUL is refused there (bodyProblem): it means
+// nothing in text, and mail servers drop or refuse it.
+
+// hiddenCharsRule is the rule's words after the field's name.
+const hiddenCharsRule = " may not contain control, invisible or direction-changing characters"
+
+// hiddenChar reports whether r is refused wherever it stands.
+func hiddenChar(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) ||
+		unicode.Is(unicode.Cf, r) && r != zwnj && r != zwj ||
+		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
+}
+
+const (
+	zwnj = '\u200c'
+	zwj  = '\u200d'
+)
+
+// visible reports whether r may stand beside a joiner.
+func visible(r rune) bool {
+	return !hiddenChar(r) && r != zwnj && r != zwj && !unicode.IsSpace(r) && unicode.IsGraphic(r)
+}
+
+// hasHiddenChars reports whether s breaks the rule's characters: a
+// hidden character, or a joiner that is not between two visible ones.
+func hasHiddenChars(s string) bool {
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case hiddenChar(r):
+			return true
+		case r == zwnj || r == zwj:
+			if i == 0 || i == len(rs)-1 || !visible(rs[i-1]) || !visible(rs[i+1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bodyProblem is what is wrong with a body's characters, as a sentence
+// about what ("The message"); "" when nothing.
+func bodyProblem(s, what string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		return what + " may not contain NUL characters"
+	}
+	return ""
+}
 
 // lineProblem is what is wrong with a one-line text of at most max
 // characters, as a sentence about what ("The title"); "" when nothing.
@@ -23,8 +89,8 @@ func lineProblem(s, what string, max int) string {
 		return r == '\n' || r == '\r' || unicode.In(r, unicode.Zl, unicode.Zp)
 	}) >= 0:
 		return what + " must be on one line"
-	case strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }) >= 0:
-		return what + " must not contain control characters or text direction marks"
+	case hasHiddenChars(s):
+		return what + hiddenCharsRule
 	}
 	return ""
 }

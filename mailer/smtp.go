@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/textproto"
 	"strings"
 	"sync"
@@ -44,6 +45,9 @@ type SMTPConfig struct {
 	// TLSConfig overrides the TLS settings (server name, roots). It exists for
 	// tests against a self-signed server; production leaves it nil.
 	TLSConfig *tls.Config
+	// Dial overrides how connections are made (a test that names its
+	// server by a host name no resolver knows); production leaves it nil.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // SMTP sends email through an SMTP server over a small pool of reused
@@ -54,6 +58,7 @@ type SMTP struct {
 	addr    string
 	timeout time.Duration
 	secret  string
+	ours    []string // our systems' names, hidden in the replies an author reads
 
 	slots chan struct{} // one token per connection that may be in use
 
@@ -106,6 +111,9 @@ func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 		}
 		opts = append(opts, mail.WithTLSConfig(tc))
 	}
+	if cfg.Dial != nil {
+		opts = append(opts, mail.WithDialContextFunc(cfg.Dial))
+	}
 	if cfg.Helo != "" {
 		opts = append(opts, mail.WithHELO(cfg.Helo))
 	}
@@ -127,6 +135,7 @@ func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 		addr:    fmt.Sprintf("%s:%d", cfg.Host, cfg.Port),
 		timeout: cfg.Timeout,
 		secret:  cfg.Password,
+		ours:    ourNames(cfg.Host, cfg.Port, cfg.Helo),
 		slots:   make(chan struct{}, cfg.PoolSize),
 	}, nil
 }
@@ -447,12 +456,18 @@ func (s *SMTP) discard(c *pooledConn, err error) {
 	_ = c.Close()
 }
 
+// classify is the error of a failed transaction: all of it for the log, the
+// server's reply (authorReply) for the author, temporary unless the reply
+// is a 5xx.
 func (s *SMTP) classify(err error) error {
-	err = s.redact(fmt.Errorf("mailer: send via %s: %w", s.addr, err))
-	if code := replyCode(err); code >= 500 && code < 600 {
-		return err
+	full := s.redact(fmt.Errorf("mailer: send via %s: %w", s.addr, err))
+	if reply := authorReply(err, s.ours); reply != "" {
+		full = &replyError{err: full, reply: reply}
 	}
-	return &core.TemporaryError{Err: err}
+	if code := replyCode(err); code >= 500 && code < 600 {
+		return full
+	}
+	return &core.TemporaryError{Err: full}
 }
 
 // redact keeps the SMTP password out of error texts, whatever a server or

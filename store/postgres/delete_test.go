@@ -61,10 +61,18 @@ func TestDeletingAUserWhileTheirMessagesSettle(t *testing.T) {
 	deleted := make(chan error, 1)
 	go func() { deleted <- db.DeleteUser(wait, u.ID) }()
 	for waiting := false; !waiting; {
+		select {
+		case err := <-deleted: // it cannot finish before the group does
+			t.Fatalf("DeleteUser returned while the group held a message: %v", err)
+		default:
+		}
 		if err := group.QueryRow(wait, `select exists (select 1 from pg_stat_activity
 			where wait_event_type = 'Lock' and datname = current_database()
 			and (query like 'select 1 from messages where owner%' or query like 'delete from users%'))`).Scan(&waiting); err != nil {
-			t.Fatalf("the deletion never waited for the group: %v", err)
+			var seen string
+			group.QueryRow(ctx, `select string_agg(coalesce(wait_event_type, '-') || ' ' || left(query, 60), '; ')
+				from pg_stat_activity where datname = current_database()`).Scan(&seen)
+			t.Fatalf("the deletion never waited for the group: %v (activity: %s)", err, seen)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

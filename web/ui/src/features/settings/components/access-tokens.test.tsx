@@ -156,6 +156,9 @@ test("the name is checked as the server checks it, and the server's field error 
   fireEvent.change(name, { target: { value: "x".repeat(101) } });
   fireEvent.click(create);
   expect(within(region).getByText("The name must be one line of at most 100 characters")).toBeTruthy();
+  fireEvent.change(name, { target: { value: "laptop \u202egpj.exe" } });
+  fireEvent.click(create);
+  expect(within(region).getByText("The name may not contain control, invisible or direction-changing characters")).toBeTruthy();
   expect(calls.some((c) => c.method === "POST")).toBe(false);
 
   // 100 characters, some of them outside the BMP, pass: the server counts characters.

@@ -4,14 +4,19 @@ import { Alert, errorMessage, SubmitButton, TextField, useForm } from "../../../
 import { Modal } from "../../../components/modal";
 import { ApiError } from "../../../lib/api-client";
 import type { SessionUser } from "../../../lib/auth";
+import { hasHiddenCharacters, hiddenCharactersRule } from "../../../lib/text-rule";
 import { createAccessToken, listAccessTokens, revokeAccessToken, type AccessToken, type TokenScope } from "../api/account";
 import { useRecentLogin } from "./reauth";
 
-/** The server's rule (core.CreateAccessToken): one line of 1 to 100 characters once trimmed. */
+/**
+ * The server's rule (core.CreateAccessToken): one line of 1 to 100 characters once trimmed, without
+ * control, invisible or direction-changing characters (the rule of every name: lib/text-rule).
+ */
 export function tokenNameError(name: string) {
   const trimmed = name.trim();
   if (trimmed === "") return "Please enter a name for the token";
   if ([...trimmed].length > 100 || /[\r\n]/.test(trimmed)) return "The name must be one line of at most 100 characters";
+  if (hasHiddenCharacters(trimmed)) return `The name ${hiddenCharactersRule}`;
   return undefined;
 }
 
