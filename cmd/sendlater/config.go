@@ -142,11 +142,18 @@ func loadConfig(v *viper.Viper, file string) (*Config, error) {
 			file = "config.yaml"
 		}
 	}
+	known := newKnownKeys()
 	if file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
 			return nil, fmt.Errorf("config file %s: %w", file, err)
 		}
+		if err := known.checkFileKeys(file); err != nil {
+			return nil, err
+		}
+	}
+	if err := known.checkEnv(os.Environ()); err != nil {
+		return nil, err
 	}
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
