@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
 )
 
 // Config is the effective configuration: defaults, then the config file, then
@@ -193,6 +194,13 @@ func (c *Config) validate() error {
 	}
 	if _, port, err := net.SplitHostPort(c.Addr); err != nil || !validPort(port, true) {
 		return bad("addr", "must be host:port, e.g. :8080 or 127.0.0.1:8080", c.Addr)
+	}
+	if c.EncryptionKey != "" {
+		// Checked here, not when the store opens: a bad key is a
+		// configuration error whether or not there is a store.
+		if _, err := seal.ParseKey(c.EncryptionKey); err != nil {
+			return fmt.Errorf("config: encryption_key: %s", core.ErrorMessageOrText(err))
+		}
 	}
 	if c.DataDir == "" {
 		return bad("data_dir", "must not be empty", c.DataDir)

@@ -59,7 +59,7 @@ func (a *app) serve(ctx context.Context) error {
 	lines := logbuf.New(a.stderr, logDelay, logBatch)
 	defer lines.Close()
 	a.logTo(lines, func(h slog.Handler) slog.Handler { return logbuf.Handler(h, lines) })
-	st, key, err := a.openStore(ctx)
+	st, key, err := a.openStore(ctx, openCreate)
 	if err != nil {
 		return err
 	}
