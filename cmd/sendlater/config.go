@@ -79,6 +79,8 @@ type Config struct {
 	// reminders is scheduler.reminders checked and ordered: the one value
 	// the store and the delivery pass both read.
 	reminders core.Reminders
+	// baseURLDerived: base_url was not set and BaseURL is deriveBaseURL's.
+	baseURLDerived bool
 }
 
 // defaults lists every key with its default value; keys must be known to
@@ -86,7 +88,7 @@ type Config struct {
 var defaults = map[string]any{
 	"addr":                        ":8080",
 	"data_dir":                    "./data",
-	"base_url":                    "http://localhost:8080",
+	"base_url":                    "", // derived from addr (deriveBaseURL)
 	"app_name":                    "Sendlater",
 	"trusted_proxies":             []string{},
 	"encryption_key":              "",
@@ -205,6 +207,9 @@ func (c *Config) validate() error {
 	if c.DataDir == "" {
 		return bad("data_dir", "must not be empty", c.DataDir)
 	}
+	if c.BaseURL == "" {
+		c.BaseURL, c.baseURLDerived = deriveBaseURL(c.Addr), true
+	}
 	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
 		return bad("base_url", "must be an absolute http(s) URL without a path, e.g. https://sendlater.example", c.BaseURL)
 	}
@@ -283,6 +288,19 @@ func (c *Config) validateScheduler(bad func(key, rule string, got any) error) er
 		}
 	}
 	return nil
+}
+
+// deriveBaseURL is the base URL of a server listening on addr (validated
+// host:port) when base_url is not set: http://HOST:PORT, with localhost
+// for an address that listens everywhere (":8080", "0.0.0.0:8080",
+// "[::]:8080"), so that email links reach the server on this machine at
+// least. Behind a proxy base_url must be set (README "Configuration").
+func deriveBaseURL(addr string) string {
+	host, port, _ := net.SplitHostPort(addr)
+	if a, err := netip.ParseAddr(host); host == "" || (err == nil && a.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 func validPort(s string, zeroOK bool) bool {
