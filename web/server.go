@@ -96,6 +96,14 @@ func (s *Server) Open(addr string) error {
 	if err != nil {
 		return err
 	}
+	s.Serve(ln)
+	return nil
+}
+
+// Serve serves on ln in the background; Close closes it. A caller that
+// must know the port before the server is set up (a base URL derived from
+// ":0") listens itself.
+func (s *Server) Serve(ln net.Listener) {
 	s.ln = ln
 	s.httpServer = &http.Server{
 		Handler:           s.Handler(),
@@ -110,7 +118,6 @@ func (s *Server) Open(addr string) error {
 			s.logger().Error("http server", "err", err)
 		}
 	}()
-	return nil
 }
 
 // Addr is the address the server listens on.

@@ -34,7 +34,7 @@ func (a *app) operatorView(ctx context.Context) (client *web.AdminClient, s *ser
 	}
 	// The audit log's who, when no server's socket tells it.
 	a.actor = localActor()
-	st, key, err := a.openStore(ctx)
+	st, key, err := a.openStore(ctx, openExisting)
 	if err != nil {
 		return nil, nil, nil, err
 	}

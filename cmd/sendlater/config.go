@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/seal"
 )
 
 // Config is the effective configuration: defaults, then the config file, then
@@ -81,6 +82,8 @@ type Config struct {
 	// reminders is scheduler.reminders checked and ordered: the one value
 	// the store and the delivery pass both read.
 	reminders core.Reminders
+	// baseURLDerived: base_url was not set and BaseURL is deriveBaseURL's.
+	baseURLDerived bool
 }
 
 // defaults lists every key with its default value; keys must be known to
@@ -88,7 +91,7 @@ type Config struct {
 var defaults = map[string]any{
 	"addr":                        ":8080",
 	"data_dir":                    "./data",
-	"base_url":                    "http://localhost:8080",
+	"base_url":                    "", // derived from addr (deriveBaseURL)
 	"app_name":                    "Sendlater",
 	"trusted_proxies":             []string{},
 	"limits.ipv6_prefix":          core.DefaultIPv6Prefix,
@@ -146,11 +149,18 @@ func loadConfig(v *viper.Viper, file string) (*Config, error) {
 			file = "config.yaml"
 		}
 	}
+	known := newKnownKeys()
 	if file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
 			return nil, fmt.Errorf("config file %s: %w", file, err)
 		}
+		if err := known.checkFileKeys(file); err != nil {
+			return nil, err
+		}
+	}
+	if err := known.checkEnv(os.Environ()); err != nil {
+		return nil, err
 	}
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
@@ -191,8 +201,18 @@ func (c *Config) validate() error {
 	if _, port, err := net.SplitHostPort(c.Addr); err != nil || !validPort(port, true) {
 		return bad("addr", "must be host:port, e.g. :8080 or 127.0.0.1:8080", c.Addr)
 	}
+	if c.EncryptionKey != "" {
+		// Checked here, not when the store opens: a bad key is a
+		// configuration error whether or not there is a store.
+		if _, err := seal.ParseKey(c.EncryptionKey); err != nil {
+			return fmt.Errorf("config: encryption_key: %s", core.ErrorMessageOrText(err))
+		}
+	}
 	if c.DataDir == "" {
 		return bad("data_dir", "must not be empty", c.DataDir)
+	}
+	if c.BaseURL == "" {
+		c.BaseURL, c.baseURLDerived = deriveBaseURL(c.Addr), true
 	}
 	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
 		return bad("base_url", "must be an absolute http(s) URL without a path, e.g. https://sendlater.example", c.BaseURL)
@@ -276,6 +296,19 @@ func (c *Config) validateScheduler(bad func(key, rule string, got any) error) er
 		}
 	}
 	return nil
+}
+
+// deriveBaseURL is the base URL of a server listening on addr (validated
+// host:port) when base_url is not set: http://HOST:PORT, with localhost
+// for an address that listens everywhere (":8080", "0.0.0.0:8080",
+// "[::]:8080"), so that email links reach the server on this machine at
+// least. Behind a proxy base_url must be set (README "Configuration").
+func deriveBaseURL(addr string) string {
+	host, port, _ := net.SplitHostPort(addr)
+	if a, err := netip.ParseAddr(host); host == "" || (err == nil && a.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 func validPort(s string, zeroOK bool) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -45,6 +46,22 @@ const (
 // defaultMemoryLimit is the server's soft memory limit unless GOMEMLIMIT is set.
 const defaultMemoryLimit = 80 << 20
 
+// deriveListenURL completes a base URL derived from addr with the port the
+// server listens on (addr ":0" picks one), and says once that it was
+// derived: email links then reach this machine only.
+func (a *app) deriveListenURL(ln net.Addr) {
+	if !a.cfg.baseURLDerived {
+		return
+	}
+	if _, port, _ := net.SplitHostPort(a.cfg.Addr); port == "0" {
+		host, _, _ := net.SplitHostPort(a.cfg.Addr)
+		_, port, _ = net.SplitHostPort(ln.String())
+		a.cfg.BaseURL = deriveBaseURL(net.JoinHostPort(host, port))
+	}
+	a.log.Info("base_url is not set: email links use "+a.cfg.BaseURL+", derived from addr; set base_url to the address users reach",
+		"base_url", a.cfg.BaseURL)
+}
+
 // serve runs until ctx ends, then lets in-flight requests finish and closes
 // the store cleanly.
 func (a *app) serve(ctx context.Context) error {
@@ -59,13 +76,21 @@ func (a *app) serve(ctx context.Context) error {
 	lines := logbuf.New(a.stderr, logDelay, logBatch)
 	defer lines.Close()
 	a.logTo(lines, func(h slog.Handler) slog.Handler { return logbuf.Handler(h, lines) })
-	st, key, err := a.openStore(ctx)
+	st, key, err := a.openStore(ctx, openCreate)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	// Listen before the services are built: a base URL derived from
+	// "127.0.0.1:0" needs the port the system picked.
+	ln, err := net.Listen("tcp", a.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("addr %s: %w", a.cfg.Addr, err)
+	}
+	a.deriveListenURL(ln.Addr())
 	s, closeServices, err := a.build(st, key)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer closeServices()
@@ -99,12 +124,10 @@ func (a *app) serve(ctx context.Context) error {
 	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Operator.AuthorMessages(), Account: s.Operator.AuthorAccount(),
 		Prices: a.cfg.prices(), Logger: a.log, PageViews: s.PageViews}
 	if err := admin.Open(a.cfg.socketPath()); err != nil {
+		ln.Close()
 		return fmt.Errorf("admin socket: %w", err)
 	}
-	if err := srv.Open(a.cfg.Addr); err != nil {
-		admin.Close(context.Background())
-		return fmt.Errorf("addr %s: %w", a.cfg.Addr, err)
-	}
+	srv.Serve(ln)
 	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.Store.Driver,
 		"admin_socket", a.cfg.socketPath(), "process", a.processName())
 

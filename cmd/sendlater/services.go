@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/mail"
 	"os"
+	"sync"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/mailer"
@@ -137,12 +140,36 @@ func (a *app) newMailer() (core.Mailer, error) {
 	sender := core.Address{Name: from.Name, Address: from.Address}
 	s := a.cfg.Mail.SMTP
 	if s.Host == "" {
+		if a.command != "serve" {
+			return &lazyOutbox{dir: a.cfg.outboxDir(), from: sender, log: a.log}, nil
+		}
 		return mailer.NewFileTransport(a.cfg.outboxDir(), sender, a.log)
 	}
 	return mailer.NewSMTP(mailer.SMTPConfig{
 		Host: s.Host, Port: s.Port, Username: s.Username, Password: s.Password, TLS: s.TLS,
 		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize,
 	})
+}
+
+// lazyOutbox is the file outbox of a command other than serve, made at its
+// first email: a command that sends none (most) leaves no directory behind,
+// which matters on a shared store, where the data directory need not exist.
+type lazyOutbox struct {
+	dir  string
+	from core.Address
+	log  *slog.Logger
+	once sync.Once
+	box  *mailer.FileTransport
+	err  error
+}
+
+func (o *lazyOutbox) Send(ctx context.Context, e *core.Email) error {
+	o.once.Do(func() { o.box, o.err = mailer.NewFileTransport(o.dir, o.from, o.log) })
+	if o.err != nil {
+		// Temporary: the email stays queued for the next pass.
+		return &core.TemporaryError{Err: o.err}
+	}
+	return o.box.Send(ctx, e)
 }
 
 // processName names this process in the delivery health records: a server

@@ -10,6 +10,7 @@ import (
 // server through its admin socket; with none running nothing records passes.
 func TestStatusShowsTheServersDelivery(t *testing.T) {
 	dir := t.TempDir()
+	seed(t, dir) // a store no server ran on (status creates none)
 	r := mustRun(t, dir, "status")
 	if !strings.Contains(r.stdout, "delivery:  off") {
 		t.Fatalf("status without a server:\n%s", r.stdout)

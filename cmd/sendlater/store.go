@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -46,12 +48,14 @@ var (
 // is the one place that knows the backends: a new one is a new folder and
 // an entry here.
 type driver struct {
-	// open opens the store at where, creating or migrating it, or with
-	// existing one that must exist already and is only read from (the
-	// source of a copy).
-	open func(ctx context.Context, a *app, where target, key []byte, existing bool) (store, error)
+	// open opens the store at where as mode says: creating it when
+	// missing, or only one that exists (migrated when it is older).
+	open func(ctx context.Context, a *app, where target, key []byte, mode openMode) (store, error)
 	// where is the store the config names.
 	where func(c *Config) target
+	// missing tells, without the key, that there is no store at where
+	// (nil: only opening tells).
+	missing func(where target) bool
 	// shared: many processes use the store at once (no single writer), so
 	// commands talk to it directly, never through a server's admin socket.
 	shared bool
@@ -77,10 +81,31 @@ type migration struct {
 	appliedAt time.Time
 }
 
+// openMode is what opening a store may do.
+type openMode int
+
+const (
+	// openCreate creates the store, and a bbolt store's key, when missing:
+	// `serve` (zero configuration) and the destination of `store copy`.
+	openCreate openMode = iota
+	// openExisting opens a store that exists, to read and write it: every
+	// other command. Run from the wrong directory or with the wrong
+	// settings, a command must not make an empty store (and a new key) and
+	// report on it as if it were the real one.
+	openExisting
+	// openSource opens a store that exists, only to read it: the source of
+	// `store copy`.
+	openSource
+)
+
 var drivers = map[string]driver{
 	"bolt": {
 		open: openBolt, createsKey: true,
 		where: func(c *Config) target { return target{c.storePath(), "data_dir"} },
+		missing: func(where target) bool {
+			_, err := os.Stat(where.value)
+			return errors.Is(err, os.ErrNotExist)
+		},
 	},
 	"postgres": {
 		open: openPostgres, shared: true, migrations: postgresMigrations,
@@ -109,36 +134,81 @@ func driverNames() []string {
 func (a *app) driver() driver { return drivers[a.cfg.Store.Driver] }
 
 // openStore opens the store the config names. It returns the encryption
-// key too, from which the other keys are derived.
-func (a *app) openStore(ctx context.Context) (store, []byte, error) {
-	// The data directory holds the admin socket and the outbox whatever the
-	// store, and the bbolt file.
-	if err := privateDir(a.cfg.DataDir); err != nil {
-		return nil, nil, err
-	}
+// key too, from which the other keys are derived. Only with openCreate
+// (serve) is a missing store, data directory or bbolt key created.
+func (a *app) openStore(ctx context.Context, mode openMode) (store, []byte, error) {
 	d := a.driver()
-	key, err := a.encryptionKey(d.createsKey)
+	where := d.where(a.cfg)
+	if mode == openCreate {
+		// The data directory holds the admin socket and the outbox
+		// whatever the store, and the bbolt file.
+		if err := privateDir(a.cfg.DataDir); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		if d.missing != nil && d.missing(where) {
+			return nil, nil, a.noStore(where, nil)
+		}
+		if _, err := os.Stat(a.cfg.DataDir); err == nil {
+			if err := privateDir(a.cfg.DataDir); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	key, err := a.encryptionKey(mode == openCreate && d.createsKey)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := d.open(ctx, a, d.where(a.cfg), key, false)
+	st, err := d.open(ctx, a, where, key, mode)
 	if err != nil {
+		if mode == openExisting && core.ErrorCode(err) == core.ENotFound {
+			return nil, nil, a.noStore(where, err)
+		}
 		return nil, nil, err
 	}
 	return st, key, nil
 }
 
-func openBolt(ctx context.Context, a *app, where target, key []byte, existing bool) (store, error) {
-	db, err := bolt.Open(where.value, bolt.Options{Key: key, Reminders: a.cfg.reminders, ReadOnly: existing})
+// noStore is the error of a command that finds no store where the config
+// points (cause: the store's own words, if any): where it looked, and how
+// to point it at the right one.
+func (a *app) noStore(where target, cause error) error {
+	cfgFile := "no config file"
+	if f := a.v.ConfigFileUsed(); f != "" {
+		cfgFile = "config file " + f
+	}
+	if a.driver().shared {
+		return fmt.Errorf("%s Point the command at the servers' database with store.url (SENDLATER_STORE_URL, "+
+			"store.url_file, or the PG* variables when empty; %s, --config FILE names theirs); only `sendlater serve` "+
+			"and `sendlater migrate up` create a store", core.ErrorMessageOrText(cause), cfgFile)
+	}
+	path := where.value
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return fmt.Errorf("there is no store at %s (data_dir %s, %s): run the command where the server runs, or point it "+
+		"at the server's data directory with --data-dir DIR, SENDLATER_DATA_DIR or data_dir in its config file "+
+		"(--config FILE), or at its database with store.driver postgres and store.url; only `sendlater serve` creates a store",
+		path, a.cfg.DataDir, cfgFile)
+}
+
+func openBolt(ctx context.Context, a *app, where target, key []byte, mode openMode) (store, error) {
+	if mode == openExisting {
+		if _, err := os.Stat(where.value); errors.Is(err, os.ErrNotExist) {
+			// bolt.Open would make one.
+			return nil, core.Errorf(core.ENotFound, "There is no store at %s.", where.value)
+		}
+	}
+	db, err := bolt.Open(where.value, bolt.Options{Key: key, Reminders: a.cfg.reminders, ReadOnly: mode == openSource})
 	if err != nil {
 		return nil, err // its messages name the file
 	}
 	return db, nil
 }
 
-func openPostgres(ctx context.Context, a *app, where target, key []byte, existing bool) (store, error) {
+func openPostgres(ctx context.Context, a *app, where target, key []byte, mode openMode) (store, error) {
 	db, err := postgres.Open(ctx, where.value, postgres.Options{
-		Key: key, Reminders: a.cfg.reminders, PoolSize: a.cfg.Store.PoolSize, MustExist: existing,
+		Key: key, Reminders: a.cfg.reminders, PoolSize: a.cfg.Store.PoolSize, MustExist: mode != openCreate,
 	})
 	if err != nil {
 		return nil, settingError(where, err)
@@ -207,11 +277,15 @@ func (a *app) encryptionKey(create bool) ([]byte, error) {
 		file = a.cfg.keyPath()
 	}
 	if !create {
-		if _, err := os.Stat(file); os.IsNotExist(err) {
+		if _, err := os.Stat(file); os.IsNotExist(err) && a.driver().shared {
 			return nil, fmt.Errorf("config: encryption_key_file: there is no key at %s. With store.driver %s every "+
 				"process needs the same key: copy the file of the first server, or make one with "+
 				"`openssl rand -hex 32 > %s` (mode 0600) and set encryption_key_file (or encryption_key) "+
 				"on every replica", file, a.cfg.Store.Driver, file)
+		} else if os.IsNotExist(err) {
+			return nil, fmt.Errorf("config: encryption_key_file: there is no key at %s: give the key the store was "+
+				"made with (encryption_key_file, encryption_key or SENDLATER_ENCRYPTION_KEY); only `sendlater serve` "+
+				"creates a key, with a new store", file)
 		}
 	}
 	key, err := seal.LoadOrCreateKey(file)

@@ -44,12 +44,12 @@ func newStoreCopyCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fromStore, err := src.driver.open(ctx, a, src.where, key, true)
+			fromStore, err := src.driver.open(ctx, a, src.where, key, openSource)
 			if err != nil {
 				return err
 			}
 			defer fromStore.Close()
-			toStore, err := dst.driver.open(ctx, a, dst.where, key, false)
+			toStore, err := dst.driver.open(ctx, a, dst.where, key, openCreate)
 			if err != nil {
 				return err
 			}

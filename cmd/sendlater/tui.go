@@ -76,7 +76,7 @@ func (a *app) tuiConfig(ctx context.Context, asUser, server string) (tui.Config,
 			return a.withDraft(cfg, a.cfg.storePath(), me.UID), nothing, nil
 		}
 	}
-	st, key, err := a.openStore(ctx)
+	st, key, err := a.openStore(ctx, openExisting)
 	if err != nil {
 		return tui.Config{}, nil, err
 	}

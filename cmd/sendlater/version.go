@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -65,6 +66,14 @@ func newConfigCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, kv := range a.cfg.masked() {
 				fmt.Fprintf(a.stdout, "%s = %s\n", kv[0], kv[1])
+			}
+			if a.cfg.baseURLDerived {
+				// On stderr: the lines above stay key = value for scripts.
+				note := ""
+				if strings.HasSuffix(a.cfg.Addr, ":0") {
+					note = " (serve puts in the port it gets)"
+				}
+				fmt.Fprintf(a.stderr, "base_url is not set: %s is derived from addr %s%s\n", a.cfg.BaseURL, a.cfg.Addr, note)
 			}
 			return nil
 		},
