@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,23 @@ func TestTrustInABrowser(t *testing.T) {
 	}
 	resp.Body.Close()
 	mustRunEnv(t, dir, env, "users", "set-plan", email, "pro")
+	// Test emails go only to a confirmed address: the author follows the
+	// verification email's link first.
+	sent, err := mail.WaitFor(1, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify, err := sent[0].Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := url.Parse(verify.Link(srv.url + "/firebase-action"))
+	if err != nil || link.Query().Get("oobCode") == "" {
+		t.Fatalf("the verification email's link: %q, %v", verify.Links(), err)
+	}
+	if code, _ := authCall(t, srv.url, "/api/auth/action/apply", map[string]string{"oobCode": link.Query().Get("oobCode")}, ""); code != http.StatusOK {
+		t.Fatalf("following the verification link: %d", code)
+	}
 
 	runScript := func(phase string) {
 		t.Helper()
