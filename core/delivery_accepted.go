@@ -6,14 +6,23 @@ package core
 // recipient is settled as soon as the server took the email, while the
 // message's later recipients are still being sent, instead of after all of
 // them; the outcome of the last recipient sent is settled with the round's
-// other outcomes, at once. What a kill can still lose is a send whose
-// settlement has not committed: one settlement's time (docs/delivery.md).
+// other outcomes, at once. An acceptance waits acceptanceDelay before its
+// settlement starts, so that a message whose recipients all go out within
+// it (a mail server on the same network) is settled once, by the round, as
+// before: settling each message two or three times cost 30% of the
+// throughput of ten-recipient messages. What a kill can still lose is an
+// acceptance younger than that delay plus one settlement's time
+// (docs/delivery.md).
 
 import (
 	"log/slog"
 	"sync"
 	"time"
 )
+
+// acceptanceDelay is how long an acceptance waits for the message's next
+// ones before it is settled on its own.
+const acceptanceDelay = 25 * time.Millisecond
 
 // acceptances settles the sent outcomes of one claimed message as they
 // come, in the background: one settlement at a time, each taking every
@@ -28,8 +37,9 @@ type acceptances struct {
 	wg        sync.WaitGroup
 	mu        sync.Mutex
 	pending   []recipientOutcome
-	running   bool
-	delivered int // the sent outcomes its settlements applied
+	running   bool        // settling now, or due to (timer)
+	timer     *time.Timer // the delay before the first settlement
+	delivered int         // the sent outcomes its settlements applied
 }
 
 func (d *Delivery) acceptances(claimed *Message, now time.Time, log *slog.Logger) *acceptances {
@@ -44,7 +54,7 @@ func (a *acceptances) add(o recipientOutcome) {
 	if !a.running {
 		a.running = true
 		a.wg.Add(1)
-		go a.run()
+		a.timer = time.AfterFunc(acceptanceDelay, a.run)
 	}
 }
 
@@ -81,8 +91,15 @@ func (a *acceptances) run() {
 }
 
 // wait waits for the settlements under way and returns how many sent
-// outcomes they applied.
+// outcomes they applied. One still waiting out its delay does not start:
+// the round's settlement records its outcomes.
 func (a *acceptances) wait() int {
+	a.mu.Lock()
+	if a.timer != nil && a.timer.Stop() {
+		a.pending, a.running = nil, false
+		a.wg.Done()
+	}
+	a.mu.Unlock()
 	a.wg.Wait()
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -126,12 +126,14 @@ func recipientItemID(id string, i int) string {
 func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcome, now time.Time, log *slog.Logger, counts *passCounts, accepted *acceptances) {
 	var tally PassResult
 	var reasons []string // of the failures for good, for the log (which masks addresses)
+	// The early settlements end first (one still waiting out its delay
+	// never starts): two settlements of one message never race.
+	early := accepted.wait()
 	_, err := d.settle(claimed.ID, func(m *Message) ([]*OutboxItem, error) {
 		var items []*OutboxItem
 		items, tally, reasons = applyOutcomes(m, ownsClaim(m, claimed), outcomes, now, true)
 		return items, nil
 	})
-	early := accepted.wait()
 	if err != nil && ErrorCode(err) != EMessageNotFound {
 		// What was sent but not recorded goes out again with the same
 		// Message-IDs when the lease expires.
