@@ -273,11 +273,10 @@ func (m *Message) Apply(up MessageUpdate, now time.Time, loc *time.Location) {
 // Postpone moves sendDate to now + the interval. It does nothing, and
 // returns false, when sendDate already falls on that day in loc.
 func (m *Message) Postpone(now time.Time, loc *time.Location) bool {
-	target := AddMonths(now, m.Interval.Months(), loc)
-	if SameDay(m.SendDate, target, loc) {
+	if !m.PostponeMoves(now, loc) { // the one rule: core/postpone_rule.go
 		return false
 	}
-	m.setSendDate(target)
+	m.setSendDate(m.PostponeTarget(now, loc))
 	m.UpdatedAt = now
 	return true
 }

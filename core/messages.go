@@ -204,8 +204,8 @@ func (s *MessageService) Postpone(ctx context.Context, id string) (*Message, err
 	}
 	return s.update(ctx, u.ID, id, func(m *Message) error {
 		now := s.Clock.Now()
-		if m.Postpone(now, u.Location()) {
-			m.record(now, EventPostponed, actorOf(ctx), MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
+		if before := m.SendDate; m.Postpone(now, u.Location()) {
+			m.record(now, dateMoveKind(before, m.SendDate), actorOf(ctx), MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
 		}
 		return nil
 	})

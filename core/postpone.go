@@ -100,8 +100,8 @@ func (p *PostponeLinkService) Postpone(ctx context.Context, id, code, client str
 			return err
 		}
 		now := p.Clock.Now()
-		if m.Postpone(now, author.Location()) {
-			m.record(now, EventPostponed, ActorLink, MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
+		if before := m.SendDate; m.Postpone(now, author.Location()) {
+			m.record(now, dateMoveKind(before, m.SendDate), ActorLink, MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
 		}
 		return nil
 	})
