@@ -86,6 +86,13 @@ type Message struct {
 	// when delivery work and the next reminder are due (zero: never).
 	DueAt    time.Time
 	RemindAt time.Time
+
+	// NoPostponeUntil is set on a message read for its author (the
+	// author's MessageService): when a postpone at the time of the read
+	// would not move the date, the instant from which it would
+	// (PostponeBlockedUntil); zero otherwise, and on every other read.
+	// Never stored: the wire's postponeBlockedUntil.
+	NoPostponeUntil time.Time
 }
 
 // MessageInput is what an author writes when creating a message.

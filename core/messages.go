@@ -77,6 +77,13 @@ func (s *MessageService) List(ctx context.Context, p Page) (*MessagePage, error)
 		page.Messages = ms[:limit]
 		page.NextCursor = cursorOf(ms[limit-1])
 	}
+	if len(page.Messages) > 0 {
+		u, err := s.author(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.forAuthor(u, page.Messages...)
+	}
 	return page, nil
 }
 
@@ -93,7 +100,21 @@ func (s *MessageService) Get(ctx context.Context, id string) (*Message, error) {
 	if m.Owner != who.UserID {
 		return nil, errMessageNotFound()
 	}
-	return m, nil
+	u, err := s.author(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.forAuthor(u, m)[0], nil
+}
+
+// forAuthor sets on each of ms what its author's front ends show of a
+// postpone now (Message.NoPostponeUntil), in u's zone; it returns ms.
+func (s *MessageService) forAuthor(u *User, ms ...*Message) []*Message {
+	now, loc := s.Clock.Now(), u.Location()
+	for _, m := range ms {
+		m.NoPostponeUntil = m.PostponeBlockedUntil(now, loc)
+	}
+	return ms
 }
 
 func errMessageNotFound() error { return Errorf(EMessageNotFound, "The message could not be found.") }
@@ -142,7 +163,7 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	return s.forAuthor(u, m)[0], nil
 }
 
 // sameRequest returns prev, the message made with an Idempotency-Key, for a
@@ -179,7 +200,7 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 			return nil, err
 		}
 	}
-	return s.update(ctx, u.ID, id, func(m *Message) error {
+	m, err := s.update(ctx, u.ID, id, func(m *Message) error {
 		if up.Recipients != nil && len(*up.Recipients) > len(m.RecipientList()) {
 			// A list longer than the plan allows may stay as it was made
 			// (a plan that ended), but may not grow.
@@ -193,6 +214,10 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 		recordEdit(&before, m, up, now, actorOf(ctx))
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return s.forAuthor(u, m)[0], nil
 }
 
 // Postpone moves the author's message to now + its interval (a no-op on the
@@ -202,13 +227,17 @@ func (s *MessageService) Postpone(ctx context.Context, id string) (*Message, err
 	if err != nil {
 		return nil, err
 	}
-	return s.update(ctx, u.ID, id, func(m *Message) error {
+	m, err := s.update(ctx, u.ID, id, func(m *Message) error {
 		now := s.Clock.Now()
 		if before := m.SendDate; m.Postpone(now, u.Location()) {
 			m.record(now, dateMoveKind(before, m.SendDate), actorOf(ctx), MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return s.forAuthor(u, m)[0], nil
 }
 
 // Delete deletes the author's message.

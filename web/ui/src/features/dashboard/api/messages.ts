@@ -38,6 +38,8 @@ export type Message = {
   deliveredAt?: number;
   /** Why a failed message could not be delivered. */
   failureReason?: string;
+  /** A postpone before this time (ms) would not move the date (the server's rule): Postpone is disabled until then. */
+  postponeBlockedUntil?: number;
   /** Every recipient, the first being name and recipient (absent from servers before it). */
   recipients?: Recipient[];
 };
