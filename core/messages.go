@@ -146,7 +146,7 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 		// A retry: the message the first request made.
 		prev, err := s.Messages.FindMessageByIdempotencyKey(ctx, u.ID, m.IdempotencyKey)
 		if ErrorCode(err) != EMessageNotFound {
-			return sameRequest(prev, in, err)
+			return s.retried(u, prev, in, err)
 		}
 	}
 	err = s.Messages.CreateMessage(ctx, m, func(u *User, hasMessages bool) error {
@@ -158,8 +158,17 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 	if ErrorCode(err) == EIdempotencyKeyUsed {
 		// A retry made it meanwhile.
 		prev, err := s.Messages.FindMessageByIdempotencyKey(ctx, u.ID, m.IdempotencyKey)
-		return sameRequest(prev, in, err)
+		return s.retried(u, prev, in, err)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return s.forAuthor(u, m)[0], nil
+}
+
+// retried is sameRequest's answer, as the author reads it (forAuthor).
+func (s *MessageService) retried(u *User, prev *Message, in MessageInput, err error) (*Message, error) {
+	m, err := sameRequest(prev, in, err)
 	if err != nil {
 		return nil, err
 	}
