@@ -11,15 +11,18 @@ type EventKind string
 const (
 	EventCreated   EventKind = "created"
 	EventEdited    EventKind = "edited"
-	EventPostponed EventKind = "postponed" // Detail: the new delivery date
-	EventPaused    EventKind = "paused"
-	EventResumed   EventKind = "resumed"
-	EventReminded  EventKind = "reminded" // the author was reminded
-	EventSent      EventKind = "sent"     // to Recipient
-	EventRetrying  EventKind = "retrying" // Recipient's email failed for now: Detail, NextAttemptAt
-	EventFailed    EventKind = "failed"   // Recipient's email failed for good: Detail
-	EventRefused   EventKind = "refused"  // Recipient refused every message
-	EventWebhook   EventKind = "webhook"  // a business webhook call: Detail says how it went
+	EventPostponed EventKind = "postponed" // Detail: the new delivery date, later
+	// EventRescheduled: the delivery date moved earlier (an operator's
+	// reschedule, a shorter interval, deliver-now). Detail: the new date.
+	EventRescheduled EventKind = "rescheduled"
+	EventPaused      EventKind = "paused"
+	EventResumed     EventKind = "resumed"
+	EventReminded    EventKind = "reminded" // the author was reminded
+	EventSent        EventKind = "sent"     // to Recipient
+	EventRetrying    EventKind = "retrying" // Recipient's email failed for now: Detail, NextAttemptAt
+	EventFailed      EventKind = "failed"   // Recipient's email failed for good: Detail
+	EventRefused     EventKind = "refused"  // Recipient refused every message
+	EventWebhook     EventKind = "webhook"  // a business webhook call: Detail says how it went
 	// EventReminderFailed: the author's reminder refused for good, or
 	// refused for now and retried from NextAttemptAt (once for a run of
 	// such failures: toldRetrying), or its copy to the second reminder
@@ -98,7 +101,7 @@ func recordEdit(before, after *Message, up MessageUpdate, now time.Time, actor s
 		after.record(now, kind, actor, MessageEvent{})
 	}
 	if !before.SendDate.Equal(after.SendDate) {
-		after.record(now, EventPostponed, actor, MessageEvent{Detail: after.SendDate.UTC().Format(time.RFC3339)})
+		after.record(now, dateMoveKind(before.SendDate, after.SendDate), actor, MessageEvent{Detail: after.SendDate.UTC().Format(time.RFC3339)})
 	}
 	if up.Title != nil || up.Name != nil || up.Recipient != nil || up.Body != nil || up.Recipients != nil || up.WebhookURL != nil {
 		after.record(now, EventEdited, actor, MessageEvent{})

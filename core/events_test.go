@@ -60,6 +60,8 @@ func TestTheTimelineTellsWhatHappened(t *testing.T) {
 	}
 	m = e.find(t, m.ID)
 	ok(e.Admin.RescheduleMessage(e.Ctx, m.ID, m.SendDate.Add(time.Hour)))
+	// An earlier date is not a postpone.
+	ok(e.Admin.RescheduleMessage(e.Ctx, m.ID, m.SendDate.Add(-time.Hour)))
 
 	// The reminder, then the delivery: Ben's server says later, the others take it.
 	m = e.find(t, m.ID)
@@ -78,6 +80,7 @@ func TestTheTimelineTellsWhatHappened(t *testing.T) {
 		"postponed by " + core.ActorToken,
 		"postponed by " + core.ActorLink,
 		"postponed by " + core.ActorOperator,
+		"rescheduled by " + core.ActorOperator,
 		"reminded ada@example.com",
 		"sent ann@example.com",
 		"retrying ben@example.com",
@@ -87,7 +90,7 @@ func TestTheTimelineTellsWhatHappened(t *testing.T) {
 		t.Fatalf("timeline\n%q\nwant\n%q", got, want)
 	}
 	es, _ := e.Messages.Events(web, m.ID)
-	retry := es[9]
+	retry := es[10]
 	if retry.Detail == "" || !retry.NextAttemptAt.Equal(e.Clock.Now().Add(core.RetryDelays[0])) {
 		t.Fatalf("the retry says %q, next %v", retry.Detail, retry.NextAttemptAt)
 	}

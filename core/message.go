@@ -86,6 +86,13 @@ type Message struct {
 	// when delivery work and the next reminder are due (zero: never).
 	DueAt    time.Time
 	RemindAt time.Time
+
+	// NoPostponeUntil is set on a message read for its author (the
+	// author's MessageService): when a postpone at the time of the read
+	// would not move the date, the instant from which it would
+	// (PostponeBlockedUntil); zero otherwise, and on every other read.
+	// Never stored: the wire's postponeBlockedUntil.
+	NoPostponeUntil time.Time
 }
 
 // MessageInput is what an author writes when creating a message.
@@ -275,11 +282,10 @@ func (m *Message) Apply(up MessageUpdate, now time.Time, loc *time.Location) {
 // Postpone moves sendDate to now + the interval. It does nothing, and
 // returns false, when sendDate already falls on that day in loc.
 func (m *Message) Postpone(now time.Time, loc *time.Location) bool {
-	target := AddMonths(now, m.Interval.Months(), loc)
-	if SameDay(m.SendDate, target, loc) {
+	if !m.PostponeMoves(now, loc) { // the one rule: core/postpone_rule.go
 		return false
 	}
-	m.setSendDate(target)
+	m.setSendDate(m.PostponeTarget(now, loc))
 	m.UpdatedAt = now
 	return true
 }

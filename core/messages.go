@@ -84,6 +84,13 @@ func (s *MessageService) List(ctx context.Context, p Page) (*MessagePage, error)
 		page.Messages = ms[:limit]
 		page.NextCursor = cursorOf(ms[limit-1])
 	}
+	if len(page.Messages) > 0 {
+		u, err := s.author(ctx, ScopeMessagesRead)
+		if err != nil {
+			return nil, err
+		}
+		s.forAuthor(u, page.Messages...)
+	}
 	return page, nil
 }
 
@@ -100,7 +107,21 @@ func (s *MessageService) Get(ctx context.Context, id string) (*Message, error) {
 	if m.Owner != who.UserID {
 		return nil, errMessageNotFound()
 	}
-	return m, nil
+	u, err := s.author(ctx, ScopeMessagesRead)
+	if err != nil {
+		return nil, err
+	}
+	return s.forAuthor(u, m)[0], nil
+}
+
+// forAuthor sets on each of ms what its author's front ends show of a
+// postpone now (Message.NoPostponeUntil), in u's zone; it returns ms.
+func (s *MessageService) forAuthor(u *User, ms ...*Message) []*Message {
+	now, loc := s.Clock.Now(), u.Location()
+	for _, m := range ms {
+		m.NoPostponeUntil = m.PostponeBlockedUntil(now, loc)
+	}
+	return ms
 }
 
 func errMessageNotFound() error { return Errorf(EMessageNotFound, "The message could not be found.") }
@@ -132,7 +153,7 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 		// A retry: the message the first request made.
 		prev, err := s.Messages.FindMessageByIdempotencyKey(ctx, u.ID, m.IdempotencyKey)
 		if ErrorCode(err) != EMessageNotFound {
-			return sameRequest(prev, in, err)
+			return s.retried(u, prev, in, err)
 		}
 	}
 	err = s.Messages.CreateMessage(ctx, m, func(u *User, hasMessages bool) error {
@@ -144,7 +165,7 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 	if ErrorCode(err) == EIdempotencyKeyUsed {
 		// A retry made it meanwhile.
 		prev, err := s.Messages.FindMessageByIdempotencyKey(ctx, u.ID, m.IdempotencyKey)
-		return sameRequest(prev, in, err)
+		return s.retried(u, prev, in, err)
 	}
 	if ErrorCode(err) == EOutcomeUnknown {
 		return nil, errCreateUnconfirmed(err, in.IdempotencyKey != "")
@@ -152,7 +173,16 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	return s.forAuthor(u, m)[0], nil
+}
+
+// retried is sameRequest's answer, as the author reads it (forAuthor).
+func (s *MessageService) retried(u *User, prev *Message, in MessageInput, err error) (*Message, error) {
+	m, err := sameRequest(prev, in, err)
+	if err != nil {
+		return nil, err
+	}
+	return s.forAuthor(u, m)[0], nil
 }
 
 // errCreateUnconfirmed words EOutcomeUnknown (the store lost the database
@@ -203,7 +233,7 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 			return nil, err
 		}
 	}
-	return s.update(ctx, u.ID, id, func(m *Message) error {
+	m, err := s.update(ctx, u.ID, id, func(m *Message) error {
 		if up.Recipients != nil && len(*up.Recipients) > len(m.RecipientList()) {
 			// A list longer than the plan allows may stay as it was made
 			// (a plan that ended), but may not grow.
@@ -217,6 +247,10 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 		recordEdit(&before, m, up, now, actorOf(ctx))
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return s.forAuthor(u, m)[0], nil
 }
 
 // Postpone moves the author's message to now + its interval (a no-op on the
@@ -226,13 +260,17 @@ func (s *MessageService) Postpone(ctx context.Context, id string) (*Message, err
 	if err != nil {
 		return nil, err
 	}
-	return s.update(ctx, u.ID, id, func(m *Message) error {
+	m, err := s.update(ctx, u.ID, id, func(m *Message) error {
 		now := s.Clock.Now()
-		if m.Postpone(now, u.Location()) {
-			m.record(now, EventPostponed, actorOf(ctx), MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
+		if before := m.SendDate; m.Postpone(now, u.Location()) {
+			m.record(now, dateMoveKind(before, m.SendDate), actorOf(ctx), MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return s.forAuthor(u, m)[0], nil
 }
 
 // Delete deletes the author's message.

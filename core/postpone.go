@@ -28,6 +28,12 @@ type PostponeView struct {
 	SendDate time.Time
 	Interval Interval
 	Status   MessageStatus
+	// PostponeTo is the date the page's button would move the message to
+	// now (now plus the interval, in the author's zone); BlockedUntil,
+	// when that would not move the date, the instant from which it would
+	// (Message.PostponeBlockedUntil), else zero.
+	PostponeTo   time.Time
+	BlockedUntil time.Time
 }
 
 func errInvalidPostponeCode() error {
@@ -74,7 +80,13 @@ func (p *PostponeLinkService) Show(ctx context.Context, id, code, client string)
 	if err != nil {
 		return nil, err
 	}
-	return &PostponeView{Title: m.Title, SendDate: m.SendDate, Interval: m.Interval, Status: m.DisplayStatus()}, nil
+	author, err := p.Users.FindUserByID(ctx, m.Owner)
+	if err != nil {
+		return nil, err
+	}
+	now, loc := p.Clock.Now(), author.Location()
+	return &PostponeView{Title: m.Title, SendDate: m.SendDate, Interval: m.Interval, Status: m.DisplayStatus(),
+		PostponeTo: m.PostponeTarget(now, loc), BlockedUntil: m.PostponeBlockedUntil(now, loc)}, nil
 }
 
 // Postpone moves the message to now + its interval in its author's zone (a
@@ -103,8 +115,8 @@ func (p *PostponeLinkService) Postpone(ctx context.Context, id, code, client str
 			return err
 		}
 		now := p.Clock.Now()
-		if m.Postpone(now, author.Location()) {
-			m.record(now, EventPostponed, ActorLink, MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
+		if before := m.SendDate; m.Postpone(now, author.Location()) {
+			m.record(now, dateMoveKind(before, m.SendDate), ActorLink, MessageEvent{Detail: m.SendDate.UTC().Format(time.RFC3339)})
 		}
 		return nil
 	})

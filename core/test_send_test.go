@@ -15,7 +15,7 @@ func TestSendTestLeavesTheScheduleAndHasALimit(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
 	u := e.MustUser(t, "ada@example.com", "", core.PlanPro)
 	e.MustVerify(t, u.ID)
-	m, err := e.Messages.Create(e.As(u.ID), core.MessageInput{Title: "T", Body: "Dear you,\nthe key is under the mat.",
+	m, err := e.Messages.Create(e.As(u.ID), core.MessageInput{Title: "T", Body: "The key is under the mat.",
 		Recipients: []core.RecipientInput{{Name: "Ann", Address: "ann@example.com"}, {Name: "Ben", Address: "ben@example.com"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestSendTestLeavesTheScheduleAndHasALimit(t *testing.T) {
 		}
 		seen[who]++
 		if !strings.HasPrefix(p.Header.Get("Subject"), core.TestSubjectPrefix) ||
-			!strings.Contains(p.Text, "Dear "+who+",") || !strings.Contains(p.Text, "the key is under the mat.") ||
+			!strings.Contains(p.Text, "Dear "+who+",") || !strings.Contains(p.Text, "The key is under the mat.") ||
 			len(raw.To) != 1 || strings.Contains(p.Text, "/unsubscribe/") {
 			t.Fatalf("test email for %s: %q to %v\n%s", who, p.Header.Get("Subject"), raw.To, p.Text)
 		}
@@ -71,10 +71,10 @@ func TestSendTestLeavesTheScheduleAndHasALimit(t *testing.T) {
 func TestPreviewRendersEachRecipientsEmail(t *testing.T) {
 	e := MustDeliveryEnv(t, march1)
 	u := e.MustUser(t, "ada@example.com", "", core.PlanPro)
-	ps, err := e.Messages.Preview(e.As(u.ID), core.MessageInput{Title: "T", Body: "Hello <there>",
+	ps, err := e.Messages.Preview(e.As(u.ID), core.MessageInput{Title: "T", Body: "Look <there>",
 		Recipients: []core.RecipientInput{{Name: "Ann", Address: "ann@example.com"}, {Name: "Ben", Address: "ben@example.com"}}})
 	if err != nil || len(ps) != 2 || ps[1].To.Address != "ben@example.com" || !strings.Contains(ps[1].Text, "Dear Ben,") ||
-		!strings.Contains(ps[0].HTML, "Hello &lt;there&gt;") || ps[0].Subject == "" {
+		!strings.Contains(ps[0].HTML, "Look &lt;there&gt;") || ps[0].Subject == "" {
 		t.Fatalf("preview %+v %v", ps, err)
 	}
 	if n, _ := e.DB.CountMessages(e.Ctx, u.ID); n != 0 {

@@ -112,7 +112,7 @@ func NewTemplates(appName, baseURL string) (*Templates, error) {
 // reflection (docs/benchmarks.md).
 type deliveryView struct {
 	App, BaseURL    string
-	ToName          string
+	Salutation      string // core.Salutation: "" when the body greets
 	Author          string // the author's name, or their address without one
 	AuthorAddress   string
 	AuthorFull      string // "Name <address>"
@@ -216,7 +216,7 @@ func refusable(e *core.Email, link string) {
 // email; the headers offer RFC 8058 one-click refusal.
 func (t *Templates) Delivery(d core.DeliveryEmail) (*core.Email, error) {
 	e, err := t.renderView(kindDelivery, d.To, deliveryView{
-		App: t.app, BaseURL: t.baseURL, ToName: d.To.Name, Author: displayName(d.Author),
+		App: t.app, BaseURL: t.baseURL, Salutation: core.Salutation(d.To.Name, d.Body), Author: displayName(d.Author),
 		AuthorAddress: d.Author.Address, AuthorFull: formatAddress(d.Author), Body: d.Body,
 		BodyHTML: htmlLines(d.Body), Written: formatWhen(d.WrittenAt, d.Location),
 		UnsubscribeLink: d.UnsubscribeLink,

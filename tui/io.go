@@ -104,10 +104,33 @@ func (m *Model) change(verb, id string, call func() (*core.Message, error)) tea.
 	}
 }
 
-func (m *Model) postpone(id string) tea.Cmd {
-	return m.change("The message is postponed!", id, func() (*core.Message, error) {
-		return m.cfg.Messages.Postpone(m.cfg.Ctx, id)
-	})
+// dayLayout is a delivery date in what the TUI says (the web app's long
+// date in English).
+const dayLayout = "January 2, 2006"
+
+// postpone postpones sel, unless core's rule says it would not move the
+// date (a message made or postponed today): the status line then says so,
+// as the web app's disabled button does, and nothing is sent. After the
+// call it says to when, or, when the date stayed (the day turned for the
+// server first), why.
+func (m *Model) postpone(sel *core.Message) tea.Cmd {
+	loc := m.location()
+	if !sel.PostponeMoves(m.cfg.Now(), loc) {
+		m.setStatus(core.PostponeNoEffect(sel.SendDate.In(loc).Format(dayLayout)), true)
+		return nil
+	}
+	m.setStatus("Postponing…", false)
+	id, before := sel.ID, sel.SendDate
+	return func() tea.Msg {
+		msg, err := m.cfg.Messages.Postpone(m.cfg.Ctx, id)
+		verb := ""
+		if err == nil {
+			if verb = core.PostponedTo(msg.SendDate.In(loc).Format(dayLayout)); msg.SendDate.Equal(before) {
+				verb = core.PostponeNoEffect(msg.SendDate.In(loc).Format(dayLayout))
+			}
+		}
+		return doneMsg{verb: verb, id: id, message: msg, err: err}
+	}
 }
 
 func (m *Model) setActive(id string, active bool) tea.Cmd {

@@ -3,6 +3,7 @@ package tui_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sendlater/sendlater/core"
 )
@@ -29,6 +30,7 @@ func TestATokenWithoutAScopeIsToldWhatToDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Clock.Add(48 * time.Hour) // a postpone would move the date: the server is asked
 	remote := backends[1]
 	if remote.name != "remote" {
 		t.Fatal("backends[1] is not the remote one")

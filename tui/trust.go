@@ -110,7 +110,8 @@ func addr(a core.Address) string {
 // eventLabels are the timeline's words, as the web app's history says them.
 var eventLabels = map[core.EventKind]string{
 	core.EventCreated: "Created", core.EventEdited: "Edited", core.EventPostponed: "Postponed",
-	core.EventPaused: "Paused", core.EventResumed: "Resumed", core.EventReminded: "Reminder sent",
+	core.EventRescheduled: "Rescheduled earlier",
+	core.EventPaused:      "Paused", core.EventResumed: "Resumed", core.EventReminded: "Reminder sent",
 	core.EventReminderFailed: "Reminder failed", core.EventSent: "Sent", core.EventRetrying: "Retrying",
 	core.EventFailed: "Failed", core.EventRefused: "Refused by the recipient", core.EventWebhook: "Webhook called",
 	core.EventHeld: "Moved by your hold",
@@ -140,7 +141,7 @@ func (m *Model) timelineLines(id string, loc *time.Location) ([]string, error) {
 		if e.Actor != "" {
 			parts = append(parts, "by "+e.Actor)
 		}
-		if t, err := time.Parse(time.RFC3339, e.Detail); err == nil && (e.Kind == core.EventPostponed || e.Kind == core.EventHeld) {
+		if t, err := time.Parse(time.RFC3339, e.Detail); err == nil && (e.Kind == core.EventPostponed || e.Kind == core.EventRescheduled || e.Kind == core.EventHeld) {
 			parts = append(parts, "to "+t.In(loc).Format(whenLayout))
 		} else if e.Detail != "" {
 			parts = append(parts, e.Detail)

@@ -70,9 +70,13 @@ func TestAnAuthorsSession(t *testing.T) {
 				t.Fatalf("the edit is not listed:\n%s", d.screen())
 			}
 
+			// On the day it was made (or edited to a new interval) a
+			// postpone would not move the date: the TUI says so.
+			d.press("p")
+			d.waitFor("Postponing today would not move the date: it is already September 1, 2026.")
 			e.Clock.Add(30 * 24 * time.Hour)
 			d.press("p")
-			s = d.waitFor("The message is postponed!")
+			s = d.waitFor("The message is postponed! It will be delivered on September 30, 2026.")
 			if !rowHas(s, "Rent and keys", "2026-09-30", "183 days") {
 				t.Fatalf("the postponed date is not listed:\n%s", s)
 			}

@@ -92,8 +92,7 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.Edit):
 		return m.openForm(draftOf(sel), sel)
 	case key.Matches(k, keys.Postpone):
-		m.setStatus("Postponing…", false)
-		return m.postpone(sel.ID)
+		return m.postpone(sel)
 	case key.Matches(k, keys.Pause):
 		return m.setActive(sel.ID, !sel.IsActive)
 	case key.Matches(k, keys.Delete):

@@ -74,11 +74,21 @@ func TestPostponeByLink(t *testing.T) {
 			Title    string `json:"title"`
 			SendDate int64  `json:"sendDate"`
 			Interval string `json:"interval"`
+			To       int64  `json:"postponeTo"`
+			Blocked  *int64 `json:"postponeBlockedUntil"`
 		}
 	}
 	json.Unmarshal([]byte(body), &shown)
 	if resp.StatusCode != 200 || shown.Data.Title != "For Charles" || shown.Data.SendDate != m.SendDate.UnixMilli() || shown.Data.Interval != "6M" {
 		t.Fatalf("GET: %d %s", resp.StatusCode, body)
+	}
+	// Made today: the button would move nothing until the author's next
+	// day (Berlin), and the page is told so and the date it would set.
+	berlin := core.LoadLocation("Europe/Berlin")
+	y, mo, d := a.Clock.Now().In(berlin).Date()
+	if shown.Data.To != core.AddMonths(a.Clock.Now(), 6, berlin).UnixMilli() || shown.Data.Blocked == nil ||
+		*shown.Data.Blocked != time.Date(y, mo, d+1, 0, 0, 0, 0, berlin).UnixMilli() {
+		t.Fatalf("GET says the postpone would move it to %d, blocked until %v: %s", shown.Data.To, shown.Data.Blocked, body)
 	}
 	if strings.Contains(body, m.PostponeCode) || strings.Contains(body, "charles@example.com") {
 		t.Fatalf("GET shows more than the page needs: %s", body)
@@ -90,6 +100,12 @@ func TestPostponeByLink(t *testing.T) {
 	}
 
 	a.Clock.Add(48 * time.Hour)
+	_, body = a.do("GET", "/api/postpone/"+m.ID+"?code="+m.PostponeCode, "")
+	shown.Data.Blocked = nil
+	json.Unmarshal([]byte(body), &shown)
+	if shown.Data.Blocked != nil || shown.Data.To != core.AddMonths(a.Clock.Now(), 6, berlin).UnixMilli() {
+		t.Fatalf("GET two days later: %s", body)
+	}
 	resp, body = a.do("POST", "/api/postpone/"+m.ID, `{"code":"`+m.PostponeCode+`"}`)
 	var moved struct{ Data struct{ SendDate int64 } }
 	json.Unmarshal([]byte(body), &moved)

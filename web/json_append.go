@@ -56,6 +56,10 @@ func appendMessageJSON(b []byte, m *core.Message) []byte {
 		b = append(b, `,"failureReason":`...)
 		b = appendJSONString(b, reason)
 	}
+	if !m.NoPostponeUntil.IsZero() {
+		b = append(b, `,"postponeBlockedUntil":`...)
+		b = strconv.AppendInt(b, m.NoPostponeUntil.UnixMilli(), 10)
+	}
 	b = appendRecipientsJSON(b, m)
 	return append(b, '}')
 }

@@ -23,6 +23,10 @@ type MessageJSON struct {
 	// FailureReason says why a failed message could not be delivered, so
 	// the author sees it whatever became of the email that told them.
 	FailureReason string `json:"failureReason,omitempty"`
+	// PostponeBlockedUntil, on an author's read, says that a postpone
+	// before this instant would not move the date (core's rule): the
+	// clients disable Postpone until then, with the reason.
+	PostponeBlockedUntil *int64 `json:"postponeBlockedUntil,omitempty"`
 	// Recipients are all the recipients, name and recipient the first's.
 	Recipients []RecipientJSON `json:"recipients"`
 
@@ -54,7 +58,7 @@ func NewMessageJSON(m *core.Message) *MessageJSON {
 		Featured: m.Featured, WebhookURL: m.WebhookURL, CreatedAt: millis(m.CreatedAt),
 		Status: m.DisplayStatus(), ReminderSentAt: optMillis(m.ReminderSentAt),
 		DeliveredAt: optMillis(m.DeliveredAt), FailureReason: failureReason(m),
-		Recipients: recipientsJSON(m),
+		PostponeBlockedUntil: optMillis(m.NoPostponeUntil), Recipients: recipientsJSON(m),
 	}
 }
 
@@ -87,6 +91,7 @@ func (j *MessageJSON) Core() *core.Message {
 		WebhookURL: j.WebhookURL, CreatedAt: fromMillis(j.CreatedAt), Status: j.Status,
 		ReminderSentAt: fromOptMillis(j.ReminderSentAt), DeliveredAt: fromOptMillis(j.DeliveredAt),
 		LastError: j.FailureReason, Recipients: recipientsCore(j.Recipients),
+		NoPostponeUntil: fromOptMillis(j.PostponeBlockedUntil),
 	}
 	if a := j.AdminMessageFields; a != nil {
 		m.UpdatedAt, m.Status, m.Attempts, m.LastError = fromMillis(a.UpdatedAt), a.State, a.Attempts, a.LastError

@@ -33,7 +33,7 @@ func TestMessagesLifecycle(t *testing.T) {
 
 	// The postpone code never leaves the server.
 	_, env := a.call(nil, "GET", "/api/messages/"+m.ID, ann.token, nil)
-	if strings.Contains(strings.ToLower(string(env.Data)), "postpone") {
+	if strings.Contains(strings.ReplaceAll(strings.ToLower(string(env.Data)), `"postponeblockeduntil":`, ""), "postpone") {
 		t.Fatalf("the reply shows the postpone code: %s", env.Data)
 	}
 	var got messageReply
@@ -410,5 +410,51 @@ func TestRetriedCreateMakesOneMessage(t *testing.T) {
 	}
 	if ms := a.listMessages(who); len(ms) != 1 {
 		t.Fatalf("%d messages", len(ms))
+	}
+}
+
+// A message made today says on the wire that a postpone would not move its
+// date until the author's next day starts (core's rule, in their zone);
+// a day later it says nothing still ahead, a postpone moves the date, and the reply
+// says it again, until the day after.
+func TestPostponeBlockedUntilOnTheWire(t *testing.T) {
+	a := mustIdentityAPI(t)
+	ann := a.author("ann@example.com")
+	now := a.Clock.Now()
+	type wire struct {
+		SendDate             int64  `json:"sendDate"`
+		PostponeBlockedUntil *int64 `json:"postponeBlockedUntil"`
+	}
+	nextDay := func(t time.Time) int64 {
+		y, m, d := t.UTC().Date()
+		return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	}
+	var got wire
+	a.ok(nil, http.StatusCreated, "POST", "/api/messages", ann.token, newMessage(nil), &got)
+	if got.PostponeBlockedUntil == nil || *got.PostponeBlockedUntil != nextDay(now) {
+		t.Fatalf("created: %+v, want blocked until %d", got, nextDay(now))
+	}
+	var list []wire
+	a.ok(nil, http.StatusOK, "GET", "/api/messages", ann.token, nil, &list)
+	if len(list) != 1 || list[0].PostponeBlockedUntil == nil || *list[0].PostponeBlockedUntil != nextDay(now) {
+		t.Fatalf("listed: %+v", list)
+	}
+	m := a.listMessages(ann)[0]
+	// The same day, the postpone leaves the date; the reply still says so.
+	a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/postpone", ann.token, nil, &got)
+	if got.SendDate != m.SendDate || got.PostponeBlockedUntil == nil {
+		t.Fatalf("same-day postpone: %+v", got)
+	}
+	later := now.Add(24 * time.Hour)
+	a.Clock.Set(later)
+	ann = a.signInAgain(ann)
+	a.ok(nil, http.StatusOK, "GET", "/api/messages", ann.token, nil, &list)
+	// (A kept reply may still carry yesterday's instant: past, it blocks nothing.)
+	if len(list) != 1 || list[0].PostponeBlockedUntil != nil && *list[0].PostponeBlockedUntil > later.UnixMilli() {
+		t.Fatalf("a day later: %+v", list)
+	}
+	a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/postpone", ann.token, nil, &got)
+	if got.SendDate == m.SendDate || got.PostponeBlockedUntil == nil || *got.PostponeBlockedUntil != nextDay(later) {
+		t.Fatalf("postponed: %+v", got)
 	}
 }

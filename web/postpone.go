@@ -15,6 +15,11 @@ type postponeViewJSON struct {
 	SendDate int64              `json:"sendDate"`
 	Interval core.Interval      `json:"interval"`
 	Status   core.MessageStatus `json:"status"`
+	// PostponeTo is the date the button would move the message to now;
+	// PostponeBlockedUntil, when that is the date it already has, the
+	// instant from which a postpone would move it.
+	PostponeTo           int64  `json:"postponeTo"`
+	PostponeBlockedUntil *int64 `json:"postponeBlockedUntil,omitempty"`
 }
 
 func (s *Server) handleShowPostpone(w http.ResponseWriter, r *http.Request) {
@@ -23,7 +28,8 @@ func (s *Server) handleShowPostpone(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, postponeViewJSON{Title: v.Title, SendDate: millis(v.SendDate), Interval: v.Interval, Status: v.Status})
+	writeData(w, http.StatusOK, postponeViewJSON{Title: v.Title, SendDate: millis(v.SendDate), Interval: v.Interval, Status: v.Status,
+		PostponeTo: millis(v.PostponeTo), PostponeBlockedUntil: optMillis(v.BlockedUntil)})
 }
 
 type postponeRequest struct {

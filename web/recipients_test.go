@@ -216,3 +216,22 @@ func TestTestEmailRefusalLinkAPI(t *testing.T) {
 		t.Fatal("refusing test emails refused every message")
 	}
 }
+
+// The preview shows one salutation: the template's "Dear Ann," when the
+// letter does not open with a greeting, none when it does.
+func TestPreviewGreetsOnce(t *testing.T) {
+	a := mustIdentityAPI(t)
+	ann := a.author("ann@example.com")
+	for body, greeted := range map[string]bool{"Dear Ann,\nthe key.": false, "The key is under the pot.": true} {
+		var previews []web.EmailPreviewJSON
+		a.ok(nil, http.StatusOK, "POST", "/api/messages/preview", ann.token, newMessage(map[string]any{"message": body}), &previews)
+		if len(previews) != 1 {
+			t.Fatalf("previews %+v", previews)
+		}
+		text := strings.ReplaceAll(previews[0].Text, "\r\n", "\n")
+		if strings.Count(text, "Dear Ann,") != 1 || strings.Contains(text, "Dear Ann,\n\n"+body) != greeted ||
+			strings.Contains(previews[0].HTML, ">Dear Ann,</p>") != greeted {
+			t.Errorf("%q: greeted %v expected:\n%s", body, greeted, text)
+		}
+	}
+}

@@ -241,3 +241,24 @@ func TestAResetEmailLeavesAtOnce(t *testing.T) {
 	}
 	t.Logf("the reset email left %v after the request", time.Since(start))
 }
+
+// `messages postpone` on a message made today says the date stays; after
+// a reschedule to an earlier date it moves and says to when; the timeline
+// calls the reschedule "rescheduled", not "postponed".
+func TestMessagesPostponeSaysWhatItDid(t *testing.T) {
+	dir := t.TempDir()
+	_, ms := seed(t, dir)
+	r := mustRunEnv(t, dir, nil, "messages", "postpone", ms[0].ID)
+	if !strings.Contains(r.stdout, "Postponing today would not move the date: it is already ") || strings.Contains(r.stdout, "postponed") {
+		t.Fatalf("postpone on the day it was made: %+v", r)
+	}
+	mustRunEnv(t, dir, nil, "messages", "reschedule", ms[0].ID, "--at", "+48h")
+	r = mustRunEnv(t, dir, nil, "messages", "postpone", ms[0].ID)
+	if !strings.Contains(r.stdout, "The message is postponed! It will be delivered on ") {
+		t.Fatalf("postpone after a reschedule: %+v", r)
+	}
+	r = mustRunEnv(t, dir, nil, "messages", "show", ms[0].ID)
+	if !strings.Contains(r.stdout, "rescheduled") || !strings.Contains(r.stdout, "postponed") {
+		t.Fatalf("timeline:\n%s", r.stdout)
+	}
+}

@@ -86,11 +86,21 @@ func newMessagesPostponeCmd(a *app) *cobra.Command {
 		Short: "Postpone a message by its interval from today, as its author's Postpone does",
 		Args:  cobra.ExactArgs(1),
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
+			before, err := admin.FindMessage(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
 			m, err := admin.PostponeMessage(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "%s is postponed: it will be delivered at %s (%s)\n", m.ID, cli.When(m.SendDate), m.DisplayStatus())
+			// The date stays when now plus the interval falls on the day it
+			// already has (core's one rule): say so, not that it moved.
+			if m.SendDate.Equal(before.SendDate) {
+				fmt.Fprintf(a.stdout, "%s: %s (%s)\n", m.ID, core.PostponeNoEffect(cli.When(m.SendDate)), m.DisplayStatus())
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "%s: %s (%s)\n", m.ID, core.PostponedTo(cli.When(m.SendDate)), m.DisplayStatus())
 			return nil
 		}),
 	}

@@ -197,8 +197,8 @@ func TestLoginTUIAndLogoutFromAnotherMachine(t *testing.T) {
 	term := startTerminal(t, home, env, 120, 40, "tui")
 	term.waitFor("Letter to Bob")
 	term.waitFor("ann@example.com · " + srv.url)
-	term.press("p")
-	term.waitFor("The message is postponed!")
+	term.press("p") // made today: a postpone would not move the date, and the TUI says so
+	term.waitFor("Postponing today would not move the date")
 	term.press("space")
 	s := term.waitFor("The message is paused.")
 	if !strings.Contains(s, "paused") || !strings.Contains(s, "q quit") {
@@ -246,8 +246,8 @@ func TestTUIForAUserOnTheServersHost(t *testing.T) {
 	term = startTerminal(t, dir, env, 80, 24, "tui", "--user", "ann@example.com")
 	term.waitFor("the store ")
 	term.waitFor("Letter to Bob")
-	term.press("p")
-	term.waitFor("The message is postponed!")
+	term.press("p") // made today: a postpone would not move the date, and the TUI says so
+	term.waitFor("Postponing today would not move the date")
 	term.press("q")
 	term.waitExit()
 

@@ -134,12 +134,17 @@ export async function checkSignedInFlow(browser, base, { check }, screenshots) {
     await visible(page.getByText("Paused: switch it on to postpone"));
     await page.getByRole("switch", { name: `Active: ${title}` }).click();
     await visible(page.getByRole("cell", { name: "Scheduled" }));
-    expect(!(await postpone.isDisabled()), "Postpone stays disabled once active again");
+    await visible(page.getByText(/^Postponing today would not move the date: it is already .+\.$/));
   });
 
   await check("a postpone that moves nothing says so", async () => {
-    await page.getByRole("button", { name: "Postpone" }).click();
-    await visible(page.getByText(/^Already postponed to .+$/));
+    // Made today: a postpone would move nothing, so the button is disabled with the reason.
+    const postpone = page.getByRole("button", { name: "Postpone" });
+    expect(await postpone.isDisabled(), "Postpone is enabled on a message made today");
+    const reason = await postpone.getAttribute("aria-describedby");
+    expect(reason !== null, "no reason is given");
+    const said = await page.locator(`[id="${reason}"]`).textContent();
+    expect(/^Postponing today would not move the date: it is already .+\.$/.test(said ?? ""), `the reason says ${said}`);
   });
 
   await check("delete asks for confirmation", async () => {

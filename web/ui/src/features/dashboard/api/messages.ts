@@ -38,6 +38,8 @@ export type Message = {
   deliveredAt?: number;
   /** Why a failed message could not be delivered. */
   failureReason?: string;
+  /** A postpone before this time (ms) would not move the date (the server's rule): Postpone is disabled until then. */
+  postponeBlockedUntil?: number;
   /** Every recipient, the first being name and recipient (absent from servers before it). */
   recipients?: Recipient[];
 };
@@ -196,7 +198,7 @@ export function useMessages() {
 /** One entry of a message's timeline (GET /api/messages/{id}/events). */
 export type TimelineEvent = {
   at: number;
-  kind: "created" | "edited" | "postponed" | "paused" | "resumed" | "reminded" | "reminder-failed" | "sent" | "retrying" | "failed" | "refused" | "webhook" | "held";
+  kind: "created" | "edited" | "postponed" | "rescheduled" | "paused" | "resumed" | "reminded" | "reminder-failed" | "sent" | "retrying" | "failed" | "refused" | "webhook" | "held";
   actor?: string;
   recipient?: string;
   detail?: string;

@@ -275,7 +275,7 @@ test("the toggle switches isActive, with On and Off tooltips", async () => {
   expect(body(calls, "PATCH", "messages/m1")).toEqual({ isActive: false });
 });
 
-test("postpone shows the toast for 6 seconds", async () => {
+test("postpone shows the toast with the new date for 6 seconds", async () => {
   vi.useFakeTimers({ shouldAdvanceTime: true });
   signInAs();
   const later = Date.UTC(2027, 6, 15, 9, 0);
@@ -286,14 +286,15 @@ test("postpone shows the toast for 6 seconds", async () => {
   renderRoute("/dashboard");
 
   fireEvent.click(await screen.findByRole("button", { name: "Postpone" }));
-  expect(await screen.findByText("The message is postponed!")).toBeTruthy();
+  const toast = `The message is postponed! It will be delivered on ${formatDate(later)}.`;
+  expect(await screen.findByText(toast)).toBeTruthy();
   expect(screen.getByText(formatDate(later))).toBeTruthy();
   expect(calls.some((call) => call.method === "POST" && call.path === "messages/m1/postpone")).toBe(true);
 
   act(() => vi.advanceTimersByTime(5900));
-  expect(screen.queryByText("The message is postponed!")).toBeTruthy();
+  expect(screen.queryByText(toast)).toBeTruthy();
   act(() => vi.advanceTimersByTime(200));
-  expect(screen.queryByText("The message is postponed!")).toBeNull();
+  expect(screen.queryByText(toast)).toBeNull();
 });
 
 /** A stand-in for the browser's EventSource, which jsdom lacks. */
@@ -450,7 +451,27 @@ test.each([
   expect(calls.some((call) => call.path.endsWith("/postpone"))).toBe(false);
 });
 
-test("a postpone that changes nothing says so with the date", async () => {
+test("Postpone is disabled with its reason while a postpone would not move the date, and comes back after", async () => {
+  vi.useFakeTimers({ shouldAdvanceTime: true });
+  signInAs();
+  const until = Date.now() + 60_000;
+  const calls = mockApi({ "GET messages": () => ok([stored({ postponeBlockedUntil: until })]) });
+  renderRoute("/dashboard");
+
+  const reason = `Postponing today would not move the date: it is already ${formatDate(sendDate)}.`;
+  const postpone = (await screen.findByRole("button", { name: "Postpone" })) as HTMLButtonElement;
+  expect(postpone.disabled).toBe(true);
+  expect(postpone.parentElement?.getAttribute("data-tooltip")).toBe(reason);
+  expect(document.getElementById(postpone.getAttribute("aria-describedby")!)?.textContent).toBe(reason);
+  fireEvent.click(postpone);
+  expect(calls.some((call) => call.path.endsWith("/postpone"))).toBe(false);
+
+  // The author's next day: the same reply now lets it work.
+  act(() => vi.advanceTimersByTime(61_000));
+  await waitFor(() => expect((screen.getByRole("button", { name: "Postpone" }) as HTMLButtonElement).disabled).toBe(false));
+});
+
+test("a postpone the server left as it was says why, never that it postponed", async () => {
   signInAs();
   mockApi({
     "GET messages": () => ok([stored()]),
@@ -460,8 +481,8 @@ test("a postpone that changes nothing says so with the date", async () => {
 
   fireEvent.click(await screen.findByRole("button", { name: "Postpone" }));
 
-  expect(await screen.findByText(`Already postponed to ${formatDate(sendDate)}`)).toBeTruthy();
-  expect(screen.queryByText("The message is postponed!")).toBeNull();
+  expect(await screen.findByText(`Postponing today would not move the date: it is already ${formatDate(sendDate)}.`)).toBeTruthy();
+  expect(screen.queryByText(/The message is postponed!/)).toBeNull();
 });
 
 test("the message dialog is modal: the page behind is inert, Escape closes it and focus returns to Add Message", async () => {

@@ -26,6 +26,7 @@ import {
   type RecipientInput,
 } from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
+import { salutationNote } from "./salutation";
 
 // The fields: the message's, then the rows of the recipients after the first, named as the
 // server names them in its errors (recipients[i].name, recipients[i].recipient).
@@ -222,6 +223,8 @@ export function MessageDialog({
             {recipientLimit === 1 && <small>Upgrade your plan to send a message to up to 10 people.</small>}
           </fieldset>
           <TextAreaField label="Message" rows={4} {...form.bind("message")} />
+          {/* What the email adds above the body, for the first recipient (each gets their own name). */}
+          <small className="salutation-note">{salutationNote(form.values[nameKey(0)] ?? "", form.values.message ?? "")}</small>
           <SelectField label="Deliver after" {...form.bind("interval")}>
             {Object.entries(intervalLabels).map(([value, label]) => (
               <option key={value} value={value}>

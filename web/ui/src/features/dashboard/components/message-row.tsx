@@ -1,5 +1,6 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { errorMessage } from "../../../components/form";
+import { postponeBlocked, postponedTo, postponeNoEffect } from "../../../lib/postpone-words";
 import { showToast } from "../../../lib/toasts";
 import { postponeMessage, updateMessage, type Message } from "../api/messages";
 import { formatDate } from "./dates";
@@ -15,9 +16,27 @@ const postponeBlockers: Partial<Record<Message["status"], string>> = {
   delivered: "Already delivered",
 };
 
-/** The toast after a postpone: the server leaves the date alone when it already falls on the target day. */
+/**
+ * The toast after a postpone: to when, or, when the server left the date as it was (its day
+ * turned before this page's), why: never a success that did nothing.
+ */
 const postponed = (before: Message) => (after: Message) =>
-  after.sendDate === before.sendDate ? `Already postponed to ${formatDate(after.sendDate)}` : "The message is postponed!";
+  after.sendDate === before.sendDate
+    ? { text: postponeNoEffect(formatDate(after.sendDate)), kind: "info" as const }
+    : { text: postponedTo(formatDate(after.sendDate)), kind: "success" as const };
+
+/** Re-renders when the server's postponeBlockedUntil passes, so the button comes back on its own. */
+function useRenderAt(at: number | undefined) {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    if (at === undefined) return;
+    const wait = at - Date.now();
+    if (wait > 2 ** 31 - 1) return;
+    // A wait already over (the row rendered before it) renders once more, at once.
+    const timer = setTimeout(() => setTick((n) => n + 1), Math.max(wait, 0));
+    return () => clearTimeout(timer);
+  }, [at]);
+}
 
 const statusLabels: Record<Message["status"], string> = {
   scheduled: "Scheduled",
@@ -41,14 +60,25 @@ export function MessageRow({
   const [history, setHistory] = useState(false);
   // A message on its way or delivered can no longer change.
   const settled = message.status === "delivered" || message.status === "sending";
-  const cannotPostpone = postponeBlockers[message.status];
+  useRenderAt(message.postponeBlockedUntil);
+  // The server's rule (core/postpone_rule.go): made or postponed today, a postpone moves nothing.
+  const cannotPostpone =
+    postponeBlockers[message.status] ??
+    (postponeBlocked(message.postponeBlockedUntil) ? postponeNoEffect(formatDate(message.sendDate)) : undefined);
 
-  const run = async (action: "toggle" | "postpone", call: () => Promise<Message>, success?: (changed: Message) => string) => {
+  const run = async (
+    action: "toggle" | "postpone",
+    call: () => Promise<Message>,
+    success?: (changed: Message) => { text: string; kind: "success" | "info" },
+  ) => {
     setBusy(action);
     try {
       const changed = await call();
       onChanged(changed);
-      if (success) showToast(success(changed), { kind: "success", duration: postponedToastMs });
+      if (success) {
+        const toast = success(changed);
+        showToast(toast.text, { kind: toast.kind, duration: postponedToastMs });
+      }
     } catch (error) {
       showToast(errorMessage(error), { kind: "error" });
     } finally {

@@ -8,6 +8,7 @@ const kindLabels: Record<TimelineEvent["kind"], string> = {
   created: "Created",
   edited: "Edited",
   postponed: "Postponed",
+  rescheduled: "Rescheduled earlier",
   paused: "Paused",
   resumed: "Resumed",
   reminded: "Reminder sent",
@@ -27,7 +28,7 @@ function describe(e: TimelineEvent) {
   const parts: string[] = [];
   if (e.recipient) parts.push(`to ${e.recipient}`);
   if (e.actor) parts.push(`by ${e.actor}`);
-  if (e.kind === "postponed" && e.detail) parts.push(`to ${when(Date.parse(e.detail))}`);
+  if ((e.kind === "postponed" || e.kind === "rescheduled") && e.detail) parts.push(`to ${when(Date.parse(e.detail))}`);
   else if (e.detail) parts.push(e.detail);
   if (e.nextAttemptAt) parts.push(`next attempt ${when(e.nextAttemptAt)}`);
   return parts.join(", ");

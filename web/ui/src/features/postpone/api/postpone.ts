@@ -6,6 +6,10 @@ export type PostponeView = {
   sendDate: number;
   interval: "1M" | "6M" | "12M";
   status: string;
+  /** The date the button would move the message to now (ms). */
+  postponeTo: number;
+  /** When present: a postpone before this time (ms) would not move the date. */
+  postponeBlockedUntil?: number;
 };
 
 const postponePath = (id: string) => `postpone/${encodeURIComponent(id)}`;

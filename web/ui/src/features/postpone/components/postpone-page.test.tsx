@@ -1,6 +1,9 @@
 import { act, fireEvent, screen, waitFor } from "@testing-library/react";
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { toasts } from "../../../lib/toasts";
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "short" });
+let blockedUntil: number | undefined;
 import { renderRoute } from "../../../testing/render-route";
 
 const sendDate = Date.UTC(2026, 3, 1, 9, 0);
@@ -15,6 +18,7 @@ function envelope(data: unknown, status = 200) {
 
 beforeEach(() => {
   calls = [];
+  blockedUntil = undefined;
   vi.stubGlobal(
     "fetch",
     vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -28,7 +32,7 @@ beforeEach(() => {
             { status: 403 },
           );
         }
-        return envelope({ title: "For Charles", sendDate, interval: "6M", status: "reminded" });
+        return envelope({ title: "For Charles", sendDate, interval: "6M", status: "reminded", postponeTo: later, postponeBlockedUntil: blockedUntil });
       }
       if (url === "/api/postpone/m1" && method === "POST") {
         return envelope({ sendDate: later });
@@ -48,29 +52,46 @@ test("the link shows the title and delivery date and postpones only on the butto
   renderRoute("/postpone/m1?code=ABCDEFGHIJ");
 
   expect(await screen.findByText("For Charles")).toBeTruthy();
-  const shown = screen.getByText((_, el) => el?.tagName === "TIME");
-  expect(shown.getAttribute("datetime")).toBe(new Date(sendDate).toISOString());
+  const shown = document.querySelector("time.date");
+  expect(shown?.getAttribute("datetime")).toBe(new Date(sendDate).toISOString());
+  // Before the click, the date the button would set.
+  expect(document.querySelector("time.postpone-to")?.getAttribute("datetime")).toBe(new Date(later).toISOString());
+  expect(screen.getByText(dateFormat.format(later))).toBeTruthy();
   await waitFor(() => expect(document.title).toBe("Postpone - Sendlater"));
   expect(calls.some((c) => c.method === "POST" && c.url.startsWith("/api/postpone"))).toBe(false);
 
   fireEvent.click(screen.getByRole("button", { name: "Postpone" }));
 
-  expect(await screen.findByText("The message is postponed!")).toBeTruthy();
+  expect(await screen.findByText(`The message is postponed! It will be delivered on ${dateFormat.format(later)}.`)).toBeTruthy();
   const post = calls.find((c) => c.method === "POST" && c.url === "/api/postpone/m1");
   expect(post?.body).toBe(JSON.stringify({ code: "ABCDEFGHIJ" }));
-  expect(screen.getByText((_, el) => el?.tagName === "TIME").getAttribute("datetime")).toBe(new Date(later).toISOString());
+  expect(document.querySelector("time.date")?.getAttribute("datetime")).toBe(new Date(later).toISOString());
+  // Another postpone today would move nothing.
+  expect((screen.getByRole("button", { name: "Postpone" }) as HTMLButtonElement).disabled).toBe(true);
+});
+
+test("a link opened on the day the date was set says a postpone would not move it, with the button disabled", async () => {
+  blockedUntil = Date.now() + 3_600_000;
+  renderRoute("/postpone/m1?code=ABCDEFGHIJ");
+
+  const reason = await screen.findByText(`Postponing today would not move the date: it is already ${dateFormat.format(sendDate)}.`);
+  const button = screen.getByRole("button", { name: "Postpone" }) as HTMLButtonElement;
+  expect(button.disabled).toBe(true);
+  expect(button.getAttribute("aria-describedby")).toBe(reason.id);
+  expect(document.querySelector("time.postpone-to")).toBeNull();
 });
 
 test("the postponed toast goes after 6 seconds", async () => {
   vi.useFakeTimers({ shouldAdvanceTime: true });
   renderRoute("/postpone/m1?code=ABCDEFGHIJ");
   fireEvent.click(await screen.findByRole("button", { name: "Postpone" }));
-  await screen.findByText("The message is postponed!");
+  const toast = `The message is postponed! It will be delivered on ${dateFormat.format(later)}.`;
+  await screen.findByText(toast);
 
   act(() => vi.advanceTimersByTime(5900));
-  expect(screen.queryByText("The message is postponed!")).toBeTruthy();
+  expect(screen.queryByText(toast)).toBeTruthy();
   act(() => vi.advanceTimersByTime(200));
-  expect(screen.queryByText("The message is postponed!")).toBeNull();
+  expect(screen.queryByText(toast)).toBeNull();
 });
 
 test("a wrong code shows the server's message", async () => {

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { ApiError } from "../../../lib/api-client";
+import { postponeBlocked, postponedTo, postponeNoEffect } from "../../../lib/postpone-words";
 import { showToast } from "../../../lib/toasts";
 import { getPostponeView, postponeMessage, type PostponeView } from "../api/postpone";
 
@@ -50,12 +51,21 @@ export function PostponePage({ id, code }: { id: string; code: string }) {
   }
 
   const { view, busy } = state;
+  // The server's rule (core/postpone_rule.go): a postpone today may move nothing.
+  const blocked = postponeBlocked(view.postponeBlockedUntil);
   const postpone = async () => {
     setState({ kind: "ready", view, busy: true });
     try {
       const { sendDate } = await postponeMessage(id, code);
-      setState({ kind: "ready", view: { ...view, sendDate }, busy: false });
-      showToast("The message is postponed!", { kind: "success", duration: postponedToastMs });
+      if (sendDate === view.sendDate) {
+        // The server's day turned before this page's: nothing moved, and the toast says why.
+        setState({ kind: "ready", view, busy: false });
+        showToast(postponeNoEffect(dateFormat.format(sendDate)), { kind: "info", duration: postponedToastMs });
+        return;
+      }
+      // Postponed today, another postpone today would move nothing: the button says so.
+      setState({ kind: "ready", view: { ...view, sendDate, postponeTo: sendDate, postponeBlockedUntil: Infinity }, busy: false });
+      showToast(postponedTo(dateFormat.format(sendDate)), { kind: "success", duration: postponedToastMs });
     } catch (error) {
       setState({ kind: "ready", view, busy: false, error: message(error) });
     }
@@ -74,9 +84,18 @@ export function PostponePage({ id, code }: { id: string; code: string }) {
         {settled.has(view.status) ? (
           <p>This message can no longer be postponed.</p>
         ) : (
-          <button type="button" onClick={postpone} disabled={busy} aria-busy={busy}>
-            {busy ? "" : "Postpone"}
-          </button>
+          <>
+            {blocked ? (
+              <p id="postpone-reason">{postponeNoEffect(dateFormat.format(view.sendDate))}</p>
+            ) : (
+              <p>
+                Postponing moves it to <time className="postpone-to" dateTime={new Date(view.postponeTo).toISOString()}>{dateFormat.format(view.postponeTo)}</time>.
+              </p>
+            )}
+            <button type="button" onClick={postpone} disabled={busy || blocked} aria-busy={busy} aria-describedby={blocked ? "postpone-reason" : undefined}>
+              {busy ? "" : "Postpone"}
+            </button>
+          </>
         )}
         {state.error !== undefined && <p role="alert">{state.error}</p>}
       </article>
