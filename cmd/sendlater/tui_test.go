@@ -248,6 +248,8 @@ func TestTUIForAUserOnTheServersHost(t *testing.T) {
 	term.waitFor("Letter to Bob")
 	term.press("p") // made today: a postpone would not move the date, and the TUI says so
 	term.waitFor("Postponing today would not move the date")
+	term.press("Space")
+	term.waitFor("The message is paused.")
 	term.press("q")
 	term.waitExit()
 
@@ -257,7 +259,8 @@ func TestTUIForAUserOnTheServersHost(t *testing.T) {
 	}
 
 	// Both sessions are in the audit log: the bodies the operator read
-	// through the socket and through the store, and the postpone.
+	// through the socket and through the store, and the pause (the postpone
+	// that would have moved nothing was not made).
 	var log []web.AuditEntryJSON
 	if err := json.Unmarshal([]byte(mustRun(t, dir, "audit", "list", "--json").stdout), &log); err != nil {
 		t.Fatal(err)
@@ -269,10 +272,15 @@ func TestTUIForAUserOnTheServersHost(t *testing.T) {
 		}
 		got = append(got, e.Action+" "+e.Detail)
 	}
-	want := []string{"messages.reveal opened the live list", "messages.reveal opened the live list", "messages.postpone postponed as the author, for ann@example.com"}
+	want := []string{"messages.reveal opened the live list", "messages.update edited, for ann@example.com"}
 	for _, w := range want[1:] {
 		if !slices.Contains(got, w) {
 			t.Errorf("audit log %q lacks %q", got, w)
+		}
+	}
+	for _, e := range got {
+		if strings.HasPrefix(e, "messages.postpone") {
+			t.Errorf("audit log %q: a postpone that moved nothing is recorded", got)
 		}
 	}
 	if n := strings.Count(strings.Join(got, "\n"), want[0]); n < 2 {

@@ -68,8 +68,13 @@ try {
       await dialog.getByRole("button", { name: "Preview" }).click();
       const preview = dialog.getByRole("region", { name: "Preview" });
       await visible(preview);
-      for (const [name] of recipients) await visible(preview.getByText(`Dear ${name},`));
+      // The letter opens with its own greeting, so no "Dear {name}," is added above it.
       await visible(preview.getByText(/the key is under the mat\./).first());
+      for (const [name] of recipients) {
+        expect((await preview.getByText(`Dear ${name},`).count()) === 0, `a second salutation, "Dear ${name},", in the preview`);
+      }
+      const greetings = await preview.getByText(/Dear all,/).count();
+      expect(greetings === recipients.length, `${greetings} previews open with the letter's own greeting, want ${recipients.length}`);
       await dialog.getByRole("button", { name: "Send a test to me" }).click();
       await visible(page.getByText("3 tests are on their way to you, one as each recipient will receive it."));
       await page.keyboard.press("Escape");
