@@ -8,6 +8,26 @@ import (
 	"time"
 )
 
+// Store is every store interface of core that one backend implements
+// (store/bolt, store/postgres): what the services are wired over.
+type Store interface {
+	UserStore
+	MessageStore
+	SessionStore
+	AccessTokenStore
+	ActionCodeStore
+	ContactStore
+	DeliveryStore
+	BillingStore
+	ProviderLinkStore
+	LimitStore
+	PageViewStore
+	MessageWatcher
+	HealthStore
+	AuditStore
+	Backuper
+}
+
 // Backuper writes a consistent copy of the whole store to w.
 type Backuper interface {
 	Backup(ctx context.Context, w io.Writer) (int64, error)

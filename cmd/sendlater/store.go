@@ -19,21 +19,7 @@ import (
 // store is every store interface of core that one backend implements, and
 // what the commands do with the backend itself.
 type store interface {
-	core.UserStore
-	core.MessageStore
-	core.SessionStore
-	core.AccessTokenStore
-	core.ActionCodeStore
-	core.ContactStore
-	core.DeliveryStore
-	core.BillingStore
-	core.ProviderLinkStore
-	core.LimitStore
-	core.PageViewStore
-	core.MessageWatcher
-	core.HealthStore
-	core.AuditStore
-	core.Backuper
+	core.Store
 	transfer.Store
 	Ping(ctx context.Context) error
 	Close() error

@@ -21,23 +21,7 @@ import (
 )
 
 // Store is what the services are wired over: either backend.
-type Store interface {
-	core.UserStore
-	core.MessageStore
-	core.SessionStore
-	core.AccessTokenStore
-	core.ActionCodeStore
-	core.ContactStore
-	core.DeliveryStore
-	core.BillingStore
-	core.ProviderLinkStore
-	core.LimitStore
-	core.PageViewStore
-	core.MessageWatcher
-	core.HealthStore
-	core.AuditStore
-	core.Backuper
-}
+type Store = core.Store
 
 var (
 	_ Store = (*bolt.DB)(nil)
