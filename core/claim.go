@@ -14,10 +14,12 @@ import (
 // verified, or a password reset link), the account is given to them clean,
 // in one store step (ProviderLinkStore.ClaimAccount): its password, every
 // session and access token, every provider link, every pending action code
-// and its webhook secret go, and so do its messages, which were written by
-// someone who never proved the address and are never sent in the owner's
-// name; its profile and reminder settings start over. The address is then
-// told (AccountClaimedEmail). The verification link itself confirms the
+// and its webhook secret go; its profile and reminder settings start over.
+// Its messages, written by someone who had not proved the address, are
+// paused right after (pauseClaimed), not deleted: nothing is sent in the
+// owner's name unless they resume it, and nothing is lost when the maker
+// was the owner (who forgot their password before confirming). The address
+// is then told (AccountClaimedEmail). The verification link itself confirms the
 // account as made: it went to the address because of that very sign-up,
 // and its email says when and how the account was started.
 
@@ -28,7 +30,7 @@ type Claimed struct {
 	AccessTokens int
 	Links        int // provider links, confirmed or pending
 	Codes        int // unused action codes made unusable
-	Messages     int // deleted unsent (or already sent)
+	Messages     int // paused until the owner resumes them
 	// ReminderAddress: a second reminder address was set.
 	ReminderAddress bool
 }
@@ -40,7 +42,7 @@ type AccountClaimedEmail struct {
 	Provider  string // the provider's name the owner signed in with; "" after a password reset
 	StartedAt time.Time
 	Location  *time.Location
-	Messages  int // messages deleted
+	Messages  int // messages paused
 }
 
 // errNothingToClaim aborts a claim of an account that needs none: its
@@ -132,6 +134,7 @@ func (s *SocialAuth) claim(ctx context.Context, u *User, p ProviderProfile, cl C
 		return nil, err
 	}
 	c.Password, c.ReminderAddress = kept.Password, kept.ReminderAddress
+	c.Messages = a.pauseClaimed(ctx, u.ID)
 	a.logClaim(u, p.Provider, &c)
 	a.claimEmail(ctx, u, startedAt, ProviderName(p.Provider), &c)
 	return a.startSession(ctx, u, cl)
@@ -160,7 +163,52 @@ func (a *Auth) claimByReset(ctx context.Context, ac *ActionCode, pwHash string) 
 		return err
 	}
 	c.Password, c.ReminderAddress = kept.Password, kept.ReminderAddress
+	c.Messages = a.pauseClaimed(ctx, u.ID)
 	a.logClaim(u, ProviderPassword, &c)
 	a.claimEmail(ctx, u, startedAt, "", &c)
 	return nil
+}
+
+// ActorClaim is the timeline's actor of the pause of a claimed account's
+// messages.
+const ActorClaim = "account confirmed by its address's owner"
+
+// pauseClaimed pauses every message of the claimed account userID that is
+// still to be sent, each with a "paused" entry in its timeline, and
+// returns how many it paused. It runs just after the claim's transaction:
+// a pass that delivers one of them in between sends what was due anyway;
+// a failure is logged and leaves that message as it was.
+func (a *Auth) pauseClaimed(ctx context.Context, userID string) int {
+	ms, _, err := a.Messages.ListMessages(ctx, MessageFilter{Owner: userID})
+	if err != nil {
+		a.log().Error("pausing a claimed account's messages", "uid", userID, "err", err)
+		return 0
+	}
+	paused := 0
+	off := false
+	waiting := func(m *Message) bool {
+		st := m.DisplayStatus()
+		return m.IsActive && (st == StatusScheduled || st == StatusReminded) && m.checkCanChange() == nil
+	}
+	for _, m := range ms {
+		if !waiting(m) {
+			continue
+		}
+		_, err := a.Messages.UpdateMessage(ctx, m.ID, func(m *Message) error {
+			if !waiting(m) {
+				return errNothingToClaim
+			}
+			before := *m
+			m.IsActive, m.UpdatedAt = false, a.Clock.Now()
+			recordEdit(&before, m, MessageUpdate{IsActive: &off}, m.UpdatedAt, ActorClaim)
+			return nil
+		})
+		switch {
+		case err == nil:
+			paused++
+		case !errors.Is(err, errNothingToClaim):
+			a.log().Error("pausing a claimed account's message", "uid", userID, "message", m.ID, "err", err)
+		}
+	}
+	return paused
 }

@@ -69,16 +69,23 @@ func (s stranger) locked(t *testing.T, e *authEnv) {
 	if tok, err := e.Social.SignIn(e.Ctx, mallory, browser); err == nil && tok.User.ID == s.uid {
 		t.Error("the stranger's own GitHub still signs in to the account")
 	}
-	if n, err := e.Store.CountMessages(e.Ctx, s.uid); err != nil || n != 0 {
-		t.Errorf("the stranger's messages: %d, %v", n, err)
+	// The stranger's message stays, paused: never sent unless the owner
+	// resumes it, and nothing lost when the maker was the owner.
+	ms, _, err := e.Store.ListMessages(e.Ctx, core.MessageFilter{Owner: s.uid})
+	if err != nil || len(ms) != 1 || ms[0].IsActive || ms[0].DisplayStatus() != core.StatusPaused {
+		t.Fatalf("the stranger's messages: %+v, %v", ms, err)
+	}
+	events, err := e.Store.ListMessageEvents(e.Ctx, ms[0].ID)
+	if err != nil || len(events) == 0 || events[len(events)-1].Kind != core.EventPaused || events[len(events)-1].Actor != core.ActorClaim {
+		t.Errorf("the paused message's timeline: %+v, %v", events, err)
 	}
 }
 
 // The attack of issue 26: a stranger signs up with the victim's address
 // and never verifies it; the victim signs in with Google, which vouches for
 // the address. The account becomes the victim's alone: nothing the stranger
-// held works any more, the stranger's message is gone, and the address is
-// told.
+// held works any more, the stranger's message is paused, and the address
+// is told.
 func TestProviderClaimsAnUnverifiedAccount(t *testing.T) {
 	testenv.Backends(t, testenv.Config{}, func(t *testing.T, env *testenv.Env) {
 		e := &authEnv{env}
@@ -103,7 +110,7 @@ func TestProviderClaimsAnUnverifiedAccount(t *testing.T) {
 		}
 		mail := e.nextEmail(t, "victim@example.com")
 		for _, want := range []string{"signed in to Sendlater with Google", "Someone had started an account with this address",
-			"every sign-in to it were removed", "The message written in it was deleted unsent", "If that was you, there is nothing to do"} {
+			"every sign-in to it were removed", "The message written in it is paused", "resume it in your dashboard", "If that was you, there is nothing to do"} {
 			if !strings.Contains(mail.Text, want) {
 				t.Errorf("the email lacks %q:\n%s", want, mail.Text)
 			}
@@ -212,7 +219,7 @@ func TestPasswordResetClaimsAnUnverifiedAccount(t *testing.T) {
 		}
 		mail := e.nextEmail(t, "victim@example.com")
 		for _, want := range []string{"You just chose a new password", "Someone had started an account with this address",
-			"its old password and every sign-in to it were removed", "The message written in it was deleted unsent"} {
+			"its old password and every sign-in to it were removed", "The message written in it is paused", "resume it in your dashboard"} {
 			if !strings.Contains(mail.Text, want) {
 				t.Errorf("the email lacks %q:\n%s", want, mail.Text)
 			}

@@ -127,11 +127,11 @@ type ProviderLinkStore interface {
 	// ClaimAccount gives the user userID to the proven owner of their
 	// address (core/claim.go) in one transaction: it applies fn to the
 	// user, given their links (fn's error aborts), stores the user, deletes
-	// every session, access token, provider link, message and the webhook
-	// secret of the user, marks every unused action code of theirs used at
-	// now, and then links l when it is not nil. It returns the user and
-	// the counts of what it deleted (Claimed's Sessions, AccessTokens,
-	// Links, Codes and Messages).
+	// every session, access token, provider link and the webhook secret of
+	// the user, marks every unused action code of theirs used at now, and
+	// then links l when it is not nil. It returns the user and the counts
+	// of what it deleted (Claimed's Sessions, AccessTokens, Links and
+	// Codes). The messages are left to core (pauseClaimed).
 	ClaimAccount(ctx context.Context, userID string, l *ProviderLink, now time.Time,
 		fn func(u *User, links []*ProviderLink) error) (*User, Claimed, error)
 }

@@ -292,8 +292,9 @@ func TestAccountClaimedEmail(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkEmail(t, e, []string{"You just signed in to Sendlater with Google.", "on Sunday, 1 March 2026 at 12:00 UTC",
-		"any password it had and every sign-in to it were removed", "The 2 messages written in it were deleted unsent",
-		"If that was you, there is nothing to do but write your messages again.", "choose one in your settings"}, nil)
+		"any password it had and every sign-in to it were removed", "The 2 messages written in it are paused",
+		"If you wrote them, resume them in your dashboard; if not, delete them.",
+		"If that was you, there is nothing to do but resume your messages.", "choose one in your settings"}, nil)
 	e, err = tm.AccountClaimed(core.AccountClaimedEmail{To: ann, StartedAt: started})
 	if err != nil {
 		t.Fatal(err)

@@ -256,12 +256,6 @@ func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLi
 		}
 		s.changed(tx, userID)
 		prefix := ownerPrefix(userID)
-		for _, k := range prefixKeys(tx.Bucket(bucketMessagesByOwner), prefix) {
-			if err := s.deleteMessage(tx, idAfter(k, len(prefix)+timeKeyLen)); err != nil {
-				return err
-			}
-			c.Messages++
-		}
 		for _, k := range prefixKeys(tx.Bucket(bucketSessionsByUser), prefix) {
 			if err := s.deleteSession(tx, idAfter(k, len(prefix))); err != nil {
 				return err

@@ -172,18 +172,14 @@ func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, f
 }
 
 // ClaimAccount gives the user to the proven owner of their address
-// (core/claim.go), in one transaction. The user's messages are locked in
-// id order before the user's row, as DeleteUser takes them, so that a
-// settlement group (settle.go) and a claim never wait for each other.
+// (core/claim.go), in one transaction; the user's messages are core's to
+// pause after it.
 func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLink, now time.Time,
 	fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, core.Claimed, error) {
 	var u *core.User
 	var c core.Claimed
 	err := s.update(ctx, func(tx pgx.Tx) error {
 		c = core.Claimed{}
-		if _, err := tx.Exec(ctx, "select 1 from messages where owner = $1 order by id for update", userID); err != nil {
-			return err
-		}
 		var links []*core.ProviderLink
 		var err error
 		u, err = s.updateWithLinks(ctx, tx, userID, func(u *core.User, ls []*core.ProviderLink) error {
@@ -205,7 +201,6 @@ func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLi
 			sql  string
 			args []any
 		}{
-			{&c.Messages, "delete from messages where owner = $1", []any{userID}},
 			{&c.Sessions, "delete from sessions where user_id = $1", []any{userID}},
 			{&c.AccessTokens, "delete from access_tokens where user_id = $1", []any{userID}},
 			{nil, "delete from provider_links where user_id = $1", []any{userID}},
@@ -226,6 +221,6 @@ func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLi
 	if err != nil {
 		return nil, core.Claimed{}, err
 	}
-	s.moved(ctx, true, userID) // their messages, sessions and links went
+	s.moved(ctx, true, userID) // their sessions and links went
 	return u, c, nil
 }
