@@ -87,6 +87,9 @@ func errReminderAddressRefused() error {
 // address is left alone.
 func (a *Auth) SendReminderAddressConfirmation(ctx context.Context) error {
 	a.init()
+	if _, err := authorized(ctx, ScopeAccount); err != nil {
+		return err
+	}
 	u, err := a.User(ctx)
 	if err != nil {
 		return err

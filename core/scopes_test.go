@@ -107,6 +107,7 @@ func TestAReadOnlyTokenOnlyReads(t *testing.T) {
 		_, err = e.Auth.Export(ro)
 		refused(t, "Export", err, core.ScopeAccount)
 		refused(t, "SendEmailVerification", e.Auth.SendEmailVerification(ro), core.ScopeAccount)
+		refused(t, "SendReminderAddressConfirmation", e.Auth.SendReminderAddressConfirmation(ro), core.ScopeAccount)
 		refused(t, "ChangePassword", e.Auth.ChangePassword(ro, "another long passphrase 43"), core.ScopeAccount)
 		refused(t, "DeleteAccount", e.Auth.DeleteAccount(ro), core.ScopeAccount)
 		_, err = e.WebhookSecrets.Rotate(ro)
