@@ -192,7 +192,7 @@ func (m *Message) Apply(up MessageUpdate, now time.Time, loc *time.Location) {
 // Postpone moves sendDate to now + the interval. It does nothing, and
 // returns false, when sendDate already falls on that day in loc.
 func (m *Message) Postpone(now time.Time, loc *time.Location) bool {
-	if !m.PostponeMoves(now, loc) { // the one rule: core/postpone_rule.go
+	if !m.PostponeMoves(now, loc) { // the one rule: core/message_postpone_rule.go
 		return false
 	}
 	m.setSendDate(m.PostponeTarget(now, loc))

@@ -172,7 +172,7 @@ func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, f
 }
 
 // ClaimAccount gives the user to the proven owner of their address
-// (core/claim.go), in one transaction. The user's messages are locked in
+// (core/identity_claim.go), in one transaction. The user's messages are locked in
 // id order before the user's row, as DeleteUser takes them, so that a
 // settlement group (settle.go) and a claim never wait for each other.
 func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLink, now time.Time,

@@ -22,7 +22,7 @@ func (e *deliveryEnv) setLadder(tb testing.TB, uid string, steps []string, secon
 	}
 	if second != "" {
 		// The second address agrees to get the reminders: nothing goes
-		// to it before (reminder_address_test.go).
+		// to it before (delivery_reminder_address_test.go).
 		e.ConfirmReminderAddress(tb, strings.TrimSpace(second))
 	}
 	return su
