@@ -75,14 +75,18 @@ lighthouse: tools build
 screenshots: tools build
 	$(call WITH_SERVER,node scripts/screenshots.mjs $$url ../../docs/screenshots)
 
-# vet: go vet, gofmt and staticcheck (the version scripts/ensure-tools.sh pins, in bin/;
-# skipped with one line when it could not be installed)
+# vet: go vet, gofmt, staticcheck (the version scripts/ensure-tools.sh pins, in bin/;
+# skipped with one line when it could not be installed) and the length of Go files (under 400)
 vet:
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './web/ui/node_modules/*')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt: these files are not formatted (gofmt -w them):"; echo "$$unformatted"; exit 1; fi
 	@if [ -x bin/staticcheck ]; then echo "bin/staticcheck ./..."; bin/staticcheck ./...; \
 	else echo "staticcheck skipped: bin/staticcheck is missing (make tools installs it)"; fi
+	@long=$$(for f in $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './web/ui/node_modules/*'); do \
+		case $$f in web/ui/node_modules/*|./web/ui/node_modules/*) continue;; esac; \
+		n=$$(wc -l < $$f); [ $$n -ge 400 ] && echo "$$f: $$n lines (a Go file stays under 400: split it by area)"; done; true); \
+	if [ -n "$$long" ]; then echo "$$long"; exit 1; fi
 
 # Suites that skip (PostgreSQL not reachable) append their notice to
 # SENDLATER_SKIP_LOG; it is printed once after `go test`, which hides it.

@@ -53,7 +53,7 @@ type AdminUsers interface {
 	FindUser(ctx context.Context, idOrEmail string) (*User, error)
 	// SetPlan grants plan with a subscription status, without Stripe.
 	SetPlan(ctx context.Context, idOrEmail string, plan PlanID, status string) (*User, error)
-	// LiftHold ends the user's hold now (core/hold.go), as the author's
+	// LiftHold ends the user's hold now (core/message_hold.go), as the author's
 	// early end does.
 	LiftHold(ctx context.Context, idOrEmail string) (*User, error)
 	CreateUser(ctx context.Context, in NewUser) (*CreatedUser, error)

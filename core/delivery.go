@@ -48,7 +48,7 @@ type Delivery struct {
 	// with.
 	Reminders Reminders
 	// Prices tells the author's plan: a second reminder address is used
-	// while the plan allows one (core/ladder.go).
+	// while the plan allows one (core/delivery_ladder.go).
 	Prices PriceMap
 	// Concurrency bounds the sends in flight; 0: DefaultDeliveryConcurrency.
 	Concurrency int

@@ -18,7 +18,7 @@ type DueSend struct {
 }
 
 // Preview lists what a pass at the given time would send, and sends nothing;
-// what an author's hold keeps back (core/hold.go) is left out.
+// what an author's hold keeps back (core/message_hold.go) is left out.
 func (d *Delivery) Preview(ctx context.Context, at time.Time) ([]DueSend, error) {
 	due, err := d.Messages.DueMessages(ctx, at, 0)
 	if err != nil {

@@ -210,7 +210,7 @@ func (a *Auth) ConfirmPasswordReset(ctx context.Context, code, password string) 
 		return err
 	}
 	// The link proves the address; an account whose maker never did is
-	// given to its owner clean (claim.go).
+	// given to its owner clean (identity_claim.go).
 	switch err := a.claimByReset(ctx, ac, pwHash); {
 	case err == nil:
 		return nil
@@ -252,7 +252,7 @@ func (a *Auth) CheckActionCode(ctx context.Context, code string) (*ActionInfo, e
 
 // ApplyActionCode uses a verifyEmail, recoverEmail or confirmReminderAddress
 // code. verifyEmail marks the address verified; confirmReminderAddress the
-// second reminder address confirmed (reminder_address.go). recoverEmail puts the old address back, ends every
+// second reminder address confirmed (delivery_reminder_address.go). recoverEmail puts the old address back, ends every
 // session and personal access token (someone else may have changed it) and
 // sends a password reset email to the restored address.
 func (a *Auth) ApplyActionCode(ctx context.Context, code string) (*ActionInfo, error) {

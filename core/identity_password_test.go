@@ -71,7 +71,7 @@ func TestPasswordReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The address was never verified: the reset claimed the account
-	// (claim.go), and says so.
+	// (identity_claim.go), and says so.
 	if m := e.nextEmail(t, "ann@example.com"); !strings.Contains(m.Text, "You just chose a new password") {
 		t.Fatalf("after the reset: %q", m.Subject)
 	}

@@ -18,7 +18,7 @@ type ProfileUpdate struct {
 	Timezone *string // an IANA name
 	// ReminderLadder are the reminder steps added to the 10-day default
 	// ("3d", "1d", "2h"); ReminderAddress the second reminder address
-	// (Pro and Business), or empty to remove it (core/ladder.go).
+	// (Pro and Business), or empty to remove it (core/delivery_ladder.go).
 	ReminderLadder  *[]string
 	ReminderAddress *string
 }

@@ -11,7 +11,7 @@ import (
 // web server, the TUI) works the same whichever it is given. Who acts is in
 // ctx (WithIdentity); a method that needs someone and finds no one answers
 // auth/invalid-user-token; a personal access token without the scope a method
-// needs (core/scopes.go) answers auth/insufficient-scope.
+// needs (core/identity_scopes.go) answers auth/insufficient-scope.
 
 // Messages is what a signed-in author does with their own messages. Another
 // user's message is message/not-found.
@@ -36,7 +36,7 @@ type Messages interface {
 	Preview(ctx context.Context, in MessageInput) ([]EmailPreview, error)
 	PreviewMessage(ctx context.Context, id string, up MessageUpdate) ([]EmailPreview, error)
 	SendTest(ctx context.Context, id string) (int, error)
-	// Hold holds all the author's messages until until (core/hold.go);
+	// Hold holds all the author's messages until until (core/message_hold.go);
 	// EndHold ends the hold now. Both return the session user.
 	Hold(ctx context.Context, until time.Time) (*SessionUser, error)
 	EndHold(ctx context.Context) (*SessionUser, error)

@@ -13,7 +13,7 @@ import (
 )
 
 // holdView is "Hold everything": a date until which nothing of the author
-// is delivered or reminded, set, moved or ended early (core/hold.go).
+// is delivered or reminded, set, moved or ended early (core/message_hold.go).
 type holdView struct {
 	date   textinput.Model
 	err    string // the server's message about the date

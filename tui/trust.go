@@ -1,8 +1,8 @@
 package tui
 
 // Issue 13 in the terminal: the preview of each recipient's email and the
-// test send (core/test_send.go), the delivery timeline (core/events.go) and
-// the author's hold (core/hold.go), each a call of core.Messages in a
+// test send (core/delivery_test_send.go), the delivery timeline (core/message_events.go) and
+// the author's hold (core/message_hold.go), each a call of core.Messages in a
 // tea.Cmd, the same on the local store and over the API.
 
 import (

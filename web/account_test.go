@@ -70,7 +70,7 @@ func TestPasswordResetByEmail(t *testing.T) {
 	}
 	a.fail(nil, 422, core.EWeakPassword, "POST", "/api/auth/password-reset/confirm", "", map[string]string{"oobCode": code, "password": "123456789"})
 	a.ok(nil, 200, "POST", "/api/auth/password-reset/confirm", "", map[string]string{"oobCode": code, "password": "the new passphrase"}, nil)
-	a.email("ann@example.com") // never verified: the reset claimed the account (core/claim.go)
+	a.email("ann@example.com") // never verified: the reset claimed the account (core/identity_claim.go)
 	a.fail(nil, 401, core.EInvalidToken, "GET", "/api/me", tok.IDToken, nil)
 	a.fail(nil, 400, core.EInvalidActionCode, "POST", "/api/auth/password-reset/confirm", "", map[string]string{"oobCode": code, "password": "another passphrase"})
 	a.signIn(nil, "ann@example.com", "the new passphrase")

@@ -7,7 +7,7 @@ import (
 )
 
 // The one-click refusals (RFC 8058): a delivery email's and every email's
-// to a second reminder address (core/reminder_address.go), of every further
+// to a second reminder address (core/delivery_reminder_address.go), of every further
 // email to its address, and a test email's, of further test emails to its
 // address (core.RefusalKind, from the token). The link,
 // <base_url>/unsubscribe/<token>, is both the List-Unsubscribe target, which

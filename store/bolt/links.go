@@ -238,7 +238,7 @@ func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, f
 }
 
 // ClaimAccount gives the user to the proven owner of their address
-// (core/claim.go), in one transaction. The action codes have no index by
+// (core/identity_claim.go), in one transaction. The action codes have no index by
 // user: they are read whole, which they are few enough for (each expires
 // within days, and the sweeper deletes it) at an event this rare.
 func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLink, now time.Time,

@@ -172,8 +172,8 @@ func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, f
 }
 
 // ClaimAccount gives the user to the proven owner of their address
-// (core/claim.go), in one transaction; the user's messages are core's to
-// pause after it.
+// (core/identity_claim.go), in one transaction; the user's messages are
+// core's to pause after it.
 func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLink, now time.Time,
 	fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, core.Claimed, error) {
 	var u *core.User

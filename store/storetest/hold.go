@@ -7,7 +7,7 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-// testUserHold: the author's hold (core/hold.go) is kept with the user,
+// testUserHold: the author's hold (core/message_hold.go) is kept with the user,
 // read back by id and by email, and cleared.
 func testUserHold(t *testing.T, s Stores) {
 	u := MustCreateUser(t, s, "ada@example.com")
@@ -44,8 +44,8 @@ func testUserHold(t *testing.T, s Stores) {
 }
 
 // testUserReminderLadder: the reminder ladder and the second reminder
-// address (core/ladder.go), with when it was asked to confirm and when it
-// confirmed (core/reminder_address.go), are kept with the user, read back
+// address (core/delivery_ladder.go), with when it was asked to confirm and when it
+// confirmed (core/delivery_reminder_address.go), are kept with the user, read back
 // by id and by email, and cleared.
 func testUserReminderLadder(t *testing.T, s Stores) {
 	u := MustCreateUser(t, s, "ada@example.com")

@@ -175,3 +175,80 @@ func testListUsers(t *testing.T, s Stores) {
 		t.Fatalf("ListUsers by unknown email = %v, total %d", none, total)
 	}
 }
+
+func testContacts(t *testing.T, s Stores) {
+	var want []string // newest first
+	for i := range 3 {
+		s.Clock.Add(time.Minute)
+		c := &core.ContactSubmission{Name: "Ada", Email: "ada@example.com", Message: "hello " + string(rune('a'+i)), CreatedAt: s.Clock.Now()}
+		must(t, s.Contacts.CreateContact(ctx, c))
+		if c.ID == "" {
+			t.Fatal("CreateContact left the id empty")
+		}
+		want = append([]string{c.ID}, want...)
+	}
+	all, err := s.Contacts.ListContacts(ctx, 0)
+	must(t, err)
+	if len(all) != 3 || all[0].ID != want[0] || all[2].ID != want[2] || all[0].Message != "hello c" || all[0].Email != "ada@example.com" {
+		t.Fatalf("ListContacts = %+v, want ids %v", all, want)
+	}
+	two, err := s.Contacts.ListContacts(ctx, 2)
+	must(t, err)
+	if len(two) != 2 || two[1].ID != want[1] {
+		t.Fatalf("ListContacts(2) = %+v", two)
+	}
+}
+
+func testDeleteUserCascades(t *testing.T, s Stores) {
+	a := MustCreateUser(t, s, "ada@example.com")
+	b := MustCreateUser(t, s, "bob@example.com")
+	var am []*core.Message
+	for range 3 {
+		am = append(am, MustCreateMessage(t, s, a.ID, core.Interval1M))
+	}
+	bm := MustCreateMessage(t, s, b.ID, core.Interval1M)
+	as, bs := MustCreateSession(t, s, a.ID), MustCreateSession(t, s, b.ID)
+	at, bt := MustCreateAccessToken(t, s, a.ID, "a"), MustCreateAccessToken(t, s, b.ID, "b")
+
+	must(t, s.Users.DeleteUser(ctx, a.ID))
+
+	for _, m := range am {
+		_, err := s.Messages.FindMessageByID(ctx, m.ID)
+		wantCode(t, err, core.EMessageNotFound)
+	}
+	n, err := s.Messages.CountMessages(ctx, a.ID)
+	must(t, err)
+	if n != 0 {
+		t.Fatalf("CountMessages of a deleted user = %d", n)
+	}
+	list, total, err := s.Messages.ListMessages(ctx, core.MessageFilter{})
+	must(t, err)
+	wantIDs(t, "all messages", list, bm.ID)
+	if total != 1 {
+		t.Fatalf("total = %d", total)
+	}
+	wantDue(t, s, bm.SendDate.AddDate(1, 0, 0), bm.ID)
+	wantReminders(t, s, bm.SendDate.AddDate(1, 0, 0), bm.ID)
+	_, err = s.Sessions.FindSessionByID(ctx, as.ID)
+	wantCode(t, err, core.ENotFound)
+	_, _, err = s.Sessions.FindSessionByRefreshHash(ctx, as.RefreshHash)
+	wantCode(t, err, core.ENotFound)
+	_, err = s.Tokens.FindAccessTokenByHash(ctx, at.Hash)
+	wantCode(t, err, core.ETokenNotFound)
+	tokens, err := s.Tokens.ListAccessTokens(ctx, a.ID)
+	must(t, err)
+	if len(tokens) != 0 {
+		t.Fatalf("tokens of a deleted user: %v", tokens)
+	}
+
+	// Bob keeps everything.
+	_, err = s.Messages.FindMessageByID(ctx, bm.ID)
+	must(t, err)
+	_, err = s.Sessions.FindSessionByID(ctx, bs.ID)
+	must(t, err)
+	_, err = s.Tokens.FindAccessTokenByHash(ctx, bt.Hash)
+	must(t, err)
+
+	// The address is free for a new account.
+	MustCreateUser(t, s, "Ada@example.com")
+}

@@ -1,4 +1,4 @@
-// What every front end says of a postpone (core/postpone_rule.go: PostponeNoEffect, PostponedTo;
+// What every front end says of a postpone (core/message_postpone_rule.go: PostponeNoEffect, PostponedTo;
 // web's TestPostponeWordsMatchCore holds these to them), the date as each front end shows dates.
 
 /** Where a postpone would not move the date: the disabled button's reason. */

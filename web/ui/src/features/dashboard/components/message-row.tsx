@@ -61,7 +61,7 @@ export function MessageRow({
   // A message on its way or delivered can no longer change.
   const settled = message.status === "delivered" || message.status === "sending";
   useRenderAt(message.postponeBlockedUntil);
-  // The server's rule (core/postpone_rule.go): made or postponed today, a postpone moves nothing.
+  // The server's rule (core/message_postpone_rule.go): made or postponed today, a postpone moves nothing.
   const cannotPostpone =
     postponeBlockers[message.status] ??
     (postponeBlocked(message.postponeBlockedUntil) ? postponeNoEffect(formatDate(message.sendDate)) : undefined);

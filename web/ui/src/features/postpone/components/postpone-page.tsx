@@ -51,7 +51,7 @@ export function PostponePage({ id, code }: { id: string; code: string }) {
   }
 
   const { view, busy } = state;
-  // The server's rule (core/postpone_rule.go): a postpone today may move nothing.
+  // The server's rule (core/message_postpone_rule.go): a postpone today may move nothing.
   const blocked = postponeBlocked(view.postponeBlockedUntil);
   const postpone = async () => {
     setState({ kind: "ready", view, busy: true });

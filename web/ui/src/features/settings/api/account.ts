@@ -37,7 +37,7 @@ export const startReauth = (provider: string) => api<{ url: string }>(`auth/reau
 
 export const getMe = () => api<SessionUser>("me");
 
-/** What a personal access token may do (core/scopes.go; docs/api.md, Access token scopes). */
+/** What a personal access token may do (core/identity_scopes.go; docs/api.md, Access token scopes). */
 export type TokenScope = "messages:read" | "messages:write" | "account";
 
 /**

@@ -38,20 +38,20 @@ type User struct {
 	UpdatedAt    time.Time
 	// HoldSince and HoldUntil are the author's hold ("pause all my
 	// messages until"): nothing of theirs is delivered or reminded from
-	// HoldSince until HoldUntil (core/hold.go). Zero: never held. Kept after
+	// HoldSince until HoldUntil (core/message_hold.go). Zero: never held. Kept after
 	// the hold ends, so a pass that ran only after it still knows it.
 	HoldSince time.Time
 	HoldUntil time.Time
 	// ReminderLadder are the reminder steps the user added to the 10-day
 	// default; ReminderAddress, when set, is a second address that gets
-	// the reminders only (Pro and Business; core/ladder.go). Sealed at rest.
+	// the reminders only (Pro and Business; core/delivery_ladder.go). Sealed at rest.
 	ReminderLadder  Ladder
 	ReminderAddress string
 	// ReminderAddressAskedAt is when the second address was last asked to
 	// confirm (zero: never, as for an address set before confirmation
 	// existed); ReminderAddressConfirmedAt when it followed the link (zero:
 	// not confirmed). Setting another address clears both: the new one is
-	// asked (core/reminder_address.go).
+	// asked (core/delivery_reminder_address.go).
 	ReminderAddressAskedAt     time.Time
 	ReminderAddressConfirmedAt time.Time
 }

@@ -14,7 +14,7 @@ type Identity struct {
 	UserID    string
 	SessionID string // the session of an ID token; empty otherwise
 	TokenID   string // the personal access token, if that is how
-	// Scopes are what the access token may do (core/scopes.go); a session
+	// Scopes are what the access token may do (core/identity_scopes.go); a session
 	// or an operator may do anything, whatever Scopes says.
 	Scopes   []string
 	AuthTime time.Time // last sign-in or re-auth of the session; zero otherwise

@@ -58,7 +58,7 @@ type AccessToken struct {
 	Hash       string
 	CreatedAt  time.Time
 	LastUsedAt time.Time
-	// Scopes are what the token may do (core/scopes.go); nil for a token
+	// Scopes are what the token may do (core/identity_scopes.go); nil for a token
 	// made before tokens had scopes, which keeps every scope.
 	Scopes []string
 }

@@ -125,7 +125,7 @@ type ProviderLinkStore interface {
 	UnlinkProvider(ctx context.Context, userID, provider string, fn func(u *User, links []*ProviderLink) error) (*User, error)
 	UpdateProviderLink(ctx context.Context, provider, subject string, fn func(l *ProviderLink) error) (*ProviderLink, error)
 	// ClaimAccount gives the user userID to the proven owner of their
-	// address (core/claim.go) in one transaction: it applies fn to the
+	// address (core/identity_claim.go) in one transaction: it applies fn to the
 	// user, given their links (fn's error aborts), stores the user, deletes
 	// every session, access token, provider link and the webhook secret of
 	// the user, marks every unused action code of theirs used at now, and

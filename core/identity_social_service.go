@@ -23,7 +23,7 @@ func errAccountExists() error {
 //     provider gave no email);
 //   - an account with the profile's email is linked only when the provider
 //     asserts the email verified; otherwise EAccountExists. An account
-//     whose own address was never verified is claimed instead (claim.go);
+//     whose own address was never verified is claimed instead (identity_claim.go);
 //   - without an email (X) the person is asked for one: EEmailRequired,
 //     then SignUpWithEmail;
 //   - otherwise a new account is made, its email verified when the provider
