@@ -122,3 +122,47 @@ func TestFileTransportRejectsEmptyEmail(t *testing.T) {
 		}
 	}
 }
+
+// TestFileTransportLogsTheLinks: in outbox mode the log line of each email
+// gives its links decoded (issue 28: reading a verification link took a
+// quoted-printable decoder, "oobCode=3D..."), through the server's masking
+// handler without mangling them, the recipient masked, and the first line
+// says why links are logged.
+func TestFileTransportLogsTheLinks(t *testing.T) {
+	dir := t.TempDir()
+	var logs bytes.Buffer
+	o, err := mailer.NewFileTransport(dir, sender,
+		slog.New(core.NewMaskingHandler(slog.NewTextHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := "http://127.0.0.1:8080/firebase-action?mode=verifyEmail&oobCode=" + strings.Repeat("Ab3_-", 16) + "&lang=en"
+	e := sampleEmail()
+	e.Text = "Dear Ann,\n\nConfirm your address (" + verify + ").\n\nNot you? https://sendlater.example/refuse?email=ann@example.com&code=9.\n"
+	for range 2 {
+		if err := o.Send(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.eml"))
+	raw, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(raw), "oobCode=3D") {
+		t.Fatalf("the .eml is not quoted-printable as assumed:\n%s", raw)
+	}
+
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d log lines, want 2:\n%s", len(lines), logs.String())
+	}
+	wantLinks := `links="[` + verify + ` https://sendlater.example/refuse?email=a***@example.com&code=9]"`
+	for i, l := range lines {
+		if !strings.Contains(l, `level=INFO msg="email written to the outbox"`) || !strings.Contains(l, wantLinks) ||
+			!strings.Contains(l, "to=a***@example.com") || strings.Contains(l, "=3D") || strings.Contains(l, "ann@") {
+			t.Errorf("log line %d:\n%s\nwant %s, the recipient masked", i, l, wantLinks)
+		}
+		note := strings.Contains(l, "outbox mode: links are logged so you can follow them; configure mail.smtp.host to send")
+		if note != (i == 0) {
+			t.Errorf("log line %d has the note: %v, want it on the first line only:\n%s", i, note, l)
+		}
+	}
+}

@@ -29,7 +29,7 @@ func newAuditListCmd(a *app) *cobra.Command {
 			var from time.Time
 			if since != "" {
 				var err error
-				if from, err = cli.ParseWhen(since, time.Now()); err != nil {
+				if from, err = cli.ParseSince(since, time.Now()); err != nil {
 					return usageError{err}
 				}
 			}
@@ -47,7 +47,7 @@ func newAuditListCmd(a *app) *cobra.Command {
 			return cli.PrintTable(a.stdout, []string{"WHEN", "WHO", "ACTION", "TARGET", "DETAIL"}, rows)
 		}),
 	}
-	cmd.Flags().StringVar(&since, "since", "", "only entries from this time (RFC 3339, \"2026-04-01 09:30\", -24h)")
+	cmd.Flags().StringVar(&since, "since", "", "only entries from this time (TIME: RFC 3339, \"2026-04-01 09:30\" (UTC), 2026-04-01, now, +30d, +36h, -24h; 7d is 7 days ago)")
 	cmd.Flags().IntVar(&limit, "limit", 0, "list at most this many (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

@@ -17,13 +17,15 @@ func newBackupCmd(a *app) *cobra.Command {
 		Long: "Write a consistent copy of the store to FILE. While `sendlater serve` runs the copy\n" +
 			"is taken through its admin socket without stopping it. To restore, stop the server and\n" +
 			"replace <data_dir>/sendlater.db with the copy (keep the same encryption key).",
-		Args: cobra.ExactArgs(1),
+		Args: useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminDelivery) error {
 			dst := args[0]
 			// Write beside the target and rename, so FILE is never a partial copy.
 			f, err := os.CreateTemp(filepath.Dir(dst), ".sendlater-backup-*")
 			if err != nil {
-				return err
+				// The temporary file's name means nothing to the reader:
+				// say which directory could not take the copy, and why.
+				return fmt.Errorf("cannot write %s: the directory %s %s", dst, filepath.Dir(dst), fsReason(err))
 			}
 			defer os.Remove(f.Name())
 			n, err := admin.Backup(cmd.Context(), f)

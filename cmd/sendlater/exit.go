@@ -84,7 +84,10 @@ func markUsage(cmd *cobra.Command) {
 // (request/validation). A bad configuration is a failure (1), not usage.
 func isUsage(err error) bool {
 	var u usageError
-	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {
+	// cobra checks required flags itself and returns its own error, not
+	// through the flag error function: `login` without --server.
+	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") ||
+		strings.HasPrefix(err.Error(), "required flag(s)") {
 		return true
 	}
 	return core.ErrorCode(err) == core.EValidation
@@ -97,7 +100,14 @@ func errorText(err error) string {
 	if !errors.As(err, &e) {
 		return err.Error()
 	}
-	s := e.Message + " (" + e.Code + ")"
+	msg := e.Message
+	if e.Code == core.EValidation && len(e.Fields) > 0 {
+		// core's message speaks to a form ("Please check the highlighted
+		// fields."); a terminal highlights nothing, the lines below name
+		// each field and its rule.
+		msg = "invalid input"
+	}
+	s := msg + " (" + e.Code + ")"
 	keys := make([]string, 0, len(e.Fields))
 	for k := range e.Fields {
 		keys = append(keys, k)
@@ -107,4 +117,41 @@ func errorText(err error) string {
 		s += fmt.Sprintf("\n  %s: %s", k, e.Fields[k])
 	}
 	return s
+}
+
+// useArgs checks a command's arguments against the words of its Use line
+// ("show ID", "set-plan ID|EMAIL starter|pro|business", "sync-billing
+// [ID|EMAIL]"), so that a missing or extra argument is named with the usage:
+// "missing ID: sendlater messages show ID" rather than cobra's "accepts 1
+// arg(s), received 0".
+func useArgs(c *cobra.Command, args []string) error {
+	var required, optional []string
+	flagValue := false
+	for _, w := range strings.Fields(c.Use)[1:] {
+		wasFlag := flagValue
+		flagValue = strings.HasPrefix(w, "-")
+		switch {
+		case flagValue, wasFlag: // a flag, or its value ("--at TIME")
+		case strings.HasPrefix(w, "["):
+			if !strings.HasPrefix(w, "[-") {
+				optional = append(optional, strings.Trim(w, "[]"))
+			}
+		case strings.HasSuffix(w, "]"): // the value of an optional flag: "[--since TIME]"
+		default:
+			if strings.ToUpper(w[:1]) == w[:1] || strings.Contains(w, "|") {
+				required = append(required, w)
+			}
+		}
+	}
+	usage := c.CommandPath()
+	if rest, ok := strings.CutPrefix(c.Use, c.Name()); ok {
+		usage += rest
+	}
+	if len(args) < len(required) {
+		return usagef("missing %s: %s", strings.Join(required[len(args):], " and "), usage)
+	}
+	if len(args) > len(required)+len(optional) {
+		return usagef("unexpected argument %q: %s", args[len(required)+len(optional)], usage)
+	}
+	return nil
 }

@@ -25,7 +25,7 @@ func TestUsersShowAndLiftHold(t *testing.T) {
 	startServer(t, dir)
 
 	r := mustRun(t, dir, "users", "show", "ada@example.com")
-	if !strings.Contains(r.stdout, "on hold until "+until.Format("2006-01-02T15:04:05Z")) {
+	if !strings.Contains(r.stdout, "on hold until "+until.Format("2006-01-02 15:04 UTC")) {
 		t.Fatalf("users show of a held user:\n%s", r.stdout)
 	}
 	r = mustRun(t, dir, "users", "lift-hold", "ada@example.com")

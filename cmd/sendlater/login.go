@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/cli"
 	"github.com/sendlater/sendlater/web"
 )
 
@@ -43,7 +44,7 @@ func (l *login) tokenAsListed() string {
 	if l.TokenName == "" {
 		return fmt.Sprintf("%q (probably; its id is %s)", loginTokenName(), l.TokenID)
 	}
-	return fmt.Sprintf("%q (made on %s)", l.TokenName, l.TokenCreatedAt.Local().Format("2 January 2006 at 15:04 MST"))
+	return fmt.Sprintf("%q (made on %s)", l.TokenName, cli.When(l.TokenCreatedAt))
 }
 
 // loginTokenName is the name login gives the access token it makes on this

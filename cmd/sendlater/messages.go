@@ -78,7 +78,7 @@ func newMessagesListCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&user, "user", "", "only this user's messages (id or email)")
 	cmd.Flags().StringVar(&status, "status", "", "only messages in this status: scheduled, reminded, sending, delivered, failed or paused")
-	cmd.Flags().StringVar(&dueBefore, "due-before", "", "only messages whose delivery date is before this time (RFC 3339, \"2026-04-01 09:30\", +720h)")
+	cmd.Flags().StringVar(&dueBefore, "due-before", "", "only messages whose delivery date is before this time (TIME: RFC 3339, \"2026-04-01 09:30\" (UTC), 2026-04-01, now, +30d, +36h, -24h)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&reveal, "reveal", false, "include message bodies in --json")
 	cmd.Flags().IntVar(&limit, "limit", 0, "list at most this many (0: all)")
@@ -91,7 +91,7 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one message (the body only with --reveal)",
-		Args:  cobra.ExactArgs(1),
+		Args:  useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			m, err := admin.FindMessage(cmd.Context(), args[0])
 			if err != nil {

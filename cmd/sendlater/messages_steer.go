@@ -17,7 +17,7 @@ func newMessagesRescheduleCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reschedule ID --at TIME",
 		Short: "Move a message's delivery date (reminders start over; a failed message is retried)",
-		Args:  cobra.ExactArgs(1),
+		Args:  useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			if at == "" {
 				return usagef("--at is required, e.g. --at 2026-04-01T09:30:00Z or --at +48h")
@@ -34,7 +34,7 @@ func newMessagesRescheduleCmd(a *app) *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().StringVar(&at, "at", "", "the new delivery time (RFC 3339, \"2026-04-01 09:30\" UTC, 2026-04-01, +48h)")
+	cmd.Flags().StringVar(&at, "at", "", "the new delivery time (TIME: RFC 3339, \"2026-04-01 09:30\" (UTC), 2026-04-01, now, +30d, +36h, -24h)")
 	return cmd
 }
 
@@ -42,7 +42,7 @@ func newMessagesDeliverNowCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "deliver-now ID",
 		Short: "Make a message due now and run a delivery pass",
-		Args:  cobra.ExactArgs(1),
+		Args:  useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminDelivery) error {
 			m, res, err := admin.DeliverNow(cmd.Context(), args[0])
 			if err != nil {
@@ -68,7 +68,7 @@ func newMessagesSetActiveCmd(a *app, active bool) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args:  useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			m, err := admin.SetMessageActive(cmd.Context(), args[0], active)
 			if err != nil {
@@ -84,7 +84,7 @@ func newMessagesPostponeCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "postpone ID",
 		Short: "Postpone a message by its interval from today, as its author's Postpone does",
-		Args:  cobra.ExactArgs(1),
+		Args:  useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			before, err := admin.FindMessage(cmd.Context(), args[0])
 			if err != nil {
@@ -110,7 +110,7 @@ func newMessagesDeleteCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "delete ID",
 		Short: "Delete a message that is not being sent",
-		Args:  cobra.ExactArgs(1),
+		Args:  useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminMessages) error {
 			if err := admin.DeleteMessage(cmd.Context(), args[0]); err != nil {
 				return err

@@ -31,7 +31,7 @@ func newSendDueCmd(a *app) *cobra.Command {
 				if at != "" {
 					var err error
 					if by, err = cli.ParseWhen(at, by); err != nil {
-						return err
+						return usageError{fmt.Errorf("--at: %w", err)}
 					}
 				}
 				due, err := admin.PreviewDue(cmd.Context(), by)
@@ -52,7 +52,7 @@ func newSendDueCmd(a *app) *cobra.Command {
 				if err := cli.PrintTable(a.stdout, []string{"KIND", "MESSAGE", "TO", "DUE"}, rows); err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stderr, "dry run: %d emails would be sent by %s; nothing was sent\n", len(due), by.UTC().Format(time.RFC3339))
+				fmt.Fprintf(a.stderr, "dry run: %d emails would be sent by %s; nothing was sent\n", len(due), cli.When(by))
 				return nil
 			}
 			res, err := admin.SendDue(cmd.Context())
@@ -77,7 +77,7 @@ func newSendDueCmd(a *app) *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be sent, send nothing")
-	cmd.Flags().StringVar(&at, "at", "", "with --dry-run: list what is due by this time (RFC 3339, \"2026-04-01 09:30\", +36h)")
+	cmd.Flags().StringVar(&at, "at", "", "with --dry-run: list what is due by this time (TIME: RFC 3339, \"2026-04-01 09:30\" (UTC), 2026-04-01, now, +30d, +36h, -24h)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

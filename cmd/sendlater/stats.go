@@ -48,23 +48,23 @@ func newStatsCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&since, "since", "7d", "first day shown: a day (2026-01-31, UTC) or a number of days back (7d: today and the 6 days before)")
+	cmd.Flags().StringVar(&since, "since", "7d", "first day shown: a number of days back (7d: today and the 6 days before) or a TIME (RFC 3339, \"2026-04-01 09:30\" (UTC), 2026-04-01, -36h)")
 	return cmd
 }
 
 // statsSince reads --since: Nd (today and the N-1 days before, N at least
-// 1), or a day or time ParseWhen reads.
+// 1), or a day or time ParseSince reads.
 func statsSince(s string, now time.Time) (time.Time, error) {
 	if n, ok := strings.CutSuffix(strings.TrimSpace(s), "d"); ok {
 		days, err := strconv.Atoi(n)
 		if err != nil || days < 1 || days > 36600 {
-			return time.Time{}, fmt.Errorf("--since %q: a number of days must be between 1 and 36600, e.g. 7d", s)
+			return time.Time{}, usagef("--since %q: a number of days must be between 1 and 36600, e.g. 7d", s)
 		}
 		return now.UTC().AddDate(0, 0, 1-days), nil
 	}
-	t, err := cli.ParseWhen(s, now)
+	t, err := cli.ParseSince(s, now)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("--since: %w", err)
+		return time.Time{}, usageError{fmt.Errorf("--since: %w", err)}
 	}
 	return t, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -131,6 +132,9 @@ func (a *app) openStore(ctx context.Context, mode openMode) (store, []byte, erro
 		if err := privateDir(a.cfg.DataDir); err != nil {
 			return nil, nil, err
 		}
+		if err := writableDir(a.cfg.DataDir); err != nil {
+			return nil, nil, err
+		}
 	} else {
 		if d.missing != nil && d.missing(where) {
 			return nil, nil, a.noStore(where, nil)
@@ -246,6 +250,35 @@ func privateDir(dir string) error {
 			"run `chmod 700 %s` as its owner, or choose another data_dir", dir, fi.Mode().Perm(), err, dir)
 	}
 	return nil
+}
+
+// writableDir refuses a data directory this process cannot write in, in
+// those words: the key file, the store and the admin socket are made there,
+// and the first to fail would otherwise report a temporary file's name.
+func writableDir(dir string) error {
+	f, err := os.CreateTemp(dir, ".sendlater-write-check-*")
+	if err != nil {
+		return fmt.Errorf("data_dir %s is not writable (%s): `sendlater serve` keeps the store, its encryption key "+
+			"and the admin socket there; make it writable by the user running the server, or choose another "+
+			"data_dir (--data-dir, SENDLATER_DATA_DIR)", dir, fsReason(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// fsReason is the reason of a file system error without the path it
+// carries (a temporary name, or the path the message already names):
+// "permission denied", "does not exist".
+func fsReason(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "does not exist"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // encryptionKey returns the key from config, else from the key file,

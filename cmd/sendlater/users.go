@@ -96,7 +96,7 @@ func newUsersShowCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show ID|EMAIL",
 		Short: "Show one user",
-		Args:  cobra.ExactArgs(1),
+		Args:  useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			u, err := admin.FindUser(cmd.Context(), args[0])
 			if err != nil {
@@ -110,7 +110,7 @@ func newUsersShowCmd(a *app) *cobra.Command {
 }
 
 // created is when u signed up, as the tables show it.
-func created(u *core.User) string { return u.CreatedAt.UTC().Format("2006-01-02T15:04:05Z") }
+func created(u *core.User) string { return cli.When(u.CreatedAt) }
 
 func (a *app) printUser(u *core.User, asJSON bool) error {
 	v := web.NewUserJSON(u, a.cfg.prices())
@@ -154,14 +154,13 @@ func (a *app) reminderAddressText(u *core.User) string {
 
 // holdText is the user's hold as users show prints it.
 func holdText(u *core.User, now time.Time) string {
-	const layout = "2006-01-02T15:04:05Z"
 	switch {
 	case u.HoldUntil.IsZero():
 		return "-"
 	case u.HeldAt(now):
-		return "on hold until " + u.HoldUntil.UTC().Format(layout) + " (since " + u.HoldSince.UTC().Format(layout) + "; users lift-hold ends it)"
+		return "on hold until " + cli.When(u.HoldUntil) + " (since " + cli.When(u.HoldSince) + "; users lift-hold ends it)"
 	}
-	return "- (the last ended " + u.HoldUntil.UTC().Format(layout) + ")"
+	return "- (the last ended " + cli.When(u.HoldUntil) + ")"
 }
 
 func newUsersLiftHoldCmd(a *app) *cobra.Command {
@@ -172,7 +171,7 @@ func newUsersLiftHoldCmd(a *app) *cobra.Command {
 		Long: "End a user's hold (\"pause all my messages until\") now, as the author's \"End hold\" does:\n" +
 			"each message the hold kept back gets a fresh reminder cycle from now (the reminder now,\n" +
 			"the delivery 10 days later), never an immediate delivery.",
-		Args: cobra.ExactArgs(1),
+		Args: useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			u, err := admin.LiftHold(cmd.Context(), args[0])
 			if err != nil {
@@ -193,7 +192,7 @@ func newUsersSetPlanCmd(a *app) *cobra.Command {
 		Short: "Grant a plan without Stripe",
 		Long: "Grant a plan without Stripe. The user's plan becomes active with --status active (the default)\n" +
 			"or trialing; any other status leaves it inactive. Granting starter removes any plan.",
-		Args: cobra.ExactArgs(2),
+		Args: useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			u, err := admin.SetPlan(cmd.Context(), args[0], core.PlanID(args[1]), status)
 			if err != nil {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/user"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,7 +39,7 @@ func newUsersCreateCmd(a *app) *cobra.Command {
 		Long: "Create a user. Without --password-stdin it prints a one-time link (valid for one hour) with\n" +
 			"which the user chooses a password, then signs in with it; send it to them. With --password-stdin the\n" +
 			"first line of standard input is the password (the sign-up rules apply).",
-		Args: cobra.ExactArgs(1),
+		Args: useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			in := core.NewUser{Email: args[0], Name: name}
 			if passwordStdin {
@@ -81,7 +80,7 @@ func newUsersSetDisabledCmd(a *app, disabled bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args:  useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			u, err := admin.SetUserDisabled(cmd.Context(), args[0], disabled)
 			if err != nil {
@@ -108,7 +107,7 @@ func newUsersDeleteCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "delete ID|EMAIL --yes",
 		Short: "Delete a user with every message, session and access token (cannot be undone)",
-		Args:  cobra.ExactArgs(1),
+		Args:  useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			if !yes {
 				return usagef("deleting %s cannot be undone: add --yes to confirm", args[0])
@@ -128,7 +127,7 @@ func newUsersExportCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "export ID|EMAIL",
 		Short: "Print everything stored about a user as JSON (the user's own export)",
-		Args:  cobra.ExactArgs(1),
+		Args:  useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
 			x, err := admin.ExportUser(cmd.Context(), args[0])
 			if err != nil {
@@ -145,5 +144,5 @@ func disabledText(u *core.User) string {
 		return "no"
 	}
 	return fmt.Sprintf("yes, since %s: sign-in refused, %d messages held paused until enabled",
-		u.DisabledAt.UTC().Format(time.RFC3339), len(u.HeldMessages))
+		cli.When(u.DisabledAt), len(u.HeldMessages))
 }

@@ -16,7 +16,7 @@ func newUsersSyncBillingCmd(a *app) *cobra.Command {
 		Long: "Re-read from Stripe the subscriptions of one user, or of every user with a Stripe customer,\n" +
 			"store each user's current price and status, and print them beside what was stored before.\n" +
 			"It stops at the first failure. Webhooks do this as events arrive; this is for a missed one.",
-		Args: cobra.MaximumNArgs(1),
+		Args: useArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminBilling) error {
 			who := ""
 			if len(args) == 1 {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,30 +15,62 @@ import (
 
 // ParseWhen reads a time typed by a person: RFC 3339, a date and time
 // ("2026-04-01 09:30", UTC), a date (midnight UTC), "now", or an offset from
-// now ("+36h", "-24h").
+// now: "+36h", "+30d", "-24h", "-7d" (d is a day of 24 hours). An offset
+// without a sign ("7d") is in the future; ParseSince reads it as the past.
 func ParseWhen(s string, now time.Time) (time.Time, error) {
+	return parseWhen(s, now, 1)
+}
+
+// ParseSince is ParseWhen for a flag that looks back (--since): an offset
+// without a sign ("7d", "24h") is before now.
+func ParseSince(s string, now time.Time) (time.Time, error) {
+	return parseWhen(s, now, -1)
+}
+
+func parseWhen(s string, now time.Time, unsigned time.Duration) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "now" {
 		return now, nil
 	}
-	if rest, ok := strings.CutPrefix(s, "+"); ok {
-		d, err := time.ParseDuration(rest)
-		if err == nil {
-			return now.Add(d), nil
-		}
+	sign, rest := unsigned, s
+	if r, ok := strings.CutPrefix(s, "+"); ok {
+		sign, rest = 1, r
+	} else if r, ok := strings.CutPrefix(s, "-"); ok {
+		sign, rest = -1, r
 	}
-	if rest, ok := strings.CutPrefix(s, "-"); ok {
-		d, err := time.ParseDuration(rest)
-		if err == nil {
-			return now.Add(-d), nil
-		}
+	if d, err := ParseDuration(rest); err == nil {
+		return now.Add(sign * d), nil
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("cannot read the time %q: use RFC 3339 (2026-04-01T09:30:00Z), \"2026-04-01 09:30\" (UTC), 2026-04-01, now, +36h or -24h", s)
+	return time.Time{}, fmt.Errorf("cannot read the time %q: use RFC 3339 (2026-04-01T09:30:00Z), \"2026-04-01 09:30\" (UTC), 2026-04-01, now, or an offset such as +30d, +36h, -24h", s)
+}
+
+// ParseDuration is time.ParseDuration that also reads days ("7d", "1d12h"),
+// a day being 24 hours. It refuses a sign: callers say which way.
+func ParseDuration(s string) (time.Duration, error) {
+	if s == "" || s[0] == '+' || s[0] == '-' {
+		return 0, fmt.Errorf("cannot read the duration %q: use e.g. 30d, 36h or 90m", s)
+	}
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i >= 0 {
+		n, err := strconv.Atoi(s[:i])
+		if err != nil || n < 0 || n > 100000 {
+			return 0, fmt.Errorf("cannot read the duration %q: use e.g. 30d, 36h or 90m", s)
+		}
+		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
+		if s == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("cannot read the duration %q: use e.g. 30d, 36h or 90m", s)
+	}
+	return days + d, nil
 }
 
 // PrintTable prints rows under a header as aligned columns.

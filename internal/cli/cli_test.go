@@ -32,6 +32,36 @@ func TestParseWhen(t *testing.T) {
 	}
 }
 
+// TestParseWhenDays: a day offset reads in every TIME flag (issue 28: "+30d"
+// was refused by send-due --at while stats --since took "7d").
+func TestParseWhenDays(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	for _, c := range []struct {
+		in          string
+		when, since time.Time
+	}{
+		{"+30d", now.Add(30 * day), now.Add(30 * day)},
+		{"-7d", now.Add(-7 * day), now.Add(-7 * day)},
+		{"7d", now.Add(7 * day), now.Add(-7 * day)},
+		{"24h", now.Add(day), now.Add(-day)},
+		{"+1d12h", now.Add(36 * time.Hour), now.Add(36 * time.Hour)},
+		{"2026-04-01 09:30", time.Date(2026, 4, 1, 9, 30, 0, 0, time.UTC), time.Date(2026, 4, 1, 9, 30, 0, 0, time.UTC)},
+	} {
+		if got, err := cli.ParseWhen(c.in, now); err != nil || !got.Equal(c.when) {
+			t.Errorf("ParseWhen(%q) = %v, %v; want %v", c.in, got, err, c.when)
+		}
+		if got, err := cli.ParseSince(c.in, now); err != nil || !got.Equal(c.since) {
+			t.Errorf("ParseSince(%q) = %v, %v; want %v", c.in, got, err, c.since)
+		}
+	}
+	for _, bad := range []string{"+d", "++3d", "+-3d", "3dd", "1.5d", "d"} {
+		if got, err := cli.ParseWhen(bad, now); err == nil {
+			t.Errorf("ParseWhen(%q) = %v, want an error", bad, got)
+		}
+	}
+}
+
 func TestTableAndCells(t *testing.T) {
 	var b strings.Builder
 	if err := cli.PrintTable(&b, []string{"ID", "TITLE"}, [][]string{{"a1", "short"}, {"b22", cli.Clip("a title\nover two lines", 10)}}); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -98,7 +99,13 @@ func Open(path string, opts Options) (*DB, error) {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, core.Errorf(core.ENotFound, "There is no store at %s.", path)
 	case err != nil:
-		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+		// bbolt's error is the *fs.PathError of the file, which names it
+		// again ("open X: permission denied"): keep only its reason.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("cannot open the store %s: %w", path, pe.Err)
+		}
+		return nil, fmt.Errorf("cannot open the store %s: %w", path, err)
 	}
 	s := &DB{db: bdb, seal: sealer, reminders: opts.Reminders}
 	if opts.ReadOnly {
