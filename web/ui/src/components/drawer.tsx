@@ -1,3 +1,4 @@
+import { CloseIcon } from "./icons";
 import { Modal } from "./modal";
 import { AccountLinks, PageLinks } from "./nav-links";
 
@@ -7,7 +8,7 @@ export default function Drawer({ onClose }: { onClose: () => void }) {
     <Modal label="Menu" className="drawer" onClose={onClose}>
       <article>
         <button type="button" className="link-button drawer-close" onClick={onClose} aria-label="Close menu">
-          ✕
+          <CloseIcon />
         </button>
         <nav aria-label="Menu">
           <ul>
