@@ -1,22 +1,11 @@
-// Small inline icons (Lucide's shapes, ISC licence) instead of the ☾/☀/☰/✕ glyphs, which every
+// Small inline icons (Lucide's shapes, ISC licence) instead of the ☾/☀/☰ glyphs, which every
 // font draws differently. They are decorative: the button around each one keeps its aria-label.
 import type { ReactNode } from "react";
 
-function Icon({ children }: { children: ReactNode }) {
+// The stroke and size are app.css's (svg.icon), which keeps these bytes out of the home page's script.
+export function Icon({ children }: { children: ReactNode }) {
   return (
-    <svg
-      className="icon"
-      width="20"
-      height="20"
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-    >
+    <svg className="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
       {children}
     </svg>
   );
@@ -26,7 +15,7 @@ export function SunIcon() {
   return (
     <Icon>
       <circle cx="12" cy="12" r="4" />
-      <path d="M12 2v2M12 20v2M4.93 4.93l1.41 1.41M17.66 17.66l1.41 1.41M2 12h2M20 12h2M6.34 17.66l-1.41 1.41M19.07 4.93l-1.41 1.41" />
+      <path d="M12 2v2m0 16v2M4.9 4.9l1.4 1.4m11.4 11.4 1.4 1.4M2 12h2m16 0h2M6.3 17.7l-1.4 1.4M19.1 4.9l-1.4 1.4" />
     </Icon>
   );
 }
@@ -43,14 +32,6 @@ export function MenuIcon() {
   return (
     <Icon>
       <path d="M4 6h16M4 12h16M4 18h16" />
-    </Icon>
-  );
-}
-
-export function CloseIcon() {
-  return (
-    <Icon>
-      <path d="M18 6 6 18M6 6l12 12" />
     </Icon>
   );
 }
