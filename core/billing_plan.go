@@ -1,6 +1,9 @@
 package core
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // PlanID names a plan.
 type PlanID string
@@ -26,10 +29,11 @@ type Plan struct {
 // The perks of SPEC.md section 9, as the pricing cards list them: each paid
 // plan names the one below it instead of repeating its perks (Pro's
 // "Unlimited messages" beside Free's "1 message" would read as a
-// contradiction).
+// contradiction). Pro's recipients are MaxRecipients, said on the card so a
+// buyer knows before paying (issue 28).
 var (
 	freePerks     = []string{"1 message", "1 recipient", "Edit or postpone your message"}
-	proPerks      = []string{"All Free perks", "Unlimited messages"}
+	proPerks      = []string{"All Free perks", "Unlimited messages", fmt.Sprintf("Up to %d recipients per message", MaxRecipients)}
 	businessPerks = []string{"All Pro perks", "Custom-made features", "Trigger an HTTP endpoint"}
 )
 

@@ -1,6 +1,8 @@
 package core_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +16,16 @@ func TestPlans(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "starter:Free:0 pro:Pro:10 business:Business:-" {
 		t.Fatal(got)
+	}
+}
+
+// The Pro card says how many recipients a message may have (issue 28: it
+// did not, and a buyer could not tell before paying).
+func TestProPerksNameTheRecipientLimit(t *testing.T) {
+	pro, _ := core.FindPlan(core.PlanPro)
+	want := fmt.Sprintf("Up to %d recipients per message", core.MaxRecipients)
+	if !slices.Contains(pro.Perks, want) || want != "Up to 10 recipients per message" {
+		t.Fatalf("Pro perks %q lack %q", pro.Perks, want)
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-// The admin socket's account, contact and audit routes (README "The command
+// The admin socket's account, contact and audit routes (docs/cli.md "The command
 // line"): each change is audited under the OS user of the peer process.
 
 func (s *AdminServer) accountRoutes(mux *http.ServeMux) {

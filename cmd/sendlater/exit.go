@@ -12,7 +12,7 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-// Exit statuses (README "The command line"): 0 done, 1 the command failed,
+// Exit statuses (docs/cli.md "Errors and exit status"): 0 done, 1 the command failed,
 // 2 the command line was wrong (unknown command or flag, wrong arguments, a
 // value the command refuses).
 const (

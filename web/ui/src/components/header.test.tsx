@@ -7,14 +7,31 @@ afterEach(() => {
   user.value = undefined;
 });
 
-test("signed out, the header offers Sign in and the theme toggle", async () => {
+test("signed out, the header offers Sign in, Sign up and the theme toggle", async () => {
   user.value = null;
   renderRoute("/");
 
   await screen.findByRole("heading", { level: 1 });
-  const signIn = screen.getAllByRole("link", { name: "Sign in" });
-  expect(signIn[0]?.getAttribute("href")).toBe("/auth/signin");
-  expect(screen.getByRole("button", { name: /Switch to (dark|light) theme/ })).toBeTruthy();
+  const banner = screen.getByRole("banner");
+  expect(within(banner).getByRole("link", { name: "Sign in" }).getAttribute("href")).toBe("/auth/signin");
+  expect(within(banner).getByRole("link", { name: "Sign up" }).getAttribute("href")).toBe("/auth/signup");
+  expect(within(banner).getByRole("button", { name: /Switch to (dark|light) theme/ })).toBeTruthy();
+});
+
+test("the theme toggle and the menu button are labelled icons, not glyphs", async () => {
+  user.value = null;
+  renderRoute("/");
+
+  const toggle = await screen.findByRole("button", { name: /Switch to (dark|light) theme/ });
+  const menu = screen.getByRole("button", { name: "Open menu" });
+  for (const button of [toggle, menu]) {
+    expect(button.textContent).toBe("");
+    expect(button.querySelector("svg")?.getAttribute("aria-hidden")).toBe("true");
+  }
+  fireEvent.click(menu);
+  const close = within(await screen.findByRole("dialog", { name: "Menu" })).getByRole("button", { name: "Close menu" });
+  expect(close.textContent).toBe("");
+  expect(close.querySelector("svg")?.getAttribute("aria-hidden")).toBe("true");
 });
 
 test("signed in, the account menu shows the name, or Account without one", async () => {
@@ -56,16 +73,19 @@ test("the drawer is modal: focus moves in and stays, the page behind is inert, E
   fireEvent.click(open);
   const drawer = await screen.findByRole("dialog", { name: "Menu" });
   const close = within(drawer).getByRole("button", { name: "Close menu" });
-  const signIn = within(drawer).getByRole("link", { name: "Sign in" });
+  expect(within(drawer).getByRole("link", { name: "Sign in" }).getAttribute("href")).toBe("/auth/signin");
+  // Sign up is the drawer's last link: Tab from it goes round to the close button.
+  const signUp = within(drawer).getByRole("link", { name: "Sign up" });
+  expect(signUp.getAttribute("href")).toBe("/auth/signup");
   expect(drawer.getAttribute("aria-modal")).toBe("true");
   expect(document.activeElement).toBe(close);
   expect(open.closest("[inert]")).not.toBeNull();
 
-  signIn.focus();
+  signUp.focus();
   fireEvent.keyDown(document, { key: "Tab" });
   expect(document.activeElement).toBe(close);
   fireEvent.keyDown(document, { key: "Tab", shiftKey: true });
-  expect(document.activeElement).toBe(signIn);
+  expect(document.activeElement).toBe(signUp);
 
   fireEvent.keyDown(document, { key: "Escape" });
   expect(screen.queryByRole("dialog", { name: "Menu" })).toBeNull();

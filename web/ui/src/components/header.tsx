@@ -3,20 +3,24 @@ import { lazy, Suspense, useState } from "react";
 import { Link } from "react-router";
 import { paths } from "../config/paths";
 import { user } from "../lib/auth";
+import { MenuIcon } from "./icons";
 import { Logo } from "./logo";
 import { AccountLinks, PageLinks } from "./nav-links";
 import { ThemeToggle } from "./theme-toggle";
 
-/** Sign in, or the account menu with the user's name. */
+/** Sign in and Sign up, or the account menu with the user's name. */
 function AccountMenu() {
   useSignals();
   const [open, setOpen] = useState(false);
 
   if (!user.value) {
     return (
-      <Link to={paths.auth.href("signin")} className="sign-in">
-        Sign in
-      </Link>
+      <span className="sign-in">
+        <Link to={paths.auth.href("signin")}>Sign in</Link>
+        <Link to={paths.auth.href("signup")} className="sign-up">
+          Sign up
+        </Link>
+      </span>
     );
   }
   return (
@@ -64,7 +68,7 @@ export function Header() {
               aria-haspopup="dialog"
               onClick={() => setDrawerOpen(true)}
             >
-              ☰
+              <MenuIcon />
             </button>
           </li>
         </ul>

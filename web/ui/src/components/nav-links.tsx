@@ -27,11 +27,18 @@ export function AccountLinks({ onDone }: { onDone: () => void }) {
 
   if (!user.value) {
     return (
-      <li>
-        <Link to={paths.auth.href("signin")} onClick={onDone}>
-          Sign in
-        </Link>
-      </li>
+      <>
+        <li>
+          <Link to={paths.auth.href("signin")} onClick={onDone}>
+            Sign in
+          </Link>
+        </li>
+        <li>
+          <Link to={paths.auth.href("signup")} onClick={onDone}>
+            Sign up
+          </Link>
+        </li>
+      </>
     );
   }
 

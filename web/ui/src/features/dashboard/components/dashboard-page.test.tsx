@@ -556,3 +556,28 @@ test("an unconfirmed address is told its email is on its way, and may ask again"
   await waitFor(() => expect(calls.some((call) => call.path === "me/verify-email")).toBe(true));
   await waitFor(() => expect(toasts.value.map((t) => t.message)).toContain("The email is on its way to ada@example.com."));
 });
+
+test("each row says how many days are left, as the TUI does", async () => {
+  signInAs({ planId: "pro", planIsActive: true });
+  const now = Date.now();
+  mockApi({
+    "GET messages": () =>
+      ok([
+        stored({ sendDate: now + 31 * 24 * 3600 * 1000 - 60_000 }),
+        stored({ id: "m2", title: "For Dora", status: "sending", sendDate: now - 60_000 }),
+        stored({ id: "m3", title: "For Emil", status: "delivered", sendDate: now - 3600 * 1000 }),
+      ]),
+  });
+  renderRoute("/dashboard");
+
+  expect(await screen.findByRole("columnheader", { name: "Days left" })).toBeTruthy();
+  const daysLeftOf = (title: string) =>
+    within(screen.getByRole("cell", { name: title }).closest("tr")!)
+      .getAllByRole("cell")
+      .find((cell) => cell.getAttribute("data-label") === "Days left")?.textContent;
+  expect(daysLeftOf("For Charles")).toBe("31 days");
+  expect(daysLeftOf("For Dora")).toBe("today");
+  expect(daysLeftOf("For Emil")).toBe("delivered");
+  // The title's column has room at desktop width (the stylesheet's min-width).
+  expect(screen.getByRole("cell", { name: "For Charles" }).className).toBe("message-title");
+});

@@ -71,9 +71,12 @@ function MessagesCard({ account }: { account: SessionUser }) {
           <table className="striped messages">
             <thead>
               <tr>
-                <th scope="col">Title</th>
+                <th scope="col" className="message-title">
+                  Title
+                </th>
                 <th scope="col">Recipient</th>
                 <th scope="col">Delivery date</th>
+                <th scope="col">Days left</th>
                 <th scope="col">Status</th>
                 <th scope="col">Active</th>
                 <th scope="col">

@@ -16,3 +16,18 @@ export function addMonths(time: number, months: number) {
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "long" });
 
 export const formatDate = (time: number) => dateFormat.format(time);
+
+const dayMs = 24 * 60 * 60 * 1000;
+
+/**
+ * The days-left column, counted and worded as the TUI's (tui/list.go daysLeft: whole days
+ * rounded up, so the last 24 hours are "1 day"): "31 days", "1 day", "today" once due or while it
+ * is being sent, "delivered" once it went out, and a dash for a message that failed.
+ */
+export function daysLeft(message: { status: string; sendDate: number }, now = Date.now()) {
+  if (message.status === "delivered") return "delivered";
+  if (message.status === "failed") return "—";
+  const days = Math.ceil((message.sendDate - now) / dayMs);
+  if (days <= 0 || message.status === "sending") return "today";
+  return days === 1 ? "1 day" : `${days} days`;
+}

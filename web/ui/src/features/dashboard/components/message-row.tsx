@@ -3,7 +3,7 @@ import { errorMessage } from "../../../components/form";
 import { postponeBlocked, postponedTo, postponeNoEffect } from "../../../lib/postpone-words";
 import { showToast } from "../../../lib/toasts";
 import { postponeMessage, updateMessage, type Message } from "../api/messages";
-import { formatDate } from "./dates";
+import { daysLeft, formatDate } from "./dates";
 import { TimelineDialog } from "./timeline-dialog";
 
 // SPEC.md section 9: the postponed toast stays 6 seconds.
@@ -88,7 +88,7 @@ export function MessageRow({
 
   return (
     <tr>
-      <td>{message.title}</td>
+      <td className="message-title">{message.title}</td>
       <td>
         {message.name}
         <br />
@@ -104,6 +104,9 @@ export function MessageRow({
         <time className="date" dateTime={new Date(message.sendDate).toISOString()}>
           {formatDate(message.sendDate)}
         </time>
+      </td>
+      <td data-label="Days left" className="days-left">
+        {daysLeft(message)}
       </td>
       <td data-label="Status">
         {statusLabels[message.status] ?? message.status}

@@ -1,10 +1,12 @@
 import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { afterEach, expect, test, vi } from "vitest";
+import { user, type SessionUser } from "../../../lib/auth";
 import { fail, mockApi, ok } from "../../../testing/api-mock";
 import { renderRoute } from "../../../testing/render-route";
 
 afterEach(() => {
   vi.unstubAllGlobals();
+  user.value = undefined;
 });
 
 test("resetPassword goes on to choosing a new password with the code", async () => {
@@ -71,4 +73,22 @@ test("confirmReminderAddress applies the code only when the person confirms", as
   expect(calls.filter((call) => call.path === "auth/action/apply")).toEqual([
     expect.objectContaining({ method: "POST", body: { oobCode: "second-1" } }),
   ]);
+});
+
+test("a verified address is not a dead end: Go to your dashboard, through sign-in when signed out", async () => {
+  mockApi({ "POST auth/action/apply": () => ok({ mode: "verifyEmail", email: "ada@example.com" }) });
+  user.value = null;
+  renderRoute("/firebase-action?mode=verifyEmail&oobCode=verify-2");
+
+  const link = await screen.findByRole("button", { name: "Go to your dashboard" });
+  expect(link.getAttribute("href")).toBe("/auth/signin");
+});
+
+test("signed in, Go to your dashboard leads to the dashboard", async () => {
+  mockApi({ "POST auth/action/apply": () => ok({ mode: "verifyEmail", email: "ada@example.com" }) });
+  user.value = { uid: "u1", name: "Ada" } as SessionUser;
+  renderRoute("/firebase-action?mode=verifyEmail&oobCode=verify-3");
+
+  const link = await screen.findByRole("button", { name: "Go to your dashboard" });
+  expect(link.getAttribute("href")).toBe("/dashboard");
 });

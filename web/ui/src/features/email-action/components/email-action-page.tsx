@@ -1,8 +1,10 @@
+import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useState } from "react";
-import { Navigate } from "react-router";
+import { Link, Navigate } from "react-router";
 import { Alert, errorMessage } from "../../../components/form";
 import { Spinner } from "../../../components/loading";
 import { paths } from "../../../config/paths";
+import { user } from "../../../lib/auth";
 import { applyActionCode, type ActionInfo } from "../api/action";
 
 // Codes are single use: a second application (a remount) must share the first one's answer.
@@ -29,6 +31,19 @@ const headings: Record<string, string> = {
   confirmReminderAddress: "Receive the reminders",
 };
 
+/** After a verified address, the way on: the dashboard when signed in here, else sign in first. */
+function GoToDashboard() {
+  useSignals();
+  const to = user.value ? paths.dashboard.href() : paths.auth.href("signin");
+  return (
+    <p>
+      <Link to={to} role="button">
+        Go to your dashboard
+      </Link>
+    </p>
+  );
+}
+
 type State = { kind: "busy" } | { kind: "done"; text: string } | { kind: "error"; message: string };
 
 function ApplyCode({ mode, oobCode }: { mode: keyof typeof successText; oobCode: string }) {
@@ -49,7 +64,12 @@ function ApplyCode({ mode, oobCode }: { mode: keyof typeof successText; oobCode:
     case "busy":
       return <Spinner />;
     case "done":
-      return <Alert kind="success">{state.text}</Alert>;
+      return (
+        <>
+          <Alert kind="success">{state.text}</Alert>
+          {mode === "verifyEmail" && <GoToDashboard />}
+        </>
+      );
     case "error":
       return <Alert>{state.message}</Alert>;
   }

@@ -172,7 +172,9 @@ export function AccessTokens({ account }: { account: SessionUser }) {
           ))}
           {form.errors.scopes && <small id="token-scopes-help">{form.errors.scopes}</small>}
         </fieldset>
-        <SubmitButton busy={form.busy}>Create token</SubmitButton>
+        <SubmitButton busy={form.busy} className="outline">
+          Create token
+        </SubmitButton>
       </form>
       {confirming && (
         <Modal labelledBy="revoke-token-title" onClose={revoking ? undefined : () => setConfirming(undefined)}>

@@ -50,7 +50,9 @@ export function RemindersForm({ account }: { account: SessionUser }) {
       {account.reminderAddress ? (
         <ReminderAddressState address={account.reminderAddress} state={account.reminderAddressState ?? "unconfirmed"} />
       ) : null}
-      <SubmitButton busy={form.busy}>Save reminders</SubmitButton>
+      <SubmitButton busy={form.busy} className="outline">
+        Save reminders
+      </SubmitButton>
     </form>
   );
 }

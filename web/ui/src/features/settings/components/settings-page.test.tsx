@@ -27,6 +27,23 @@ test("an unknown section shows the general settings", async () => {
   expect(screen.getByRole("link", { name: "Billing" }).getAttribute("href")).toBe("/settings/billing");
 });
 
+test("General has one filled button, the profile's Save; the other forms' buttons are outlined", async () => {
+  signInAs();
+  mockApi(general);
+  renderRoute("/settings/general");
+
+  const save = await screen.findByRole("button", { name: "Save" });
+  const others = [await screen.findByRole("button", { name: "Save reminders" }), await screen.findByRole("button", { name: "Create token" })];
+  expect(save.classList.contains("outline")).toBe(false);
+  for (const button of others) expect(button.classList.contains("outline")).toBe(true);
+  // No button spans the page: app.css sets the submit buttons' width inside this panel.
+  expect(save.closest(".settings-panel")).not.toBeNull();
+  const filled = screen
+    .getAllByRole("button")
+    .filter((button) => button.getAttribute("type") === "submit" && !button.className.includes("outline") && !button.className.includes("secondary"));
+  expect(filled).toEqual([save]);
+});
+
 test("the profile form needs a name and an email, then updates the user", async () => {
   signInAs({ name: "Ada", email: "ada@example.com" });
   const calls = mockApi({ ...general, "PATCH me": () => ok(testUser({ name: "Ada Lovelace" })) });

@@ -125,7 +125,9 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
           ))}
         </ul>
       </nav>
-      <article>
+      {/* One filled button per screen (the profile's Save, or the password's): the other forms'
+          buttons are outlined, and none spans the page (app.css .settings-panel). */}
+      <article className="settings-panel">
         {section === "general" && (
           <>
             <GeneralForm account={account} />
