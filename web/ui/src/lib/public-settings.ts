@@ -4,7 +4,30 @@ export type PublicSettings = {
   chat?: { scriptUrl: string; websiteId: string };
   // The server counts page views itself (POST /api/pageviews): first party, no cookie.
   pageViews?: boolean;
+  // The operator's content of the public pages (config site.*); what is absent keeps the shipped example.
+  site?: SiteContent;
 };
+
+export type SiteContent = {
+  stats?: "live" | "off";
+  figures?: { value: string; label: string }[];
+  headline?: string;
+  about?: string;
+  testimonials?: { quote: string; name: string; role?: string }[];
+  team?: { name: string; role?: string; bio?: string }[];
+};
+
+/** The operator's site content, read once. */
+let siteContent: SiteContent | undefined;
+export function readSiteContent(): SiteContent {
+  siteContent ??= readPublicSettings().site ?? {};
+  return siteContent;
+}
+
+/** For tests: forget the content read, so the next read sees a new block. */
+export function resetSiteContent() {
+  siteContent = undefined;
+}
 
 export function readPublicSettings(): PublicSettings {
   const block = document.getElementById("public-settings");
