@@ -1,4 +1,4 @@
-import { readSiteContent } from "../lib/public-settings";
+import { readPublicSettings } from "../lib/public-settings";
 
 // The shipped example figures (SPEC.md's placeholders), shown until the operator sets site.stats.
 const exampleStats = [
@@ -8,7 +8,7 @@ const exampleStats = [
 ];
 
 export function StatsStrip() {
-  const site = readSiteContent();
+  const site = readPublicSettings().site ?? {};
   const stats = site.stats === "off" ? [] : site.stats === "live" ? (site.figures ?? []) : exampleStats;
   // Off, or live with every figure below the server's minimum: no strip.
   if (stats.length === 0) return null;

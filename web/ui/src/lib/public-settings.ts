@@ -17,18 +17,6 @@ export type SiteContent = {
   team?: { name: string; role?: string; bio?: string }[];
 };
 
-/** The operator's site content, read once. */
-let siteContent: SiteContent | undefined;
-export function readSiteContent(): SiteContent {
-  siteContent ??= readPublicSettings().site ?? {};
-  return siteContent;
-}
-
-/** For tests: forget the content read, so the next read sees a new block. */
-export function resetSiteContent() {
-  siteContent = undefined;
-}
-
 export function readPublicSettings(): PublicSettings {
   const block = document.getElementById("public-settings");
   if (!block?.textContent) return {};

@@ -1,6 +1,6 @@
 import { CtaBanner } from "../../../components/cta-banner";
 import { StatsStrip } from "../../../components/stats-strip";
-import { readSiteContent } from "../../../lib/public-settings";
+import { readPublicSettings } from "../../../lib/public-settings";
 
 // The shipped examples (SPEC.md: the about and team texts are template placeholders), shown until
 // the operator sets site.team, site.headline and site.about.
@@ -13,7 +13,7 @@ const exampleTeam: { name: string; role?: string; bio?: string }[] = [
 ];
 
 export function AboutPage() {
-  const site = readSiteContent();
+  const site = readPublicSettings().site ?? {};
   const team = site.team ?? exampleTeam;
   return (
     <>

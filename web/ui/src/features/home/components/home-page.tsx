@@ -5,7 +5,7 @@ import heroLight from "../../../assets/hero-light.svg?no-inline";
 import { CtaBanner } from "../../../components/cta-banner";
 import { StatsStrip } from "../../../components/stats-strip";
 import { paths } from "../../../config/paths";
-import { readSiteContent } from "../../../lib/public-settings";
+import { readPublicSettings } from "../../../lib/public-settings";
 import { theme } from "../../../lib/theme";
 
 const steps = [
@@ -36,7 +36,7 @@ const exampleTestimonials = [
 
 export function HomePage() {
   useSignals();
-  const testimonials = readSiteContent().testimonials ?? exampleTestimonials;
+  const testimonials = readPublicSettings().site?.testimonials ?? exampleTestimonials;
   return (
     <>
       <section className="hero home-hero">

@@ -1,6 +1,6 @@
 import { screen } from "@testing-library/react";
 import { afterEach, expect, test } from "vitest";
-import { resetSiteContent, type SiteContent } from "../../../lib/public-settings";
+import type { SiteContent } from "../../../lib/public-settings";
 import { renderRoute } from "../../../testing/render-route";
 
 // The operator's content (config site.*) comes in the page's settings block (web/public_settings.go).
@@ -10,13 +10,9 @@ function withSite(site: SiteContent) {
   block.id = "public-settings";
   block.textContent = JSON.stringify({ site });
   document.head.append(block);
-  resetSiteContent();
 }
 
-afterEach(() => {
-  document.getElementById("public-settings")?.remove();
-  resetSiteContent();
-});
+afterEach(() => document.getElementById("public-settings")?.remove());
 
 test("the home page shows the operator's testimonials and live figures, not the examples", async () => {
   withSite({
