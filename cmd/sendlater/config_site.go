@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sendlater/sendlater/store/transfer"
 	"github.com/sendlater/sendlater/web"
 )
 
@@ -129,15 +128,21 @@ func (a *app) logSite() {
 	}
 }
 
+// siteCounter is a store that counts what the live strip shows (both
+// backends do).
+type siteCounter interface {
+	SiteCounts(ctx context.Context) (users, messages int, err error)
+}
+
 // siteCounts are the store's totals for the live strip, when the store
-// can count its records.
+// can count them; nil: no strip.
 func siteCounts(st any) func(ctx context.Context) (web.SiteCounts, error) {
-	t, ok := st.(transfer.Store)
+	c, ok := st.(siteCounter)
 	if !ok {
 		return nil
 	}
 	return func(ctx context.Context) (web.SiteCounts, error) {
-		c, err := t.Counts(ctx)
-		return web.SiteCounts{Users: c.Users, Messages: c.Messages}, err
+		users, messages, err := c.SiteCounts(ctx)
+		return web.SiteCounts{Users: users, Messages: messages}, err
 	}
 }

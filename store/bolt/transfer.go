@@ -432,3 +432,13 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	})
 	return changed, err
 }
+
+// SiteCounts counts users and messages only, for the home page's live
+// statistics (web.SiteCounts): two buckets, not every kind Counts reads.
+func (s *DB) SiteCounts(ctx context.Context) (users, messages int, err error) {
+	err = s.view(ctx, func(tx *bbolt.Tx) error {
+		users, messages = tx.Bucket(bucketUsers).Stats().KeyN, tx.Bucket(bucketMessages).Stats().KeyN
+		return nil
+	})
+	return users, messages, err
+}
