@@ -376,7 +376,18 @@ func (c *Config) masked() [][2]string {
 				walk(key+".", v.Field(i))
 				continue
 			}
-			val := fmt.Sprint(v.Field(i).Interface())
+			fv := v.Field(i)
+			if fv.Kind() == reflect.Pointer { // site.testimonials, site.team: unset is the examples
+				if fv.IsNil() {
+					out = append(out, [2]string{key, ""})
+					continue
+				}
+				fv = fv.Elem()
+			}
+			val := fmt.Sprint(fv.Interface())
+			if strings.Contains(val, "\n") { // site.about: one line a key
+				val = strconv.Quote(val)
+			}
 			if f.Tag.Get("secret") == "true" && val != "" {
 				val = "********"
 			}

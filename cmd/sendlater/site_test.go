@@ -51,3 +51,30 @@ func TestStartUpNamesTheExampleContent(t *testing.T) {
 		t.Errorf("a wrong site.stats: %+v", r)
 	}
 }
+
+// TestSiteKeysAreChecked: a typo under site, a testimonial without a name
+// and a team member without one stop start-up naming the key.
+func TestSiteKeysAreChecked(t *testing.T) {
+	for _, tt := range []struct{ file, want string }{
+		{"site:\n  stat: live\n", `unknown key "site.stat"`},
+		{"site:\n  stat: live\n", `did you mean "site.stats"?`},
+		{"site:\n  testimonials:\n    - {quote: Fine., role: Nurse}\n", "site.testimonials[0] needs a quote and a name"},
+		{"site:\n  team:\n    - {role: Founder}\n", "site.team[0].name must not be empty"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(tt.file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, dir, nil, "config"); r.code == 0 || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%q: %+v, want %q", tt.file, r, tt.want)
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("site:\n  about: |\n    One.\n\n    Two.\n  team: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, nil, "config")
+	if r.code != 0 || !strings.Contains(r.stdout, "site.about = \"One.\\n\\nTwo.\\n\"\n") || !strings.Contains(r.stdout, "site.team = []\n") {
+		t.Errorf("sendlater config: %+v", r)
+	}
+}
