@@ -19,6 +19,9 @@ type PublicSettings struct {
 	// counter (POST /api/pageviews). The server sets it when it counts
 	// (Server.PageViews), whatever cmd put here.
 	PageViews bool `json:"pageViews,omitempty"`
+	// Site is the operator's content of the public pages (site.go); nil:
+	// the SPA's examples.
+	Site *Site `json:"site,omitempty"`
 }
 
 // Analytics is an Umami-compatible web analytics service: the SPA loads
@@ -63,7 +66,7 @@ func (p PublicSettings) origins() []string {
 // settingsTag is the data block the SPA reads its settings from
 // (src/lib/public-settings.ts); none when nothing is configured.
 func (p PublicSettings) settingsTag() string {
-	if !p.thirdParties() && !p.PageViews {
+	if !p.thirdParties() && !p.PageViews && p.Site == nil {
 		return ""
 	}
 	b, _ := json.Marshal(p) // plain strings: cannot fail; Marshal escapes <, > and & for HTML

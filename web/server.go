@@ -48,6 +48,9 @@ type Server struct {
 	// PageViews counts the public pages' views the SPA reports
 	// (POST /api/pageviews); nil: the counter is off.
 	PageViews core.PageViewCounter
+	// SiteCounts are the store's totals for the live statistics strip
+	// (Public.Site.Stats "live"); nil: no strip.
+	SiteCounts func(ctx context.Context) (SiteCounts, error)
 
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the
 	// client (config trusted_proxies); none: the direct peer is the client.

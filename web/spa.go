@@ -117,7 +117,7 @@ func (s *Server) spaHandler() http.Handler {
 	}
 	public := s.Public
 	public.PageViews = s.PageViews != nil
-	settings := public.settingsTag()
+	settings := s.settingsFor(public, public.settingsTag(), s.newLiveStats())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -147,7 +147,7 @@ func (s *Server) spaHandler() http.Handler {
 		if !found {
 			status, head = http.StatusNotFound, pages.notFound(r.URL.Path)
 		}
-		page := withHead(index, pages.headTags(head, s.siteURL(r))+settings)
+		page := withHead(index, pages.headTags(head, s.siteURL(r))+settings(r.Context()))
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(status)

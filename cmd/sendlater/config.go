@@ -23,13 +23,14 @@ import (
 // Config is the effective configuration: defaults, then the config file, then
 // SENDLATER_* environment variables, then flags.
 type Config struct {
-	Addr              string   `mapstructure:"addr"`
-	DataDir           string   `mapstructure:"data_dir"`
-	BaseURL           string   `mapstructure:"base_url"`
-	AppName           string   `mapstructure:"app_name"`
-	TrustedProxies    []string `mapstructure:"trusted_proxies"`
-	EncryptionKey     string   `mapstructure:"encryption_key" secret:"true"`
-	EncryptionKeyFile string   `mapstructure:"encryption_key_file"`
+	Addr              string     `mapstructure:"addr"`
+	DataDir           string     `mapstructure:"data_dir"`
+	BaseURL           string     `mapstructure:"base_url"`
+	AppName           string     `mapstructure:"app_name"`
+	Site              SiteConfig `mapstructure:"site"`
+	TrustedProxies    []string   `mapstructure:"trusted_proxies"`
+	EncryptionKey     string     `mapstructure:"encryption_key" secret:"true"`
+	EncryptionKeyFile string     `mapstructure:"encryption_key_file"`
 	Store             struct {
 		Driver   string `mapstructure:"driver"`
 		URL      string `mapstructure:"url" secret:"true"`
@@ -133,6 +134,9 @@ func newViper() *viper.Viper {
 		v.SetDefault(k, val)
 	}
 	for k, val := range publicDefaults() {
+		v.SetDefault(k, val)
+	}
+	for k, val := range siteDefaults() {
 		v.SetDefault(k, val)
 	}
 	v.SetEnvPrefix("SENDLATER")
@@ -260,6 +264,9 @@ func (c *Config) validate() error {
 	if err := c.validateIntegrations(bad); err != nil {
 		return err
 	}
+	if err := c.validateSite(bad); err != nil {
+		return err
+	}
 	if err := c.validatePublic(bad); err != nil {
 		return err
 	}
@@ -369,7 +376,18 @@ func (c *Config) masked() [][2]string {
 				walk(key+".", v.Field(i))
 				continue
 			}
-			val := fmt.Sprint(v.Field(i).Interface())
+			fv := v.Field(i)
+			if fv.Kind() == reflect.Pointer { // site.testimonials, site.team: unset is the examples
+				if fv.IsNil() {
+					out = append(out, [2]string{key, ""})
+					continue
+				}
+				fv = fv.Elem()
+			}
+			val := fmt.Sprint(fv.Interface())
+			if strings.Contains(val, "\n") { // site.about: one line a key
+				val = strconv.Quote(val)
+			}
 			if f.Tag.Get("secret") == "true" && val != "" {
 				val = "********"
 			}

@@ -82,7 +82,7 @@ func cspOrigin(s string) (string, bool) {
 // publicSettings are the web app's settings from the config: its optional
 // third-party scripts, nil when off.
 func (c *Config) publicSettings() web.PublicSettings {
-	var p web.PublicSettings
+	p := web.PublicSettings{Site: c.site()}
 	if a := c.Analytics; a.ScriptURL != "" {
 		p.Analytics = &web.Analytics{ScriptURL: a.ScriptURL, WebsiteID: a.WebsiteID, Hosts: a.Hosts}
 	}

@@ -105,7 +105,7 @@ func (a *app) serve(ctx context.Context) error {
 		Postpone: s.Postpone, Refusals: s.Refusals, WebhookSecrets: s.WebhookSecrets,
 		Payments: s.Payments, Social: s.Social, SocialFlow: s.SocialFlow,
 		Health: st.Ping, Scheduler: s.Delivery.Monitor, Outbox: st, TrustedProxies: proxies,
-		IPv6Prefix: a.cfg.Limits.IPv6Prefix, Public: a.cfg.publicSettings(),
+		IPv6Prefix: a.cfg.Limits.IPv6Prefix, Public: a.cfg.publicSettings(), SiteCounts: siteCounts(st),
 	}
 	if a.cfg.PageViews.Enabled {
 		srv.PageViews = s.PageViews
@@ -117,6 +117,7 @@ func (a *app) serve(ctx context.Context) error {
 		srv.Generations = gens
 	}
 	a.logPublic()
+	a.logSite()
 	if !a.noScheduler {
 		// An email queued by a request leaves at once, not at the next tick.
 		s.Outbox.Wake = s.Scheduler.Wake

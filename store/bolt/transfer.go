@@ -167,3 +167,13 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 		return nil
 	})
 }
+
+// SiteCounts counts users and messages only, for the home page's live
+// statistics (web.SiteCounts): two buckets, not every kind Counts reads.
+func (s *DB) SiteCounts(ctx context.Context) (users, messages int, err error) {
+	err = s.view(ctx, func(tx *bbolt.Tx) error {
+		users, messages = tx.Bucket(bucketUsers).Stats().KeyN, tx.Bucket(bucketMessages).Stats().KeyN
+		return nil
+	})
+	return users, messages, err
+}

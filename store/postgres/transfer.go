@@ -263,3 +263,10 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	}
 	return changed, err
 }
+
+// SiteCounts counts users and messages only, for the home page's live
+// statistics (web.SiteCounts): two tables, not every one Counts reads.
+func (s *DB) SiteCounts(ctx context.Context) (users, messages int, err error) {
+	err = s.pool.QueryRow(ctx, `select (select count(*) from users), (select count(*) from messages)`).Scan(&users, &messages)
+	return users, messages, wrapErr(err)
+}

@@ -4,6 +4,17 @@ export type PublicSettings = {
   chat?: { scriptUrl: string; websiteId: string };
   // The server counts page views itself (POST /api/pageviews): first party, no cookie.
   pageViews?: boolean;
+  // The operator's content of the public pages (config site.*); what is absent keeps the shipped example.
+  site?: SiteContent;
+};
+
+export type SiteContent = {
+  stats?: "live" | "off";
+  figures?: { value: string; label: string }[];
+  headline?: string;
+  about?: string;
+  testimonials?: { quote: string; name: string; role?: string }[];
+  team?: { name: string; role?: string; bio?: string }[];
 };
 
 export function readPublicSettings(): PublicSettings {

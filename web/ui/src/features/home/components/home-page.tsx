@@ -5,6 +5,7 @@ import heroLight from "../../../assets/hero-light.svg?no-inline";
 import { CtaBanner } from "../../../components/cta-banner";
 import { StatsStrip } from "../../../components/stats-strip";
 import { paths } from "../../../config/paths";
+import { readPublicSettings } from "../../../lib/public-settings";
 import { theme } from "../../../lib/theme";
 
 const steps = [
@@ -26,8 +27,8 @@ const steps = [
   },
 ];
 
-// Template placeholders, not real customers.
-const testimonials = [
+// The shipped examples, not real customers: shown until the operator sets site.testimonials.
+const exampleTestimonials = [
   { quote: "I finally wrote down everything my family needs to know. It feels good knowing it will reach them.", name: "Sarah Kline", role: "Teacher" },
   { quote: "Postponing takes one click from the reminder email. I barely notice it, and that is the point.", name: "Marco Bellini", role: "Engineer" },
   { quote: "A simple idea done well. I keep the access details for our business in a message for my partner.", name: "Amira Haddad", role: "Founder" },
@@ -35,6 +36,7 @@ const testimonials = [
 
 export function HomePage() {
   useSignals();
+  const testimonials = readPublicSettings().site?.testimonials ?? exampleTestimonials;
   return (
     <>
       <section className="hero home-hero">
@@ -81,6 +83,7 @@ export function HomePage() {
 
       <StatsStrip />
 
+      {testimonials.length > 0 && (
       <section>
         <h2 className="section-title">Here's what people are saying</h2>
         <div className="cards">
@@ -90,7 +93,7 @@ export function HomePage() {
                 {testimonial.quote}
                 <footer>
                   <cite>
-                    {testimonial.name}, {testimonial.role}
+                    {testimonial.role ? `${testimonial.name}, ${testimonial.role}` : testimonial.name}
                   </cite>
                 </footer>
               </blockquote>
@@ -98,6 +101,7 @@ export function HomePage() {
           ))}
         </div>
       </section>
+      )}
 
       <CtaBanner />
     </>
