@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/wiring"
 	"github.com/sendlater/sendlater/mailer"
-	"github.com/sendlater/sendlater/oauth"
 	"github.com/sendlater/sendlater/webhook"
 )
 
@@ -19,115 +19,50 @@ import (
 // messages passes` and the health check.
 const passLogSize = 100
 
-// services is the one service graph: every service of core, built once by
-// build from the config and the opened store, for serve, the admin commands
-// and send-due alike.
-type services struct {
-	Mailer     core.Mailer
-	Emails     core.Emails
-	Outbox     *core.Outbox
-	Auth       *core.Auth
-	Social     *core.SocialAuth
-	SocialFlow *oauth.Flow
-	// Billing is nil while payments are off; Payments is then PaymentsOff.
-	Billing        *core.BillingService
-	Payments       core.Payments
-	Messages       *core.MessageService
-	Contact        *core.ContactService
-	Postpone       *core.PostponeLinkService
-	Refusals       *core.RefusalService
-	WebhookSecrets *core.WebhookSecretService
-	Delivery       *core.Delivery
-	Admin          *core.AdminService
-	// Operator is the author's services for an operator acting for a user
-	// (the admin socket's author routes, tui --user): they record in the
-	// audit log what the operator does and reads.
-	Operator  *core.OperatorAudit
-	Sweeper   *core.Sweeper
-	Summary   *core.Summary
-	Scheduler *core.Scheduler
-	PageViews *core.PageViewService
-}
+// services is the one service graph (internal/wiring), built by build from
+// the config and the opened store, for serve, the admin commands and
+// send-due alike.
+type services = wiring.Graph
 
 // build wires the services over st; key is the store's encryption key, from
-// which the ID token, refusal link and OAuth state keys are derived. release closes the
-// mailer's connections.
+// which the ID token, refusal link, limit and OAuth state keys are derived.
+// release closes the mailer's connections.
 func (a *app) build(st store, key []byte) (s *services, release func(), err error) {
 	m, err := a.newMailer()
 	if err != nil {
 		return nil, nil, err
 	}
-	release = func() {
+	closeMailer := func() {
 		if c, ok := m.(io.Closer); ok {
 			c.Close()
 		}
 	}
 	emails, err := mailer.NewTemplates(a.cfg.AppName, a.cfg.BaseURL)
 	if err != nil {
-		release()
+		closeMailer()
 		return nil, nil, err
 	}
 	clock := core.SystemClock{}
 	prices := a.cfg.prices()
-	s = &services{Mailer: m, Emails: emails}
-	limits := &core.Limiter{Store: st, Clock: clock, Key: core.DeriveKey(key, core.PurposeLimitKeys), IPv6Prefix: a.cfg.Limits.IPv6Prefix}
-	// serve wakes its scheduler through the outbox (Wake).
-	s.Outbox = &core.Outbox{Store: st, Clock: clock}
-	s.Auth = &core.Auth{
-		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st, Links: st,
-		Outbox: s.Outbox, Emails: emails, Clock: clock, Prices: prices, BaseURL: a.cfg.BaseURL,
-		SigningKey: core.DeriveKey(key, core.PurposeIDTokens), Limits: limits, Logger: a.log, Refused: st,
-	}
-	s.Social = &core.SocialAuth{Auth: s.Auth}
-	if s.SocialFlow, err = a.socialFlow(key, clock); err != nil {
-		release()
+	flow, err := a.socialFlow(key, clock)
+	if err != nil {
+		closeMailer()
 		return nil, nil, err
 	}
-	s.Payments = core.PaymentsOff{}
-	if s.Billing = a.billingService(st, clock, prices); s.Billing != nil {
-		s.Payments = s.Billing
+	o := wiring.Options{
+		Store: st, Mailer: m, Emails: emails, Clock: clock, Logger: a.log, MasterKey: key,
+		BaseURL: a.cfg.BaseURL, Prices: prices, Reminders: a.cfg.reminders, IPv6Prefix: a.cfg.Limits.IPv6Prefix,
+		ContactTo: parseAddress(a.cfg.Contact.To), OperatorTo: parseAddress(a.cfg.Operator.Email),
+		Concurrency: a.cfg.Scheduler.Concurrency, LeaseDuration: a.cfg.Scheduler.Lease,
+		Interval: a.cfg.Scheduler.Interval, PassLogSize: passLogSize, Process: a.processName(),
+		Webhooks:   webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
+		Billing:    a.billingService(st, clock, prices),
+		SocialFlow: flow,
 	}
-	s.Refusals = &core.RefusalService{
-		Tokens: core.NewRefusalTokens(core.DeriveKey(key, core.PurposeRefusalLinks)), Store: st, Clock: clock,
-	}
-	s.Messages = &core.MessageService{
-		Messages: st, Users: st, Prices: prices, Clock: clock, Watcher: st, Verifier: s.Auth, Limits: limits,
-		Emails: emails, Outbox: s.Outbox, Refusals: s.Refusals, BaseURL: a.cfg.BaseURL, Refused: st,
-	}
-	s.Contact = &core.ContactService{
-		Contacts: st, Outbox: s.Outbox, Emails: emails, To: parseAddress(a.cfg.Contact.To), Clock: clock,
-		Limits: limits, Logger: a.log,
-	}
-	s.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: limits}
-	s.Auth.Refusals = s.Refusals.Tokens
-	s.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: prices}
-	s.Delivery = &core.Delivery{
-		Messages: st, Users: st, Store: st, Mailer: m, Emails: emails, Clock: clock,
-		BaseURL:       a.cfg.BaseURL,
-		Reminders:     a.cfg.reminders,
-		Prices:        prices,
-		Concurrency:   a.cfg.Scheduler.Concurrency,
-		LeaseDuration: a.cfg.Scheduler.Lease,
-		Refusals:      s.Refusals.Tokens,
-		Webhooks:      webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
-		Resets:        s.Auth,
-		Confirmations: s.Auth,
-		Logger:        a.log,
-		Log:           core.NewPassLog(passLogSize),
-		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: a.processName(), Logger: a.log},
-	}
-	s.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: prices, Clock: clock, Delivery: s.Delivery, Billing: s.Billing,
-		Auth: s.Auth, Contacts: st, Audit: st}
-	s.Operator = &core.OperatorAudit{Messages: s.Messages, Account: s.Auth, Users: st, Audit: st, Clock: clock}
-	s.Summary = &core.Summary{Store: st, Outbox: s.Outbox, Emails: emails, Limits: limits, Clock: clock,
-		To: parseAddress(a.cfg.Operator.Email), Logger: a.log}
-	s.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Limits: limits, Clock: clock, Logger: a.log}
-	s.Scheduler = &core.Scheduler{Delivery: s.Delivery, Interval: a.cfg.Scheduler.Interval, Logger: a.log}
-	s.PageViews = &core.PageViewService{Store: st, Limits: limits, Clock: clock}
 	if url := a.cfg.Scheduler.HeartbeatURL; url != "" {
-		s.Scheduler.Heartbeat = webhook.NewHeartbeat(url, webhook.DefaultTimeout).Beat
+		o.Heartbeat = webhook.NewHeartbeat(url, webhook.DefaultTimeout).Beat
 	}
-	return s, release, nil
+	return wiring.Build(o)
 }
 
 // newMailer returns the SMTP transport when a host is configured, else the

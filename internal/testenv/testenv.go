@@ -1,8 +1,8 @@
 // Package testenv is the one test environment of core, web and cmd tests:
 // a real bbolt store in a temporary directory, the real email templates and
 // SMTP transport against the in-process test SMTP server, a ManualClock, and
-// the services of core wired over them as cmd wires them, with password
-// hashing made cheap. Tests change what they need on the returned Env.
+// the services of core wired over them by internal/wiring, as cmd wires
+// them, with password hashing made cheap. Tests change what they need on the returned Env.
 package testenv
 
 import (
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/wiring"
 	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/store/bolt"
@@ -121,6 +122,9 @@ type Env struct {
 	Admin          *core.AdminService
 	Operator       *core.OperatorAudit
 	PageViews      *core.PageViewService
+	// Graph is every service as internal/wiring built it (the fields
+	// above are its services; Summary, Sweeper, Scheduler are here).
+	Graph *wiring.Graph
 }
 
 // New returns an environment that the end of the test closes; the store must
@@ -153,7 +157,6 @@ func New(tb testing.TB, c Config) *Env {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { m.Close() })
 	emails, err := mailer.NewTemplates("Sendlater", c.BaseURL)
 	if err != nil {
 		tb.Fatal(err)
@@ -163,7 +166,7 @@ func New(tb testing.TB, c Config) *Env {
 		Ctx: context.Background(), Store: st, DB: db, Clock: clock, BaseURL: c.BaseURL,
 		Mailer: m, Emails: emails, Mailbox: Mailbox{SMTP: c.SMTP},
 	}
-	e.wire(c.Logger)
+	tb.Cleanup(e.wire(tb, c))
 	return e
 }
 
@@ -196,42 +199,33 @@ func openStore(tb testing.TB, c Config) (st Store, db *bolt.DB) {
 	return db, db
 }
 
-// wire builds the services as cmd does, with cheap password hashing.
-func (e *Env) wire(log *slog.Logger) {
-	db, clock := e.Store, e.Clock
-	e.Limits = &core.Limiter{Store: db, Clock: clock, Key: LimitKey}
-	e.Outbox = &core.Outbox{Store: db, Clock: clock}
-	e.Auth = &core.Auth{
-		Users: db, Sessions: db, AccessTokens: db, ActionCodes: db, Messages: db, Links: db,
-		Outbox: e.Outbox, Emails: e.Emails, Clock: clock, BaseURL: e.BaseURL,
-		SigningKey: SigningKey, Limits: e.Limits, PasswordParams: CheapPasswords, Logger: log, Refused: db,
+// wire builds the services through internal/wiring, as cmd does, with the
+// fixed keys and cheap password hashing; it returns the release of the
+// mailer.
+func (e *Env) wire(tb testing.TB, c Config) (release func()) {
+	tb.Helper()
+	g, release, err := wiring.Build(wiring.Options{
+		Store: e.Store, Mailer: e.Mailer, Emails: e.Emails, Clock: e.Clock, Logger: c.Logger,
+		MasterKey: c.Key, Keys: wiring.Keys{SigningKey: SigningKey, RefusalSecret: RefusalSecret, LimitKey: LimitKey},
+		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, PasswordParams: CheapPasswords,
+		Concurrency: 4, PassLogSize: 10, Process: "test",
+	})
+	if err != nil {
+		tb.Fatal(err)
 	}
-	e.Social = &core.SocialAuth{Auth: e.Auth}
-	e.Refusals = core.NewRefusalTokens(RefusalSecret)
-	e.Auth.Refusals = e.Refusals
-	e.Refuse = &core.RefusalService{Tokens: e.Refusals, Store: db, Clock: clock}
-	e.Messages = &core.MessageService{Messages: db, Users: db, Clock: clock, Watcher: db, Verifier: e.Auth, Limits: e.Limits,
-		Emails: e.Emails, Outbox: e.Outbox, Refusals: e.Refuse, BaseURL: e.BaseURL, Refused: db}
-	e.Contact = &core.ContactService{Contacts: db, Outbox: e.Outbox, Emails: e.Emails, Clock: clock, Limits: e.Limits, Logger: log}
-	e.Postpone = &core.PostponeLinkService{Messages: db, Users: db, Clock: clock, Limits: e.Limits}
-	e.WebhookSecrets = &core.WebhookSecretService{Users: db, Store: db}
-	e.Delivery = &core.Delivery{
-		Messages: db, Users: db, Store: db, Mailer: e.Mailer, Emails: e.Emails, Clock: clock,
-		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, Concurrency: 4,
-		Refusals: e.Refusals, Resets: e.Auth, Confirmations: e.Auth, Log: core.NewPassLog(10), Logger: log,
-		Monitor: &core.PassMonitor{Store: db, Clock: clock, Process: "test", Logger: log},
-	}
+	e.Graph = g
+	e.Limits, e.Outbox, e.Auth, e.Social = g.Limits, g.Outbox, g.Auth, g.Social
+	e.Messages, e.Contact, e.Postpone = g.Messages, g.Contact, g.Postpone
+	e.Refuse, e.Refusals = g.Refusals, g.Refusals.Tokens
+	e.WebhookSecrets, e.Delivery, e.Admin, e.Operator, e.PageViews = g.WebhookSecrets, g.Delivery, g.Admin, g.Operator, g.PageViews
 	// What the outbox holds leaves before a test reads the mailbox, as the
 	// server's woken scheduler would send it.
 	e.Mailbox.Flush = func() {
 		if err := e.Delivery.RunOutbox(e.Ctx); err != nil {
-			log.Error("outbox", "err", err)
+			c.Logger.Error("outbox", "err", err)
 		}
 	}
-	e.Admin = &core.AdminService{Users: db, Messages: db, Backuper: db, Clock: clock, Delivery: e.Delivery,
-		Auth: e.Auth, Contacts: db, Audit: db}
-	e.Operator = &core.OperatorAudit{Messages: e.Messages, Account: e.Auth, Users: db, Audit: db, Clock: clock}
-	e.PageViews = &core.PageViewService{Store: db, Limits: e.Limits, Clock: clock}
+	return release
 }
 
 // MustUser stores a user with email in the time zone zone (IANA; "": UTC),

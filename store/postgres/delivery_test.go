@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/wiring"
 	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/store/postgres"
@@ -23,14 +24,18 @@ func newDelivery(tb testing.TB, db *postgres.DB, srv *smtptest.Server, clock cor
 		From: core.Address{Name: "Sendlater", Address: "noreply@sendlater.test"}, Timeout: 5 * time.Second,
 	})
 	must(tb, err)
-	tb.Cleanup(func() { m.Close() })
 	emails, err := mailer.NewTemplates("Sendlater", "http://sendlater.test")
 	must(tb, err)
-	return &core.Delivery{
-		Messages: db, Users: db, Store: db, Mailer: m, Emails: emails, Clock: clock,
+	// The graph of internal/wiring, as the binary builds it: each process
+	// its own health record.
+	g, release, err := wiring.Build(wiring.Options{
+		Store: db, Mailer: m, Emails: emails, Clock: clock, MasterKey: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"),
 		BaseURL: "http://sendlater.test", Reminders: core.DefaultReminders, Concurrency: 4,
-		Logger: slog.New(slog.DiscardHandler),
-	}
+		Logger: slog.New(slog.DiscardHandler), Process: fmt.Sprintf("process %p", db),
+	})
+	must(tb, err)
+	tb.Cleanup(release)
+	return g.Delivery
 }
 
 // Three processes run passes at the same moment over one database: each due

@@ -1,0 +1,69 @@
+package wiring
+
+import (
+	"log/slog"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// build wires the graph; o is valid and k complete.
+func build(o Options, k Keys) *Graph {
+	st, clock, emails := o.Store, o.Clock, o.Emails
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	passLog := o.PassLogSize
+	if passLog == 0 {
+		passLog = DefaultPassLogSize
+	}
+	g := &Graph{Mailer: o.Mailer, Emails: emails, SocialFlow: o.SocialFlow, Billing: o.Billing}
+	g.Limits = &core.Limiter{Store: st, Clock: clock, Key: k.LimitKey, IPv6Prefix: o.IPv6Prefix}
+	// serve wakes its scheduler through the outbox (Wake).
+	g.Outbox = &core.Outbox{Store: st, Clock: clock}
+	g.Auth = &core.Auth{
+		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st, Links: st,
+		Outbox: g.Outbox, Emails: emails, Clock: clock, Prices: o.Prices, BaseURL: o.BaseURL,
+		SigningKey: k.SigningKey, Limits: g.Limits, PasswordParams: o.PasswordParams, Logger: log, Refused: st,
+	}
+	g.Social = &core.SocialAuth{Auth: g.Auth}
+	g.Payments = core.PaymentsOff{}
+	if g.Billing != nil {
+		g.Payments = g.Billing
+	}
+	g.Refusals = &core.RefusalService{Tokens: core.NewRefusalTokens(k.RefusalSecret), Store: st, Clock: clock}
+	g.Auth.Refusals = g.Refusals.Tokens
+	g.Messages = &core.MessageService{
+		Messages: st, Users: st, Prices: o.Prices, Clock: clock, Watcher: st, Verifier: g.Auth, Limits: g.Limits,
+		Emails: emails, Outbox: g.Outbox, Refusals: g.Refusals, BaseURL: o.BaseURL, Refused: st,
+	}
+	g.Contact = &core.ContactService{
+		Contacts: st, Outbox: g.Outbox, Emails: emails, To: o.ContactTo, Clock: clock, Limits: g.Limits, Logger: log,
+	}
+	g.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: g.Limits}
+	g.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: o.Prices}
+	g.Delivery = &core.Delivery{
+		Messages: st, Users: st, Store: st, Mailer: o.Mailer, Emails: emails, Clock: clock,
+		BaseURL:       o.BaseURL,
+		Reminders:     o.Reminders,
+		Prices:        o.Prices,
+		Concurrency:   o.Concurrency,
+		LeaseDuration: o.LeaseDuration,
+		Refusals:      g.Refusals.Tokens,
+		Webhooks:      o.Webhooks,
+		Resets:        g.Auth,
+		Confirmations: g.Auth,
+		Logger:        log,
+		Log:           core.NewPassLog(passLog),
+		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: o.Process, Logger: log},
+	}
+	g.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: o.Prices, Clock: clock,
+		Delivery: g.Delivery, Billing: g.Billing, Auth: g.Auth, Contacts: st, Audit: st}
+	g.Operator = &core.OperatorAudit{Messages: g.Messages, Account: g.Auth, Users: st, Audit: st, Clock: clock}
+	g.Summary = &core.Summary{Store: st, Outbox: g.Outbox, Emails: emails, Limits: g.Limits, Clock: clock,
+		To: o.OperatorTo, Logger: log}
+	g.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Limits: g.Limits, Clock: clock, Logger: log}
+	g.Scheduler = &core.Scheduler{Delivery: g.Delivery, Interval: o.Interval, Logger: log, Heartbeat: o.Heartbeat}
+	g.PageViews = &core.PageViewService{Store: st, Limits: g.Limits, Clock: clock}
+	return g
+}
