@@ -27,8 +27,8 @@ try {
   await page.getByRole("button", { name: "Sign up" }).click();
   await page.waitForURL(`${base}/dashboard`);
   await page.goto(`${base}/settings/general`);
-  await page.getByLabel("Name").fill("Ada Lovelace");
-  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByLabel("Name", { exact: true }).fill("Ada Lovelace");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
   await page.getByText("Your profile has been updated").waitFor();
   await page.goto(`${base}/dashboard`);
   await page.getByRole("button", { name: "Add Message" }).click();
