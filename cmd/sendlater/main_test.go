@@ -57,9 +57,16 @@ func run(t *testing.T, dir string, env []string, args ...string) result {
 func runWithStdin(t *testing.T, dir string, env []string, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	return runCmd(t, cmd, dir, env)
+}
+
+// runCmd runs cmd (sendlater) in dir with the environment additions env
+// and returns what it printed and its exit code.
+func runCmd(t *testing.T, cmd *exec.Cmd, dir string, env []string) result {
+	t.Helper()
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
