@@ -72,7 +72,7 @@ func (t *RefusalTokens) Address(token string) (string, error) {
 
 // Read returns the address and the kind a token was made for, or EInvalid.
 func (t *RefusalTokens) Read(token string) (string, RefusalKind, error) {
-	b, err := base64.RawURLEncoding.DecodeString(token)
+	b, err := base64.RawURLEncoding.Strict().DecodeString(token)
 	if err == nil {
 		for _, kind := range []RefusalKind{RefuseMessages, RefuseTestEmails} {
 			if pt, err := t.aead.Open(nil, nil, b, refusalAD[kind]); err == nil {

@@ -44,11 +44,11 @@ func VerifyIDToken(key []byte, token string, now time.Time) (*IDTokenClaims, err
 		return nil, errInvalidToken()
 	}
 	signed, sig := token[:dot], token[dot+1:]
-	mac, err := base64.RawURLEncoding.DecodeString(sig)
+	mac, err := base64.RawURLEncoding.Strict().DecodeString(sig)
 	if err != nil || !hmac.Equal(mac, idTokenMAC(key, signed)) {
 		return nil, errInvalidToken()
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(signed[len(idTokenPrefix):])
+	payload, err := base64.RawURLEncoding.Strict().DecodeString(signed[len(idTokenPrefix):])
 	if err != nil {
 		return nil, errInvalidToken()
 	}

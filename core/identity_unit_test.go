@@ -158,12 +158,17 @@ func TestIDTokenRejectsTampering(t *testing.T) {
 		"no uid":          core.SignIDToken(key, core.IDTokenClaims{SessionID: "s1", ExpiresAt: c.ExpiresAt}),
 		"no sid":          core.SignIDToken(key, core.IDTokenClaims{UserID: "u1", ExpiresAt: c.ExpiresAt}),
 		"pat":             core.AccessTokenPrefix + "x",
+		// The signature's last character carries 4 bits; its other 2 must
+		// be zero, so one token has one spelling.
+		"non-canonical signature": tok[:len(tok)-1] + string(b64url[strings.IndexByte(b64url, tok[len(tok)-1])^1]),
 	} {
 		if _, err := core.VerifyIDToken(key, bad, now); core.ErrorCode(err) != core.EInvalidToken {
 			t.Errorf("%s: %v, want %s", name, err, core.EInvalidToken)
 		}
 	}
 }
+
+const b64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 func flip(s string) string {
 	if s[0] == 'A' {

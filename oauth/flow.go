@@ -128,8 +128,8 @@ func (f *Flow) seal(kind, provider string, v any) (string, error) {
 // kind and provider, and it has not expired.
 func (f *Flow) open(kind, provider, value string, v any) bool {
 	enc, sig, ok := strings.Cut(value, ".")
-	payload, err1 := base64.RawURLEncoding.DecodeString(enc)
-	mac, err2 := base64.RawURLEncoding.DecodeString(sig)
+	payload, err1 := base64.RawURLEncoding.Strict().DecodeString(enc)
+	mac, err2 := base64.RawURLEncoding.Strict().DecodeString(sig)
 	if !ok || err1 != nil || err2 != nil || !hmac.Equal(mac, f.mac(payload)) {
 		return false
 	}

@@ -31,7 +31,7 @@ func TestMessagesNeedAValidToken(t *testing.T) {
 		{"DELETE", "/api/messages/" + m.ID, nil},
 		{"GET", "/api/messages/stream", nil},
 	}
-	for _, token := range []string{"", "not-a-token", tok.IDToken, ann.token[:len(ann.token)-2] + "xx"} {
+	for _, token := range []string{"", "not-a-token", tok.IDToken, tampered(ann.token)} {
 		for _, e := range endpoints {
 			a.fail(nil, http.StatusUnauthorized, core.EInvalidToken, e.method, e.path, token, e.body)
 		}
@@ -44,6 +44,16 @@ func TestMessagesNeedAValidToken(t *testing.T) {
 	if got != m {
 		t.Fatalf("changed without a valid token: %+v", got)
 	}
+}
+
+// tampered returns token with one character of its signature changed.
+func tampered(token string) string {
+	i := len(token) - 5
+	c := byte('x')
+	if token[i] == c {
+		c = 'y'
+	}
+	return token[:i] + string(c) + token[i+1:]
 }
 
 // Bodies that are not one JSON object of the right shape, under 1 MiB, are
