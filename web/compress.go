@@ -63,6 +63,10 @@ func (c *replyWriter) begin(w http.ResponseWriter, r *http.Request, compress boo
 
 func (c *replyWriter) Header() http.Header { return c.sent.Header() }
 
+// takesGzip reports whether a reply not yet begun may be sent gzipped: gzip
+// is on, the client takes it and the request is not a HEAD.
+func (c *replyWriter) takesGzip() bool { return c.accepts && !c.decided && c.status == 0 }
+
 func (c *replyWriter) WriteHeader(status int) {
 	if c.decided || c.status != 0 {
 		if c.decided {

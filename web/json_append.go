@@ -217,6 +217,25 @@ func writeEncoded(w http.ResponseWriter, r *http.Request, status int, b []byte, 
 	w.Write(b)
 }
 
+// writeGzipped is writeEncoded (status 200) for JSON already gzipped: the
+// reply goes out as it is (replyWriter passes a reply that carries its
+// Content-Encoding), with the Vary every compressible reply carries.
+func writeGzipped(w http.ResponseWriter, r *http.Request, gz []byte, tag string) {
+	h := w.Header()
+	h["Cache-Control"] = noStore
+	h["Vary"] = varyEncoding
+	if tag != "" && notModified(w, r, tag) {
+		return
+	}
+	h["Content-Type"] = jsonType
+	h["Content-Encoding"] = gzipEncoding
+	h["Content-Length"] = []string{strconv.Itoa(len(gz))}
+	w.WriteHeader(http.StatusOK)
+	w.Write(gz)
+}
+
+var gzipEncoding = []string{"gzip"}
+
 // jsonSafe marks the ASCII bytes encoding/json copies as they are.
 var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 	for c := ' '; c < utf8.RuneSelf; c++ {

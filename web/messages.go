@@ -1,8 +1,11 @@
 package web
 
 import (
+	"bytes"
+	"compress/gzip"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/sendlater/sendlater/core"
 )
@@ -29,17 +32,42 @@ func (a *authorAPI) handleListMessages(w http.ResponseWriter, r *http.Request) {
 
 // What the kept reads may hold: at most keptPages replies (pages of the
 // list and messages) of at most keptPageMaxSize bytes (a page of 20 short
-// messages is about 10 KiB), so at most 32 MiB.
+// messages is about 10 KiB), so at most 32 MiB, and beside each its gzip
+// form once a client asked for it (JSON compresses to a third or less, so
+// at most about 11 MiB more).
 const (
 	keptPages       = 512
 	keptPageMaxSize = 64 << 10
 )
 
 // keptReply is a kept read (a page of the list, a message) as its reply:
-// the envelope's bytes and their ETag.
+// the envelope's bytes and their ETag, and the bytes gzipped, made once by
+// the first client that takes gzip (gzipped).
 type keptReply struct {
 	body []byte
 	tag  string
+	gz   *keptGzip
+}
+
+// keptGzip is the gzip form of a kept reply's body, made at most once.
+type keptGzip struct {
+	once sync.Once
+	b    []byte
+}
+
+// gzipped returns e's body gzipped, made on the first call. The level is
+// gzip's default, not the per-request BestSpeed: it is paid once per
+// generation, and every later reply is smaller for it.
+func (e keptReply) gzipped() []byte {
+	e.gz.once.Do(func() {
+		var buf bytes.Buffer
+		buf.Grow(len(e.body) / 3)
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression) // a valid level cannot fail
+		zw.Write(e.body)
+		zw.Close()
+		e.gz.b = buf.Bytes()
+	})
+	return e.gz.b
 }
 
 // writeKeptPage answers a page of the list from its kept reply (writeKept).
@@ -63,7 +91,9 @@ func (a *authorAPI) writeKeptPage(w http.ResponseWriter, r *http.Request, p core
 // and returns how to encode it. An error is answered, never kept. A kept
 // reply is never changed: it is written, never appended to. A kept reply is
 // the author's whoever read it, so the identity's scope is checked here
-// first, as read would: a token without messages:read gets none.
+// first, as read would: a token without messages:read gets none. A client
+// that takes gzip gets the kept gzip form (keptReply.gzipped), compressed
+// once per generation instead of once per reply.
 func (a *authorAPI) writeKept(w http.ResponseWriter, r *http.Request, what string, read func() (func(b []byte) []byte, error)) {
 	if err := core.RequireScope(r.Context(), core.ScopeMessagesRead); err != nil {
 		writeError(w, r, err)
@@ -80,10 +110,14 @@ func (a *authorAPI) writeKept(w http.ResponseWriter, r *http.Request, what strin
 			return
 		}
 		body := appendEnvelope(nil, data)
-		e = keptReply{body: body, tag: etagOf(body)}
+		e = keptReply{body: body, tag: etagOf(body), gz: new(keptGzip)}
 		if len(body) <= keptPageMaxSize {
 			a.kept.Put(key, gen, e)
 		}
+	}
+	if rw, ok := w.(*replyWriter); ok && len(e.body) >= compressMinSize && rw.takesGzip() {
+		writeGzipped(w, r, e.gzipped(), e.tag)
+		return
 	}
 	writeEncoded(w, r, http.StatusOK, e.body, e.tag)
 }
