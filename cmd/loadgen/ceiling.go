@@ -5,9 +5,13 @@ package main
 // -ceiling-serve) answers GET /api/messages, GET /api/me and GET
 // /api/messages/{id} with the bytes the real server gave for them (status,
 // headers, security headers included, and body), after the same bearer
-// check: the token must be the one the reads send. The ceiling scenario
-// runs it and the real server alternately, each read in turn, and prints
-// each one's req/s and p99 and their ratio.
+// check: the token must be the one the reads send. Each read is measured
+// twice: by a client that takes no compression, and by one that takes gzip
+// (as every browser and Go's HTTP client do), the bare server then
+// answering with exactly the gzipped bytes the real one sent, compressed
+// ahead (its limit). The ceiling scenario runs it and the real server
+// alternately, each read in turn, and prints each one's req/s and p99 and
+// their ratio.
 
 import (
 	"bufio"
@@ -32,7 +36,8 @@ type reply struct {
 }
 
 // ceilingSpec is what the bare server serves: the token it accepts and the
-// reply of each path.
+// reply of each path (under path + gzipVariant, the reply to a client
+// that takes gzip).
 type ceilingSpec struct {
 	Token   string            `json:"token"`
 	Replies map[string]*reply `json:"replies"`
@@ -53,14 +58,23 @@ func ceilingReads(base, token string) ([]string, error) {
 	return []string{"/api/messages", "/api/me", "/api/messages/" + list[0].ID}, nil
 }
 
-// capture asks the real server for path as the load's client does (no
-// compression) and keeps the reply.
-func capture(base, path, token string) (*reply, error) {
+// gzipVariant names, in a ceilingSpec, the reply to a client taking gzip.
+const gzipVariant = " gzip"
+
+// acceptGzip is the header line of a load client that takes gzip.
+const acceptGzip = "Accept-Encoding: gzip"
+
+// capture asks the real server for path as the load's client does, taking
+// gzip or not, and keeps the reply as it came (still compressed).
+func capture(base, path, token string, gzip bool) (*reply, error) {
 	req, err := http.NewRequest("GET", base+path, nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
+	if gzip {
+		req.Header.Set("Accept-Encoding", "gzip") // set by hand: the transport leaves the body as it came
+	}
 	resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
 	if err != nil {
 		return nil, err
@@ -137,7 +151,11 @@ func serveCeiling(file string) {
 	want := []byte(spec.Token)
 	unauthorized := []byte(`{"status":"error","code":"auth/invalid-user-token","message":"Please sign in."}`)
 	mux := http.NewServeMux()
-	for path, rep := range spec.Replies {
+	for path, plain := range spec.Replies {
+		if strings.HasSuffix(path, gzipVariant) {
+			continue
+		}
+		gzipped := spec.Replies[path+gzipVariant]
 		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 			h := r.Header.Get("Authorization")
 			if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") ||
@@ -146,6 +164,10 @@ func serveCeiling(file string) {
 				w.WriteHeader(http.StatusUnauthorized)
 				w.Write(unauthorized)
 				return
+			}
+			rep := plain
+			if gzipped != nil && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				rep = gzipped
 			}
 			wh := w.Header()
 			for k, v := range rep.Header {
@@ -172,7 +194,10 @@ func runCeiling(base string, addrs []string, pids []int, token string, conns, ro
 	}
 	spec := &ceilingSpec{Token: token, Replies: map[string]*reply{}}
 	for _, p := range paths {
-		if spec.Replies[p], err = capture(base, p, token); err != nil {
+		if spec.Replies[p], err = capture(base, p, token, false); err != nil {
+			fatalf("ceiling: %v", err)
+		}
+		if spec.Replies[p+gzipVariant], err = capture(base, p, token, true); err != nil {
 			fatalf("ceiling: %v", err)
 		}
 	}
@@ -184,10 +209,19 @@ func runCeiling(base string, addrs []string, pids []int, token string, conns, ro
 	names := []string{"GET /api/messages (20)", "GET /api/me", "GET /api/messages/{id}"}
 	fmt.Printf("\nceiling: a bare net/http server (pid %d, same bytes, bearer check, headers) and the real one, alternately, c=%d\n",
 		bare.cmd.Process.Pid, conns)
-	fmt.Printf("%-26s %5s %-7s %10s %8s %8s %8s %9s %9s\n", "read", "round", "server", "req/s", "p50 ms", "p99 ms", "CPU µs", "req/s %", "p99 ×")
+	fmt.Printf("%-31s %5s %-7s %10s %8s %8s %8s %9s %9s\n", "read", "round", "server", "req/s", "p50 ms", "p99 ms", "CPU µs", "req/s %", "p99 ×")
+	type read struct {
+		name string
+		req  []byte
+	}
+	var reads []read
+	for i, p := range paths {
+		reads = append(reads, read{names[i], request("GET", p, token, nil)},
+			read{names[i] + " gzip", request("GET", p, token, nil, acceptGzip)})
+	}
 	for round := 1; round <= rounds; round++ {
-		for i, p := range paths {
-			req := request("GET", p, token, nil)
+		for _, rd := range reads {
+			req := rd.req
 			var ceil result
 			for _, who := range []struct {
 				name  string
@@ -206,7 +240,7 @@ func runCeiling(base string, addrs []string, pids []int, token string, conns, ro
 					ratio = fmt.Sprintf("%.0f%%", 100*rate/(float64(ceil.n)/ceil.elapsed.Seconds()))
 					tail = fmt.Sprintf("%.2f", float64(res.pct(99))/float64(max(1, ceil.pct(99))))
 				}
-				fmt.Printf("%-26s %5d %-7s %10.0f %8.2f %8.2f %8s %9s %9s\n", names[i], round, who.name, rate,
+				fmt.Printf("%-31s %5d %-7s %10.0f %8.2f %8.2f %8s %9s %9s\n", rd.name, round, who.name, rate,
 					ms(res.pct(50)), ms(res.pct(99)), perRequest(cpu, res.n, len(who.pids) > 0), ratio, tail)
 				if res.errors > 0 {
 					fmt.Printf("  %d errors, first: %s\n", res.errors, res.firstError)

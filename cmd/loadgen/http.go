@@ -13,10 +13,14 @@ import (
 	"strings"
 )
 
-// request is the raw bytes of one HTTP/1.1 request.
-func request(method, path, token string, body []byte) []byte {
+// request is the raw bytes of one HTTP/1.1 request, with the header lines
+// headers (each "Name: value") beside its own.
+func request(method, path, token string, body []byte, headers ...string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: loadgen\r\nUser-Agent: sendlater-loadgen\r\n", method, path)
+	for _, h := range headers {
+		b.WriteString(h + "\r\n")
+	}
 	if token != "" {
 		fmt.Fprintf(&b, "Authorization: Bearer %s\r\n", token)
 	}
