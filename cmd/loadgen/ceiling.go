@@ -221,31 +221,38 @@ func runCeiling(base string, addrs []string, pids []int, token string, conns, ro
 	}
 	for round := 1; round <= rounds; round++ {
 		for _, rd := range reads {
-			req := rd.req
-			var ceil result
-			for _, who := range []struct {
-				name  string
-				addrs []string
-				pids  []int
-			}{{"ceiling", []string{bare.addr}, []int{bare.cmd.Process.Pid}}, {"real", addrs, pids}} {
-				closedLoop(who.addrs, conns, warmup, req)
-				cpu := cpuTime(who.pids)
-				res := closedLoop(who.addrs, conns, d, req)
-				cpu = cpuTime(who.pids) - cpu
-				rate := float64(res.n) / res.elapsed.Seconds()
-				ratio, tail := "", ""
-				if who.name == "ceiling" {
-					ceil = res
-				} else {
-					ratio = fmt.Sprintf("%.0f%%", 100*rate/(float64(ceil.n)/ceil.elapsed.Seconds()))
-					tail = fmt.Sprintf("%.2f", float64(res.pct(99))/float64(max(1, ceil.pct(99))))
-				}
-				fmt.Printf("%-31s %5d %-7s %10.0f %8.2f %8.2f %8s %9s %9s\n", rd.name, round, who.name, rate,
-					ms(res.pct(50)), ms(res.pct(99)), perRequest(cpu, res.n, len(who.pids) > 0), ratio, tail)
-				if res.errors > 0 {
-					fmt.Printf("  %d errors, first: %s\n", res.errors, res.firstError)
-				}
-			}
+			measurePair(rd.name, round, bare, addrs, pids, conns, warmup, d, rd.req)
+		}
+	}
+}
+
+// measurePair runs req on the bare server, then on the real one (addrs,
+// pids), d each after warmup, and prints one line each: req/s, p50, p99,
+// CPU per request, and the real one's share of the bare one's req/s and
+// its p99 over the bare one's.
+func measurePair(name string, round int, bare *ceilingServer, addrs []string, pids []int, conns int, warmup, d time.Duration, req []byte) {
+	var ceil result
+	for _, who := range []struct {
+		name  string
+		addrs []string
+		pids  []int
+	}{{"ceiling", []string{bare.addr}, []int{bare.cmd.Process.Pid}}, {"real", addrs, pids}} {
+		closedLoop(who.addrs, conns, warmup, req)
+		cpu := cpuTime(who.pids)
+		res := closedLoop(who.addrs, conns, d, req)
+		cpu = cpuTime(who.pids) - cpu
+		rate := float64(res.n) / res.elapsed.Seconds()
+		ratio, tail := "", ""
+		if who.name == "ceiling" {
+			ceil = res
+		} else {
+			ratio = fmt.Sprintf("%.0f%%", 100*rate/(float64(ceil.n)/ceil.elapsed.Seconds()))
+			tail = fmt.Sprintf("%.2f", float64(res.pct(99))/float64(max(1, ceil.pct(99))))
+		}
+		fmt.Printf("%-31s %5d %-7s %10.0f %8.2f %8.2f %8s %9s %9s\n", name, round, who.name, rate,
+			ms(res.pct(50)), ms(res.pct(99)), perRequest(cpu, res.n, len(who.pids) > 0), ratio, tail)
+		if res.errors > 0 {
+			fmt.Printf("  %d errors, first: %s\n", res.errors, res.firstError)
 		}
 	}
 }

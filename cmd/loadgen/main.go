@@ -17,7 +17,10 @@
 // follows 50 live lists, changes messages and reads pages back to back.
 // The ceiling scenario (ceiling.go) runs a bare net/http server with the
 // same bytes, bearer check and headers alternately with the real one for
-// GET /api/messages, /api/me and /api/messages/{id} and prints their ratio;
+// GET /api/messages, /api/me and /api/messages/{id} (each with and without
+// gzip) and prints their ratio; write-ceiling (write_ceiling.go) does the
+// same for POST /api/messages against a bare server that only reads the
+// body and writes as many bytes as a create, durably, to the same store;
 // signin-burst (burst.go) sends -burst sign-ins at once and follows the
 // server's VmRSS to its peak and back to its idle baseline.
 //
@@ -25,7 +28,7 @@
 //	go run ./cmd/loadgen -bin bin/sendlater
 //	go run ./cmd/loadgen -bin bin/sendlater -replicas 3 -scenarios list,create,deliver \
 //		-postgres 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
-//	go run ./cmd/loadgen -bin bin/sendlater -scenarios ceiling,signin-burst -d 5s -warmup 1s
+//	go run ./cmd/loadgen -bin bin/sendlater -scenarios ceiling,write-ceiling,signin-burst -d 5s -warmup 1s
 //
 // The client speaks HTTP/1.1 over raw keep-alive connections, one per
 // worker, so that it costs the server's CPU as little as possible: client
@@ -68,10 +71,15 @@ func main() {
 		burstIdle  = flag.Duration("burst-idle", 30*time.Second, "how long signin-burst waits for memory to return to its baseline")
 		rounds     = flag.Int("rounds", 2, "rounds of the ceiling scenario (each read on each server per round)")
 		ceilServe  = flag.String("ceiling-serve", "", "internal: serve the ceiling's bare handler of this spec file")
+		writeServe = flag.String("write-ceiling-serve", "", "internal: serve the write ceiling's bare handler of this spec file")
 	)
 	flag.Parse()
 	if *ceilServe != "" {
 		serveCeiling(*ceilServe)
+		return
+	}
+	if *writeServe != "" {
+		serveWriteCeiling(*writeServe)
 		return
 	}
 	if (*bin == "") == (*base == "") {
@@ -147,6 +155,12 @@ func main() {
 			continue
 		case "ceiling":
 			runCeiling(*base, addrs, pids, setup.listToken, *conns, *rounds, *warmup, *duration)
+			continue
+		case "write-ceiling":
+			if srv == nil {
+				fatalf("the write-ceiling scenario needs -bin")
+			}
+			runWriteCeiling(srv, addrs, pids, setup.createToken, *conns, *rounds, *warmup, *duration)
 			continue
 		case "streams":
 			if srv == nil {
