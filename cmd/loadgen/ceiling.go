@@ -102,7 +102,13 @@ type ceilingServer struct {
 
 // startCeiling starts loadgen again as the bare server of spec.
 func startCeiling(spec *ceilingSpec) (*ceilingServer, error) {
-	f, err := os.CreateTemp("", "loadgen-ceiling-*.json")
+	return startBare("-ceiling-serve", spec)
+}
+
+// startBare starts loadgen again with flag and a file holding spec, and
+// reads the bare server's address from its first line.
+func startBare(flag string, spec any) (*ceilingServer, error) {
+	f, err := os.CreateTemp("", "loadgen-bare-*.json")
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +121,7 @@ func startCeiling(spec *ceilingSpec) (*ceilingServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-ceiling-serve", f.Name())
+	cmd := exec.Command(self, flag, f.Name())
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -12,7 +12,6 @@ package main
 // prints each one's req/s, p99 and CPU per request, and their ratio.
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -22,7 +21,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -123,38 +121,6 @@ func pgBytesOf(p *pgStore, id string) (int, error) {
 	err = pool.QueryRow(ctx, `select (select coalesce(sum(pg_column_size(m.*)), 0) from messages m where id = $1) +
 		(select coalesce(sum(pg_column_size(e.*)), 0) from message_events e where message_id = $1)`, id).Scan(&n)
 	return n, err
-}
-
-// startWriteCeiling starts loadgen again as the bare write server of spec.
-func startWriteCeiling(spec *writeSpec) (*ceilingServer, error) {
-	f, err := os.CreateTemp("", "loadgen-write-ceiling-*.json")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(f.Name())
-	if err := json.NewEncoder(f).Encode(spec); err != nil {
-		return nil, err
-	}
-	f.Close()
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(self, "-write-ceiling-serve", f.Name())
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		cmd.Process.Kill()
-		return nil, fmt.Errorf("write ceiling server: %v", err)
-	}
-	return &ceilingServer{cmd: cmd, addr: strings.TrimSpace(line)}, nil
 }
 
 // serveWriteCeiling is the bare write server: -write-ceiling-serve FILE.
@@ -273,7 +239,7 @@ func runWriteCeiling(srv *servers, addrs []string, pids []int, token string, con
 	if err != nil || spec.Bytes == 0 {
 		fatalf("write ceiling: the size of a create: %d bytes, %v", spec.Bytes, err)
 	}
-	bare, err := startWriteCeiling(spec)
+	bare, err := startBare("-write-ceiling-serve", spec)
 	if err != nil {
 		fatalf("write ceiling: %v", err)
 	}
