@@ -155,7 +155,6 @@ func serveCeiling(file string) {
 		fatalf("ceiling: %v", err)
 	}
 	want := []byte(spec.Token)
-	unauthorized := []byte(`{"status":"error","code":"auth/invalid-user-token","message":"Please sign in."}`)
 	mux := http.NewServeMux()
 	for path, plain := range spec.Replies {
 		if strings.HasSuffix(path, gzipVariant) {
@@ -163,32 +162,52 @@ func serveCeiling(file string) {
 		}
 		gzipped := spec.Replies[path+gzipVariant]
 		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
-			h := r.Header.Get("Authorization")
-			if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") ||
-				subtle.ConstantTimeCompare([]byte(strings.TrimSpace(h[7:])), want) != 1 {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusUnauthorized)
-				w.Write(unauthorized)
+			if !bearerOK(w, r, want) {
 				return
 			}
 			rep := plain
 			if gzipped != nil && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 				rep = gzipped
 			}
-			wh := w.Header()
-			for k, v := range rep.Header {
-				wh[k] = v
-			}
-			w.WriteHeader(rep.Status)
-			w.Write(rep.Body)
+			rep.write(w)
 		})
 	}
+	serveBare("ceiling", mux)
+}
+
+// bearerOK reports whether r carries the bearer token want, as the real
+// server checks it, and answers 401 when it does not.
+func bearerOK(w http.ResponseWriter, r *http.Request, want []byte) bool {
+	h := r.Header.Get("Authorization")
+	if len(h) >= 7 && strings.EqualFold(h[:7], "bearer ") &&
+		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(h[7:])), want) == 1 {
+		return true
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusUnauthorized)
+	w.Write([]byte(`{"status":"error","code":"auth/invalid-user-token","message":"Please sign in."}`))
+	return false
+}
+
+// write replays rep.
+func (rep *reply) write(w http.ResponseWriter) {
+	wh := w.Header()
+	for k, v := range rep.Header {
+		wh[k] = v
+	}
+	w.WriteHeader(rep.Status)
+	w.Write(rep.Body)
+}
+
+// serveBare prints the address of a new loopback listener, then serves h
+// on it until killed.
+func serveBare(name string, h http.Handler) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		fatalf("ceiling: %v", err)
+		fatalf("%s: %v", name, err)
 	}
 	fmt.Println(ln.Addr().String())
-	fatalf("ceiling: %v", http.Serve(ln, mux))
+	fatalf("%s: %v", name, http.Serve(ln, h))
 }
 
 // runCeiling measures the three reads on the bare server and on the real

@@ -14,11 +14,9 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -139,16 +137,10 @@ func serveWriteCeiling(file string) {
 		write = pgWriter(spec.Postgres, spec.Bytes)
 	}
 	want := []byte(spec.Token)
-	unauthorized := []byte(`{"status":"error","code":"auth/invalid-user-token","message":"Please sign in."}`)
 	rep := spec.Reply
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/messages", func(w http.ResponseWriter, r *http.Request) {
-		h := r.Header.Get("Authorization")
-		if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") ||
-			subtle.ConstantTimeCompare([]byte(strings.TrimSpace(h[7:])), want) != 1 {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			w.Write(unauthorized)
+		if !bearerOK(w, r, want) {
 			return
 		}
 		if _, err := io.ReadAll(io.LimitReader(r.Body, 1<<20)); err != nil {
@@ -159,19 +151,9 @@ func serveWriteCeiling(file string) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		wh := w.Header()
-		for k, v := range rep.Header {
-			wh[k] = v
-		}
-		w.WriteHeader(rep.Status)
-		w.Write(rep.Body)
+		rep.write(w)
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fatalf("write ceiling: %v", err)
-	}
-	fmt.Println(ln.Addr().String())
-	fatalf("write ceiling: %v", http.Serve(ln, mux))
+	serveBare("write ceiling", mux)
 }
 
 // newRecord is a random id and n random bytes: what one create writes.
