@@ -79,3 +79,31 @@ func BenchmarkMe(b *testing.B) { benchRead(b, "/api/me") }
 // BenchmarkGetMessage is one authenticated GET /api/messages/{id}, without
 // the network.
 func BenchmarkGetMessage(b *testing.B) { benchRead(b, "/api/messages/{id}") }
+
+// BenchmarkSignInRest is POST /api/auth/signin for an account whose
+// password hash costs next to nothing: what a sign-in spends beside
+// argon2id through the whole server (the body, the limits, the account, the
+// session's write, the refresh cookie, the reply and the access line).
+// core's BenchmarkSignInParts sets it beside the hash (issue 35).
+func BenchmarkSignInRest(b *testing.B) {
+	e := newHandlerEnv(b)
+	u := e.MustUser(b, "rest@example.com", "UTC", core.PlanStarter)
+	if _, err := e.DB.UpdateUser(e.Ctx, u.ID, func(x *core.User) error {
+		x.PasswordHash, x.EmailVerified = core.HashPassword(pw, core.PasswordParams{Memory: 8, Time: 1, Threads: 1}), true
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	h := e.handler(slogDiscard())
+	body := `{"email":"rest@example.com","password":"` + pw + `"}`
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest("POST", "/api/auth/signin", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+	}
+}
