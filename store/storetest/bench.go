@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/wiring"
+	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/mailer/mailertest"
 )
 
@@ -113,15 +115,25 @@ func BenchDueNone(b *testing.B, s Stores) {
 }
 
 // BenchPassNoneDue is a whole delivery pass (deliveries, reminders,
-// webhooks) over the fixture when nothing is due: what a scheduler pays
-// every tick.
-func BenchPassNoneDue(b *testing.B, s Stores) {
+// webhooks) over the fixture st when nothing is due: what a scheduler pays
+// every tick. The pass is the one internal/wiring builds, as the binary
+// runs it.
+func BenchPassNoneDue(b *testing.B, st core.Store) {
 	sent := &mailertest.Mailer{}
-	d := &core.Delivery{
-		Messages: s.Messages, Users: s.Users, Store: s.Delivery, Mailer: sent, Clock: core.NewManualClock(FixtureStart),
-		Reminders: core.DefaultReminders, Logger: slog.New(slog.DiscardHandler),
-		Webhooks: noWebhooks{},
+	emails, err := mailer.NewTemplates("Sendlater", "http://sendlater.test")
+	if err != nil {
+		b.Fatal(err)
 	}
+	g, release, err := wiring.Build(wiring.Options{
+		Store: st, Mailer: sent, Emails: emails, Clock: core.NewManualClock(FixtureStart),
+		MasterKey: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), BaseURL: "http://sendlater.test",
+		Reminders: core.DefaultReminders, Logger: slog.New(slog.DiscardHandler), Webhooks: noWebhooks{},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer release()
+	d := g.Delivery
 	for b.Loop() {
 		res, err := d.Run(ctx)
 		if err != nil || res.Delivered+res.Reminded+res.Skipped != 0 {
