@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/wiring"
-	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/mailer/mailertest"
 )
 
@@ -120,20 +118,8 @@ func BenchDueNone(b *testing.B, s Stores) {
 // runs it.
 func BenchPassNoneDue(b *testing.B, st core.Store) {
 	sent := &mailertest.Mailer{}
-	emails, err := mailer.NewTemplates("Sendlater", "http://sendlater.test")
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, release, err := wiring.Build(wiring.Options{
-		Store: st, Mailer: sent, Emails: emails, Clock: core.NewManualClock(FixtureStart),
-		MasterKey: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"), BaseURL: "http://sendlater.test",
-		Reminders: core.DefaultReminders, Logger: slog.New(slog.DiscardHandler), Webhooks: noWebhooks{},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer release()
-	d := g.Delivery
+	d := Graph(b, st, wiring.Options{Mailer: sent, Clock: core.NewManualClock(FixtureStart),
+		Reminders: core.DefaultReminders, Webhooks: noWebhooks{}}).Delivery
 	for b.Loop() {
 		res, err := d.Run(ctx)
 		if err != nil || res.Delivered+res.Reminded+res.Skipped != 0 {
