@@ -178,3 +178,9 @@ func (PaymentsOff) Checkout(context.Context, CheckoutRequest) (*CheckoutSession,
 func (PaymentsOff) Portal(context.Context, string) (string, error) { return "", errPaymentsOff() }
 
 func (PaymentsOff) HandleWebhook(context.Context, []byte, string) error { return errPaymentsOff() }
+
+// ErrCustomerTaken is a payment provider's customer another user holds
+// (a customer is one user's).
+func ErrCustomerTaken() error {
+	return Errorf(EConflict, "The Stripe customer belongs to another user.")
+}

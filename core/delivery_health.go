@@ -184,3 +184,12 @@ func (m *PassMonitor) logger() *slog.Logger {
 	}
 	return m.Logger
 }
+
+// CheckNew is the rule of a record a store puts: it is kept under its
+// process's name.
+func (h *ProcessHealth) CheckNew() error {
+	if h.Process == "" {
+		return Errorf(EInvalid, "A health record needs a process name.")
+	}
+	return nil
+}

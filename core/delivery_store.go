@@ -105,3 +105,6 @@ const (
 	OutboxPasswordReset = "password-reset" // the reset email of Recipient's account, if any
 	OutboxReminderCopy  = "reminder-copy"  // a reminder to the second reminder address, retried
 )
+
+// ErrOutboxItemNotFound is an outbox item no store holds.
+func ErrOutboxItemNotFound() error { return Errorf(ENotFound, "The outbox item could not be found.") }

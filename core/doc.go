@@ -31,5 +31,12 @@
 //     masking, text checks, the generation cache, and the interfaces front
 //     ends use (services.go: Messages, Account, Identities, ...).
 //
+// The rules a store applies whatever its backend (the checks of a record
+// before it is written, the single use of an action code, each refusal's
+// code and sentence as a named constructor such as ErrUserNotFound) are
+// written here once, on the records: identity_records.go,
+// message_records.go, and beside their records for the outbox, health and
+// billing; the stores keep only storage.
+//
 // A file's tests sit next to it with the same prefix.
 package core

@@ -34,3 +34,23 @@ func NewSecret() string {
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
+
+// ValidID refuses an id no store can hold: empty, or longer than 255 bytes
+// (a bbolt index key holds it; PostgreSQL refuses what bbolt could not
+// hold either, so a copy between them never fails on an id). kind names
+// the record in the error.
+func ValidID(kind, id string) error {
+	if id == "" || len(id) > 255 {
+		return Errorf(EInvalid, "The %s id must be 1 to 255 bytes.", kind)
+	}
+	return nil
+}
+
+// AssignID gives *id a new id (NewID) when it is empty and checks it
+// (ValidID): what every store does to a record it creates.
+func AssignID(kind string, id *string) error {
+	if *id == "" {
+		*id = NewID()
+	}
+	return ValidID(kind, *id)
+}

@@ -207,7 +207,7 @@ func (s *SocialAuth) Link(ctx context.Context, p ProviderProfile) (*User, error)
 	case err == nil && l.UserID == id.UserID:
 		return s.Auth.User(ctx)
 	case err == nil:
-		return nil, Errorf(ECredentialInUse, "This %s account is linked to another account.", ProviderName(p.Provider))
+		return nil, ErrProviderAccountLinked(p.Provider)
 	case ErrorCode(err) != ENotFound:
 		return nil, err
 	}

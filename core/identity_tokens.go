@@ -132,19 +132,15 @@ func (a *Auth) RevokeAccessToken(ctx context.Context, tokenID string) error {
 			return a.deleteAccessToken(ctx, t.ID)
 		}
 	}
-	return errTokenNotFound()
+	return ErrTokenNotFound()
 }
 
 func (a *Auth) deleteAccessToken(ctx context.Context, tokenID string) error {
 	err := a.AccessTokens.DeleteAccessToken(ctx, tokenID)
 	if ErrorCode(err) == ETokenNotFound {
-		return errTokenNotFound()
+		return ErrTokenNotFound()
 	}
 	return err
-}
-
-func errTokenNotFound() error {
-	return Errorf(ETokenNotFound, "The access token could not be found.")
 }
 
 // authenticateAccessToken checks a personal access token and notes its use.

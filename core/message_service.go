@@ -105,7 +105,7 @@ func (s *MessageService) Get(ctx context.Context, id string) (*Message, error) {
 		return nil, err
 	}
 	if m.Owner != who.UserID {
-		return nil, errMessageNotFound()
+		return nil, ErrMessageNotFound()
 	}
 	u, err := s.author(ctx, ScopeMessagesRead)
 	if err != nil {
@@ -123,8 +123,6 @@ func (s *MessageService) forAuthor(u *User, ms ...*Message) []*Message {
 	}
 	return ms
 }
-
-func errMessageNotFound() error { return Errorf(EMessageNotFound, "The message could not be found.") }
 
 // Create validates and stores a new message. The plan limit is checked inside
 // the store's write transaction, so concurrent requests cannot exceed it.
@@ -288,7 +286,7 @@ func (s *MessageService) Delete(ctx context.Context, id string) error {
 func (s *MessageService) update(ctx context.Context, owner, id string, fn func(m *Message) error) (*Message, error) {
 	return s.Messages.UpdateMessage(ctx, id, func(m *Message) error {
 		if m.Owner != owner {
-			return errMessageNotFound()
+			return ErrMessageNotFound()
 		}
 		if err := m.checkCanChange(); err != nil {
 			return err

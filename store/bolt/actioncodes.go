@@ -8,19 +8,14 @@ import (
 	"go.etcd.io/bbolt"
 )
 
-func errInvalidActionCode() error {
-	return core.Errorf(core.EInvalidActionCode,
-		"The action code is invalid. This can happen if the code is malformed, expired, or has already been used.")
-}
-
 // CreateActionCode stores c under its hash. A zero ExpiresAt never expires.
 func (s *DB) CreateActionCode(ctx context.Context, c *core.ActionCode) error {
-	if c.Hash == "" {
-		return core.Errorf(core.EInvalid, "An action code needs a hash.")
+	if err := c.CheckNew(); err != nil {
+		return err
 	}
 	return s.update(ctx, func(tx *bbolt.Tx) error {
 		if tx.Bucket(bucketActionCodes).Get([]byte(c.Hash)) != nil {
-			return core.Errorf(core.EConflict, "An action code with this hash already exists.")
+			return core.ErrActionCodeExists()
 		}
 		if !c.ExpiresAt.IsZero() {
 			if err := tx.Bucket(bucketActionCodesByExpiry).Put(timeID(c.ExpiresAt, c.Hash), nil); err != nil {
@@ -42,8 +37,7 @@ func (s *DB) FindActionCode(ctx context.Context, hash string) (*core.ActionCode,
 	return c, err
 }
 
-// UseActionCode marks the code used at now, once: a used code is invalid,
-// and one whose ExpiresAt is not after now has expired.
+// UseActionCode marks the code used at now, once (core.ActionCode.Use).
 func (s *DB) UseActionCode(ctx context.Context, hash string, now time.Time) (*core.ActionCode, error) {
 	var c *core.ActionCode
 	err := s.update(ctx, func(tx *bbolt.Tx) error {
@@ -51,13 +45,9 @@ func (s *DB) UseActionCode(ctx context.Context, hash string, now time.Time) (*co
 		if c, err = findActionCode(tx, hash); err != nil {
 			return err
 		}
-		if !c.UsedAt.IsZero() {
-			return errInvalidActionCode()
+		if err := c.Use(now); err != nil {
+			return err
 		}
-		if !c.ExpiresAt.IsZero() && !now.Before(c.ExpiresAt) {
-			return core.Errorf(core.EExpiredActionCode, "The action code has expired.")
-		}
-		c.UsedAt = now
 		return putActionCode(tx, c)
 	})
 	if err != nil {
@@ -94,11 +84,11 @@ func (s *DB) DeleteExpiredActionCodes(ctx context.Context, now time.Time) (int, 
 
 func findActionCode(tx *bbolt.Tx, hash string) (*core.ActionCode, error) {
 	if hash == "" {
-		return nil, errInvalidActionCode()
+		return nil, core.ErrInvalidActionCode()
 	}
 	v := tx.Bucket(bucketActionCodes).Get([]byte(hash))
 	if v == nil {
-		return nil, errInvalidActionCode()
+		return nil, core.ErrInvalidActionCode()
 	}
 	return decodeActionCode(v)
 }

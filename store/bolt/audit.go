@@ -29,7 +29,7 @@ type auditRecord struct {
 
 // encodeAudit is e's key and stored bytes.
 func encodeAudit(e *core.AuditEntry) (key, v []byte, err error) {
-	if err := validID("audit entry", e.ID); err != nil {
+	if err := core.ValidID("audit entry", e.ID); err != nil {
 		return nil, nil, err
 	}
 	v, err = encode(auditRecord{header: current, ID: e.ID, At: unixNano(e.At), Actor: e.Actor,

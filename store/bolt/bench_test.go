@@ -112,7 +112,7 @@ func BenchmarkDueNoneOf1M(b *testing.B) { storetest.BenchDueNone(b, stores(openF
 
 // BenchmarkPassNoneDueOf1M is a whole delivery pass over the 1M fixture
 // when nothing is due: what the server's scheduler pays every tick.
-func BenchmarkPassNoneDueOf1M(b *testing.B) { storetest.BenchPassNoneDue(b, stores(openFixture(b))) }
+func BenchmarkPassNoneDueOf1M(b *testing.B) { storetest.BenchPassNoneDue(b, openFixture(b)) }
 
 // BenchmarkOpen1M opens (read-write, as `sendlater serve` does) and closes
 // the store holding 1,000,000 messages.

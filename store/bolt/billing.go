@@ -43,7 +43,7 @@ func indexCustomer(tx *bbolt.Tx, id, old, new string) error {
 	b := tx.Bucket(bucketUsersByCustomer)
 	if new != "" {
 		if holder := b.Get([]byte(new)); holder != nil && string(holder) != id {
-			return core.Errorf(core.EConflict, "The Stripe customer belongs to another user.")
+			return core.ErrCustomerTaken()
 		}
 		if err := b.Put([]byte(new), []byte(id)); err != nil {
 			return err
@@ -60,7 +60,7 @@ func (s *DB) FindUserByStripeCustomer(ctx context.Context, customerID string) (*
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		id := tx.Bucket(bucketUsersByCustomer).Get([]byte(customerID))
 		if id == nil || customerID == "" {
-			return errUserNotFound()
+			return core.ErrUserNotFound()
 		}
 		var err error
 		u, err = s.findUser(tx, string(id))
@@ -81,7 +81,7 @@ func (s *DB) BillingEventSeen(ctx context.Context, id string) (bool, error) {
 // RecordBillingEvent records id at now and forgets, in the same transaction,
 // the ids recorded more than core.BillingEventRetention before now.
 func (s *DB) RecordBillingEvent(ctx context.Context, id string, now time.Time) error {
-	if err := validID("billing event", id); err != nil {
+	if err := core.ValidID("billing event", id); err != nil {
 		return err
 	}
 	return s.update(ctx, func(tx *bbolt.Tx) error {

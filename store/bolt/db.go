@@ -52,15 +52,8 @@ type DB struct {
 	gens      core.GenerationStripes // per-user generations (generations.go)
 }
 
-var (
-	_ core.UserStore        = (*DB)(nil)
-	_ core.MessageStore     = (*DB)(nil)
-	_ core.SessionStore     = (*DB)(nil)
-	_ core.AccessTokenStore = (*DB)(nil)
-	_ core.ActionCodeStore  = (*DB)(nil)
-	_ core.ContactStore     = (*DB)(nil)
-	_ core.Backuper         = (*DB)(nil)
-)
+// The DB is the whole of core.Store: every interface of a store.
+var _ core.Store = (*DB)(nil)
 
 // Open opens (creating it when absent) the store at path, migrates its schema
 // and verifies that opts.Key is the key the store was created with. It waits

@@ -105,8 +105,8 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 		if err != nil {
 			return err
 		}
-		if m.ID != id {
-			return core.Errorf(core.EInvalid, "A message's id cannot change.")
+		if err := m.CheckUpdate(id); err != nil {
+			return err
 		}
 		if err := s.putMessage(tx, &old, m); err != nil {
 			return err

@@ -67,7 +67,7 @@ func (s *DB) putEvent(b *bbolt.Bucket, se seal.Event) error {
 // encodeEvent is a sealed event's key and stored record.
 func encodeEvent(se *seal.Event) (key, v []byte, err error) {
 	e := &se.Plain
-	if err := validID("message", e.MessageID); err != nil {
+	if err := core.ValidID("message", e.MessageID); err != nil {
 		return nil, nil, err
 	}
 	v, err = json.Marshal(eventRecord{At: unixNano(e.At), Kind: string(e.Kind), Actor: e.Actor,

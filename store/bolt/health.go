@@ -21,8 +21,8 @@ type healthRecords struct {
 var _ core.HealthStore = (*DB)(nil)
 
 func (s *DB) PutProcessHealth(ctx context.Context, h *core.ProcessHealth) error {
-	if h.Process == "" {
-		return core.Errorf(core.EInvalid, "A health record needs a process name.")
+	if err := h.CheckNew(); err != nil {
+		return err
 	}
 	s.health.mu.Lock()
 	defer s.health.mu.Unlock()

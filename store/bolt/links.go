@@ -42,14 +42,10 @@ func linkKey(provider, subject string) []byte {
 	return append(append([]byte(provider), 0), subject...)
 }
 
-func errLinkNotFound() error {
-	return core.Errorf(core.ENotFound, "The linked account could not be found.")
-}
-
 func findLink(tx *bbolt.Tx, key []byte) (*core.ProviderLink, error) {
 	v := tx.Bucket(bucketLinks).Get(key)
 	if v == nil {
-		return nil, errLinkNotFound()
+		return nil, core.ErrLinkNotFound()
 	}
 	var r linkRecord
 	if err := decode("provider link", v, &r); err != nil {
@@ -79,20 +75,17 @@ func encodeLink(l *core.ProviderLink) ([]byte, error) {
 // addLink stores a new link, refusing a provider account linked already and
 // a second link of one provider for one user.
 func addLink(tx *bbolt.Tx, l *core.ProviderLink) error {
-	if err := validID("provider", l.Provider); err != nil {
-		return err
-	}
-	if err := validID("provider account", l.Subject); err != nil {
+	if err := l.CheckNew(); err != nil {
 		return err
 	}
 	key := linkKey(l.Provider, l.Subject)
 	if tx.Bucket(bucketLinks).Get(key) != nil {
-		return core.Errorf(core.ECredentialInUse, "This %s account is linked to another account.", core.ProviderName(l.Provider))
+		return core.ErrProviderAccountLinked(l.Provider)
 	}
 	byUser := tx.Bucket(bucketLinksByUser)
 	userKey := ownerID(l.UserID, l.Provider)
 	if byUser.Get(userKey) != nil {
-		return core.Errorf(core.EConflict, "A %s account is linked already.", core.ProviderName(l.Provider))
+		return core.ErrProviderLinkedAlready(l.Provider)
 	}
 	if err := byUser.Put(userKey, key); err != nil {
 		return err
@@ -151,10 +144,7 @@ func (s *DB) ListProviderLinks(ctx context.Context, userID string) ([]*core.Prov
 
 // CreateUserWithLink creates u as CreateUser does, and its link l.
 func (s *DB) CreateUserWithLink(ctx context.Context, u *core.User, l *core.ProviderLink) error {
-	if u.ID == "" {
-		u.ID = core.NewID()
-	}
-	if err := validID("user", u.ID); err != nil {
+	if err := core.AssignID("user", &u.ID); err != nil {
 		return err
 	}
 	l.UserID = u.ID
@@ -200,7 +190,7 @@ func (s *DB) UnlinkProvider(ctx context.Context, userID, provider string, fn fun
 		userKey := ownerID(userID, provider)
 		key := byUser.Get(userKey)
 		if key == nil {
-			return errLinkNotFound()
+			return core.ErrLinkNotFound()
 		}
 		if err := tx.Bucket(bucketLinks).Delete(key); err != nil {
 			return err
@@ -213,8 +203,8 @@ func (s *DB) UnlinkProvider(ctx context.Context, userID, provider string, fn fun
 	return u, nil
 }
 
-// UpdateProviderLink applies fn to the link; the provider, subject and user
-// cannot change.
+// UpdateProviderLink applies fn to the link (core.ProviderLink.Update)
+// and writes it back.
 func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, fn func(l *core.ProviderLink) error) (*core.ProviderLink, error) {
 	var l *core.ProviderLink
 	err := s.update(ctx, func(tx *bbolt.Tx) error {
@@ -222,12 +212,8 @@ func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, f
 		if l, err = findLink(tx, linkKey(provider, subject)); err != nil {
 			return err
 		}
-		userID := l.UserID
-		if err := fn(l); err != nil {
+		if err := l.Update(fn); err != nil {
 			return err
-		}
-		if l.Provider != provider || l.Subject != subject || l.UserID != userID {
-			return core.Errorf(core.EInvalid, "A link's provider account and user cannot change.")
 		}
 		return putLink(tx, l)
 	})
@@ -237,10 +223,10 @@ func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, f
 	return l, nil
 }
 
-// ClaimAccount gives the user to the proven owner of their address
-// (core/identity_claim.go), in one transaction. The action codes have no index by
-// user: they are read whole, which they are few enough for (each expires
-// within days, and the sweeper deletes it) at an event this rare.
+// ClaimAccount is the claim of core.ProviderLinkStore, in one bbolt
+// transaction. The action codes have no index by user: they are read
+// whole, which they are few enough for (each expires within days, and the
+// sweeper deletes it) at an event this rare.
 func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLink, now time.Time,
 	fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, core.Claimed, error) {
 	var u *core.User

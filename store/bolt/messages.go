@@ -10,16 +10,12 @@ import (
 	"go.etcd.io/bbolt"
 )
 
-func errMessageNotFound() error {
-	return core.Errorf(core.EMessageNotFound, "The message could not be found.")
-}
-
 // CreateMessage stores m after check approved it with the owner and the
 // number of messages they hold, in the same transaction. Concurrent creates
 // are committed together (bbolt's Batch), so the function below may run more
 // than once: it only reads the store and writes m's derived fields.
 func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owner *core.User, hasMessages bool) error) error {
-	if err := validID("message", m.ID); err != nil {
+	if err := core.ValidID("message", m.ID); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -31,10 +27,10 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 			return err
 		}
 		if tx.Bucket(bucketMessages).Get([]byte(m.ID)) != nil {
-			return core.Errorf(core.EConflict, "A message with this id already exists.")
+			return core.ErrMessageExists()
 		}
 		if m.IdempotencyKey != "" && idempotentMessageID(tx, m.Owner, m.IdempotencyKey) != "" {
-			return core.Errorf(core.EIdempotencyKeyUsed, "A message was made with this Idempotency-Key already.")
+			return core.ErrIdempotencyKeyUsed()
 		}
 		if check != nil {
 			// One seek, whatever the owner holds: creates stay fast for
@@ -68,7 +64,7 @@ func (s *DB) FindMessageByIdempotencyKey(ctx context.Context, owner, key string)
 			id = idempotentMessageID(tx, owner, key)
 		}
 		if id == "" {
-			return errMessageNotFound()
+			return core.ErrMessageNotFound()
 		}
 		var err error
 		m, err = s.findMessage(tx, id)
@@ -151,8 +147,8 @@ func (s *DB) UpdateMessage(ctx context.Context, id string, fn func(m *core.Messa
 		if err := fn(m); err != nil {
 			return err
 		}
-		if m.ID != id {
-			return core.Errorf(core.EInvalid, "A message's id cannot change.")
+		if err := m.CheckUpdate(id); err != nil {
+			return err
 		}
 		return s.putMessage(tx, &old, m)
 	})
@@ -200,7 +196,7 @@ func (s *DB) due(ctx context.Context, bucket []byte, until time.Time, limit int)
 func (s *DB) findMessage(tx *bbolt.Tx, id string) (*core.Message, error) {
 	v := tx.Bucket(bucketMessages).Get([]byte(id))
 	if v == nil {
-		return nil, errMessageNotFound()
+		return nil, core.ErrMessageNotFound()
 	}
 	return s.decodeMessage(id, v)
 }
@@ -265,7 +261,7 @@ func (s *DB) deleteMessage(tx *bbolt.Tx, id string) error {
 	b := tx.Bucket(bucketMessages)
 	v := b.Get([]byte(id))
 	if v == nil {
-		return errMessageNotFound()
+		return core.ErrMessageNotFound()
 	}
 	var r messageRecord
 	if err := r.unmarshal(v); err != nil {

@@ -70,7 +70,7 @@ func (s *DB) putOutboxItem(tx *bbolt.Tx, item *core.OutboxItem) error {
 
 // putSealedOutboxItem writes a sealed item and moves its index entry.
 func putSealedOutboxItem(tx *bbolt.Tx, si *seal.OutboxItem) error {
-	if err := validID("outbox item", si.Plain.ID); err != nil {
+	if err := core.ValidID("outbox item", si.Plain.ID); err != nil {
 		return err
 	}
 	if err := deleteOutboxIndex(tx, []byte(si.Plain.ID)); err != nil {
@@ -210,7 +210,7 @@ func (s *DB) FindOutboxItem(ctx context.Context, id string) (*core.OutboxItem, e
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		v := tx.Bucket(bucketWebhooks).Get([]byte(id))
 		if v == nil {
-			return core.Errorf(core.ENotFound, "The outbox item could not be found.")
+			return core.ErrOutboxItemNotFound()
 		}
 		var err error
 		item, err = s.decodeOutboxItem(v)
@@ -248,7 +248,7 @@ func (s *DB) CountOutbox(ctx context.Context) (pending, failed int, err error) {
 }
 
 func (s *DB) SetWebhookSecret(ctx context.Context, userID, secret string) error {
-	if err := validID("user", userID); err != nil {
+	if err := core.ValidID("user", userID); err != nil {
 		return err
 	}
 	return s.update(ctx, func(tx *bbolt.Tx) error {

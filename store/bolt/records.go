@@ -55,14 +55,6 @@ func decode(kind string, b []byte, rec interface{ version() int }) error {
 	return nil
 }
 
-// validID refuses ids an index cannot hold: empty, or longer than 255 bytes.
-func validID(kind, id string) error {
-	if id == "" || len(id) > 255 {
-		return core.Errorf(core.EInvalid, "The %s id must be 1 to 255 bytes.", kind)
-	}
-	return nil
-}
-
 // userRecord holds the name sealed (store/seal); records written before
 // schema version 7 held it in clear, in Name, until that version's
 // migration sealed them.

@@ -9,22 +9,15 @@ import (
 	"go.etcd.io/bbolt"
 )
 
-func errSessionNotFound() error {
-	return core.Errorf(core.ENotFound, "The session could not be found.")
-}
-
 // CreateSession stores x, giving it a new id when it has none. Its user must
 // exist, so a session never outlives DeleteUser.
 func (s *DB) CreateSession(ctx context.Context, x *core.Session) error {
-	if x.ID == "" {
-		x.ID = core.NewID()
-	}
-	if err := validID("session", x.ID); err != nil {
+	if err := core.AssignID("session", &x.ID); err != nil {
 		return err
 	}
 	return s.update(ctx, func(tx *bbolt.Tx) error {
 		if tx.Bucket(bucketSessions).Get([]byte(x.ID)) != nil {
-			return core.Errorf(core.EConflict, "A session with this id already exists.")
+			return core.ErrSessionExists()
 		}
 		if _, err := s.findUser(tx, x.UserID); err != nil {
 			return err
@@ -49,11 +42,11 @@ func (s *DB) FindSessionByRefreshHash(ctx context.Context, hash string) (*core.S
 	var x *core.Session
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		if hash == "" {
-			return errSessionNotFound()
+			return core.ErrSessionNotFound()
 		}
 		id := tx.Bucket(bucketSessionsByRefresh).Get([]byte(hash))
 		if id == nil {
-			return errSessionNotFound()
+			return core.ErrSessionNotFound()
 		}
 		var err error
 		x, err = s.findSession(tx, string(id))
@@ -79,8 +72,8 @@ func (s *DB) UpdateSession(ctx context.Context, id string, fn func(x *core.Sessi
 		if err := fn(x); err != nil {
 			return err
 		}
-		if x.ID != id {
-			return core.Errorf(core.EInvalid, "A session's id cannot change.")
+		if err := x.CheckUpdate(id); err != nil {
+			return err
 		}
 		return s.putSession(tx, &old, x)
 	})
@@ -113,7 +106,7 @@ func (s *DB) DeleteUserSessions(ctx context.Context, userID, except string) erro
 func (s *DB) findSession(tx *bbolt.Tx, id string) (*core.Session, error) {
 	v := tx.Bucket(bucketSessions).Get([]byte(id))
 	if v == nil {
-		return nil, errSessionNotFound()
+		return nil, core.ErrSessionNotFound()
 	}
 	return s.cachedSession(id, v, func() (*core.Session, error) { return decodeSession(v) })
 }
@@ -180,7 +173,7 @@ func (s *DB) putSession(tx *bbolt.Tx, old, x *core.Session) error {
 func (s *DB) deleteSession(tx *bbolt.Tx, id string) error {
 	v := tx.Bucket(bucketSessions).Get([]byte(id))
 	if v == nil {
-		return errSessionNotFound()
+		return core.ErrSessionNotFound()
 	}
 	x, err := decodeSession(v)
 	if err != nil {

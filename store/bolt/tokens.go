@@ -9,25 +9,15 @@ import (
 	"go.etcd.io/bbolt"
 )
 
-func errTokenNotFound() error {
-	return core.Errorf(core.ETokenNotFound, "The access token could not be found.")
-}
-
 // CreateAccessToken stores t, giving it a new id when it has none. Its user
 // must exist and its hash must be new.
 func (s *DB) CreateAccessToken(ctx context.Context, t *core.AccessToken) error {
-	if t.ID == "" {
-		t.ID = core.NewID()
-	}
-	if err := validID("access token", t.ID); err != nil {
+	if err := t.CheckNew(); err != nil {
 		return err
-	}
-	if t.Hash == "" {
-		return core.Errorf(core.EInvalid, "An access token needs a hash.")
 	}
 	return s.update(ctx, func(tx *bbolt.Tx) error {
 		if tx.Bucket(bucketTokens).Get([]byte(t.ID)) != nil {
-			return core.Errorf(core.EConflict, "An access token with this id already exists.")
+			return core.ErrTokenExists()
 		}
 		if _, err := s.findUser(tx, t.UserID); err != nil {
 			return err
@@ -40,11 +30,11 @@ func (s *DB) FindAccessTokenByHash(ctx context.Context, hash string) (*core.Acce
 	var t *core.AccessToken
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		if hash == "" {
-			return errTokenNotFound()
+			return core.ErrTokenNotFound()
 		}
 		id := tx.Bucket(bucketTokensByHash).Get([]byte(hash))
 		if id == nil {
-			return errTokenNotFound()
+			return core.ErrTokenNotFound()
 		}
 		var err error
 		t, err = findToken(tx, string(id))
@@ -89,11 +79,8 @@ func (s *DB) UpdateAccessToken(ctx context.Context, id string, fn func(t *core.A
 		if err := fn(t); err != nil {
 			return err
 		}
-		if t.ID != id {
-			return core.Errorf(core.EInvalid, "An access token's id cannot change.")
-		}
-		if t.Hash == "" {
-			return core.Errorf(core.EInvalid, "An access token needs a hash.")
+		if err := t.CheckUpdate(id); err != nil {
+			return err
 		}
 		return putToken(tx, &old, t)
 	})
@@ -110,7 +97,7 @@ func (s *DB) DeleteAccessToken(ctx context.Context, id string) error {
 func findToken(tx *bbolt.Tx, id string) (*core.AccessToken, error) {
 	v := tx.Bucket(bucketTokens).Get([]byte(id))
 	if v == nil {
-		return nil, errTokenNotFound()
+		return nil, core.ErrTokenNotFound()
 	}
 	return decodeToken(v)
 }
@@ -120,7 +107,7 @@ func putToken(tx *bbolt.Tx, old, t *core.AccessToken) error {
 	byHash, byUser := tx.Bucket(bucketTokensByHash), tx.Bucket(bucketTokensByUser)
 	if old == nil || old.Hash != t.Hash {
 		if holder := byHash.Get([]byte(t.Hash)); holder != nil && string(holder) != t.ID {
-			return core.Errorf(core.EConflict, "Another access token has this hash.")
+			return core.ErrTokenHashTaken()
 		}
 	}
 	v, err := encodeToken(t)

@@ -29,7 +29,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 		}
 		for _, su := range r.Users {
 			u := &su.Plain
-			if err := validID("user", u.ID); err != nil {
+			if err := core.ValidID("user", u.ID); err != nil {
 				return err
 			}
 			v, err := encode(userRecordOf(su))
@@ -57,7 +57,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 			}
 		}
 		for _, sm := range r.Messages {
-			if err := validID("message", sm.Plain.ID); err != nil {
+			if err := core.ValidID("message", sm.Plain.ID); err != nil {
 				return err
 			}
 			rec := recordOf(sm)
@@ -79,7 +79,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 			}
 		}
 		for _, x := range r.Sessions {
-			if err := validID("session", x.ID); err != nil {
+			if err := core.ValidID("session", x.ID); err != nil {
 				return err
 			}
 			v, err := encodeSession(x)
@@ -100,7 +100,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 			}
 		}
 		for _, t := range r.AccessTokens {
-			if err := validID("access token", t.ID); err != nil {
+			if err := core.ValidID("access token", t.ID); err != nil {
 				return err
 			}
 			v, err := encodeToken(t)
@@ -151,7 +151,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 		}
 		for _, sc := range r.Contacts {
 			c := &sc.Plain
-			if err := validID("contact", c.ID); err != nil {
+			if err := core.ValidID("contact", c.ID); err != nil {
 				return err
 			}
 			v, err := encode(contactRecordOf(sc))
@@ -197,7 +197,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 			}
 		}
 		for _, w := range r.WebhookSecrets {
-			if err := validID("user", w.UserID); err != nil {
+			if err := core.ValidID("user", w.UserID); err != nil {
 				return err
 			}
 			key := []byte(w.UserID)
@@ -233,7 +233,7 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 			}
 		}
 		for _, e := range r.BillingEvents {
-			if err := validID("billing event", e.ID); err != nil {
+			if err := core.ValidID("billing event", e.ID); err != nil {
 				return err
 			}
 			v := appendTime(nil, e.At)

@@ -7,19 +7,10 @@ import (
 	"go.etcd.io/bbolt"
 )
 
-func errUserNotFound() error { return core.Errorf(core.EUserNotFound, "The user could not be found.") }
-
-func errEmailInUse() error {
-	return core.Errorf(core.EEmailInUse, "The email address is already in use by another account.")
-}
-
 // CreateUser stores u, giving it a new id when it has none. The email must
 // not be in use by another user, whatever its case.
 func (s *DB) CreateUser(ctx context.Context, u *core.User) error {
-	if u.ID == "" {
-		u.ID = core.NewID()
-	}
-	if err := validID("user", u.ID); err != nil {
+	if err := core.AssignID("user", &u.ID); err != nil {
 		return err
 	}
 	return s.update(ctx, func(tx *bbolt.Tx) error { return s.createUser(tx, u) })
@@ -27,7 +18,7 @@ func (s *DB) CreateUser(ctx context.Context, u *core.User) error {
 
 func (s *DB) createUser(tx *bbolt.Tx, u *core.User) error {
 	if tx.Bucket(bucketUsers).Get([]byte(u.ID)) != nil {
-		return core.Errorf(core.EConflict, "A user with this id already exists.")
+		return core.ErrUserExists()
 	}
 	if err := indexEmail(tx, u.ID, "", u.Email); err != nil {
 		return err
@@ -54,7 +45,7 @@ func (s *DB) FindUserByEmail(ctx context.Context, email string) (*core.User, err
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
 		id := userIDByEmail(tx, email)
 		if id == "" {
-			return errUserNotFound()
+			return core.ErrUserNotFound()
 		}
 		var err error
 		u, err = s.findUser(tx, id)
@@ -91,8 +82,8 @@ func (s *DB) updateUser(tx *bbolt.Tx, id string, fn func(u *core.User) error) (*
 	if err := fn(u); err != nil {
 		return nil, err
 	}
-	if u.ID != id {
-		return nil, core.Errorf(core.EInvalid, "A user's id cannot change.")
+	if err := u.CheckUpdate(id); err != nil {
+		return nil, err
 	}
 	if err := indexEmail(tx, id, oldEmail, u.Email); err != nil {
 		return nil, err
@@ -192,7 +183,7 @@ func inPage(i, offset, limit int) bool {
 func (s *DB) findUser(tx *bbolt.Tx, id string) (*core.User, error) {
 	v := tx.Bucket(bucketUsers).Get([]byte(id))
 	if v == nil {
-		return nil, errUserNotFound()
+		return nil, core.ErrUserNotFound()
 	}
 	return s.cachedUser(id, v, func() (*core.User, error) { return s.decodeUser(v) })
 }
@@ -227,7 +218,7 @@ func indexEmail(tx *bbolt.Tx, id, oldEmail, newEmail string) error {
 	b := tx.Bucket(bucketUsersByEmail)
 	if newKey != "" {
 		if holder := b.Get([]byte(newKey)); holder != nil && string(holder) != id {
-			return errEmailInUse()
+			return core.ErrEmailInUse()
 		}
 		if err := b.Put([]byte(newKey), []byte(id)); err != nil {
 			return err

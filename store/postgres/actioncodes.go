@@ -10,18 +10,13 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-func errInvalidActionCode() error {
-	return core.Errorf(core.EInvalidActionCode,
-		"The action code is invalid. This can happen if the code is malformed, expired, or has already been used.")
-}
-
 const actionCodeColumns = `hash, mode, user_id, email, old_email, created_at, expires_at, used_at`
 
 func scanActionCode(row pgx.Row) (*core.ActionCode, error) {
 	c := new(core.ActionCode)
 	err := row.Scan(&c.Hash, &c.Mode, &c.UserID, &c.Email, &c.OldEmail, at(&c.CreatedAt), at(&c.ExpiresAt), at(&c.UsedAt))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errInvalidActionCode()
+		return nil, core.ErrInvalidActionCode()
 	}
 	if err != nil {
 		return nil, err
@@ -37,8 +32,8 @@ const insertActionCode = `insert into action_codes (` + actionCodeColumns + `) v
 
 // CreateActionCode stores c under its hash. A zero ExpiresAt never expires.
 func (s *DB) CreateActionCode(ctx context.Context, c *core.ActionCode) error {
-	if c.Hash == "" {
-		return core.Errorf(core.EInvalid, "An action code needs a hash.")
+	if err := c.CheckNew(); err != nil {
+		return err
 	}
 	_, err := s.exec(ctx, insertActionCode, actionCodeArgs(c)...)
 	return wrapErr(err)
@@ -50,8 +45,8 @@ func (s *DB) FindActionCode(ctx context.Context, hash string) (*core.ActionCode,
 	return c, wrapErr(err)
 }
 
-// UseActionCode marks the code used at now, once, its row locked: a used
-// code is invalid, and one whose ExpiresAt is not after now has expired.
+// UseActionCode marks the code used at now, once (core.ActionCode.Use),
+// its row locked.
 func (s *DB) UseActionCode(ctx context.Context, hash string, now time.Time) (*core.ActionCode, error) {
 	var c *core.ActionCode
 	err := s.update(ctx, func(tx pgx.Tx) error {
@@ -59,13 +54,9 @@ func (s *DB) UseActionCode(ctx context.Context, hash string, now time.Time) (*co
 		if c, err = findActionCode(ctx, tx, hash, "for update"); err != nil {
 			return err
 		}
-		if !c.UsedAt.IsZero() {
-			return errInvalidActionCode()
+		if err := c.Use(now); err != nil {
+			return err
 		}
-		if !c.ExpiresAt.IsZero() && !now.Before(c.ExpiresAt) {
-			return core.Errorf(core.EExpiredActionCode, "The action code has expired.")
-		}
-		c.UsedAt = now
 		_, err = tx.Exec(ctx, "update action_codes set used_at = $2 where hash = $1", hash, nanos(now))
 		return err
 	})
@@ -87,7 +78,7 @@ func (s *DB) DeleteExpiredActionCodes(ctx context.Context, now time.Time) (int, 
 
 func findActionCode(ctx context.Context, q querier, hash, lock string) (*core.ActionCode, error) {
 	if hash == "" {
-		return nil, errInvalidActionCode()
+		return nil, core.ErrInvalidActionCode()
 	}
 	return scanActionCode(q.QueryRow(ctx, "select "+actionCodeColumns+" from action_codes where hash = $1 "+lock, hash))
 }

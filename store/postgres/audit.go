@@ -24,10 +24,7 @@ func scanAudit(row pgx.Row) (*core.AuditEntry, error) {
 // AppendAudit adds an entry to the audit log, giving it a new id when it
 // has none.
 func (s *DB) AppendAudit(ctx context.Context, e *core.AuditEntry) error {
-	if e.ID == "" {
-		e.ID = core.NewID()
-	}
-	if err := validID("audit entry", e.ID); err != nil {
+	if err := core.AssignID("audit entry", &e.ID); err != nil {
 		return err
 	}
 	_, err := s.exec(ctx, `insert into audit_log (`+auditColumns+`)

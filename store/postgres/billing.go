@@ -15,7 +15,7 @@ var _ core.BillingStore = (*DB)(nil)
 // partial index), or EUserNotFound.
 func (s *DB) FindUserByStripeCustomer(ctx context.Context, customerID string) (*core.User, error) {
 	if customerID == "" {
-		return nil, errUserNotFound()
+		return nil, core.ErrUserNotFound()
 	}
 	u, err := s.scanUser(s.pool.QueryRow(ctx, "select "+userColumns+" from users where stripe_customer_id = $1", customerID))
 	return u, wrapErr(err)
@@ -31,7 +31,7 @@ func (s *DB) BillingEventSeen(ctx context.Context, id string) (bool, error) {
 // time) and forgets the ids recorded more than core.BillingEventRetention
 // before now: one batch, one implicit transaction.
 func (s *DB) RecordBillingEvent(ctx context.Context, id string, now time.Time) error {
-	if err := validID("billing event", id); err != nil {
+	if err := core.ValidID("billing event", id); err != nil {
 		return err
 	}
 	b := &pgx.Batch{}

@@ -42,10 +42,7 @@ const insertContact = `insert into contacts (` + contactColumns + `) values ($1,
 // CreateContact stores a contact form submission, giving it a new id when it
 // has none.
 func (s *DB) CreateContact(ctx context.Context, c *core.ContactSubmission) error {
-	if c.ID == "" {
-		c.ID = core.NewID()
-	}
-	if err := validID("contact", c.ID); err != nil {
+	if err := core.AssignID("contact", &c.ID); err != nil {
 		return err
 	}
 	sc := s.seal.SealContact(c)

@@ -62,17 +62,8 @@ type DB struct {
 	settles  settleGroup
 }
 
-var (
-	_ core.UserStore        = (*DB)(nil)
-	_ core.MessageStore     = (*DB)(nil)
-	_ core.SessionStore     = (*DB)(nil)
-	_ core.AccessTokenStore = (*DB)(nil)
-	_ core.ActionCodeStore  = (*DB)(nil)
-	_ core.ContactStore     = (*DB)(nil)
-	_ core.DeliveryStore    = (*DB)(nil)
-	_ core.MessageWatcher   = (*DB)(nil)
-	_ core.Backuper         = (*DB)(nil)
-)
+// The DB is the whole of core.Store: every interface of a store.
+var _ core.Store = (*DB)(nil)
 
 // metaKeyCheck is the meta row holding the key check (seal.KeyCheck).
 const metaKeyCheck = "key_check"
@@ -167,8 +158,11 @@ func (s *DB) start(ctx context.Context, mustExist bool) error {
 
 // unreachable is the error of a failed first contact, for the operator
 // starting the process: it names the server, never the password.
-func (s *DB) unreachable(err error) error {
-	cfg := s.pool.Config().ConnConfig
+func (s *DB) unreachable(err error) error { return unreachable(s.pool.Config().ConnConfig, err) }
+
+// unreachable is the error of a failed first contact with the server of
+// cfg.
+func unreachable(cfg *pgx.ConnConfig, err error) error {
 	return core.Errorf(core.EUnavailable, "Cannot reach PostgreSQL at %s:%d (database %s, user %s): %v",
 		cfg.Host, cfg.Port, cfg.Database, cfg.User, briefCause(err))
 }
@@ -344,15 +338,6 @@ func (s *DB) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) er
 		return wrapErr(err)
 	}
 	return wrapCommitErr(err)
-}
-
-// validID refuses ids the bbolt store could not hold either (empty, or
-// longer than 255 bytes), so both backends accept the same records.
-func validID(kind, id string) error {
-	if id == "" || len(id) > 255 {
-		return core.Errorf(core.EInvalid, "The %s id must be 1 to 255 bytes.", kind)
-	}
-	return nil
 }
 
 // limitArg is a LIMIT argument: limit, or no limit when it is 0 or less.

@@ -138,9 +138,9 @@ func (s *DB) whichIsGone(ctx context.Context, id string) error {
 		return wrapErr(err)
 	}
 	if exists {
-		return errUserNotFound()
+		return core.ErrUserNotFound()
 	}
-	return errMessageNotFound()
+	return core.ErrMessageNotFound()
 }
 
 // RefuseAddress records a refusal under the address's keyed hash; refusing
@@ -182,7 +182,7 @@ var (
 
 // putOutboxItem seals item and writes it, replacing the item with its id.
 func (s *DB) putOutboxItem(ctx context.Context, q execer, item *core.OutboxItem) error {
-	if err := validID("outbox item", item.ID); err != nil {
+	if err := core.ValidID("outbox item", item.ID); err != nil {
 		return err
 	}
 	si := s.seal.SealOutboxItem(item)
@@ -259,7 +259,7 @@ func (s *DB) FindOutboxItem(ctx context.Context, id string) (*core.OutboxItem, e
 		return nil, wrapErr(err)
 	}
 	if len(items) == 0 {
-		return nil, core.Errorf(core.ENotFound, "The outbox item could not be found.")
+		return nil, core.ErrOutboxItemNotFound()
 	}
 	return items[0], nil
 }
@@ -280,7 +280,7 @@ func (s *DB) CountOutbox(ctx context.Context) (pending, failed int, err error) {
 
 // SetWebhookSecret stores the user's secret, sealed, replacing the old one.
 func (s *DB) SetWebhookSecret(ctx context.Context, userID, secret string) error {
-	if err := validID("user", userID); err != nil {
+	if err := core.ValidID("user", userID); err != nil {
 		return err
 	}
 	_, err := s.exec(ctx, `insert into webhook_secrets (user_id, secret) values ($1, $2)

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"fmt"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -24,18 +23,10 @@ func newDelivery(tb testing.TB, db *postgres.DB, srv *smtptest.Server, clock cor
 		From: core.Address{Name: "Sendlater", Address: "noreply@sendlater.test"}, Timeout: 5 * time.Second,
 	})
 	must(tb, err)
-	emails, err := mailer.NewTemplates("Sendlater", "http://sendlater.test")
-	must(tb, err)
 	// The graph of internal/wiring, as the binary builds it: each process
 	// its own health record.
-	g, release, err := wiring.Build(wiring.Options{
-		Store: db, Mailer: m, Emails: emails, Clock: clock, MasterKey: []byte("k3y-0f-32-bytes-for-aes-256-gcm!"),
-		BaseURL: "http://sendlater.test", Reminders: core.DefaultReminders, Concurrency: 4,
-		Logger: slog.New(slog.DiscardHandler), Process: fmt.Sprintf("process %p", db),
-	})
-	must(tb, err)
-	tb.Cleanup(release)
-	return g.Delivery
+	return storetest.Graph(tb, db, wiring.Options{Mailer: m, Clock: clock, Reminders: core.DefaultReminders,
+		Concurrency: 4, Process: fmt.Sprintf("process %p", db)}).Delivery
 }
 
 // Three processes run passes at the same moment over one database: each due

@@ -17,25 +17,21 @@ import (
 // Constraint violations that are the caller's mistake, by constraint name
 // (migrations name every one).
 var constraintErrors = map[string]func() error{
-	"users_pkey":          func() error { return core.Errorf(core.EConflict, "A user with this id already exists.") },
-	"users_email_key_key": errEmailInUse,
-	"messages_pkey":       func() error { return core.Errorf(core.EConflict, "A message with this id already exists.") },
-	"messages_owner_fkey": errUserNotFound,
-	"messages_idempotency": func() error {
-		return core.Errorf(core.EIdempotencyKeyUsed, "A message was made with this Idempotency-Key already.")
-	},
-	"sessions_pkey":                func() error { return core.Errorf(core.EConflict, "A session with this id already exists.") },
-	"sessions_user_id_fkey":        errUserNotFound,
-	"access_tokens_pkey":           func() error { return core.Errorf(core.EConflict, "An access token with this id already exists.") },
-	"access_tokens_hash_key":       func() error { return core.Errorf(core.EConflict, "Another access token has this hash.") },
-	"access_tokens_user_id_fkey":   errUserNotFound,
-	"action_codes_pkey":            func() error { return core.Errorf(core.EConflict, "An action code with this hash already exists.") },
+	"users_pkey":                   core.ErrUserExists,
+	"users_email_key_key":          core.ErrEmailInUse,
+	"messages_pkey":                core.ErrMessageExists,
+	"messages_owner_fkey":          core.ErrUserNotFound,
+	"messages_idempotency":         core.ErrIdempotencyKeyUsed,
+	"sessions_pkey":                core.ErrSessionExists,
+	"sessions_user_id_fkey":        core.ErrUserNotFound,
+	"access_tokens_pkey":           core.ErrTokenExists,
+	"access_tokens_hash_key":       core.ErrTokenHashTaken,
+	"access_tokens_user_id_fkey":   core.ErrUserNotFound,
+	"action_codes_pkey":            core.ErrActionCodeExists,
 	"contacts_pkey":                func() error { return core.Errorf(core.EConflict, "A contact submission with this id already exists.") },
-	"webhook_secrets_user_id_fkey": errUserNotFound,
-	"users_stripe_customer_key": func() error {
-		return core.Errorf(core.EConflict, "The Stripe customer belongs to another user.")
-	},
-	"provider_links_user_id_fkey": errUserNotFound,
+	"webhook_secrets_user_id_fkey": core.ErrUserNotFound,
+	"users_stripe_customer_key":    core.ErrCustomerTaken,
+	"provider_links_user_id_fkey":  core.ErrUserNotFound,
 }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3): a violated

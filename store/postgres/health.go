@@ -15,8 +15,8 @@ var _ core.HealthStore = (*DB)(nil)
 
 // PutProcessHealth inserts h or replaces the record of h.Process.
 func (s *DB) PutProcessHealth(ctx context.Context, h *core.ProcessHealth) error {
-	if h.Process == "" {
-		return core.Errorf(core.EInvalid, "A health record needs a process name.")
+	if err := h.CheckNew(); err != nil {
+		return err
 	}
 	p := &h.LastPass
 	_, err := s.exec(ctx, `insert into process_health (`+healthColumns+`)

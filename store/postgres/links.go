@@ -15,15 +15,11 @@ var _ core.ProviderLinkStore = (*DB)(nil)
 
 const linkColumns = `provider, subject, user_id, email, pending_code_hash, created_at`
 
-func errLinkNotFound() error {
-	return core.Errorf(core.ENotFound, "The linked account could not be found.")
-}
-
 func scanLink(row pgx.Row) (*core.ProviderLink, error) {
 	l := new(core.ProviderLink)
 	err := row.Scan(&l.Provider, &l.Subject, &l.UserID, &l.Email, &l.PendingCodeHash, at(&l.CreatedAt))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errLinkNotFound()
+		return nil, core.ErrLinkNotFound()
 	}
 	return l, err
 }
@@ -49,10 +45,7 @@ func userLinks(ctx context.Context, q querier, userID string) ([]*core.ProviderL
 // addLink inserts a new link, refusing a provider account linked already
 // and a second link of one provider for one user.
 func addLink(ctx context.Context, tx pgx.Tx, l *core.ProviderLink) error {
-	if err := validID("provider", l.Provider); err != nil {
-		return err
-	}
-	if err := validID("provider account", l.Subject); err != nil {
+	if err := l.CheckNew(); err != nil {
 		return err
 	}
 	_, err := tx.Exec(ctx, "insert into provider_links ("+linkColumns+") values ($1, $2, $3, $4, $5, $6)", linkArgs(l)...)
@@ -60,9 +53,9 @@ func addLink(ctx context.Context, tx pgx.Tx, l *core.ProviderLink) error {
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		switch pgErr.ConstraintName {
 		case "provider_links_pkey":
-			return core.Errorf(core.ECredentialInUse, "This %s account is linked to another account.", core.ProviderName(l.Provider))
+			return core.ErrProviderAccountLinked(l.Provider)
 		case "provider_links_user_provider_key":
-			return core.Errorf(core.EConflict, "A %s account is linked already.", core.ProviderName(l.Provider))
+			return core.ErrProviderLinkedAlready(l.Provider)
 		}
 	}
 	return err
@@ -121,7 +114,7 @@ func (s *DB) UnlinkProvider(ctx context.Context, userID, provider string, fn fun
 		}
 		tag, err := tx.Exec(ctx, "delete from provider_links where user_id = $1 and provider = $2", userID, provider)
 		if err == nil && tag.RowsAffected() == 0 {
-			return errLinkNotFound()
+			return core.ErrLinkNotFound()
 		}
 		return err
 	})
@@ -145,8 +138,8 @@ func (s *DB) updateWithLinks(ctx context.Context, tx pgx.Tx, userID string, fn f
 	})
 }
 
-// UpdateProviderLink applies fn to the link, its row locked; the provider
-// account and the user cannot change.
+// UpdateProviderLink applies fn to the link (core.ProviderLink.Update)
+// and writes it back, its row locked.
 func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, fn func(l *core.ProviderLink) error) (*core.ProviderLink, error) {
 	var l *core.ProviderLink
 	err := s.update(ctx, func(tx pgx.Tx) error {
@@ -154,12 +147,8 @@ func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, f
 		if l, err = findLink(ctx, tx, provider, subject, "for update"); err != nil {
 			return err
 		}
-		userID := l.UserID
-		if err := fn(l); err != nil {
+		if err := l.Update(fn); err != nil {
 			return err
-		}
-		if l.Provider != provider || l.Subject != subject || l.UserID != userID {
-			return core.Errorf(core.EInvalid, "A link's provider account and user cannot change.")
 		}
 		_, err = tx.Exec(ctx, "update provider_links set ("+linkColumns+") = ($1, $2, $3, $4, $5, $6) where provider = $1 and subject = $2",
 			linkArgs(l)...)
@@ -171,9 +160,9 @@ func (s *DB) UpdateProviderLink(ctx context.Context, provider, subject string, f
 	return l, nil
 }
 
-// ClaimAccount gives the user to the proven owner of their address
-// (core/identity_claim.go), in one transaction; the user's messages are
-// core's to pause after it.
+// ClaimAccount is the claim of core.ProviderLinkStore, in one transaction
+// of a statement for each kind of row; the user's messages are core's to
+// pause after it.
 func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLink, now time.Time,
 	fn func(u *core.User, links []*core.ProviderLink) error) (*core.User, core.Claimed, error) {
 	var u *core.User

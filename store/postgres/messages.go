@@ -13,10 +13,6 @@ import (
 	"github.com/sendlater/sendlater/store/seal"
 )
 
-func errMessageNotFound() error {
-	return core.Errorf(core.EMessageNotFound, "The message could not be found.")
-}
-
 // A message row: its plain columns, then its sealed ones.
 const (
 	plainMessageColumns = `owner, send_interval, send_date, is_active, postpone_code, featured, webhook_url,
@@ -42,7 +38,7 @@ func (s *DB) scanMessage(row pgx.Row, more ...any) (*core.Message, error) {
 	var sm seal.Message
 	err := scanSealedMessage(row, &sm, more...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errMessageNotFound()
+		return nil, core.ErrMessageNotFound()
 	}
 	if err != nil {
 		return nil, err
@@ -89,7 +85,7 @@ const (
 // so that it sees what a create that held the lock before committed)
 // whether they hold a message; then the writes and COMMIT.
 func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owner *core.User, hasMessages bool) error) error {
-	if err := validID("message", m.ID); err != nil {
+	if err := core.ValidID("message", m.ID); err != nil {
 		return err
 	}
 	var owner *core.User
@@ -123,7 +119,7 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 // FindMessageByIdempotencyKey seeks the owner's key in its unique index.
 func (s *DB) FindMessageByIdempotencyKey(ctx context.Context, owner, key string) (*core.Message, error) {
 	if key == "" {
-		return nil, errMessageNotFound()
+		return nil, core.ErrMessageNotFound()
 	}
 	m, err := s.scanMessage(s.pool.QueryRow(ctx, "select "+messageColumns+
 		" from messages where owner = $1 and idempotency_key = $2 and idempotency_key <> ''", owner, key))
@@ -205,7 +201,7 @@ func (s *DB) DeleteMessage(ctx context.Context, id string) error {
 	var owner string
 	err := s.pool.QueryRow(ctx, "delete from messages where id = $1 returning owner", id).Scan(&owner)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return errMessageNotFound()
+		return core.ErrMessageNotFound()
 	}
 	if err != nil {
 		// A lost answer leaves the owner unknown: a retry finds the

@@ -86,9 +86,7 @@ func withConn(ctx context.Context, url string, fn func(conn *pgx.Conn) error) er
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
 	if err != nil {
-		c := cfg.ConnConfig
-		return core.Errorf(core.EUnavailable, "Cannot reach PostgreSQL at %s:%d (database %s, user %s): %v",
-			c.Host, c.Port, c.Database, c.User, briefCause(err))
+		return unreachable(cfg.ConnConfig, err)
 	}
 	defer conn.Close(context.Background())
 	return wrapErr(fn(conn))

@@ -10,10 +10,6 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-func errSessionNotFound() error {
-	return core.Errorf(core.ENotFound, "The session could not be found.")
-}
-
 const sessionColumns = `id, user_id, refresh_hash, rotated_hashes, auth_time, created_at, last_used_at, expires_at,
 	user_agent, refreshed_at`
 
@@ -22,7 +18,7 @@ func scanSession(row pgx.Row) (*core.Session, error) {
 	err := row.Scan(&x.ID, &x.UserID, &x.RefreshHash, &x.RotatedHashes, at(&x.AuthTime), at(&x.CreatedAt),
 		at(&x.LastUsedAt), at(&x.ExpiresAt), &x.UserAgent, at(&x.RefreshedAt))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errSessionNotFound()
+		return nil, core.ErrSessionNotFound()
 	}
 	if err != nil {
 		return nil, err
@@ -40,10 +36,7 @@ const insertSession = `insert into sessions (` + sessionColumns + `) values ($1,
 // CreateSession stores x, giving it a new id when it has none. Its user must
 // exist (a foreign key), so a session never outlives DeleteUser.
 func (s *DB) CreateSession(ctx context.Context, x *core.Session) error {
-	if x.ID == "" {
-		x.ID = core.NewID()
-	}
-	if err := validID("session", x.ID); err != nil {
+	if err := core.AssignID("session", &x.ID); err != nil {
 		return err
 	}
 	_, err := s.exec(ctx, insertSession, sessionArgs(x)...)
@@ -59,7 +52,7 @@ func (s *DB) FindSessionByID(ctx context.Context, id string) (*core.Session, err
 // by one it rotated away from (rotated is then true): two index seeks.
 func (s *DB) FindSessionByRefreshHash(ctx context.Context, hash string) (*core.Session, bool, error) {
 	if hash == "" {
-		return nil, false, errSessionNotFound()
+		return nil, false, core.ErrSessionNotFound()
 	}
 	x, err := scanSession(s.pool.QueryRow(ctx, "select "+sessionColumns+
 		" from sessions where refresh_hash = $1 or rotated_hashes @> array[$1] limit 1", hash))
@@ -81,8 +74,8 @@ func (s *DB) UpdateSession(ctx context.Context, id string, fn func(x *core.Sessi
 		if err := fn(x); err != nil {
 			return err
 		}
-		if x.ID != id {
-			return core.Errorf(core.EInvalid, "A session's id cannot change.")
+		if err := x.CheckUpdate(id); err != nil {
+			return err
 		}
 		_, err = tx.Exec(ctx, "update sessions set ("+sessionColumns+") = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) where id = $1",
 			sessionArgs(x)...)
@@ -104,7 +97,7 @@ func (s *DB) DeleteSession(ctx context.Context, id string) error {
 	var userID string
 	err := s.pool.QueryRow(ctx, "delete from sessions where id = $1 returning user_id", id).Scan(&userID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return errSessionNotFound()
+		return core.ErrSessionNotFound()
 	}
 	if err != nil {
 		// The user whose session it was is not known: a lost answer is

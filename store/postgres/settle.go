@@ -154,13 +154,13 @@ func (s *DB) settleTogether(ctx context.Context, calls []*settleCall) bool {
 			c.m, c.err = nil, nil
 			m := rows[c.id]
 			if m == nil {
-				c.err = errMessageNotFound()
+				c.err = core.ErrMessageNotFound()
 				continue
 			}
 			old := *m
 			items, err := c.fn(m)
-			if err == nil && m.ID != c.id {
-				err = core.Errorf(core.EInvalid, "A message's id cannot change.")
+			if err == nil {
+				err = m.CheckUpdate(c.id)
 			}
 			if err != nil {
 				c.err = err
@@ -214,8 +214,8 @@ func (s *DB) rewriteMessage(ctx context.Context, id string, fn func(m *core.Mess
 		if err != nil {
 			return err
 		}
-		if m.ID != id {
-			return core.Errorf(core.EInvalid, "A message's id cannot change.")
+		if err := m.CheckUpdate(id); err != nil {
+			return err
 		}
 		if err := s.putMessage(ctx, q, &old, m); err != nil {
 			return err

@@ -9,10 +9,6 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-func errTokenNotFound() error {
-	return core.Errorf(core.ETokenNotFound, "The access token could not be found.")
-}
-
 // scopes is NULL for a token made before tokens had scopes
 // (migrations/0018_token_scopes.sql): it reads back as nil, every scope.
 const tokenColumns = `id, user_id, name, hash, created_at, last_used_at, scopes`
@@ -21,7 +17,7 @@ func scanToken(row pgx.Row) (*core.AccessToken, error) {
 	t := new(core.AccessToken)
 	err := row.Scan(&t.ID, &t.UserID, &t.Name, &t.Hash, at(&t.CreatedAt), at(&t.LastUsedAt), &t.Scopes)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errTokenNotFound()
+		return nil, core.ErrTokenNotFound()
 	}
 	if err != nil {
 		return nil, err
@@ -38,14 +34,8 @@ const insertToken = `insert into access_tokens (` + tokenColumns + `) values ($1
 // CreateAccessToken stores t, giving it a new id when it has none. Its user
 // must exist and its hash must be new.
 func (s *DB) CreateAccessToken(ctx context.Context, t *core.AccessToken) error {
-	if t.ID == "" {
-		t.ID = core.NewID()
-	}
-	if err := validID("access token", t.ID); err != nil {
+	if err := t.CheckNew(); err != nil {
 		return err
-	}
-	if t.Hash == "" {
-		return core.Errorf(core.EInvalid, "An access token needs a hash.")
 	}
 	_, err := s.exec(ctx, insertToken, tokenArgs(t)...)
 	return wrapErr(err)
@@ -53,7 +43,7 @@ func (s *DB) CreateAccessToken(ctx context.Context, t *core.AccessToken) error {
 
 func (s *DB) FindAccessTokenByHash(ctx context.Context, hash string) (*core.AccessToken, error) {
 	if hash == "" {
-		return nil, errTokenNotFound()
+		return nil, core.ErrTokenNotFound()
 	}
 	t, err := scanToken(s.pool.QueryRow(ctx, "select "+tokenColumns+" from access_tokens where hash = $1", hash))
 	return t, wrapErr(err)
@@ -89,11 +79,8 @@ func (s *DB) UpdateAccessToken(ctx context.Context, id string, fn func(t *core.A
 		if err := fn(t); err != nil {
 			return err
 		}
-		if t.ID != id {
-			return core.Errorf(core.EInvalid, "An access token's id cannot change.")
-		}
-		if t.Hash == "" {
-			return core.Errorf(core.EInvalid, "An access token needs a hash.")
+		if err := t.CheckUpdate(id); err != nil {
+			return err
 		}
 		_, err = tx.Exec(ctx, "update access_tokens set ("+tokenColumns+") = ($1, $2, $3, $4, $5, $6, $7) where id = $1",
 			tokenArgs(t)...)
@@ -111,7 +98,7 @@ func (s *DB) DeleteAccessToken(ctx context.Context, id string) error {
 		return wrapErr(err)
 	}
 	if tag.RowsAffected() == 0 {
-		return errTokenNotFound()
+		return core.ErrTokenNotFound()
 	}
 	return nil
 }

@@ -10,12 +10,6 @@ import (
 	"github.com/sendlater/sendlater/store/seal"
 )
 
-func errUserNotFound() error { return core.Errorf(core.EUserNotFound, "The user could not be found.") }
-
-func errEmailInUse() error {
-	return core.Errorf(core.EEmailInUse, "The email address is already in use by another account.")
-}
-
 // A user row: the name is sealed (name_sealed true), or, in a row written
 // before migration 8 and not sealed since, in clear.
 const userColumns = `id, email, name, picture, timezone, password_hash, providers, email_verified,
@@ -29,7 +23,7 @@ func scanSealedUser(row pgx.Row, su *seal.User) (sealed bool, err error) {
 	err = row.Scan(sc.targets(su)...)
 	sc.done(su)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return false, errUserNotFound()
+		return false, core.ErrUserNotFound()
 	}
 	return sc.sealed, err
 }
@@ -106,10 +100,7 @@ func (s *DB) CreateUser(ctx context.Context, u *core.User) error {
 
 // newUserID gives u a new id when it has none and checks it.
 func newUserID(u *core.User) error {
-	if u.ID == "" {
-		u.ID = core.NewID()
-	}
-	return validID("user", u.ID)
+	return core.AssignID("user", &u.ID)
 }
 
 func (s *DB) FindUserByID(ctx context.Context, id string) (*core.User, error) {
@@ -150,8 +141,8 @@ func (s *DB) updateUser(ctx context.Context, tx pgx.Tx, id string, fn func(u *co
 	if err := fn(u); err != nil {
 		return nil, err
 	}
-	if u.ID != id {
-		return nil, core.Errorf(core.EInvalid, "A user's id cannot change.")
+	if err := u.CheckUpdate(id); err != nil {
+		return nil, err
 	}
 	_, err = tx.Exec(ctx, `update users set (`+userColumns+`, email_key)
 		= ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) where id = $1`, s.userArgs(u)...)
@@ -172,7 +163,7 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 		}
 		tag, err := tx.Exec(ctx, "delete from users where id = $1", id)
 		if err == nil && tag.RowsAffected() == 0 {
-			return errUserNotFound()
+			return core.ErrUserNotFound()
 		}
 		return err
 	})
@@ -229,7 +220,7 @@ func (s *DB) findUser(ctx context.Context, q querier, id, lock string) (*core.Us
 func (s *DB) findUserByEmail(ctx context.Context, q querier, email string) (*core.User, error) {
 	key := core.EmailKey(email)
 	if key == "" {
-		return nil, errUserNotFound()
+		return nil, core.ErrUserNotFound()
 	}
 	return s.scanUser(q.QueryRow(ctx, "select "+userColumns+" from users where email_key = $1", key))
 }

@@ -3,13 +3,13 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/wiring"
 	"github.com/sendlater/sendlater/mailer/mailertest"
 )
 
@@ -113,15 +113,13 @@ func BenchDueNone(b *testing.B, s Stores) {
 }
 
 // BenchPassNoneDue is a whole delivery pass (deliveries, reminders,
-// webhooks) over the fixture when nothing is due: what a scheduler pays
-// every tick.
-func BenchPassNoneDue(b *testing.B, s Stores) {
+// webhooks) over the fixture st when nothing is due: what a scheduler pays
+// every tick. The pass is the one internal/wiring builds, as the binary
+// runs it.
+func BenchPassNoneDue(b *testing.B, st core.Store) {
 	sent := &mailertest.Mailer{}
-	d := &core.Delivery{
-		Messages: s.Messages, Users: s.Users, Store: s.Delivery, Mailer: sent, Clock: core.NewManualClock(FixtureStart),
-		Reminders: core.DefaultReminders, Logger: slog.New(slog.DiscardHandler),
-		Webhooks: noWebhooks{},
-	}
+	d := Graph(b, st, wiring.Options{Mailer: sent, Clock: core.NewManualClock(FixtureStart),
+		Reminders: core.DefaultReminders, Webhooks: noWebhooks{}}).Delivery
 	for b.Loop() {
 		res, err := d.Run(ctx)
 		if err != nil || res.Delivered+res.Reminded+res.Skipped != 0 {

@@ -104,6 +104,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"LinksDeleteUser", needsLinks(testLinksDeleteUser)},
 		{"LinksClaimAccount", needsLinks(testLinksClaimAccount)},
 		{"ProcessHealth", testProcessHealth},
+		{"ErrorReplies", testErrorReplies},
 		{"WatchUser", needsWatcher(testWatchUser)},
 		{"LimitEvents", needsLimits(testLimitEvents)},
 		{"LimitEventsConcurrent", needsLimits(testLimitEventsConcurrent)},
