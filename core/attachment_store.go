@@ -1,0 +1,38 @@
+package core
+
+import (
+	"context"
+	"io"
+)
+
+// BlobStore keeps the sealed bytes of attachments (SealAttachment) under
+// keys: inside the store on one machine, or in S3-compatible object storage
+// for a cluster (blob/s3). It never sees a plaintext byte. Every
+// implementation passes blob/blobtest.
+type BlobStore interface {
+	// PutBlob stores what r reads under key, streaming (never the whole
+	// blob in memory), and returns how many bytes it stored. A key is
+	// written once; a second put of it fails with EConflict.
+	PutBlob(ctx context.Context, key string, r io.Reader) (int64, error)
+	// OpenBlob opens the blob of key for reads at any offset; ENotFound
+	// when there is none.
+	OpenBlob(ctx context.Context, key string) (BlobReader, error)
+	// DeleteBlob removes the blob of key; a missing one is no error.
+	DeleteBlob(ctx context.Context, key string) error
+	// ListBlobs calls fn with every key under prefix and its size, in key
+	// order (a garbage collection finds orphans with it).
+	ListBlobs(ctx context.Context, prefix string, fn func(key string, size int64) error) error
+}
+
+// BlobReader reads one stored blob.
+type BlobReader interface {
+	io.ReaderAt
+	io.Closer
+	Size() int64
+}
+
+// ErrBlobNotFound is a key no BlobStore holds.
+func ErrBlobNotFound() error { return Errorf(ENotFound, "The file could not be found.") }
+
+// ErrBlobExists is a key written before.
+func ErrBlobExists() error { return Errorf(EConflict, "A file with this key already exists.") }
