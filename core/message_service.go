@@ -41,6 +41,9 @@ type MessageService struct {
 	// no check.
 	Refusals *RefusalService
 	BaseURL  string
+	// Metrics counts the messages created, edited and postponed, by
+	// channel; nil: not counted.
+	Metrics Metrics
 }
 
 var _ Messages = (*MessageService)(nil)
@@ -173,6 +176,7 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 	if err != nil {
 		return nil, err
 	}
+	metricsOr(s.Metrics).MessageChanged(ActionCreated, ChannelOf(ctx))
 	return s.forAuthor(u, m)[0], nil
 }
 
@@ -250,6 +254,7 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 	if err != nil {
 		return nil, err
 	}
+	metricsOr(s.Metrics).MessageChanged(ActionEdited, ChannelOf(ctx))
 	return s.forAuthor(u, m)[0], nil
 }
 
@@ -270,6 +275,7 @@ func (s *MessageService) Postpone(ctx context.Context, id string) (*Message, err
 	if err != nil {
 		return nil, err
 	}
+	metricsOr(s.Metrics).MessageChanged(ActionPostponed, ChannelOf(ctx))
 	return s.forAuthor(u, m)[0], nil
 }
 

@@ -71,7 +71,10 @@ func newRequestID() string {
 // when https is set: the base URL is https), gzipped replies when compress
 // is set (see replyWriter), panic recovery and one access log line. The log
 // holds the path only: queries carry codes and tokens.
-func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compress bool, next http.Handler) http.Handler {
+func withRequest(base *slog.Logger, m core.Metrics, trustedProxies []netip.Prefix, https, compress bool, next http.Handler) http.Handler {
+	if m == nil {
+		m = core.NoMetrics{}
+	}
 	// The same header values on every reply: shared, never appended to in
 	// place (Header.Set replaces a slice, Add copies one of capacity 1).
 	static := [...]struct {
@@ -108,6 +111,7 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compre
 
 		reply := &rq.reply
 		reply.begin(w, r, compress)
+		m.InFlight(1)
 		defer func() {
 			p := recover()
 			reply.close() // what the handler wrote goes out, panic or not
@@ -121,6 +125,8 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compre
 					writeError(sent, r, core.Errorf(core.EInternal, "Internal error."))
 				}
 			}
+			m.InFlight(-1)
+			m.Request(routeOf(rq.pattern), methodOf(r.Method), sent.status, time.Since(start))
 			logAccess(base, rq, r, start)
 		}()
 		next.ServeHTTP(reply, r)
@@ -159,6 +165,8 @@ type request struct {
 	reply    replyWriter
 	identity core.IdentitySlot
 	idHeader [1]string
+	// pattern is the route the mux chose (routed); empty: none did.
+	pattern string
 }
 
 // withIdentity is r acting as id (core.IdentityFrom): id fills the identity
