@@ -56,15 +56,20 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 
 // Gauge is one figure a part of the process reads at each scrape (a
 // store's pool, the mail server's connections): its name under
-// Namespace, its help and how to read it.
+// Namespace, its help and how to read it; Counter: it only grows.
 type Gauge struct {
 	Name, Help string
 	Read       func() float64
+	Counter    bool
 }
 
 // Gauges registers gs, read at each scrape.
 func (m *Metrics) Gauges(gs ...Gauge) {
 	for _, g := range gs {
+		if g.Counter {
+			m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: Namespace, Name: g.Name, Help: g.Help}, g.Read))
+			continue
+		}
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: g.Name, Help: g.Help}, g.Read))
 	}
 }

@@ -219,6 +219,10 @@ func (s *DB) Close() error {
 // KeyID names the store's key without revealing it (seal.Sealer.KeyID).
 func (s *DB) KeyID() string { return s.seal.KeyID() }
 
+// PoolStat is the connection pool's figures: connections acquired, idle
+// and in all, acquires and their wait (the operator's metrics read them).
+func (s *DB) PoolStat() *pgxpool.Stat { return s.pool.Stat() }
+
 // Ping reports whether the database answers and holds the store.
 func (s *DB) Ping(ctx context.Context) error {
 	var one int
