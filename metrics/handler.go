@@ -20,6 +20,7 @@ const scrapeTimeout = 5 * time.Second
 // Queue registers the gauges of the delivery queue, read from q at each
 // scrape: the deliveries due and the age of the earliest (0: none due).
 func (m *Metrics) Queue(q core.DueQueue, clock core.Clock) {
+	*m.names = append(*m.names, Namespace+"_delivery_queue_due", Namespace+"_delivery_queue_oldest_seconds", Namespace+"_store_up")
 	m.reg.MustRegister(&queueCollector{q: q, clock: clock,
 		due: prometheus.NewDesc(Namespace+"_delivery_queue_due", "Deliveries due and not yet sent.", nil, nil),
 		age: prometheus.NewDesc(Namespace+"_delivery_queue_oldest_seconds",
@@ -66,6 +67,7 @@ type Gauge struct {
 // Gauges registers gs, read at each scrape.
 func (m *Metrics) Gauges(gs ...Gauge) {
 	for _, g := range gs {
+		*m.names = append(*m.names, Namespace+"_"+g.Name)
 		if g.Counter {
 			m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: Namespace, Name: g.Name, Help: g.Help}, g.Read))
 			continue

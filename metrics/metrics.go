@@ -10,6 +10,7 @@
 package metrics
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -24,7 +25,8 @@ const Namespace = "sendlater"
 
 // Metrics implements core.Metrics over a Prometheus registry of its own.
 type Metrics struct {
-	reg *prometheus.Registry
+	reg   *prometheus.Registry
+	names *[]string // of the families of ours registered (Families)
 
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
@@ -48,10 +50,10 @@ var _ core.Metrics = (*Metrics)(nil)
 // health's name, config-given or the host's) on the scheduler's families.
 func New(process string) *Metrics {
 	reg := prometheus.NewRegistry()
-	f := factory{reg: reg}
+	f := factory{reg: reg, names: new([]string)}
 	perProcess := prometheus.Labels{"process": process}
 	m := &Metrics{
-		reg: reg,
+		reg: reg, names: f.names,
 		requests: f.counters("http_requests_total", "HTTP requests answered, by route pattern, method and status class.",
 			"route", "method", "code"),
 		latency: f.histograms("http_request_duration_seconds", "Time to answer HTTP requests, by route pattern, method and status class.",
@@ -75,8 +77,13 @@ func New(process string) *Metrics {
 		storeTime: f.histograms("store_operation_duration_seconds", "Time of the store's transactions, by operation.",
 			prometheus.ExponentialBuckets(0.0001, 4, 10), "operation"),
 	}
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(runtimeCollectors()...)
 	return m
+}
+
+// runtimeCollectors are the Go runtime's and the process's families.
+func runtimeCollectors() []prometheus.Collector {
+	return []prometheus.Collector{collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}
 }
 
 // Registry is where the families live, for Handler and for more collectors
@@ -144,32 +151,59 @@ func statusClass(status int) string {
 	return strconv.Itoa(status/100) + "xx"
 }
 
-// factory makes families under Namespace and registers them.
-type factory struct{ reg prometheus.Registerer }
+// Families names every family registered: ours, even before their first
+// series, and the Go runtime's and the process's. It reads none of the
+// figures.
+func (m *Metrics) Families() []string {
+	names := slices.Clone(*m.names)
+	runtime := prometheus.NewRegistry()
+	runtime.MustRegister(runtimeCollectors()...)
+	fams, _ := runtime.Gather()
+	for _, f := range fams {
+		if !slices.Contains(names, f.GetName()) {
+			names = append(names, f.GetName())
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// factory makes families under Namespace and registers them, keeping
+// their names.
+type factory struct {
+	reg   prometheus.Registerer
+	names *[]string
+}
+
+func (f factory) named(name string) { *f.names = append(*f.names, Namespace+"_"+name) }
 
 func (f factory) counters(name, help string, labels ...string) *prometheus.CounterVec {
 	return f.counterWith(name, help, nil, labels...)
 }
 
 func (f factory) counterWith(name, help string, constant prometheus.Labels, labels ...string) *prometheus.CounterVec {
+	f.named(name)
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: name, Help: help, ConstLabels: constant}, labels)
 	f.reg.MustRegister(c)
 	return c
 }
 
 func (f factory) histograms(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	f.named(name)
 	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: name, Help: help, Buckets: buckets}, labels)
 	f.reg.MustRegister(h)
 	return h
 }
 
 func (f factory) histogram(name, help string, buckets []float64, constant prometheus.Labels) prometheus.Histogram {
+	f.named(name)
 	h := prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: Namespace, Name: name, Help: help, Buckets: buckets, ConstLabels: constant})
 	f.reg.MustRegister(h)
 	return h
 }
 
 func (f factory) gauge(name, help string, constant prometheus.Labels) prometheus.Gauge {
+	f.named(name)
 	g := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: Namespace, Name: name, Help: help, ConstLabels: constant})
 	f.reg.MustRegister(g)
 	return g

@@ -41,6 +41,9 @@ func newSession(t *testing.T, backend string) *session {
 	m := metrics.New("test-process")
 	e := testenv.New(t, testenv.Config{Backend: backend, Metrics: m})
 	m.Queue(e.Store, e.Clock)
+	e.Store.(interface {
+		ObserveTransactions(func(string, time.Duration))
+	}).ObserveTransactions(m.StoreOp)
 	e.Delivery.Webhooks = webhookPeer{}
 	billing := &core.BillingService{Users: e.Store, Billing: e.Store, Provider: fakeStripe{}, Clock: e.Clock, Metrics: m}
 	srv := &web.Server{
@@ -225,6 +228,7 @@ func scriptedSession(t *testing.T, backend string) {
 		{"none due after the pass", value(after, "sendlater_delivery_queue_due"), 0, false},
 		{"queue age back to 0", value(after, "sendlater_delivery_queue_oldest_seconds"), 0, false},
 		{"the store up", value(after, "sendlater_store_up"), 1, false},
+		{"store writes timed", value(after, "sendlater_store_operation_duration_seconds", "operation", "write"), 5, true},
 		{"one delivery sent", value(after, "sendlater_sends_total", "kind", "delivery", "outcome", "sent"), 1, false},
 		{"one bounced", value(after, "sendlater_sends_total", "kind", "delivery", "outcome", "bounced"), 1, false},
 		{"its lateness observed", value(after, "sendlater_delivery_lateness_seconds"), 1, false},

@@ -60,6 +60,7 @@ func TestServeMetrics(t *testing.T) {
 		`sendlater_http_requests_in_flight 0`,
 		`sendlater_delivery_queue_due 0`,
 		`sendlater_store_up 1`,
+		`sendlater_store_operation_duration_seconds_count{operation="read"}`,
 		`sendlater_bbolt_read_transactions_open`,
 		`sendlater_scheduler_last_success_timestamp_seconds{process=`,
 		`go_goroutines`,

@@ -39,6 +39,9 @@ func (a *app) openMetrics(m *metrics.Metrics, st store, s *services) (*metricsEn
 		return nil, nil
 	}
 	m.Queue(st, core.SystemClock{})
+	if o, ok := st.(txObserved); ok {
+		o.ObserveTransactions(m.StoreOp)
+	}
 	m.Gauges(storeGauges(st)...)
 	m.Gauges(mailerGauges(s.Mailer)...)
 	cfg := a.cfg.Metrics
@@ -64,6 +67,11 @@ func (a *app) openMetrics(m *metrics.Metrics, st store, s *services) (*metricsEn
 	}
 	a.log.Info("metrics", "metrics_addr", ln.Addr().String(), "path", "/metrics")
 	return e, nil
+}
+
+// txObserved is a store that times its transactions (both do).
+type txObserved interface {
+	ObserveTransactions(fn func(op string, took time.Duration))
 }
 
 // close stops the endpoint; nil is off already.
