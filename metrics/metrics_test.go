@@ -173,6 +173,10 @@ func scriptedSession(t *testing.T, backend string) {
 	if _, err := api.Create(ctx, core.MessageInput{Title: "Lost", Name: "Nobody", Recipient: rejected, Body: "Hi"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := api.Through(core.ChannelTUI).Create(ctx, core.MessageInput{Title: "From the terminal", Name: "Bob",
+		Recipient: "bob@example.com", Body: "Hi", Interval: core.Interval6M}); err != nil {
+		t.Fatal(err)
+	}
 	title := "Hello again"
 	if _, err := api.Update(ctx, sent.ID, core.MessageUpdate{Title: &title}); err != nil {
 		t.Fatal(err)
@@ -216,6 +220,7 @@ func scriptedSession(t *testing.T, backend string) {
 		{"sign-ins ok", value(after, "sendlater_signins_total", "outcome", "ok"), 1, false},
 		{"sign-ins wrong", value(after, "sendlater_signins_total", "outcome", "wrong_credentials"), 1, false},
 		{"created through a session", value(after, "sendlater_messages_changed_total", "action", "created", "channel", "web"), 2, false},
+		{"created through the terminal app", value(after, "sendlater_messages_changed_total", "action", "created", "channel", "tui"), 1, false},
 		{"edited", value(after, "sendlater_messages_changed_total", "action", "edited", "channel", "web"), 1, false},
 		{"postponed", value(after, "sendlater_messages_changed_total", "action", "postponed", "channel", "web"), 1, false},
 		{"a live list open", value(open, "sendlater_live_streams_open"), 1, false},

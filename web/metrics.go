@@ -3,12 +3,18 @@ package web
 import (
 	"net/http"
 	"strings"
+
+	"github.com/sendlater/sendlater/core"
 )
 
 // routed serves mux and keeps the route pattern it chose in the request's
-// record (withRequest), for the metrics: a route, never a raw path.
+// record (withRequest), for the metrics: a route, never a raw path. A
+// request of the terminal app (ChannelHeader) carries its channel.
 func routed(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(ChannelHeader) == core.ChannelTUI {
+			r = r.WithContext(core.WithChannel(r.Context(), core.ChannelTUI))
+		}
 		defer func() {
 			if rq, ok := r.Context().Value(requestKey{}).(*request); ok {
 				rq.pattern = r.Pattern // ServeMux sets it on r itself
