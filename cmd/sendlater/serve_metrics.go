@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -22,12 +23,17 @@ type metricsEndpoint struct {
 }
 
 // newMetrics makes the process's families when metrics.addr is set; nil:
-// metrics are off and nothing is counted.
+// metrics are off and nothing is counted. The scheduler's families name
+// the host, not the pid of processName: a restart keeps its series.
 func (a *app) newMetrics() *metrics.Metrics {
 	if a.cfg.Metrics.Addr == "" {
 		return nil
 	}
-	return metrics.New(a.processName())
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown-host"
+	}
+	return metrics.New(host)
 }
 
 // openMetrics listens on metrics.addr and serves /metrics there: the
