@@ -11,7 +11,6 @@ package metrics
 
 import (
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -143,12 +142,15 @@ func (m *Metrics) StoreOp(op string, took time.Duration) {
 	m.storeTime.WithLabelValues(op).Observe(took.Seconds())
 }
 
+// statusClasses are the code label's values, by status / 100.
+var statusClasses = [...]string{"none", "1xx", "2xx", "3xx", "4xx", "5xx"}
+
 // statusClass is "2xx" of 204; 0 (nothing written) is "none".
 func statusClass(status int) string {
 	if status < 100 || status > 599 {
 		return "none"
 	}
-	return strconv.Itoa(status/100) + "xx"
+	return statusClasses[status/100]
 }
 
 // Families names every family registered: ours, even before their first
