@@ -112,6 +112,7 @@ func withRequest(base *slog.Logger, m core.Metrics, trustedProxies []netip.Prefi
 		reply := &rq.reply
 		reply.begin(w, r, compress)
 		m.InFlight(1)
+		defer m.InFlight(-1) // also after a panic that goes on up
 		defer func() {
 			p := recover()
 			reply.close() // what the handler wrote goes out, panic or not
@@ -125,8 +126,11 @@ func withRequest(base *slog.Logger, m core.Metrics, trustedProxies []netip.Prefi
 					writeError(sent, r, core.Errorf(core.EInternal, "Internal error."))
 				}
 			}
-			m.InFlight(-1)
-			m.Request(routeOf(rq.pattern), methodOf(r.Method), sent.status, time.Since(start))
+			status := sent.status
+			if status == 0 { // nothing written: net/http answers 200
+				status = http.StatusOK
+			}
+			m.Request(routeOf(rq.pattern), methodOf(r.Method), status, time.Since(start))
 			logAccess(base, rq, r, start)
 		}()
 		next.ServeHTTP(reply, r)
