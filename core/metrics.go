@@ -17,8 +17,9 @@ type Metrics interface {
 	// count of requests being answered.
 	Request(route, method string, status int, took time.Duration)
 	InFlight(delta int)
-	// SignIn is one sign-in's outcome class (SignInOutcome).
-	SignIn(outcome string)
+	// SignIn is one sign-in's outcome class (SignInOutcome), by method:
+	// SignInPassword or SignInSocial.
+	SignIn(method, outcome string)
 	// MessageChanged is a message created, edited or postponed (the
 	// Action* constants) through a channel (the Channel* constants).
 	MessageChanged(action, channel string)
@@ -46,7 +47,7 @@ type NoMetrics struct{}
 
 func (NoMetrics) Request(string, string, int, time.Duration) {}
 func (NoMetrics) InFlight(int)                               {}
-func (NoMetrics) SignIn(string)                              {}
+func (NoMetrics) SignIn(string, string)                      {}
 func (NoMetrics) MessageChanged(string, string)              {}
 func (NoMetrics) Sent(string, string, int)                   {}
 func (NoMetrics) Late(time.Duration)                         {}
@@ -125,11 +126,21 @@ const (
 	KindReminder = "reminder"
 )
 
+// The ways to sign in (SignIn): an email and password, or a social
+// provider.
+const (
+	SignInPassword = "password"
+	SignInSocial   = "social"
+)
+
 // SignInOutcome is the class of a sign-in's error: ok, wrong_credentials,
 // limited (too many failures, a proof of work asked), invalid (a field
-// missing), disabled, or error.
+// missing), disabled, incomplete (a social sign-in that needs the email
+// address, or a sign-in to the account that has it), or error.
 func SignInOutcome(err error) string {
 	switch ErrorCode(err) {
+	case EEmailRequired, EAccountExists:
+		return "incomplete"
 	case "":
 		return "ok"
 	case EWrongCredentials:

@@ -58,7 +58,7 @@ func New(process string) *Metrics {
 		latency: f.histograms("http_request_duration_seconds", "Time to answer HTTP requests, by route pattern, method and status class.",
 			prometheus.ExponentialBuckets(0.001, 2.5, 10), "route", "method", "code"),
 		inFlight: f.gauge("http_requests_in_flight", "HTTP requests being answered.", nil),
-		signIns:  f.counters("signins_total", "Password sign-ins, by outcome class.", "outcome"),
+		signIns:  f.counters("signins_total", "Sign-ins, by method (password, social) and outcome class.", "method", "outcome"),
 		messages: f.counters("messages_changed_total", "Messages created, edited and postponed, by channel.", "action", "channel"),
 		sends: f.counters("sends_total", "Emails of deliveries (one a recipient) and reminders, by outcome.",
 			"kind", "outcome"),
@@ -100,7 +100,7 @@ func (m *Metrics) Request(route, method string, status int, took time.Duration) 
 func (m *Metrics) InFlight(delta int) { m.inFlight.Add(float64(delta)) }
 
 // SignIn counts a sign-in's outcome.
-func (m *Metrics) SignIn(outcome string) { m.signIns.WithLabelValues(outcome).Inc() }
+func (m *Metrics) SignIn(method, outcome string) { m.signIns.WithLabelValues(method, outcome).Inc() }
 
 // MessageChanged counts a message's change by channel.
 func (m *Metrics) MessageChanged(action, channel string) {

@@ -155,6 +155,13 @@ func scriptedSession(t *testing.T, backend string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.Social.SignIn(ctx, core.ProviderProfile{Provider: core.ProviderGitHub, Subject: "42",
+		Email: "grace@example.com", EmailVerified: true}, core.Client{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Social.SignIn(ctx, core.ProviderProfile{Provider: core.ProviderTwitter, Subject: "43"}, core.Client{}); core.ErrorCode(err) != core.EEmailRequired {
+		t.Fatalf("a social sign-in without an email: %v", err)
+	}
 	me, err := api.Me(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -217,8 +224,10 @@ func scriptedSession(t *testing.T, backend string) {
 		{"a message route by its pattern", value(after, "sendlater_http_requests_total", "route", "/api/messages/{id}", "method", "PATCH"), 1, false},
 		{"the wrong sign-in as 4xx", value(after, "sendlater_http_requests_total", "route", "/api/auth/signin", "code", "4xx"), 1, false},
 		{"no request in flight after", value(after, "sendlater_http_requests_in_flight"), 0, false},
-		{"sign-ins ok", value(after, "sendlater_signins_total", "outcome", "ok"), 1, false},
-		{"sign-ins wrong", value(after, "sendlater_signins_total", "outcome", "wrong_credentials"), 1, false},
+		{"sign-ins ok", value(after, "sendlater_signins_total", "method", "password", "outcome", "ok"), 1, false},
+		{"sign-ins wrong", value(after, "sendlater_signins_total", "method", "password", "outcome", "wrong_credentials"), 1, false},
+		{"social sign-in ok", value(after, "sendlater_signins_total", "method", "social", "outcome", "ok"), 1, false},
+		{"social sign-in asking for the email", value(after, "sendlater_signins_total", "method", "social", "outcome", "incomplete"), 1, false},
 		{"created through a session", value(after, "sendlater_messages_changed_total", "action", "created", "channel", "web"), 2, false},
 		{"created through the terminal app", value(after, "sendlater_messages_changed_total", "action", "created", "channel", "tui"), 1, false},
 		{"edited", value(after, "sendlater_messages_changed_total", "action", "edited", "channel", "web"), 1, false},
