@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sendlater/sendlater/mailer/smtptest"
 )
 
 const metricsToken = "a-scrape-token-of-32-characters!"
@@ -36,7 +38,8 @@ func get(t *testing.T, url, token string) (int, string) {
 // public port has no metrics.
 func TestServeMetrics(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, dir, "SENDLATER_METRICS_ADDR=127.0.0.1:0", "SENDLATER_METRICS_TOKEN="+metricsToken)
+	mail := smtptest.Start(t)
+	s := startServer(t, dir, smtpEnv(mail, "SENDLATER_METRICS_ADDR=127.0.0.1:0", "SENDLATER_METRICS_TOKEN="+metricsToken)...)
 	m := metricsAddr.FindStringSubmatch(s.logs.String())
 	if m == nil {
 		t.Fatalf("serve did not say where its metrics are:\n%s", s.logs)
@@ -44,6 +47,10 @@ func TestServeMetrics(t *testing.T) {
 	scrape := "http://" + m[1] + "/metrics"
 	if code, _ := get(t, s.url+"/healthz", ""); code != 200 {
 		t.Fatalf("healthz: %d", code)
+	}
+	signUp(t, s.url, "ann@example.com")
+	if _, err := mail.WaitFor(1, 10*time.Second); err != nil { // the verification email, through the pool
+		t.Fatal(err)
 	}
 	if code, body := get(t, s.url+"/metrics", metricsToken); strings.Contains(body, "sendlater_http_requests_total") {
 		t.Fatalf("the public port served metrics (%d)", code)
@@ -58,6 +65,10 @@ func TestServeMetrics(t *testing.T) {
 	for _, want := range []string{
 		`sendlater_http_requests_total{code="2xx",method="GET",route="/healthz"} 1`,
 		`sendlater_http_requests_in_flight 0`,
+		`sendlater_http_requests_total{code="2xx",method="POST",route="/api/auth/signup"} 1`,
+		`sendlater_smtp_connections_open 1`,
+		`sendlater_smtp_connections_in_use 0`,
+		`sendlater_smtp_errors_total 0`,
 		`sendlater_delivery_queue_due 0`,
 		`sendlater_store_up 1`,
 		`sendlater_store_operation_duration_seconds_count{operation="read"}`,
