@@ -26,6 +26,7 @@ type Store interface {
 	HealthStore
 	AuditStore
 	Backuper
+	DueQueue
 }
 
 // Backuper writes a consistent copy of the whole store to w.

@@ -19,6 +19,9 @@ type BillingService struct {
 	Clock    Clock
 	BaseURL  string // e.g. https://sendlater.example, without a trailing slash
 	Logger   *slog.Logger
+	// Metrics counts the provider's events by type and outcome; nil: not
+	// counted.
+	Metrics Metrics
 
 	locks keyedMutex
 }
@@ -189,18 +192,33 @@ func (s *BillingService) Portal(ctx context.Context, returnURL string) (string, 
 func (s *BillingService) HandleWebhook(ctx context.Context, payload []byte, signature string) error {
 	ev, err := s.Provider.ParseWebhook(payload, signature)
 	if err != nil {
+		metricsOr(s.Metrics).StripeEvent("unknown", "invalid")
 		return err
 	}
+	outcome, err := s.handleEvent(ctx, ev)
+	metricsOr(s.Metrics).StripeEvent(StripeEventType(ev.Type), outcome)
+	return err
+}
+
+// handleEvent applies ev unless it was seen, and says what came of it:
+// applied, duplicate or error.
+func (s *BillingService) handleEvent(ctx context.Context, ev *BillingEvent) (string, error) {
 	seen, err := s.Billing.BillingEventSeen(ctx, ev.ID)
-	if err != nil || seen {
-		return err
+	if err != nil {
+		return "error", err
+	}
+	if seen {
+		return "duplicate", nil
 	}
 	if ev.changesSubscription() {
 		if err := s.applyEvent(ctx, ev); err != nil {
-			return err
+			return "error", err
 		}
 	}
-	return s.Billing.RecordBillingEvent(ctx, ev.ID, s.Clock.Now())
+	if err := s.Billing.RecordBillingEvent(ctx, ev.ID, s.Clock.Now()); err != nil {
+		return "error", err
+	}
+	return "applied", nil
 }
 
 // applyEvent finds the event's user and syncs them. A customer that is no

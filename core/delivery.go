@@ -72,6 +72,9 @@ type Delivery struct {
 	// Monitor records each pass as this process's delivery health; nil:
 	// not recorded.
 	Monitor *PassMonitor
+	// Metrics counts the sends by outcome, their lateness and the passes;
+	// nil: not counted.
+	Metrics Metrics
 
 	mu sync.Mutex // one pass at a time
 }
@@ -124,6 +127,8 @@ func (d *Delivery) lease() time.Duration {
 	return DefaultLeaseDuration
 }
 
+func (d *Delivery) metrics() Metrics { return metricsOr(d.Metrics) }
+
 func (d *Delivery) logger() *slog.Logger {
 	if d.Logger == nil {
 		return slog.Default()
@@ -157,6 +162,7 @@ func (d *Delivery) Run(ctx context.Context) (PassResult, error) {
 	if d.Monitor != nil {
 		d.Monitor.passed(ctx, res)
 	}
+	d.metrics().Pass(res.Finished.Sub(res.Started), err == nil, res.Finished)
 	return res, err
 }
 

@@ -217,13 +217,14 @@ func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passC
 
 // recordWebhook adds a webhook call's outcome to its message's timeline.
 func (d *Delivery) recordWebhook(ctx context.Context, it *OutboxItem, callErr error, log *slog.Logger) {
-	detail, next := "answered 2xx", time.Time{}
+	detail, next, outcome := "answered 2xx", time.Time{}, OutcomeSent
 	switch {
 	case callErr != nil && it.FailedAt.IsZero():
-		detail, next = "failed, will retry: "+it.LastError, it.NextAttemptAt
+		detail, next, outcome = "failed, will retry: "+it.LastError, it.NextAttemptAt, OutcomeRetried
 	case callErr != nil:
-		detail = "failed for good: " + it.LastError
+		detail, outcome = "failed for good: "+it.LastError, OutcomeFailed
 	}
+	d.metrics().Webhook(outcome)
 	d.recordOutcome(ctx, it, EventWebhook, detail, next, log)
 }
 

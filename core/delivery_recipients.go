@@ -73,6 +73,7 @@ func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, 
 		switch {
 		case err == nil:
 			o.kind = outcomeSent
+			d.metrics().Late(d.Clock.Now().Sub(m.SendDate))
 			if laterDue(rs, i, now) {
 				// The server took it: recorded at once, not after the
 				// other recipients' sends (acceptances).
@@ -142,6 +143,7 @@ func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcom
 		return
 	}
 	tally.Delivered += early
+	d.countOutcomes(outcomes, tally)
 	switch {
 	case tally.Failed > 0:
 		log.Warn("delivery failed for good", "sent", tally.Delivered, "failed", tally.Failed, "retrying", tally.Retried,
@@ -156,6 +158,32 @@ func (d *Delivery) settleRecipients(claimed *Message, outcomes []recipientOutcom
 		r.Retried += tally.Retried
 		r.Failed += tally.Failed
 	})
+}
+
+// countOutcomes tells the metrics a settlement's tally: of its failures
+// for good, those its recipient refused and those the mail server refused
+// (bounced) are told apart from the retries that ran out.
+func (d *Delivery) countOutcomes(outcomes []recipientOutcome, tally PassResult) {
+	refused, bounced := 0, 0
+	for _, o := range outcomes {
+		switch {
+		case o.kind == outcomeRefused:
+			refused++
+		case o.kind == outcomeFailed && !o.notMade:
+			bounced++
+		}
+	}
+	refused, bounced = min(refused, tally.Failed), min(bounced, tally.Failed-min(refused, tally.Failed))
+	m := d.metrics()
+	for _, c := range [...]struct {
+		outcome string
+		n       int
+	}{{OutcomeSent, tally.Delivered}, {OutcomeRetried, tally.Retried}, {OutcomeRefused, refused},
+		{OutcomeBounced, bounced}, {OutcomeFailed, tally.Failed - refused - bounced}} {
+		if c.n > 0 {
+			m.Sent(KindDelivery, c.outcome, c.n)
+		}
+	}
 }
 
 // applyOutcomes writes outcomes into m, read under the settlement's

@@ -144,13 +144,16 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 	case err == nil:
 		log.Info("reminded")
 		counts.add(func(r *PassResult) { r.Reminded++ })
+		d.metrics().Sent(KindReminder, OutcomeSent, 1)
 	case ctx.Err() != nil:
 	case isTemporary(err):
 		log.Warn("reminder failed, will retry", "err", err)
 		counts.add(func(r *PassResult) { r.Retried++ })
+		d.metrics().Sent(KindReminder, OutcomeRetried, 1)
 	default:
 		log.Error("reminder refused by the mail server", "err", err)
 		counts.add(func(r *PassResult) { r.Failed++ })
+		d.metrics().Sent(KindReminder, OutcomeBounced, 1)
 	}
 }
 

@@ -54,6 +54,13 @@ type DeliveryStore interface {
 	WebhookSecret(ctx context.Context, userID string) (string, error)
 }
 
+// DueQueue tells the operator's metrics the deliveries waiting: how many
+// are due at now (in the delivery index at or before it) and the due time
+// of the earliest (zero: none), so that a queue that grows old shows.
+type DueQueue interface {
+	DueQueue(ctx context.Context, now time.Time) (count int, oldest time.Time, err error)
+}
+
 // OutboxCounter counts the outbox: the items waiting, and those that failed
 // for good (for /healthz).
 type OutboxCounter interface {

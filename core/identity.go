@@ -51,6 +51,8 @@ type Auth struct {
 	// addresses refused every email (nil: none did).
 	Refusals *RefusalTokens
 	Refused  AddressRefusals
+	// Metrics counts sign-ins by outcome; nil: not counted.
+	Metrics Metrics
 
 	// Optional.
 	PasswordParams PasswordParams // zero: DefaultPasswordParams

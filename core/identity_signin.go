@@ -70,7 +70,8 @@ func (a *Auth) SignUp(ctx context.Context, in SignUpInput, c Client) (*Tokens, e
 // SignIn checks an email and password and starts a session. An unknown email
 // and a wrong password get the same answer in the same time; failures are
 // limited per account and per client address.
-func (a *Auth) SignIn(ctx context.Context, email, password string, c Client) (*Tokens, error) {
+func (a *Auth) SignIn(ctx context.Context, email, password string, c Client) (t *Tokens, err error) {
+	defer func() { metricsOr(a.Metrics).SignIn(SignInPassword, SignInOutcome(err)) }()
 	a.init()
 	email = NormalizeEmail(email)
 	f := map[string]string{}

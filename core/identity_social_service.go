@@ -28,7 +28,8 @@ func errAccountExists() error {
 //     then SignUpWithEmail;
 //   - otherwise a new account is made, its email verified when the provider
 //     says so, else sent the usual verification email.
-func (s *SocialAuth) SignIn(ctx context.Context, p ProviderProfile, c Client) (*Tokens, error) {
+func (s *SocialAuth) SignIn(ctx context.Context, p ProviderProfile, c Client) (t *Tokens, err error) {
+	defer func() { metricsOr(s.Auth.Metrics).SignIn(SignInSocial, SignInOutcome(err)) }()
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}

@@ -18,6 +18,8 @@ type PostponeLinkService struct {
 	Users    UserStore
 	Clock    Clock
 	Limits   *Limiter
+	// Metrics counts the postponements; nil: not counted.
+	Metrics Metrics
 }
 
 var _ PostponeLinks = (*PostponeLinkService)(nil)
@@ -123,6 +125,7 @@ func (p *PostponeLinkService) Postpone(ctx context.Context, id, code, client str
 	if err != nil {
 		return time.Time{}, err
 	}
+	metricsOr(p.Metrics).MessageChanged(ActionPostponed, ChannelLink)
 	if err := p.Limits.Clear(ctx, LimitPostponeMessageClient, id+"\x00"+client); err != nil {
 		return time.Time{}, err
 	}

@@ -41,6 +41,9 @@ type MessageService struct {
 	// no check.
 	Refusals *RefusalService
 	BaseURL  string
+	// Metrics counts the messages created, edited and postponed, by
+	// channel; nil: not counted.
+	Metrics Metrics
 }
 
 var _ Messages = (*MessageService)(nil)
@@ -171,6 +174,7 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 	if err != nil {
 		return nil, err
 	}
+	metricsOr(s.Metrics).MessageChanged(ActionCreated, ChannelOf(ctx))
 	return s.forAuthor(u, m)[0], nil
 }
 
@@ -248,6 +252,7 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 	if err != nil {
 		return nil, err
 	}
+	metricsOr(s.Metrics).MessageChanged(ActionEdited, ChannelOf(ctx))
 	return s.forAuthor(u, m)[0], nil
 }
 
@@ -268,6 +273,7 @@ func (s *MessageService) Postpone(ctx context.Context, id string) (*Message, err
 	if err != nil {
 		return nil, err
 	}
+	metricsOr(s.Metrics).MessageChanged(ActionPostponed, ChannelOf(ctx))
 	return s.forAuthor(u, m)[0], nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -63,6 +64,24 @@ type SMTP struct {
 	mu     sync.Mutex
 	idle   []*pooledConn
 	closed bool
+	errs   atomic.Uint64 // sends that failed at the mail server (Stats)
+}
+
+// SMTPStats are the pool's figures for the operator's metrics.
+type SMTPStats struct {
+	Idle, InUse int    // connections idle in the pool, and sends holding one
+	Errors      uint64 // sends that failed at the mail server, since the start
+}
+
+// Open is the connections open: idle and in use.
+func (s SMTPStats) Open() int { return s.Idle + s.InUse }
+
+// Stats tells the pool's figures now.
+func (s *SMTP) Stats() SMTPStats {
+	s.mu.Lock()
+	idle := len(s.idle)
+	s.mu.Unlock()
+	return SMTPStats{Idle: idle, InUse: len(s.slots), Errors: s.errs.Load()}
 }
 
 // pooledConn is a connection of the pool and when its last email went out.
@@ -168,6 +187,7 @@ func (s *SMTP) Send(ctx context.Context, e *core.Email) error {
 
 	conn, reused, err := s.conn(ctx)
 	if err != nil {
+		s.errs.Add(1)
 		return err
 	}
 	delivered, err := s.sendOn(conn, msg, env)
@@ -175,6 +195,7 @@ func (s *SMTP) Send(ctx context.Context, e *core.Email) error {
 		// The pooled connection went stale while idle; nothing was sent on it.
 		_ = conn.Close()
 		if conn, err = s.dial(ctx); err != nil {
+			s.errs.Add(1)
 			return err
 		}
 		delivered, err = s.sendOn(conn, msg, env)
@@ -188,6 +209,7 @@ func (s *SMTP) Send(ctx context.Context, e *core.Email) error {
 		// The server accepted the email; only what followed failed.
 		return nil
 	}
+	s.errs.Add(1)
 	return s.classify(err)
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs and a fresh machine may lack:
-# Debian's chromium for the browser tests, tmux for the TUI's, staticcheck into bin/ for
+# Debian's chromium for the browser tests, tmux for the TUI's, prometheus (its promtool) for the
+# alert rules', staticcheck into bin/ for
 # make vet, stripe-mock (the Stripe API peer of the billing tests) into bin/, and, with SENDLATER_REQUIRE_RELEASE=1,
 # goreleaser into bin/ for make release-check.
 set -euo pipefail
@@ -24,6 +25,9 @@ if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
 fi
 if ! command -v tmux >/dev/null 2>&1; then
 	apt_install tmux "the TUI's end-to-end tests"
+fi
+if ! command -v promtool >/dev/null 2>&1; then
+	apt_install prometheus "the alert rules' tests (promtool check/test rules on docs/ops/alerts.yml)"
 fi
 STATICCHECK_VERSION=v0.8.2 # make test's staticcheck (make vet)
 if [ ! -x bin/staticcheck ]; then

@@ -78,7 +78,7 @@ func (s *AdminServer) Handler() http.Handler {
 		l = slog.Default()
 	}
 	// The socket gzips nothing: its clients run on the same machine.
-	return withRequest(l.With("listener", "admin"), nil, false, false, mux)
+	return withRequest(l.With("listener", "admin"), nil, nil, false, false, routed(mux))
 }
 
 // Open listens on the socket at path (mode 0600, created under umask 0077). A stale socket left by a

@@ -46,6 +46,20 @@ func NewAPIClient(baseURL, token string, timeout time.Duration) *APIClient {
 	}}
 }
 
+// ChannelHeader names the client's channel for the server's metrics
+// (core.ChannelOf): the terminal app sends core.ChannelTUI; any other
+// value is ignored, so its label keeps its few values.
+const ChannelHeader = "Sendlater-Channel"
+
+// Through returns a copy of c that tells the server its requests come
+// through channel (ChannelHeader), e.g. core.ChannelTUI.
+func (c *APIClient) Through(channel string) *APIClient {
+	t := c.t
+	t.head = t.head.Clone()
+	t.head.Set(ChannelHeader, channel)
+	return &APIClient{t: t}
+}
+
 func messagePath(id string) string { return "/api/messages/" + url.PathEscape(id) }
 
 func (c *APIClient) message(ctx context.Context, method, path string, header http.Header, body any) (*core.Message, error) {

@@ -25,6 +25,8 @@ type authorAPI struct {
 	// (writeKept). Nil: every read is read and encoded.
 	gens core.UserGenerations
 	kept core.GenerationCache[keptReply]
+	// metrics counts the open live lists; nil: not counted.
+	metrics core.Metrics
 }
 
 // guard turns a handler into one that knows who acts, or refuses.

@@ -14,7 +14,7 @@ import (
 
 // compressed is next behind withRequest with gzip on, as the server runs it.
 func compressed(next http.Handler) http.Handler {
-	return withRequest(slog.New(slog.DiscardHandler), nil, false, true, next)
+	return withRequest(slog.New(slog.DiscardHandler), nil, nil, false, true, next)
 }
 
 func replyWith(contentType, body string, encoding string) http.Handler {
@@ -118,7 +118,7 @@ func TestAFlushSendsWhatIsHeld(t *testing.T) {
 func accessLine(t *testing.T, method, acceptEncoding string, next http.HandlerFunc) (rec *httptest.ResponseRecorder, status, bytes int) {
 	t.Helper()
 	var logs strings.Builder
-	h := withRequest(slog.New(slog.NewJSONHandler(&logs, nil)), nil, false, true, next)
+	h := withRequest(slog.New(slog.NewJSONHandler(&logs, nil)), nil, nil, false, true, next)
 	req := httptest.NewRequest(method, "/", nil)
 	req.Header.Set("Accept-Encoding", acceptEncoding)
 	rec = httptest.NewRecorder()

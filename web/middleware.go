@@ -71,7 +71,10 @@ func newRequestID() string {
 // when https is set: the base URL is https), gzipped replies when compress
 // is set (see replyWriter), panic recovery and one access log line. The log
 // holds the path only: queries carry codes and tokens.
-func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compress bool, next http.Handler) http.Handler {
+func withRequest(base *slog.Logger, m core.Metrics, trustedProxies []netip.Prefix, https, compress bool, next http.Handler) http.Handler {
+	if m == nil {
+		m = core.NoMetrics{}
+	}
 	// The same header values on every reply: shared, never appended to in
 	// place (Header.Set replaces a slice, Add copies one of capacity 1).
 	static := [...]struct {
@@ -108,6 +111,8 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compre
 
 		reply := &rq.reply
 		reply.begin(w, r, compress)
+		m.InFlight(1)
+		defer m.InFlight(-1) // also after a panic that goes on up
 		defer func() {
 			p := recover()
 			reply.close() // what the handler wrote goes out, panic or not
@@ -121,6 +126,11 @@ func withRequest(base *slog.Logger, trustedProxies []netip.Prefix, https, compre
 					writeError(sent, r, core.Errorf(core.EInternal, "Internal error."))
 				}
 			}
+			status := sent.status
+			if status == 0 { // nothing written: net/http answers 200
+				status = http.StatusOK
+			}
+			m.Request(routeOf(rq.pattern), methodOf(r.Method), status, time.Since(start))
 			logAccess(base, rq, r, start)
 		}()
 		next.ServeHTTP(reply, r)
@@ -159,6 +169,8 @@ type request struct {
 	reply    replyWriter
 	identity core.IdentitySlot
 	idHeader [1]string
+	// pattern is the route the mux chose (routed); empty: none did.
+	pattern string
 }
 
 // withIdentity is r acting as id (core.IdentityFrom): id fills the identity

@@ -37,7 +37,7 @@ func TestIdentityStaysWithItsRequest(t *testing.T) {
 			t.Errorf("an anonymous request acts as %s", id.UserID)
 		}
 	})
-	h := withRequest(slog.New(slog.DiscardHandler), nil, false, true, mux)
+	h := withRequest(slog.New(slog.DiscardHandler), nil, nil, false, true, mux)
 
 	var wg sync.WaitGroup
 	for i := range 200 {

@@ -70,6 +70,9 @@ type Server struct {
 	// StreamHeartbeat is how often message streams send a keep-alive;
 	// zero: DefaultStreamHeartbeat.
 	StreamHeartbeat time.Duration
+	// Metrics counts the requests by route pattern, method and status, the
+	// requests in flight and the open live lists; nil: not counted.
+	Metrics core.Metrics
 
 	httpServer *http.Server
 	ln         net.Listener
@@ -82,7 +85,8 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.gate = newFairGate(s.IPv6Prefix)
 	s.routes(mux)
-	return withRequest(s.logger(), s.TrustedProxies, s.secure(), true, s.withPublicSettingsCSP(s.crossOriginProtection().Handler(mux)))
+	return withRequest(s.logger(), s.Metrics, s.TrustedProxies, s.secure(), true,
+		s.withPublicSettingsCSP(s.crossOriginProtection().Handler(routed(mux))))
 }
 
 func (s *Server) logger() *slog.Logger {

@@ -46,6 +46,10 @@ func (a *authorAPI) handleMessagesStream(w http.ResponseWriter, r *http.Request)
 		writeError(w, r, err)
 		return
 	}
+	if a.metrics != nil {
+		a.metrics.Streams(1)
+		defer a.metrics.Streams(-1)
+	}
 
 	// A stream outlives any read or write deadline of the server.
 	rc := http.NewResponseController(w)

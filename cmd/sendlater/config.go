@@ -79,6 +79,7 @@ type Config struct {
 	Analytics ThirdPartyConfig `mapstructure:"analytics"`
 	Chat      ThirdPartyConfig `mapstructure:"chat"`
 	PageViews PageViewConfig   `mapstructure:"page_views"`
+	Metrics   MetricsConfig    `mapstructure:"metrics"`
 
 	// reminders is scheduler.reminders checked and ordered: the one value
 	// the store and the delivery pass both read.
@@ -183,19 +184,6 @@ func loadConfig(v *viper.Viper, file string) (*Config, error) {
 		return nil, err
 	}
 	return &c, nil
-}
-
-// readSecretFile sets *dst from file when file is given.
-func readSecretFile(dst *string, file, key string) error {
-	if file == "" {
-		return nil
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return fmt.Errorf("config: %s: %w", key, err)
-	}
-	*dst = strings.TrimSpace(string(b))
-	return nil
 }
 
 func (c *Config) validate() error {

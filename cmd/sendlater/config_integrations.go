@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/sendlater/sendlater/core"
@@ -61,6 +63,7 @@ func integrationDefaults() map[string]any {
 	for _, k := range []string{"secret_key", "secret_key_file", "webhook_secret", "webhook_secret_file", "publishable_key", "api_base", "prices.pro", "prices.business"} {
 		d["stripe."+k] = ""
 	}
+	maps.Copy(d, metricsDefaults())
 	for _, id := range core.SocialProviders {
 		for _, k := range providerKeys {
 			d["auth.providers."+id+"."+k] = ""
@@ -90,11 +93,27 @@ func (c *Config) readIntegrationSecrets() error {
 	if err := readSecretFile(&c.Stripe.WebhookSecret, c.Stripe.WebhookSecretFile, "stripe.webhook_secret_file"); err != nil {
 		return err
 	}
+	if err := c.readMetricsSecrets(); err != nil {
+		return err
+	}
 	for _, p := range c.Auth.providers() {
 		if err := readSecretFile(&p.cfg.ClientSecret, p.cfg.ClientSecretFile, "auth.providers."+p.id+".client_secret_file"); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// readSecretFile sets *dst from file when file is given.
+func readSecretFile(dst *string, file, key string) error {
+	if file == "" {
+		return nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("config: %s: %w", key, err)
+	}
+	*dst = strings.TrimSpace(string(b))
 	return nil
 }
 
@@ -118,6 +137,9 @@ func (c *Config) validateIntegrations(bad func(key, rule string, got any) error)
 			return fmt.Errorf("config: stripe.webhook_secret and stripe.publishable_key need stripe.secret_key (payments are off without it)")
 		}
 	} else if err := c.validateStripe(bad); err != nil {
+		return err
+	}
+	if err := c.validateMetrics(bad); err != nil {
 		return err
 	}
 	for _, p := range c.Auth.providers() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/textlog"
+	"github.com/sendlater/sendlater/metrics"
 )
 
 // app is what every subcommand shares: the flags, the config and the logger.
@@ -25,11 +26,13 @@ type app struct {
 	command string
 	// actor is the audit log's who for a command that opened the store
 	// itself (through the admin socket the server reads it from the peer).
-	actor  string
-	cfg    *Config
-	log    *slog.Logger
-	stdout io.Writer
-	stderr io.Writer
+	actor string
+	cfg   *Config
+	log   *slog.Logger
+	// metrics are serve's Prometheus families (metrics.addr); nil: off.
+	metrics *metrics.Metrics
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 func newRootCmd() *cobra.Command {

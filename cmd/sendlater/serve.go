@@ -88,6 +88,7 @@ func (a *app) serve(ctx context.Context) error {
 		return fmt.Errorf("addr %s: %w", a.cfg.Addr, err)
 	}
 	a.deriveListenURL(ln.Addr())
+	a.metrics = a.newMetrics()
 	s, closeServices, err := a.build(st, key)
 	if err != nil {
 		ln.Close()
@@ -110,6 +111,9 @@ func (a *app) serve(ctx context.Context) error {
 	if a.cfg.PageViews.Enabled {
 		srv.PageViews = s.PageViews
 	}
+	if a.metrics != nil {
+		srv.Metrics = a.metrics
+	}
 	if gens, ok := st.(core.UserGenerations); ok {
 		if r, ok := st.(core.GenerationServer); ok { // PostgreSQL: writers wait for this replica
 			r.ServeGenerations()
@@ -127,6 +131,12 @@ func (a *app) serve(ctx context.Context) error {
 	if err := admin.Open(a.cfg.socketPath()); err != nil {
 		ln.Close()
 		return fmt.Errorf("admin socket: %w", err)
+	}
+	endpoint, err := a.openMetrics(a.metrics, st, s)
+	if err != nil {
+		ln.Close()
+		admin.Close(context.Background())
+		return err
 	}
 	srv.Serve(ln)
 	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.Store.Driver,
@@ -159,6 +169,9 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	if aerr := admin.Close(shutdownCtx); err == nil {
 		err = aerr
+	}
+	if merr := endpoint.close(shutdownCtx); err == nil {
+		err = merr
 	}
 	return err
 }

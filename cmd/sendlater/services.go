@@ -59,6 +59,9 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Billing:    a.billingService(st, clock, prices),
 		SocialFlow: flow,
 	}
+	if a.metrics != nil {
+		o.Metrics = a.metrics
+	}
 	if url := a.cfg.Scheduler.HeartbeatURL; url != "" {
 		o.Heartbeat = webhook.NewHeartbeat(url, webhook.DefaultTimeout).Beat
 	}

@@ -54,7 +54,7 @@ func (a *app) tuiConfig(ctx context.Context, asUser, server string) (tui.Config,
 				return tui.Config{}, nil, err
 			}
 		}
-		c := web.NewAPIClient(l.Server, l.Token, 0)
+		c := web.NewAPIClient(l.Server, l.Token, 0).Through(core.ChannelTUI)
 		emails, err := mailer.NewTemplates(a.cfg.AppName, l.Server)
 		if err != nil {
 			return tui.Config{}, nil, err
@@ -67,7 +67,7 @@ func (a *app) tuiConfig(ctx context.Context, asUser, server string) (tui.Config,
 	}
 	if !a.driver().shared {
 		if admin, err := web.DialAdmin(a.cfg.socketPath()); err == nil {
-			c := admin.As(asUser)
+			c := admin.As(asUser).Through(core.ChannelTUI)
 			me, err := c.Me(ctx)
 			if err != nil {
 				return tui.Config{}, nil, err
@@ -96,7 +96,7 @@ func (a *app) tuiConfig(ctx context.Context, asUser, server string) (tui.Config,
 	}
 	// The operator is the OS user, as for every admin command on the store;
 	// what they do and read for the user goes to the audit log.
-	acting := core.ActAs(core.WithOperator(ctx, localActor()), u.ID)
+	acting := core.WithChannel(core.ActAs(core.WithOperator(ctx, localActor()), u.ID), core.ChannelTUI)
 	cfg := tui.Config{Messages: s.Operator.AuthorMessages(), Account: s.Operator.AuthorAccount(), Ctx: acting,
 		Emails: s.Emails, Where: "the store " + a.cfg.storePath()}
 	return a.withDraft(cfg, a.cfg.storePath(), u.ID), done, nil

@@ -72,11 +72,21 @@ func TestArrowsPointInward(t *testing.T) {
 					t.Errorf("%s depends on %s", p.ImportPath, d)
 				}
 			}
+		case under(p.ImportPath, "metrics"):
+			// The metrics room turns core.Metrics into Prometheus families:
+			// of ours it knows core only.
+			for _, d := range p.Imports {
+				if strings.HasPrefix(d, module+"/") && !under(d, "core") {
+					t.Errorf("%s imports %s", p.ImportPath, d)
+				}
+			}
 		case under(p.ImportPath, "web"), under(p.ImportPath, "tui"):
 			// Front ends talk to core's interfaces, never to a store, a mail
-			// transport, the payment provider or the sign-in providers.
+			// transport, the payment provider, the sign-in providers or
+			// the metrics' Prometheus.
 			for _, d := range p.Deps {
-				if under(d, "store") || under(d, "mailer") || under(d, "billing") || under(d, "oauth") {
+				if under(d, "store") || under(d, "mailer") || under(d, "billing") || under(d, "oauth") || under(d, "metrics") ||
+					strings.HasPrefix(d, "github.com/prometheus/") {
 					t.Errorf("the front end %s depends on %s", p.ImportPath, d)
 				}
 			}

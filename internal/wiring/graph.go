@@ -25,8 +25,12 @@ func build(o Options, k Keys) *Graph {
 		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st, Links: st,
 		Outbox: g.Outbox, Emails: emails, Clock: clock, Prices: o.Prices, BaseURL: o.BaseURL,
 		SigningKey: k.SigningKey, Limits: g.Limits, PasswordParams: o.PasswordParams, Logger: log, Refused: st,
+		Metrics: o.Metrics,
 	}
 	g.Social = &core.SocialAuth{Auth: g.Auth}
+	if g.Billing != nil && o.Metrics != nil {
+		g.Billing.Metrics = o.Metrics
+	}
 	g.Payments = core.PaymentsOff{}
 	if g.Billing != nil {
 		g.Payments = g.Billing
@@ -35,12 +39,12 @@ func build(o Options, k Keys) *Graph {
 	g.Auth.Refusals = g.Refusals.Tokens
 	g.Messages = &core.MessageService{
 		Messages: st, Users: st, Prices: o.Prices, Clock: clock, Watcher: st, Verifier: g.Auth, Limits: g.Limits,
-		Emails: emails, Outbox: g.Outbox, Refusals: g.Refusals, BaseURL: o.BaseURL, Refused: st,
+		Emails: emails, Outbox: g.Outbox, Refusals: g.Refusals, BaseURL: o.BaseURL, Refused: st, Metrics: o.Metrics,
 	}
 	g.Contact = &core.ContactService{
 		Contacts: st, Outbox: g.Outbox, Emails: emails, To: o.ContactTo, Clock: clock, Limits: g.Limits, Logger: log,
 	}
-	g.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: g.Limits}
+	g.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: g.Limits, Metrics: o.Metrics}
 	g.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: o.Prices}
 	g.Delivery = &core.Delivery{
 		Messages: st, Users: st, Store: st, Mailer: o.Mailer, Emails: emails, Clock: clock,
@@ -56,6 +60,7 @@ func build(o Options, k Keys) *Graph {
 		Logger:        log,
 		Log:           core.NewPassLog(passLog),
 		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: o.Process, Logger: log},
+		Metrics:       o.Metrics,
 	}
 	g.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: o.Prices, Clock: clock,
 		Delivery: g.Delivery, Billing: g.Billing, Auth: g.Auth, Contacts: st, Audit: st}

@@ -57,6 +57,9 @@ type Options struct {
 	Billing *core.BillingService
 	// SocialFlow is the social sign-in flow; nil: none configured.
 	SocialFlow *oauth.Flow
+	// Metrics hears what the services count (the metrics/ folder's
+	// Prometheus families); nil: nothing is counted.
+	Metrics core.Metrics
 }
 
 // Keys are the keys derived from the master key; each one set overrides the

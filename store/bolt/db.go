@@ -42,6 +42,7 @@ type Options struct {
 // core.ContactStore and core.Backuper. Safe for concurrent use.
 type DB struct {
 	db        *bbolt.DB
+	observed  txObserver // ObserveTransactions
 	seal      *seal.Sealer
 	reminders core.Reminders
 	watchers  watch.Hub
@@ -147,10 +148,12 @@ func (s *DB) Backup(ctx context.Context, w io.Writer) (int64, error) {
 }
 
 // view and update run fn in one read or write transaction after checking ctx.
+// Both are timed for ObserveTransactions.
 func (s *DB) view(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	defer s.observed.Start("read")()
 	return wrapErr(s.db.View(fn))
 }
 
@@ -158,8 +161,13 @@ func (s *DB) update(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	defer s.observed.Start("write")()
 	return wrapErr(s.db.Update(fn))
 }
+
+// ObserveTransactions has fn told the time of every read and write
+// transaction from now on (the operator's metrics).
+func (s *DB) ObserveTransactions(fn func(op string, took time.Duration)) { s.observed.Set(fn) }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3). Application
 // errors, including those of callbacks, pass through unchanged; anything else

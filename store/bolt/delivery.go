@@ -180,3 +180,24 @@ func (s *DB) AddressRefused(ctx context.Context, email string) (bool, error) {
 	})
 	return refused, err
 }
+
+// maxDueCount bounds DueQueue's count: a backlog larger than that is
+// told as that many, so that a scrape never walks a whole index.
+const maxDueCount = 100_000
+
+// DueQueue counts the deliveries due at now (at most maxDueCount) and
+// tells the due time of the earliest; see core.DueQueue.
+func (s *DB) DueQueue(ctx context.Context, now time.Time) (count int, oldest time.Time, err error) {
+	end := appendTime(nil, now)
+	err = s.view(ctx, func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketDue).Cursor()
+		for k, _ := c.First(); k != nil && beforeOrAt(k, end) && count < maxDueCount; k, _ = c.Next() {
+			if count == 0 {
+				oldest = keyTime(k)
+			}
+			count++
+		}
+		return nil
+	})
+	return count, oldest, err
+}

@@ -19,6 +19,11 @@ func appendTime(b []byte, t time.Time) []byte {
 	return binary.BigEndian.AppendUint64(b, uint64(t.UnixNano())^(1<<63))
 }
 
+// keyTime is the time appendTime put at the start of k.
+func keyTime(k []byte) time.Time {
+	return time.Unix(0, int64(binary.BigEndian.Uint64(k[:timeKeyLen])^(1<<63)))
+}
+
 // appendNewestFirst appends t so that keys sort by time, latest first.
 func appendNewestFirst(b []byte, t time.Time) []byte {
 	return binary.BigEndian.AppendUint64(b, ^(uint64(t.UnixNano()) ^ (1 << 63)))

@@ -17,3 +17,7 @@ func (s *DB) Ping(ctx context.Context) error {
 		return nil
 	})
 }
+
+// Stats are bbolt's figures of the file: transactions open and done, free
+// pages, the writes' time (the operator's metrics read them).
+func (s *DB) Stats() bbolt.Stats { return s.db.Stats() }

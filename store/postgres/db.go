@@ -51,6 +51,7 @@ const connectTimeout = 10 * time.Second
 // concurrent use.
 type DB struct {
 	pool      *pgxpool.Pool
+	observed  txObserver // ObserveTransactions
 	seal      *seal.Sealer
 	reminders core.Reminders
 	where     string // database and schema, for messages to operators
@@ -213,6 +214,10 @@ func (s *DB) Close() error {
 // KeyID names the store's key without revealing it (seal.Sealer.KeyID).
 func (s *DB) KeyID() string { return s.seal.KeyID() }
 
+// PoolStat is the connection pool's figures: connections acquired, idle
+// and in all, acquires and their wait (the operator's metrics read them).
+func (s *DB) PoolStat() *pgxpool.Stat { return s.pool.Stat() }
+
 // Ping reports whether the database answers and holds the store.
 func (s *DB) Ping(ctx context.Context) error {
 	var one int
@@ -315,6 +320,10 @@ func (s *DB) view(ctx context.Context, fn func(tx pgx.Tx) error) error {
 
 // update runs fn in one read-write transaction (read committed: rows are
 // locked with FOR UPDATE where they are read to be written).
+// ObserveTransactions has fn told the time of every transaction from now
+// on, read-only ("read") or not ("write"): the operator's metrics.
+func (s *DB) ObserveTransactions(fn func(op string, took time.Duration)) { s.observed.Set(fn) }
+
 func (s *DB) update(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return s.inTx(ctx, pgx.TxOptions{}, fn)
 }
@@ -325,6 +334,11 @@ func (s *DB) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	op := "write"
+	if opts.AccessMode == pgx.ReadOnly {
+		op = "read"
+	}
+	defer s.observed.Start(op)()
 	tx, err := s.pool.BeginTx(ctx, opts)
 	if err != nil {
 		return wrapErr(err)

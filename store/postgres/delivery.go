@@ -299,3 +299,17 @@ func (s *DB) WebhookSecret(ctx context.Context, userID string) (string, error) {
 	}
 	return s.seal.OpenWebhookSecret(userID, sealed)
 }
+
+// DueQueue counts the deliveries due at now and tells the due time of the
+// earliest, from the delivery index; see core.DueQueue.
+func (s *DB) DueQueue(ctx context.Context, now time.Time) (count int, oldest time.Time, err error) {
+	var first *int64
+	if err := s.pool.QueryRow(ctx, "select count(*), min(due_at) from messages where due_at <= $1",
+		now.UnixNano()).Scan(&count, &first); err != nil {
+		return 0, time.Time{}, wrapErr(err)
+	}
+	if first != nil {
+		oldest = time.Unix(0, *first)
+	}
+	return count, oldest, nil
+}

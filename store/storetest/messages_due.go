@@ -141,3 +141,30 @@ func testReminderIndex(t *testing.T, s Stores) {
 	wantDue(t, s, m.SendDate.Add(-time.Second))
 	wantDue(t, s, m.SendDate, m.ID)
 }
+
+// testDueQueue: DueQueue counts what the delivery index holds due at now
+// and tells the earliest due time, as DueMessages lists it.
+func testDueQueue(t *testing.T, s Stores) {
+	q, ok := s.Delivery.(core.DueQueue)
+	if !ok {
+		t.Skip("the delivery store tells no queue (core.DueQueue)")
+	}
+	wantQueue := func(now time.Time, count int, oldest time.Time) {
+		t.Helper()
+		n, first, err := q.DueQueue(ctx, now)
+		must(t, err)
+		if n != count || !first.Equal(oldest) {
+			t.Fatalf("DueQueue(%s) = %d, %v; want %d, %v", now.Format(time.DateTime), n, first, count, oldest)
+		}
+	}
+	wantQueue(s.Clock.Now(), 0, time.Time{})
+	u := MustCreateUser(t, s, "ada@example.com")
+	a := MustCreateMessage(t, s, u.ID, core.Interval1M)
+	b := MustCreateMessage(t, s, u.ID, core.Interval6M)
+	wantQueue(a.SendDate.Add(-time.Second), 0, time.Time{})
+	wantQueue(a.SendDate, 1, a.SendDate)
+	wantQueue(b.SendDate, 2, a.SendDate)
+	off := false
+	update(t, s, a.ID, func(m *core.Message) { m.Apply(core.MessageUpdate{IsActive: &off}, s.Clock.Now(), time.UTC) })
+	wantQueue(b.SendDate, 1, b.SendDate)
+}

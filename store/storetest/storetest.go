@@ -75,6 +75,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"IdempotencyKey", testIdempotencyKey},
 		{"DueIndex", testDueIndex},
 		{"DueOrderAndLimit", testDueOrderAndLimit},
+		{"DueQueue", needsDelivery(testDueQueue)},
 		{"ReminderIndex", testReminderIndex},
 		{"Sessions", testSessions},
 		{"SessionRotation", testSessionRotation},
