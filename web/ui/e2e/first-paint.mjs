@@ -33,6 +33,10 @@ export async function checkFirstPaint(browser, base, { check }) {
       for (const text of texts) {
         expect(await still.getByText(text, { exact: true }).first().isVisible(), `"${text}" is not shown`);
       }
+      // A form sent before the app runs (or without it) is a POST, which the server refuses:
+      // never the password in the URL of a GET.
+      const methods = await still.locator("form").evaluateAll((forms) => forms.map((form) => form.method));
+      expect(methods.every((method) => method === "post"), `forms sent as ${methods.join(", ")}`);
       // Styled: Pico's container, not a bare page.
       const width = await still.locator("main.container").evaluate((main) => getComputedStyle(main).maxWidth);
       expect(width !== "none", "the stylesheet is not applied");
