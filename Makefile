@@ -35,12 +35,15 @@ $(UI)/node_modules/.package-lock.json: $(UI)/package-lock.json $(UI)/package.jso
 	@touch $@
 
 # The SPA is built again only when its sources, packages or build settings changed: make run
-# and make test on an unchanged tree skip it. Its build type-checks (npm run build).
+# and make test on an unchanged tree skip it. Its build type-checks and prerenders the public
+# pages (npm run build); the prerender's list is its last file, so a build that failed on the
+# way is run again.
 UI_SOURCES := $(shell find $(UI)/src $(UI)/public -type f 2>/dev/null) \
-	$(UI)/index.html $(UI)/vite.config.ts $(UI)/tsconfig.json $(UI)/package.json
-ui: $(UI)/dist/index.html
+	$(UI)/index.html $(UI)/vite.config.ts $(UI)/tsconfig.json $(UI)/package.json $(UI)/scripts/prerender.mjs
+UI_BUILT := $(UI)/dist/prerender/pages.json
+ui: $(UI_BUILT)
 
-$(UI)/dist/index.html: $(UI)/node_modules/.package-lock.json $(UI_SOURCES)
+$(UI_BUILT): $(UI)/node_modules/.package-lock.json $(UI_SOURCES)
 	cd $(UI) && $(NPM) run build
 
 ## test: vet, the Go tests with -race, the SPA's build (type check included), lint and unit tests, release-check

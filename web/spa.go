@@ -29,6 +29,9 @@ var staticEncodings = []struct{ name, suffix string }{{"br", ".br"}, {"gzip", ".
 func loadStatic(ui fs.FS) (map[string]*staticFile, error) {
 	files := map[string]*staticFile{}
 	err := fs.WalkDir(ui, ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && name == prerenderDir {
+			return fs.SkipDir // pages, sent for their paths (prerender.go)
+		}
 		if err != nil || d.IsDir() || name == "index.html" || strings.HasSuffix(name, ".br") || strings.HasSuffix(name, ".gz") {
 			return err
 		}
@@ -96,7 +99,8 @@ func (f *staticFile) serve(w http.ResponseWriter, r *http.Request) {
 
 // spaHandler serves the embedded SPA: its files (hashed assets cached for a
 // year, the others revalidated by ETag), /robots.txt and /sitemap.xml, and
-// for every other path index.html with that page's head tags: 200 for a page
+// for every other path index.html with that page's head tags (the page
+// prerendered in it where the build made one, prerender.go): 200 for a page
 // of the page table, 404 (the SPA shows its 404 page) for any other path.
 func (s *Server) spaHandler() http.Handler {
 	index, err := fs.ReadFile(s.uiFS(), "index.html")
@@ -114,6 +118,10 @@ func (s *Server) spaHandler() http.Handler {
 	pages, err := loadPageTable()
 	if err != nil {
 		panic(err) // likewise: pages.json is embedded, and its tests parse it
+	}
+	prerendered, err := loadPrerendered(s.UI, s.Public.Site)
+	if err != nil {
+		panic(err) // likewise: the build wrote the list and its pages together
 	}
 	public := s.Public
 	public.PageViews = s.PageViews != nil
@@ -142,12 +150,14 @@ func (s *Server) spaHandler() http.Handler {
 			s.serveSitemap(w, r, pages)
 			return
 		}
-		status := http.StatusOK
+		status, body := http.StatusOK, index
 		head, found := pages.lookup(r.URL.Path)
 		if !found {
 			status, head = http.StatusNotFound, pages.notFound(r.URL.Path)
+		} else if html, ok := prerenderedFor(prerendered, r.URL.Path, r.URL.RawQuery); ok {
+			body = html
 		}
-		page := withHead(index, pages.headTags(head, s.siteURL(r))+settings(r.Context()))
+		page := withHead(body, pages.headTags(head, s.siteURL(r))+settings(r.Context()))
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(status)

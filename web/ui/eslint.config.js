@@ -14,7 +14,7 @@ const features = readdirSync(new URL("./src/features", import.meta.url), { withF
   .map((entry) => entry.name);
 
 export default tseslint.config(
-  { ignores: ["dist", "node_modules"] },
+  { ignores: ["dist", ".ssr", "node_modules"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

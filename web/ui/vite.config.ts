@@ -37,8 +37,10 @@ function precompress(): Plugin {
   };
 }
 
-export default defineConfig(({ mode }) => ({
-  plugins: [react(), precompress()],
+export default defineConfig(({ mode, isSsrBuild }) => ({
+  // The prerender's build (src/entry-server.tsx, for Node) is read once by scripts/prerender.mjs:
+  // nothing of it is served, so nothing to compress.
+  plugins: isSsrBuild ? [react()] : [react(), precompress()],
   resolve: {
     alias: {
       "use-sync-external-store/shim/index.js": fileURLToPath(new URL("src/lib/use-sync-external-store.ts", import.meta.url)),
@@ -55,13 +57,15 @@ export default defineConfig(({ mode }) => ({
     emptyOutDir: true,
     // Every browser the app supports knows <link rel="modulepreload">: no polyfill in the entry.
     modulePreload: { polyfill: false },
-    rolldownOptions: {
-      output: {
-        // What the first page needs (everything the entry imports statically) in one chunk:
-        // one request, and one compression window instead of five small ones.
-        codeSplitting: { groups: [{ name: "app", tags: ["$initial"] }] },
-      },
-    },
+    rolldownOptions: isSsrBuild
+      ? {}
+      : {
+          output: {
+            // What the first page needs (everything the entry imports statically) in one chunk:
+            // one request, and one compression window instead of five small ones.
+            codeSplitting: { groups: [{ name: "app", tags: ["$initial"] }] },
+          },
+        },
   },
   server: {
     proxy: { "/api": "http://localhost:8080" },

@@ -28,7 +28,7 @@ export const anonymousRoutes = [
 ];
 
 // What the home page must show (SPEC.md section 2).
-const homeTexts = [
+export const homeTexts = [
   "All the steps you need to secure your message",
   "Here's what people are saying",
   "Ready to get started?",

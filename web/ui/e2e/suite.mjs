@@ -6,6 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { checkAnonymousPages } from "./anonymous.mjs";
 import { checker, launch, report } from "./browser.mjs";
+import { checkFirstPaint } from "./first-paint.mjs";
 import { checkSignedInFlow } from "./flow.mjs";
 
 const base = process.argv[2];
@@ -20,6 +21,7 @@ const checks = checker();
 const browser = await launch();
 try {
   await checkAnonymousPages(browser, base, checks);
+  await checkFirstPaint(browser, base, checks);
   await checkSignedInFlow(browser, base, checks, screenshots);
 } finally {
   await browser.close();

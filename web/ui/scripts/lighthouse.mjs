@@ -26,6 +26,15 @@ try {
     for (let run = 1; run <= runs; run++) {
       const { lhr } = await lighthouse(base + path, { port: chrome.port, output: "json", logLevel: "error", onlyCategories: categories });
       const scores = categories.map((c) => lhr.categories[c].score);
+      // A run Lighthouse could not score (its page did not paint in time on a loaded machine) is
+      // reported as such and fails the series; it is not dropped.
+      if (scores.includes(null)) {
+        failed = true;
+        const error = lhr.runtimeError ? `${lhr.runtimeError.code}: ${lhr.runtimeError.message}` : "no score";
+        rows.push(`| ${path} | ${run} | not scored (${error}) |  |  |  |  |  |  |  |`);
+        console.error(`${path} run ${run}: not scored: ${error}`);
+        continue;
+      }
       const low = categories.filter((c, i) => scores[i] < wanted[c]);
       if (low.length > 0) failed = true;
       const audits = lhr.audits;

@@ -1,26 +1,77 @@
 import "./styles/pico.scss";
 import "./styles/app.css";
-import { StrictMode } from "react";
-import { createRoot } from "react-dom/client";
-import { App } from "./app/app";
-import { connectApiClient, loadSession } from "./lib/auth";
-import { startPageViews } from "./lib/page-views";
+import { sendPageView } from "./lib/page-view-request";
 import { readPublicSettings } from "./lib/public-settings";
-import { applyTheme } from "./lib/theme";
+import { hasSessionHint } from "./lib/session-hint";
+import { storedTheme, systemTheme } from "./lib/theme-preference";
 
-applyTheme();
-connectApiClient();
-void loadSession();
+// The first script: no React. The server sent the page's HTML prerendered where the build made it
+// (scripts/prerender.mjs, web/spa.go); this shows it in the user's theme, counts the view, and
+// loads the app (boot.tsx) at once, or, on a page that is complete as it is, on the visitor's
+// first sign of interacting with it (docs/web.md, "First paint").
 
-// Third parties only when the server names them, each in its own chunk.
+const root = document.getElementById("root")!;
 const settings = readPublicSettings();
-if (settings.analytics) void import("./lib/analytics").then((m) => m.startAnalytics(settings.analytics!));
-if (settings.chat) void import("./lib/chat").then((m) => m.startChat(settings.chat!));
-// The first-party counter is a few lines: in the main script, not a request of its own.
-if (settings.pageViews) startPageViews();
 
-createRoot(document.getElementById("root")!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+// A choice made on the theme button, else the system's scheme; lib/theme.ts keeps it current once the app runs.
+const theme = storedTheme() ?? systemTheme();
+document.documentElement.dataset.theme = theme;
+
+// The public page the server served, by its canonical path (web/meta.go): counted now, and the
+// app does not count it again.
+let counted: string | undefined;
+const canonical = document.querySelector<HTMLLinkElement>('link[rel="canonical"]');
+if (settings.pageViews && canonical && !document.querySelector('meta[name="robots"][content="noindex"]')) {
+  counted = new URL(canonical.href).pathname;
+  sendPageView(counted);
+}
+
+const interactions = ["pointerover", "pointerdown", "touchstart", "keydown", "focusin"] as const;
+let clicked: HTMLElement | undefined;
+let started = false;
+
+/** Before the app: a button does nothing yet (remembered, clicked again once it does), and a form is not sent as a plain GET. */
+function early(event: Event) {
+  const target = event.target instanceof Element ? event.target : null;
+  if (event.type === "submit") {
+    event.preventDefault();
+    start();
+  } else if (event.type === "click") {
+    const button = target?.closest("button");
+    if (button) clicked = button;
+  } else {
+    start();
+  }
+}
+
+function start() {
+  if (started) return;
+  started = true;
+  for (const type of interactions) window.removeEventListener(type, early, true);
+  void import("./boot").then(({ boot }) =>
+    boot(root, counted, () => {
+      // Until now a click or a submit reached no handler of the app's: from here on they do.
+      for (const type of ["click", "submit"]) window.removeEventListener(type, early, true);
+      if (clicked?.isConnected) clicked.click();
+      clicked = undefined;
+    }),
+  );
+}
+
+// The app at once unless this page is whole without it: prerendered as static, in the light
+// theme the prerender used, for a visitor with no session (the server's readable hint cookie,
+// docs/identity.md) and no third party to start.
+const deferrable =
+  root.dataset.prerendered === "static" &&
+  theme === "light" &&
+  !hasSessionHint() &&
+  !settings.analytics &&
+  !settings.chat;
+if (root.dataset.prerendered) {
+  for (const type of ["click", "submit"]) window.addEventListener(type, early, true);
+}
+if (deferrable) {
+  for (const type of interactions) window.addEventListener(type, early, { capture: true, passive: true });
+} else {
+  start();
+}

@@ -35,7 +35,8 @@ export function Footer() {
         </ul>
       </nav>
       <p>
-        <small>
+        {/* The prerendered HTML has the build's year: kept while hydrating, this year from the next render. */}
+        <small suppressHydrationWarning>
           © {new Date().getFullYear()} {site.name}
         </small>
       </p>

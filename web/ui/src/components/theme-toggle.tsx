@@ -1,13 +1,16 @@
 import { useSignals } from "@preact/signals-react/runtime";
+import { useHydrated } from "../lib/hydrated";
 import { theme, toggleTheme } from "../lib/theme";
 import { MoonIcon, SunIcon } from "./icons";
 
 export function ThemeToggle() {
   useSignals();
-  const next = theme.value === "dark" ? "light" : "dark";
+  // The prerendered HTML is light (lib/hydrated.ts).
+  const dark = useHydrated() && theme.value === "dark";
+  const next = dark ? "light" : "dark";
   return (
     <button type="button" className="theme-toggle outline secondary" onClick={toggleTheme} aria-label={`Switch to ${next} theme`}>
-      {theme.value === "dark" ? <SunIcon /> : <MoonIcon />}
+      {dark ? <SunIcon /> : <MoonIcon />}
     </button>
   );
 }

@@ -1,6 +1,7 @@
 import { signal } from "@preact/signals-react";
 import type { PlanId } from "../config/paths";
 import { api, ApiError, connectSession } from "./api-client";
+import { hasSessionHint } from "./session-hint";
 
 export type SessionUser = {
   uid: string;
@@ -132,13 +133,9 @@ export function refreshSession(): Promise<void> {
   return refreshing;
 }
 
-// The server sets this readable cookie beside the HttpOnly refresh cookie (docs/identity.md),
-// so a visitor who never signed in is known to be signed out without a refused request.
-const sessionHint = /(?:^|;\s*)(?:__Host-)?sl_session=1(?:;|$)/;
-
 /** Called once on load: whoever holds a refresh cookie is signed in. */
 export function loadSession(): Promise<void> {
-  if (!sessionHint.test(document.cookie)) {
+  if (!hasSessionHint()) {
     endSession();
     return Promise.resolve();
   }

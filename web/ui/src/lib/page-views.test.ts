@@ -55,3 +55,12 @@ test("a failed count is dropped quietly", async () => {
   await Promise.resolve();
   expect(publicPage.value).toBe("/faq");
 });
+
+test("the view the first script counted before the app loaded is not counted again", () => {
+  applyHead(pageHead("home"));
+  stop = startPageViews("/");
+  applyHead(pageHead("pricing"));
+  applyHead(pageHead("home"));
+
+  expect(paths()).toEqual(["/pricing", "/"]);
+});

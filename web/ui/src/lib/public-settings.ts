@@ -17,7 +17,9 @@ export type SiteContent = {
   team?: { name: string; role?: string; bio?: string }[];
 };
 
+/** The server's settings for this page; none in the build's prerender (Node: no document), which shows the examples. */
 export function readPublicSettings(): PublicSettings {
+  if (typeof document === "undefined") return {};
   const block = document.getElementById("public-settings");
   if (!block?.textContent) return {};
   try {

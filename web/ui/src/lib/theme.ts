@@ -1,24 +1,17 @@
 import { computed, effect, signal } from "@preact/signals-react";
+import { darkQuery, storedTheme, systemTheme as readSystemTheme, themeStorageKey, type Theme } from "./theme-preference";
 
-export type Theme = "light" | "dark";
-
-const storageKey = "theme";
-const darkQuery = "(prefers-color-scheme: dark)";
-
-const readPreference = (): Theme | null => {
-  const stored = localStorage.getItem(storageKey);
-  return stored === "light" || stored === "dark" ? stored : null;
-};
+export type { Theme };
 
 /** The user's explicit choice; null follows the system colour scheme. */
-export const themePreference = signal<Theme | null>(readPreference());
-const systemTheme = signal<Theme>(matchMedia(darkQuery).matches ? "dark" : "light");
+export const themePreference = signal<Theme | null>(storedTheme());
+const systemTheme = signal<Theme>(readSystemTheme());
 
 export const theme = computed<Theme>(() => themePreference.value ?? systemTheme.value);
 
 export function toggleTheme() {
   const next = theme.value === "dark" ? "light" : "dark";
-  localStorage.setItem(storageKey, next);
+  localStorage.setItem(themeStorageKey, next);
   themePreference.value = next;
 }
 

@@ -135,7 +135,8 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
             {type === "changepass" && <Link to={paths.auth.href("signin", keptNext)}>Sign in</Link>}
           </>
         ) : (
-          <form onSubmit={submit} noValidate>
+          // POST: prerendered, the form can be sent before the app runs, or with JavaScript off; never its password in a URL.
+          <form onSubmit={submit} method="post" noValidate>
             {form.alert && <Alert>{form.alert}</Alert>}
             {shown.includes("email") && (
               <TextField label="Email" type="email" autoComplete="email" {...form.bind("email")} />

@@ -46,7 +46,8 @@ export function SocialSignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [providers, setProviders] = useState<Provider[]>([]);
   const [error, setError] = useState<string>();
   const [asked, setAsked] = useState<PopupResult>();
-  const lastUsed = localStorage.getItem(lastUsedKey);
+  // None in the build's prerender (Node), where no provider shows either.
+  const lastUsed = typeof localStorage === "undefined" ? null : localStorage.getItem(lastUsedKey);
   const { waiting, open } = useProviderPopup("", (result) => {
     if (result.status === "success") {
       void refreshSession().then(() => {

@@ -29,7 +29,8 @@ export function ContactPage() {
         <p>Questions, ideas or trouble? Write to us and we will answer by email.</p>
       </hgroup>
       <article className="narrow">
-        <form onSubmit={submit} noValidate>
+        {/* POST: prerendered, the form can be sent before the app runs, or with JavaScript off: never its fields in a URL. */}
+        <form onSubmit={submit} method="post" noValidate>
           {sent && <Alert kind="success">Your message has been sent!</Alert>}
           {form.alert && <Alert>{form.alert}</Alert>}
           <TextField label="Name" autoComplete="name" {...form.bind("name")} />

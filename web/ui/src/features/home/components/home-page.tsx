@@ -5,6 +5,7 @@ import heroLight from "../../../assets/hero-light.svg?no-inline";
 import { CtaBanner } from "../../../components/cta-banner";
 import { StatsStrip } from "../../../components/stats-strip";
 import { paths } from "../../../config/paths";
+import { useHydrated } from "../../../lib/hydrated";
 import { readPublicSettings } from "../../../lib/public-settings";
 import { theme } from "../../../lib/theme";
 
@@ -36,6 +37,8 @@ const exampleTestimonials = [
 
 export function HomePage() {
   useSignals();
+  // The prerendered HTML is light (lib/hydrated.ts).
+  const dark = useHydrated() && theme.value === "dark";
   const testimonials = readPublicSettings().site?.testimonials ?? exampleTestimonials;
   return (
     <>
@@ -57,7 +60,7 @@ export function HomePage() {
         </div>
         <img
           className="hero-art"
-          src={theme.value === "dark" ? heroDark : heroLight}
+          src={dark ? heroDark : heroLight}
           alt=""
           width={480}
           height={320}

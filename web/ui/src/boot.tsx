@@ -1,0 +1,39 @@
+import { StrictMode, useEffect } from "react";
+import { createRoot, hydrateRoot } from "react-dom/client";
+import { App } from "./app/app";
+import { connectApiClient, loadSession } from "./lib/auth";
+import { startPageViews } from "./lib/page-views";
+import { readPublicSettings } from "./lib/public-settings";
+import { applyTheme } from "./lib/theme";
+
+/** Calls done once the app is on screen (its first commit: hydrated, but for pages still loading). */
+function OnScreen({ done }: { done: () => void }) {
+  useEffect(done, [done]);
+  return null;
+}
+
+/**
+ * Starts the app in root: hydrates the page the build prerendered there (scripts/prerender.mjs),
+ * or renders into an empty root. `counted` is the page view main.tsx already sent; `onScreen` is
+ * called once the app is on screen.
+ */
+export function boot(root: HTMLElement, counted: string | undefined, onScreen: () => void = () => undefined) {
+  applyTheme();
+  connectApiClient();
+  void loadSession();
+
+  // Third parties only when the server names them, each in its own chunk.
+  const settings = readPublicSettings();
+  if (settings.analytics) void import("./lib/analytics").then((m) => m.startAnalytics(settings.analytics!));
+  if (settings.chat) void import("./lib/chat").then((m) => m.startChat(settings.chat!));
+  if (settings.pageViews) startPageViews(counted);
+
+  const app = (
+    <StrictMode>
+      <App />
+      <OnScreen done={onScreen} />
+    </StrictMode>
+  );
+  if (root.dataset.prerendered) hydrateRoot(root, app);
+  else createRoot(root).render(app);
+}
