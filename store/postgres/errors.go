@@ -36,6 +36,8 @@ var constraintErrors = map[string]func() error{
 		return core.Errorf(core.EConflict, "The Stripe customer belongs to another user.")
 	},
 	"provider_links_user_id_fkey": errUserNotFound,
+	"drafts_owner_fkey":           errUserNotFound,
+	"drafts_message_id_fkey":      errMessageNotFound,
 }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3): a violated
