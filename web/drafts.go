@@ -45,6 +45,12 @@ func newDraftJSON(d *core.Draft) *DraftJSON {
 func draftsRoutes(mux *http.ServeMux, drafts core.Drafts, signedIn guard) {
 	mux.HandleFunc("GET /api/drafts/{key}", signedIn(func(w http.ResponseWriter, r *http.Request) {
 		d, err := drafts.Get(r.Context(), r.PathValue("key"))
+		if core.ErrorCode(err) == core.EDraftNotFound {
+			// No draft is the usual answer, not a failure: a browser logs
+			// every 404 in its console.
+			writeData(w, http.StatusOK, nil)
+			return
+		}
 		if err != nil {
 			writeError(w, r, err)
 			return

@@ -15,10 +15,10 @@ export type DraftKey = string;
 
 const path = (key: DraftKey) => `drafts/${encodeURIComponent(key)}`;
 
-/** The server's copy (docs/api.md, "Drafts"); undefined when there is none or it cannot be read. */
+/** The server's copy (docs/api.md, "Drafts"); undefined when there is none (null) or it cannot be read. */
 export const getServerDraft = (key: DraftKey) =>
-  api<Draft>(path(key)).then(
-    (d) => d,
+  api<Draft | null>(path(key)).then(
+    (d) => d ?? undefined,
     () => undefined,
   );
 

@@ -106,9 +106,10 @@ test("drafts are per user: another account on this browser sees none of it", asy
     JSON.stringify({ title: "Bob's", recipients: [], message: "Bob's letter", interval: "1M", updatedAt: Date.now() }),
   );
   signInAs();
-  mockApi({ "GET messages": () => ok([]) });
+  const api = mockApi({ "GET messages": () => ok([]), "GET drafts/new": () => ok(null) });
   renderRoute("/dashboard");
   const dialog = await openCreate();
+  await waitFor(() => expect(calls(api, "GET", "drafts/new")).toHaveLength(1));
   expect((within(dialog).getByLabelText("Message") as HTMLTextAreaElement).value).toBe("");
   expect(within(dialog).queryByText(/Your unsaved draft/)).toBeNull();
 });
