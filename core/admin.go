@@ -13,6 +13,7 @@ import (
 type Store interface {
 	UserStore
 	MessageStore
+	DraftStore
 	SessionStore
 	AccessTokenStore
 	ActionCodeStore

@@ -25,6 +25,7 @@ const (
 	EPlanLimit             = "plan/limit-reached"
 	EFeatureNotIncluded    = "plan/feature-not-included"
 	EMessageNotFound       = "message/not-found"
+	EDraftNotFound         = "draft/not-found"
 	EInvalidPostponeCode   = "message/invalid-postpone-code"
 	EUserNotFound          = "user/not-found"
 	ETokenNotFound         = "token/not-found"

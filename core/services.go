@@ -137,6 +137,14 @@ type WebhookSecrets interface {
 	Rotate(ctx context.Context) (string, error)
 }
 
+// Drafts keeps the signed-in author's unsent message forms, one per message
+// or DraftNew (core/message_draft.go).
+type Drafts interface {
+	Get(ctx context.Context, key string) (*Draft, error)
+	Put(ctx context.Context, key string, d Draft) (*Draft, error)
+	Delete(ctx context.Context, key string) error
+}
+
 // SchedulerHealth tells whether the schedulers keep passing: of the
 // cluster when processes share the store (PassMonitor).
 type SchedulerHealth interface {

@@ -36,6 +36,7 @@ var statusByCode = map[string]int{
 	core.EPlanLimit:             http.StatusForbidden,
 	core.EFeatureNotIncluded:    http.StatusForbidden,
 	core.EMessageNotFound:       http.StatusNotFound,
+	core.EDraftNotFound:         http.StatusNotFound,
 	core.ETestEmailsRefused:     http.StatusForbidden,
 	core.EInvalidPostponeCode:   http.StatusForbidden,
 	core.EUserNotFound:          http.StatusNotFound,

@@ -45,6 +45,10 @@ func (s *Server) routes(mux *http.ServeMux) {
 	}
 	author.routes(mux, s.authed, func(h http.HandlerFunc) http.HandlerFunc { return s.authedBy(streamToken, h) }, s.gate.quick)
 
+	if s.Drafts != nil {
+		draftsRoutes(mux, s.Drafts, s.authed)
+	}
+
 	mux.HandleFunc("POST /api/contact", s.handleContact)
 	if s.PageViews != nil {
 		mux.HandleFunc("POST /api/pageviews", s.handlePageView())

@@ -33,6 +33,8 @@ type Server struct {
 	Postpone       core.PostponeLinks
 	Refusals       core.Refusals
 	WebhookSecrets core.WebhookSecrets
+	// Drafts keeps the authors' unsent message forms; nil: no drafts API.
+	Drafts core.Drafts
 	// Payments sells plans; nil: core.PaymentsOff (not configured).
 	Payments core.Payments
 	// Social signs in with social providers through SocialFlow's

@@ -120,6 +120,7 @@ type Env struct {
 	Refusals       *core.RefusalTokens
 	Refuse         *core.RefusalService
 	WebhookSecrets *core.WebhookSecretService
+	Drafts         *core.DraftService
 	Delivery       *core.Delivery
 	Admin          *core.AdminService
 	Operator       *core.OperatorAudit
@@ -219,6 +220,7 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 	e.Limits, e.Outbox, e.Auth, e.Social = g.Limits, g.Outbox, g.Auth, g.Social
 	e.Messages, e.Contact, e.Postpone = g.Messages, g.Contact, g.Postpone
 	e.Refuse, e.Refusals = g.Refusals, g.Refusals.Tokens
+	e.Drafts = g.Drafts
 	e.WebhookSecrets, e.Delivery, e.Admin, e.Operator, e.PageViews = g.WebhookSecrets, g.Delivery, g.Admin, g.Operator, g.PageViews
 	// What the outbox holds leaves before a test reads the mailbox, as the
 	// server's woken scheduler would send it.

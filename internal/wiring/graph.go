@@ -46,6 +46,7 @@ func build(o Options, k Keys) *Graph {
 	}
 	g.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: g.Limits, Metrics: o.Metrics}
 	g.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: o.Prices}
+	g.Drafts = &core.DraftService{Drafts: st, Messages: st, Clock: clock}
 	g.Delivery = &core.Delivery{
 		Messages: st, Users: st, Store: st, Mailer: o.Mailer, Emails: emails, Clock: clock,
 		BaseURL:       o.BaseURL,

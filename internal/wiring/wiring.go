@@ -87,6 +87,7 @@ type Graph struct {
 	Postpone       *core.PostponeLinkService
 	Refusals       *core.RefusalService
 	WebhookSecrets *core.WebhookSecretService
+	Drafts         *core.DraftService
 	Delivery       *core.Delivery
 	Admin          *core.AdminService
 	// Operator is the author's services for an operator acting for a user

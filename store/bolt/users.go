@@ -128,6 +128,9 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 		if err := deleteUserLinks(tx, id); err != nil {
 			return err
 		}
+		if err := deleteUserDrafts(tx, id); err != nil {
+			return err
+		}
 		if err := tx.Bucket(bucketWebhookSecrets).Delete([]byte(id)); err != nil {
 			return err
 		}

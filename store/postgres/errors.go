@@ -32,6 +32,8 @@ var constraintErrors = map[string]func() error{
 	"webhook_secrets_user_id_fkey": core.ErrUserNotFound,
 	"users_stripe_customer_key":    core.ErrCustomerTaken,
 	"provider_links_user_id_fkey":  core.ErrUserNotFound,
+	"drafts_owner_fkey":            core.ErrUserNotFound,
+	"drafts_message_id_fkey":       core.ErrMessageNotFound,
 }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3): a violated

@@ -1,6 +1,7 @@
 package seal
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/sendlater/sendlater/core"
@@ -28,6 +29,7 @@ const (
 	fieldContactName      = "contactName"
 	fieldContactEmail     = "contactEmail"
 	fieldContactMessage   = "contactMessage"
+	fieldDraft            = "draft" // a draft's contents, bound to "draft/owner/key"
 )
 
 // Message is a message as a store keeps it: Plain holds the fields kept in
@@ -275,4 +277,48 @@ func (s *Sealer) OpenEvent(se *Event) (*core.MessageEvent, error) {
 		}
 	}
 	return e, nil
+}
+
+// draftContents is a draft's sealed part: everything the author typed.
+type draftContents struct {
+	Title      string           `json:"title"`
+	Recipients []draftRecipient `json:"recipients,omitempty"`
+	Body       string           `json:"message"`
+	Interval   string           `json:"interval,omitempty"`
+}
+
+type draftRecipient struct {
+	Name    string `json:"name"`
+	Address string `json:"recipient"`
+}
+
+// draftID is the record a draft's seal is bound to: its owner and key.
+func draftID(owner, key string) string { return "draft/" + owner + "/" + key }
+
+// SealDraft seals what d's author typed (its title, recipients, body and
+// interval) as one field, bound to its owner and key.
+func (s *Sealer) SealDraft(d *core.Draft) []byte {
+	c := draftContents{Title: d.Title, Body: d.Body, Interval: string(d.Interval)}
+	for _, r := range d.Recipients {
+		c.Recipients = append(c.Recipients, draftRecipient(r))
+	}
+	b, _ := json.Marshal(c) // strings only: cannot fail
+	return s.sealField(draftID(d.Owner, d.Key), fieldDraft, string(b))
+}
+
+// OpenDraft opens what SealDraft sealed into d, whose Owner and Key are set.
+func (s *Sealer) OpenDraft(d *core.Draft, sealed []byte) error {
+	pt, err := s.openField(draftID(d.Owner, d.Key), fieldDraft, sealed)
+	if err != nil {
+		return err
+	}
+	var c draftContents
+	if err := json.Unmarshal([]byte(pt), &c); err != nil {
+		return fmt.Errorf("draft of %s: %w", d.Owner, err)
+	}
+	d.Title, d.Body, d.Interval, d.Recipients = c.Title, c.Body, core.Interval(c.Interval), nil
+	for _, r := range c.Recipients {
+		d.Recipients = append(d.Recipients, core.DraftRecipient(r))
+	}
+	return nil
 }

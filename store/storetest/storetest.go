@@ -38,6 +38,8 @@ type Stores struct {
 	PageViews core.PageViewStore
 	// Audit keeps what operators do; nil skips its tests.
 	Audit core.AuditStore
+	// Drafts keeps the authors' drafts; nil skips their tests.
+	Drafts core.DraftStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -111,6 +113,8 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"LimitEventsConcurrent", needsLimits(testLimitEventsConcurrent)},
 		{"PageViews", needsPageViews(testPageViews)},
 		{"PageViewsConcurrent", needsPageViews(testPageViewsConcurrent)},
+		{"Drafts", needsDrafts(testDrafts)},
+		{"DraftsGoWithMessageAndUser", needsDrafts(testDraftsGoWithMessageAndUser)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useState, type KeyboardEvent } from "react";
 import {
   Alert,
   errorMessage,
@@ -11,6 +11,7 @@ import {
 } from "../../../components/form";
 import { ConfirmButtons } from "../../../components/confirm-buttons";
 import { Modal } from "../../../components/modal";
+import { user } from "../../../lib/auth";
 import { showToast } from "../../../lib/toasts";
 import {
   createMessage,
@@ -27,6 +28,7 @@ import {
 } from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
 import { salutationNote } from "./salutation";
+import { sameText, useDraft, useLocalDraft, type DraftText } from "./use-draft";
 
 // The fields: the message's, then the rows of the recipients after the first, named as the
 // server names them in its errors (recipients[i].name, recipients[i].recipient).
@@ -54,6 +56,37 @@ const maxRows = (limit: number) => Math.min(limit, 10);
 
 const intervalLabels: Record<Interval, string> = { "1M": "1 month", "6M": "6 months", "12M": "12 months" };
 
+/** The words of a text, as a word processor counts them. */
+export function countWords(text: string) {
+  const trimmed = text.trim();
+  return trimmed === "" ? 0 : trimmed.split(/\s+/u).length;
+}
+
+const draftText = (title: string, recipients: RecipientInput[], message: string, interval: Interval | ""): DraftText => ({
+  title,
+  recipients,
+  message,
+  interval,
+});
+
+/** A form's values from a draft: its rows, at least one and at most 10. */
+const valuesOf = (d: DraftText, fallback: Interval) => {
+  const rows = d.recipients.length === 0 ? [{ name: "", recipient: "" }] : d.recipients.slice(0, 10);
+  return {
+    rows: rows.length,
+    values: {
+      title: d.title,
+      message: d.message,
+      interval: d.interval === "" ? fallback : d.interval,
+      ...Object.fromEntries(rows.flatMap((r, i) => [[nameKey(i), r.name], [addressKey(i), r.recipient]])),
+    } as Record<Field, string>,
+  };
+};
+
+const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+const statusWords = { none: "", saving: "Saving draft…", saved: "Draft saved", device: "Draft saved on this device" } as const;
+
 /**
  * Creates a message, or edits or deletes one. The delivery date shown is the message's own
  * until a new interval is picked, then now plus that interval, as the server will set it.
@@ -80,16 +113,31 @@ export function MessageDialog({
       ? message.recipients.map((r) => ({ name: r.name, recipient: r.recipient }))
       : [{ name: message?.name ?? "", recipient: message?.recipient ?? "" }],
   );
-  const [rows, setRows] = useState(initialRows.length);
-  const form = useForm<Field>(
-    {
-      title: message?.title ?? "",
-      message: message?.message ?? "",
-      interval: message?.interval ?? "1M",
-      ...Object.fromEntries(initialRows.flatMap((r, i) => [[nameKey(i), r.name], [addressKey(i), r.recipient]])),
+  // What the message says (empty for a new one); a draft that says more opens instead.
+  const [stored] = useState(() => draftText(message?.title ?? "", initialRows, message?.message ?? "", message?.interval ?? "1M"));
+  const uid = user.peek()?.uid;
+  const draftKey = message?.id ?? "new";
+  const local = useLocalDraft(uid, draftKey, stored);
+  const [opening] = useState(() => valuesOf(local ?? stored, message?.interval ?? "1M"));
+  const [rows, setRows] = useState(opening.rows);
+  const form = useForm<Field>(opening.values, (values) => requireFields(values, requiredMessages(rows)));
+  const current = draftText(form.values.title ?? "", rowsOf(form.values, rows), form.values.message ?? "", form.values.interval as Interval);
+  const draft = useDraft({
+    uid,
+    draftKey,
+    text: current,
+    stored,
+    restoredLocal: local,
+    apply: (d) => {
+      const next = valuesOf(d, message?.interval ?? "1M");
+      setRows(next.rows);
+      form.setValues(next.values);
+      form.setErrors({});
     },
-    (values) => requireFields(values, requiredMessages(rows)),
-  );
+  });
+  const changed = !sameText(current, stored);
+  // Leaving a changed draft asks first (the draft is kept either way).
+  const [leaving, setLeaving] = useState(false);
   const [deleting, setDeleting] = useState(false);
   // One key for the message this dialog creates, however often it is sent.
   const [idempotencyKey] = useState(newIdempotencyKey);
@@ -164,6 +212,7 @@ export function MessageDialog({
     } else {
       onSaved(await createMessage({ ...text, interval }, idempotencyKey));
     }
+    draft.done();
     onClose();
   });
 
@@ -173,6 +222,7 @@ export function MessageDialog({
     form.setAlert(undefined);
     try {
       await deleteMessage(message.id);
+      draft.done();
       onDeleted(message.id);
       onClose();
     } catch (error) {
@@ -183,100 +233,158 @@ export function MessageDialog({
   };
 
   const title = message ? "Update Message" : "Create Message";
+  const words = countWords(form.values.message ?? "");
+
+  // Escape, the close button and a click beside the dialog: a changed draft asks first.
+  const requestClose = () => {
+    if (changed && !leaving) {
+      setConfirming(false);
+      setLeaving(true);
+      return;
+    }
+    leave();
+  };
+  const leave = () => {
+    draft.flush();
+    onClose();
+  };
+  // Ctrl+S (Cmd+S on a Mac) saves, wherever the focus is in the dialog.
+  const onKeyDown = (event: KeyboardEvent) => {
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "s") {
+      event.preventDefault();
+      if (!busy && !confirming) {
+        setLeaving(false);
+        void save();
+      }
+    }
+  };
 
   return (
-    <Modal labelledBy="message-dialog-title" className="message-dialog" onClose={busy ? undefined : onClose}>
-      <article>
+    <Modal labelledBy="message-dialog-title" className="message-dialog composer" onClose={busy ? undefined : requestClose}>
+      <article onKeyDown={onKeyDown}>
         <header>
-          <button type="button" aria-label="Close" rel="prev" onClick={onClose} disabled={busy} />
+          <button type="button" aria-label="Close" rel="prev" onClick={requestClose} disabled={busy} />
           <h2 id="message-dialog-title">{title}</h2>
         </header>
         <form id="message-form" onSubmit={save} noValidate>
           {form.alert && <Alert>{form.alert}</Alert>}
-          <TextField label="Title" autoFocus {...form.bind("title")} />
-          <fieldset className="recipients">
-            {Array.from({ length: rows }, (_, i) => (
-              <div className="field-pair recipient-row" key={i}>
-                <div>
-                  <TextField label={i === 0 ? "Recipient name" : `Recipient ${i + 1} name`} autoComplete="off" {...form.bind(nameKey(i))} />
-                </div>
-                <div>
-                  <TextField
-                    label={i === 0 ? "Recipient email" : `Recipient ${i + 1} email`}
-                    type="email"
-                    autoComplete="off"
-                    {...form.bind(addressKey(i))}
-                  />
-                </div>
-                {i > 0 && (
-                  <button type="button" className="secondary outline remove-recipient" onClick={() => removeRow(i)} disabled={busy}>
-                    Remove recipient {i + 1}
+          {draft.restoredAt !== undefined && (
+            <p className="draft-restored" role="status">
+              <span>Your unsaved draft from {timeFormat.format(draft.restoredAt)} is back.</span>
+              <button type="button" className="secondary outline" onClick={draft.discard} disabled={busy}>
+                Discard draft
+              </button>
+            </p>
+          )}
+          <div className="composer-grid">
+            <div className="composer-main">
+              <TextField label="Title" autoFocus={!local} {...form.bind("title")} />
+              <fieldset className="recipients">
+                {Array.from({ length: rows }, (_, i) => (
+                  <div className="field-pair recipient-row" key={i}>
+                    <div>
+                      <TextField label={i === 0 ? "Recipient name" : `Recipient ${i + 1} name`} autoComplete="off" {...form.bind(nameKey(i))} />
+                    </div>
+                    <div>
+                      <TextField
+                        label={i === 0 ? "Recipient email" : `Recipient ${i + 1} email`}
+                        type="email"
+                        autoComplete="off"
+                        {...form.bind(addressKey(i))}
+                      />
+                    </div>
+                    {i > 0 && (
+                      <button type="button" className="secondary outline remove-recipient" onClick={() => removeRow(i)} disabled={busy}>
+                        Remove recipient {i + 1}
+                      </button>
+                    )}
+                  </div>
+                ))}
+                {rows < maxRows(recipientLimit) && (
+                  <button type="button" className="secondary outline" onClick={addRow} disabled={busy}>
+                    Add recipient
                   </button>
                 )}
+                {recipientLimit === 1 && <small>Upgrade your plan to send a message to up to 10 people.</small>}
+              </fieldset>
+              <div className="letter">
+                <TextAreaField label="Message" rows={12} autoFocus={!!local} {...form.bind("message")} />
               </div>
-            ))}
-            {rows < maxRows(recipientLimit) && (
-              <button type="button" className="secondary outline" onClick={addRow} disabled={busy}>
-                Add recipient
-              </button>
-            )}
-            {recipientLimit === 1 && <small>Upgrade your plan to send a message to up to 10 people.</small>}
-          </fieldset>
-          <TextAreaField label="Message" rows={4} {...form.bind("message")} />
-          {/* What the email adds above the body, for the first recipient (each gets their own name). */}
-          <small className="salutation-note">{salutationNote(form.values[nameKey(0)] ?? "", form.values.message ?? "")}</small>
-          <SelectField label="Deliver after" {...form.bind("interval")}>
-            {Object.entries(intervalLabels).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </SelectField>
-          <p className="delivery-date">The message will be delivered on {formatDate(sendDate)}.</p>
-          <div className="preview-actions">
-            <button type="button" className="secondary outline" onClick={() => void preview()} disabled={busy}>
-              Preview
-            </button>
-            {message && (
-              <span className="control-tooltip" data-tooltip={cannotTest}>
-                <button
-                  type="button"
-                  className="secondary outline"
-                  onClick={() => void test()}
-                  disabled={busy || testing || cannotTest !== undefined}
-                  aria-busy={testing}
-                  aria-describedby={cannotTest ? "send-test-reason" : undefined}
-                >
-                  Send a test to me
+              {/* What the email adds above the body, for the first recipient (each gets their own name). */}
+              <small className="salutation-note">{salutationNote(form.values[nameKey(0)] ?? "", form.values.message ?? "")}</small>
+            </div>
+            <aside className="composer-side" aria-label="Delivery and preview">
+              <SelectField label="Deliver after" {...form.bind("interval")}>
+                {Object.entries(intervalLabels).map(([value, label]) => (
+                  <option key={value} value={value}>
+                    {label}
+                  </option>
+                ))}
+              </SelectField>
+              <p className="delivery-date">The message will be delivered on {formatDate(sendDate)}.</p>
+              <div className="preview-actions">
+                <button type="button" className="secondary outline" onClick={() => void preview()} disabled={busy}>
+                  Preview
                 </button>
-              </span>
-            )}
+                {message && (
+                  <span className="control-tooltip" data-tooltip={cannotTest}>
+                    <button
+                      type="button"
+                      className="secondary outline"
+                      onClick={() => void test()}
+                      disabled={busy || testing || cannotTest !== undefined}
+                      aria-busy={testing}
+                      aria-describedby={cannotTest ? "send-test-reason" : undefined}
+                    >
+                      Send a test to me
+                    </button>
+                  </span>
+                )}
+              </div>
+              {message && cannotTest && <small id="send-test-reason">{cannotTest}</small>}
+              {previews && (
+                <section className="email-previews" aria-label="Preview">
+                  {previews.map((p, i) => (
+                    <article key={i} className="email-preview">
+                      <header>
+                        <strong>{p.subject}</strong>
+                        <br />
+                        <small>
+                          To {p.to.name} &lt;{p.to.address}&gt;
+                        </small>
+                      </header>
+                      <pre>{p.text}</pre>
+                    </article>
+                  ))}
+                </section>
+              )}
+            </aside>
           </div>
-          {message && cannotTest && <small id="send-test-reason">{cannotTest}</small>}
-          {previews && (
-            <section className="email-previews" aria-label="Preview">
-              {previews.map((p, i) => (
-                <article key={i} className="email-preview">
-                  <header>
-                    <strong>{p.subject}</strong>
-                    <br />
-                    <small>
-                      To {p.to.name} &lt;{p.to.address}&gt;
-                    </small>
-                  </header>
-                  <pre>{p.text}</pre>
-                </article>
-              ))}
-            </section>
-          )}
         </form>
         {confirming ? (
           <footer className="confirm" role="group" aria-labelledby="confirm-delete">
             <p id="confirm-delete">Delete this message? It will not be delivered, and this cannot be undone.</p>
             <ConfirmButtons action="Delete message" busy={deleting} onKeep={() => setConfirming(false)} onConfirm={remove} />
           </footer>
+        ) : leaving ? (
+          <footer className="confirm" role="group" aria-labelledby="confirm-leave">
+            <p id="confirm-leave">Leave this message? Your draft is kept: it comes back when you open the dialog again.</p>
+            <button type="button" className="secondary outline" onClick={() => setLeaving(false)} autoFocus>
+              Keep writing
+            </button>
+            <button type="button" onClick={leave}>
+              Leave
+            </button>
+          </footer>
         ) : (
           <footer>
+            <p className="composer-status">
+              <span>{words === 1 ? "1 word" : `${words} words`}</span>
+              {statusWords[draft.status] !== "" && <span className="draft-status">{statusWords[draft.status]}</span>}
+              <span className="shortcut-hint">
+                <kbd>{navigator.platform.startsWith("Mac") ? "⌘" : "Ctrl"}</kbd>+<kbd>S</kbd> saves
+              </span>
+            </p>
             {message && (
               <button type="button" className="secondary outline" onClick={() => setConfirming(true)} disabled={busy}>
                 Delete
