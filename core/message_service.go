@@ -41,6 +41,11 @@ type MessageService struct {
 	// no check.
 	Refusals *RefusalService
 	BaseURL  string
+	// Domains checks each recipient's domain when a message is saved (a
+	// warning, never a refusal); nil: no check. DomainCheckTimeout bounds
+	// the check (zero: DefaultDomainCheckTimeout).
+	Domains            MailDomains
+	DomainCheckTimeout time.Duration
 }
 
 var _ Messages = (*MessageService)(nil)
@@ -173,6 +178,7 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 	if err != nil {
 		return nil, err
 	}
+	m.Warnings = s.domainWarnings(ctx, m.RecipientList())
 	return s.forAuthor(u, m)[0], nil
 }
 
@@ -182,6 +188,7 @@ func (s *MessageService) retried(u *User, prev *Message, in MessageInput, err er
 	if err != nil {
 		return nil, err
 	}
+	m.Warnings = s.domainWarnings(context.Background(), m.RecipientList())
 	return s.forAuthor(u, m)[0], nil
 }
 
@@ -250,6 +257,7 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 	if err != nil {
 		return nil, err
 	}
+	m.Warnings = s.domainWarnings(ctx, m.RecipientList())
 	return s.forAuthor(u, m)[0], nil
 }
 

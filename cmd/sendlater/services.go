@@ -49,6 +49,11 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		closeMailer()
 		return nil, nil, err
 	}
+	domains, err := a.cfg.mailDomains()
+	if err != nil {
+		closeMailer()
+		return nil, nil, err
+	}
 	o := wiring.Options{
 		Store: st, Mailer: m, Emails: emails, Clock: clock, Logger: a.log, MasterKey: key,
 		BaseURL: a.cfg.BaseURL, Prices: prices, Reminders: a.cfg.reminders, IPv6Prefix: a.cfg.Limits.IPv6Prefix,
@@ -58,6 +63,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Webhooks:   webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
 		Billing:    a.billingService(st, clock, prices),
 		SocialFlow: flow,
+		Domains:    domains,
 	}
 	if url := a.cfg.Scheduler.HeartbeatURL; url != "" {
 		o.Heartbeat = webhook.NewHeartbeat(url, webhook.DefaultTimeout).Beat

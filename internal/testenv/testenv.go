@@ -93,6 +93,8 @@ type Config struct {
 	// PostgresURL is the PostgreSQL store's URL (a pgtest.Proxy's, to cut
 	// its connections); default a new schema of the test server.
 	PostgresURL string
+	// Domains checks recipients' domains on save; default none.
+	Domains core.MailDomains
 }
 
 // Env is a store, a mail server, a clock and the services over them.
@@ -208,7 +210,7 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 		Store: e.Store, Mailer: e.Mailer, Emails: e.Emails, Clock: e.Clock, Logger: c.Logger,
 		MasterKey: c.Key, Keys: wiring.Keys{SigningKey: SigningKey, RefusalSecret: RefusalSecret, LimitKey: LimitKey},
 		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, PasswordParams: CheapPasswords,
-		Concurrency: 4, PassLogSize: 10, Process: "test",
+		Concurrency: 4, PassLogSize: 10, Process: "test", Domains: c.Domains,
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -57,6 +57,9 @@ type Options struct {
 	Billing *core.BillingService
 	// SocialFlow is the social sign-in flow; nil: none configured.
 	SocialFlow *oauth.Flow
+	// Domains checks recipients' domains when a message is saved; nil:
+	// no check.
+	Domains core.MailDomains
 }
 
 // Keys are the keys derived from the master key; each one set overrides the
