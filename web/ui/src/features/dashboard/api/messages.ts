@@ -18,6 +18,15 @@ export type Recipient = {
 
 export type RecipientInput = Pick<Recipient, "name" | "recipient">;
 
+/** Something the author should know about a message just saved, which did not stop the save. */
+export type Warning = {
+  /** recipient/domain-no-mail: the recipient's domain receives no email. */
+  code: string;
+  /** The field, named as in validation errors (recipient, recipients[1].recipient). */
+  field?: string;
+  message: string;
+};
+
 export type Message = {
   id: string;
   owner: string;
@@ -42,6 +51,8 @@ export type Message = {
   postponeBlockedUntil?: number;
   /** Every recipient, the first being name and recipient (absent from servers before it). */
   recipients?: Recipient[];
+  /** On the reply to a create or an edit only: what the author should check. */
+  warnings?: Warning[];
 };
 
 export type MessageFields = Pick<Message, "title" | "name" | "recipient" | "message" | "interval"> & {

@@ -26,6 +26,7 @@ import {
   type RecipientInput,
 } from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
+import { RecipientWarning } from "./recipient-warning";
 import { salutationNote } from "./salutation";
 
 // The fields: the message's, then the rows of the recipients after the first, named as the
@@ -158,13 +159,13 @@ export function MessageDialog({
 
   const save = form.handleSubmit(async (values) => {
     const text = textOf(values);
-    if (message) {
-      // The server reschedules whenever it is sent an interval other than the message's.
-      onSaved(await updateMessage(message.id, interval === message.interval ? text : { ...text, interval }));
-    } else {
-      onSaved(await createMessage({ ...text, interval }, idempotencyKey));
-    }
-    onClose();
+    // The server reschedules whenever it is sent an interval other than the message's.
+    const saved = message
+      ? await updateMessage(message.id, interval === message.interval ? text : { ...text, interval })
+      : await createMessage({ ...text, interval }, idempotencyKey);
+    onSaved(saved);
+    // Saved with warnings: the dialog stays, as the saved message's, to show them.
+    if (!saved.warnings?.length) onClose();
   });
 
   const remove = async () => {
@@ -207,6 +208,7 @@ export function MessageDialog({
                     autoComplete="off"
                     {...form.bind(addressKey(i))}
                   />
+                  <RecipientWarning warnings={message?.warnings} field={addressKey(i)} />
                 </div>
                 {i > 0 && (
                   <button type="button" className="secondary outline remove-recipient" onClick={() => removeRow(i)} disabled={busy}>
