@@ -66,6 +66,7 @@ func newRootCmd() *cobra.Command {
 		newContactsCmd(a),
 		newAuditCmd(a),
 		newDocsCmd(a),
+		newDKIMCmd(a),
 	)
 	return root
 }

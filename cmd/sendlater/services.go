@@ -86,9 +86,13 @@ func (a *app) newMailer() (core.Mailer, error) {
 		}
 		return mailer.NewFileTransport(a.cfg.outboxDir(), sender, a.log)
 	}
+	dkim, err := a.cfg.dkim()
+	if err != nil {
+		return nil, err
+	}
 	return mailer.NewSMTP(mailer.SMTPConfig{
 		Host: s.Host, Port: s.Port, Username: s.Username, Password: s.Password, TLS: s.TLS,
-		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize,
+		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize, DKIM: dkim,
 	})
 }
 

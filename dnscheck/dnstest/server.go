@@ -5,13 +5,17 @@
 package dnstest
 
 import (
+	"context"
 	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/sendlater/sendlater/dnscheck"
 )
 
 // Server is a DNS server for one test.
@@ -145,4 +149,14 @@ func splitTXT(s string) []string {
 		s = s[255:]
 	}
 	return append(out, s)
+}
+
+// LookupTXT asks the server, over the network as any client would, for
+// the TXT records of name (a DKIM verifier's lookup).
+func (s *Server) LookupTXT(name string) ([]string, error) {
+	r, err := dnscheck.NewResolver(s.Addr, 2*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return r.LookupTXT(context.Background(), name)
 }
