@@ -67,6 +67,7 @@ func newRootCmd() *cobra.Command {
 		newAuditCmd(a),
 		newDocsCmd(a),
 		newDKIMCmd(a),
+		newDoctorCmd(a),
 	)
 	return root
 }

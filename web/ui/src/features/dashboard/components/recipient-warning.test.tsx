@@ -42,7 +42,7 @@ test("a recipient domain without mail: the message is saved and the dialog stays
   renderRoute("/dashboard");
 
   const add = (await screen.findByRole("button", { name: "Add Message" }, { timeout: 5000 })) as HTMLButtonElement;
-  await waitFor(() => expect(add.disabled).toBe(false));
+  await waitFor(() => expect(add.disabled).toBe(false), { timeout: 5000 });
   fireEvent.click(add);
   const dialog = screen.getByRole("dialog", { name: "Create Message" });
   for (const [label, value] of [
@@ -56,15 +56,15 @@ test("a recipient domain without mail: the message is saved and the dialog stays
   fireEvent.click(within(dialog).getByRole("button", { name: "Create" }));
 
   // Saved: in the list, and the dialog is now the saved message's, with the warning.
-  expect(await screen.findByRole("cell", { name: "For Ann" })).toBeTruthy();
-  const edit = await screen.findByRole("dialog", { name: "Update Message" });
+  expect(await screen.findByRole("cell", { name: "For Ann" }, { timeout: 5000 })).toBeTruthy();
+  const edit = await screen.findByRole("dialog", { name: "Update Message" }, { timeout: 5000 });
   expect(within(edit).getByRole("status").textContent).toContain(noMail);
   expect((within(edit).getByLabelText("Recipient email") as HTMLInputElement).value).toBe("ann@lapsed.example");
 
   // Fixing the address saves an edit (no second message) and closes the dialog.
   fireEvent.change(within(edit).getByLabelText("Recipient email"), { target: { value: "ann@example.com" } });
   fireEvent.click(within(edit).getByRole("button", { name: "Update" }));
-  await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+  await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull(), { timeout: 5000 });
   expect(calls.filter((c) => c.method === "POST" && c.path === "messages")).toHaveLength(1);
   expect(calls.find((c) => c.method === "PATCH")?.body).toMatchObject({ recipient: "ann@example.com" });
-}, 15000);
+}, 30000);
