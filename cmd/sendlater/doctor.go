@@ -95,4 +95,3 @@ func (a *app) doctorMail(ctx context.Context) (doctor.Section, error) {
 		SMTP: doctor.SMTP{Host: s.Host, Port: s.Port, TLS: s.TLS, Username: s.Username, Password: s.Password, Timeout: s.Timeout},
 	}), nil
 }
-
