@@ -41,7 +41,7 @@ test("a recipient domain without mail: the message is saved and the dialog stays
   });
   renderRoute("/dashboard");
 
-  const add = (await screen.findByRole("button", { name: "Add Message" }, { timeout: 5000 })) as HTMLButtonElement;
+  const add = (await screen.findByRole("button", { name: "Add Message" }, { timeout: 15000 })) as HTMLButtonElement;
   await waitFor(() => expect(add.disabled).toBe(false), { timeout: 5000 });
   fireEvent.click(add);
   const dialog = screen.getByRole("dialog", { name: "Create Message" });
@@ -67,4 +67,4 @@ test("a recipient domain without mail: the message is saved and the dialog stays
   await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull(), { timeout: 5000 });
   expect(calls.filter((c) => c.method === "POST" && c.path === "messages")).toHaveLength(1);
   expect(calls.find((c) => c.method === "PATCH")?.body).toMatchObject({ recipient: "ann@example.com" });
-}, 30000);
+}, 45000);
