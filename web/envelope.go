@@ -37,6 +37,7 @@ var statusByCode = map[string]int{
 	core.EFeatureNotIncluded:    http.StatusForbidden,
 	core.EMessageNotFound:       http.StatusNotFound,
 	core.ETestEmailsRefused:     http.StatusForbidden,
+	core.ERecipientRefused:      http.StatusForbidden,
 	core.EInvalidPostponeCode:   http.StatusForbidden,
 	core.EUserNotFound:          http.StatusNotFound,
 	core.ETokenNotFound:         http.StatusNotFound,

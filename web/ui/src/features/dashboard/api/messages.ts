@@ -232,3 +232,7 @@ export const previewMessage = (fields: MessageFields, id?: string) =>
 /** Emails the author what each recipient will receive (5 a day per message); returns how many. */
 export const sendTest = (id: string) =>
   api<{ sent: number }>(`messages/${encodeURIComponent(id)}/test`, { method: "POST" });
+
+/** Tells one recipient now that a message waits for them, without its content (rate-limited, refusable). */
+export const notifyRecipient = (id: string, recipient: string) =>
+  api<{ sent: number }>(`messages/${encodeURIComponent(id)}/notify`, { method: "POST", body: { recipient } });

@@ -26,7 +26,7 @@ import {
   type RecipientInput,
 } from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
-import { RecipientWarning } from "./recipient-warning";
+import { RecipientWarning, TellRecipientNow } from "./recipient-warning";
 import { salutationNote } from "./salutation";
 
 // The fields: the message's, then the rows of the recipients after the first, named as the
@@ -209,6 +209,7 @@ export function MessageDialog({
                     {...form.bind(addressKey(i))}
                   />
                   <RecipientWarning warnings={message?.warnings} field={addressKey(i)} />
+                  <TellRecipientNow message={message} address={form.values[addressKey(i)] ?? ""} />
                 </div>
                 {i > 0 && (
                   <button type="button" className="secondary outline remove-recipient" onClick={() => removeRow(i)} disabled={busy}>

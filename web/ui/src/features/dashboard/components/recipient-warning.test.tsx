@@ -68,3 +68,30 @@ test("a recipient domain without mail: the message is saved and the dialog stays
   expect(calls.filter((c) => c.method === "POST" && c.path === "messages")).toHaveLength(1);
   expect(calls.find((c) => c.method === "PATCH")?.body).toMatchObject({ recipient: "ann@example.com" });
 }, 45000);
+
+test("Tell Ann now emails the saved recipient through the server, and says so", async () => {
+  signInAs();
+  const stored = saved({
+    title: "For Ann",
+    name: "Ann",
+    recipient: "ann@example.com",
+    message: "Hello",
+    recipients: [{ name: "Ann", recipient: "ann@example.com", status: "pending" }],
+  });
+  const calls = mockApi({
+    "GET messages": () => ok([stored]),
+    ...plansHandler(),
+    "POST messages/m1/notify": () => ok({ sent: 1 }),
+  });
+  renderRoute("/dashboard");
+
+  fireEvent.click(await screen.findByRole("button", { name: "Edit" }, { timeout: 15000 }));
+  const dialog = screen.getByRole("dialog", { name: "Update Message" });
+  // An address being edited is not the saved one: no button until it is saved.
+  fireEvent.change(within(dialog).getByLabelText("Recipient email"), { target: { value: "ann@other.example" } });
+  expect(within(dialog).queryByRole("button", { name: "Tell Ann now" })).toBeNull();
+  fireEvent.change(within(dialog).getByLabelText("Recipient email"), { target: { value: "ann@example.com" } });
+  fireEvent.click(within(dialog).getByRole("button", { name: "Tell Ann now" }));
+  expect(await screen.findByText("ann@example.com is told that a message waits for them.", {}, { timeout: 5000 })).toBeTruthy();
+  expect(calls.find((c) => c.path === "messages/m1/notify")?.body).toEqual({ recipient: "ann@example.com" });
+}, 45000);
