@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -49,20 +50,21 @@ func (s *MessageService) domainWarnings(ctx context.Context, rs []Recipient) []W
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	domains := map[string]bool{} // domain: receives no mail
+	var domains []string
 	for _, r := range rs {
-		if d := mailDomain(r.Address); d != "" {
-			domains[d] = false
+		if d := mailDomain(r.Address); d != "" && !slices.Contains(domains, d) {
+			domains = append(domains, d)
 		}
 	}
 	var mu sync.Mutex
+	noMail := map[string]bool{}
 	var wg sync.WaitGroup
-	for d := range domains {
+	for _, d := range domains {
 		wg.Go(func() {
 			ok, err := s.Domains.ReceivesMail(ctx, d)
 			if err == nil && !ok {
 				mu.Lock()
-				domains[d] = true
+				noMail[d] = true
 				mu.Unlock()
 			}
 		})
@@ -78,7 +80,7 @@ func (s *MessageService) domainWarnings(ctx context.Context, rs []Recipient) []W
 	defer mu.Unlock()
 	var ws []Warning
 	for i, r := range rs {
-		if d := mailDomain(r.Address); d != "" && domains[d] {
+		if d := mailDomain(r.Address); d != "" && noMail[d] {
 			ws = append(ws, Warning{
 				Code:  WRecipientNoMail,
 				Field: recipientField(i, "address"),
