@@ -141,6 +141,12 @@ func (m operatorMessages) SendTest(ctx context.Context, id string) (int, error) 
 	return done(m.o, ctx, n, err, "messages.send-test", func(int) string { return id }, "sent a test to the author")
 }
 
+func (m operatorMessages) NotifyRecipient(ctx context.Context, id, address string) error {
+	_, err := done(m.o, ctx, 0, m.o.Messages.NotifyRecipient(ctx, id, address), "messages.notify-recipient",
+		func(int) string { return id }, "told a recipient that a message waits for them")
+	return err
+}
+
 func (m operatorMessages) Hold(ctx context.Context, until time.Time) (*SessionUser, error) {
 	u, err := m.o.Messages.Hold(ctx, until)
 	return done(m.o, ctx, u, err, "users.hold", noTarget, "held until "+until.UTC().Format(time.RFC3339))

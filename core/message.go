@@ -93,6 +93,10 @@ type Message struct {
 	// (PostponeBlockedUntil); zero otherwise, and on every other read.
 	// Never stored: the wire's postponeBlockedUntil.
 	NoPostponeUntil time.Time
+	// Warnings are set on the message a create or an edit returns: what
+	// the author should know that did not stop the save (a recipient
+	// domain that receives no email). Never stored: the wire's warnings.
+	Warnings []Warning
 }
 
 // MessageInput is what an author writes when creating a message.

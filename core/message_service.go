@@ -44,6 +44,11 @@ type MessageService struct {
 	// Metrics counts the messages created, edited and postponed, by
 	// channel; nil: not counted.
 	Metrics Metrics
+	// Domains checks each recipient's domain when a message is saved (a
+	// warning, never a refusal); nil: no check. DomainCheckTimeout bounds
+	// the check (zero: DefaultDomainCheckTimeout).
+	Domains            MailDomains
+	DomainCheckTimeout time.Duration
 }
 
 var _ Messages = (*MessageService)(nil)
@@ -175,6 +180,7 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 		return nil, err
 	}
 	metricsOr(s.Metrics).MessageChanged(ActionCreated, ChannelOf(ctx))
+	m.Warnings = s.domainWarnings(ctx, m.RecipientList())
 	return s.forAuthor(u, m)[0], nil
 }
 
@@ -184,6 +190,7 @@ func (s *MessageService) retried(u *User, prev *Message, in MessageInput, err er
 	if err != nil {
 		return nil, err
 	}
+	m.Warnings = s.domainWarnings(context.Background(), m.RecipientList())
 	return s.forAuthor(u, m)[0], nil
 }
 
@@ -253,6 +260,7 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 		return nil, err
 	}
 	metricsOr(s.Metrics).MessageChanged(ActionEdited, ChannelOf(ctx))
+	m.Warnings = s.domainWarnings(ctx, m.RecipientList())
 	return s.forAuthor(u, m)[0], nil
 }
 

@@ -36,6 +36,9 @@ type Messages interface {
 	Preview(ctx context.Context, in MessageInput) ([]EmailPreview, error)
 	PreviewMessage(ctx context.Context, id string, up MessageUpdate) ([]EmailPreview, error)
 	SendTest(ctx context.Context, id string) (int, error)
+	// NotifyRecipient tells one recipient now that a message waits for
+	// them, without its content (delivery_notice.go).
+	NotifyRecipient(ctx context.Context, id, address string) error
 	// Hold holds all the author's messages until until (core/message_hold.go);
 	// EndHold ends the hold now. Both return the session user.
 	Hold(ctx context.Context, until time.Time) (*SessionUser, error)

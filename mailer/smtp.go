@@ -1,10 +1,12 @@
 package mailer
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
@@ -47,6 +49,8 @@ type SMTPConfig struct {
 	// Dial overrides how connections are made (a test that names its
 	// server by a host name no resolver knows); production leaves it nil.
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// DKIM signs every email; nil: none is signed.
+	DKIM *DKIM
 }
 
 // SMTP sends email through an SMTP server over a small pool of reused
@@ -58,6 +62,7 @@ type SMTP struct {
 	timeout time.Duration
 	secret  string
 	ours    []string // our systems' names, hidden in the replies an author reads
+	dkim    *DKIM
 
 	slots chan struct{} // one token per connection that may be in use
 
@@ -154,6 +159,7 @@ func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 		secret:  cfg.Password,
 		ours:    ourNames(cfg.Host, cfg.Port, cfg.Helo),
 		slots:   make(chan struct{}, cfg.PoolSize),
+		dkim:    cfg.DKIM,
 	}, nil
 }
 
@@ -175,6 +181,14 @@ func (s *SMTP) Send(ctx context.Context, e *core.Email) error {
 	if err != nil {
 		return s.redact(fmt.Errorf("mailer: %w", err))
 	}
+	var body io.WriterTo = msg
+	if s.dkim != nil {
+		var signed bytes.Buffer
+		if err := s.dkim.sign(&signed, msg); err != nil {
+			return fmt.Errorf("mailer: DKIM: %w", err)
+		}
+		body = signedMsg(signed.Bytes())
+	}
 	if err := ctx.Err(); err != nil {
 		return &core.TemporaryError{Err: err}
 	}
@@ -190,7 +204,7 @@ func (s *SMTP) Send(ctx context.Context, e *core.Email) error {
 		s.errs.Add(1)
 		return err
 	}
-	delivered, err := s.sendOn(conn, msg, env)
+	delivered, err := s.sendOn(conn, body, env)
 	if err != nil && reused && isStale(err) {
 		// The pooled connection went stale while idle; nothing was sent on it.
 		_ = conn.Close()
@@ -198,7 +212,7 @@ func (s *SMTP) Send(ctx context.Context, e *core.Email) error {
 			s.errs.Add(1)
 			return err
 		}
-		delivered, err = s.sendOn(conn, msg, env)
+		delivered, err = s.sendOn(conn, body, env)
 	}
 	if err == nil {
 		s.release(conn)

@@ -2,18 +2,9 @@ package mailer_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
-	"math/big"
-	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/mailer"
@@ -21,7 +12,7 @@ import (
 )
 
 func TestSMTPTLSAndAuth(t *testing.T) {
-	serverTLS, clientTLS := selfSignedTLS(t)
+	serverTLS, clientTLS := smtptest.SelfSignedTLS(t)
 	for _, tc := range []struct {
 		mode string
 		opt  smtptest.Option
@@ -67,7 +58,7 @@ func TestSMTPTLSAndAuth(t *testing.T) {
 }
 
 func TestSMTPStartTLSRequiresTrustedCert(t *testing.T) {
-	serverTLS, _ := selfSignedTLS(t)
+	serverTLS, _ := smtptest.SelfSignedTLS(t)
 	srv := smtptest.Start(t, smtptest.WithStartTLS(serverTLS))
 	m := MustSMTP(t, srv, func(c *mailer.SMTPConfig) { c.TLS = mailer.TLSStartTLS })
 	if err := m.Send(context.Background(), sampleEmail()); err == nil {
@@ -76,37 +67,4 @@ func TestSMTPStartTLSRequiresTrustedCert(t *testing.T) {
 	if n := len(srv.Messages()); n != 0 {
 		t.Fatalf("server received %d messages", n)
 	}
-}
-
-// selfSignedTLS returns a server config with a fresh certificate for
-// 127.0.0.1 and a client config that trusts exactly that certificate.
-func selfSignedTLS(tb testing.TB) (server, client *tls.Config) {
-	tb.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "smtptest"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-		DNSNames:     []string{"localhost"},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}}, MinVersion: tls.VersionTLS12}
-	client = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	return server, client
 }

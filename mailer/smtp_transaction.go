@@ -42,7 +42,7 @@ const checkAfter = time.Second
 // that offers PIPELINING (RFC 2920; Postfix, Exim and most relays do) gets
 // MAIL, RCPT and DATA in one write: two round trips in all.
 // delivered reports that the server took the email.
-func (s *SMTP) sendOn(conn *pooledConn, msg *mail.Msg, env envelope) (delivered bool, err error) {
+func (s *SMTP) sendOn(conn *pooledConn, msg io.WriterTo, env envelope) (delivered bool, err error) {
 	// An idle connection's deadline has passed; renew it first.
 	if err := conn.UpdateDeadline(s.timeout); err != nil {
 		return false, &smtpStep{step: stepCheck, err: err}

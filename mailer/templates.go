@@ -28,11 +28,12 @@ const (
 	kindContact        = "contact"
 	kindSummary        = "operator_summary"
 	kindReminderAddr   = "reminder_address"
+	kindNotice         = "recipient_notice"
 )
 
 var kinds = []string{
 	kindVerifyEmail, kindPasswordReset, kindEmailChanged, kindAccountClaimed, kindReminder,
-	kindDelivery, kindDeliveryFailed, kindContact, kindSummary, kindReminderAddr,
+	kindDelivery, kindDeliveryFailed, kindContact, kindSummary, kindReminderAddr, kindNotice,
 }
 
 // dateLayout shows a time the way an author reads it, in their zone:
@@ -191,6 +192,17 @@ func (t *Templates) Reminder(d core.ReminderEmail) (*core.Email, error) {
 // the author's reminders, with a one-click refusal.
 func (t *Templates) ReminderAddress(d core.ReminderAddressEmail) (*core.Email, error) {
 	e, err := t.render(kindReminderAddr, d.To, d)
+	if err != nil {
+		return nil, err
+	}
+	refusable(e, d.UnsubscribeLink)
+	return e, nil
+}
+
+// RecipientNotice tells a recipient that a message waits for them, with a
+// one-click refusal of every email.
+func (t *Templates) RecipientNotice(d core.RecipientNoticeEmail) (*core.Email, error) {
+	e, err := t.render(kindNotice, d.To, d)
 	if err != nil {
 		return nil, err
 	}

@@ -289,7 +289,11 @@ func (m *Model) done(msg doneMsg) tea.Cmd {
 		}
 		m.page = pageList
 		m.list.put(msg.message)
-		m.setStatus(msg.verb, false)
+		if ws := msg.message.Warnings; len(ws) > 0 {
+			m.setStatus(savedWithWarnings(ws), true)
+		} else {
+			m.setStatus(msg.verb, false)
+		}
 		m.draftSeq++
 		return tea.Batch(m.drafts.remove(m.draftSeq), m.me())
 	}
@@ -308,6 +312,17 @@ func (m *Model) done(msg doneMsg) tea.Cmd {
 	}
 	m.setStatus(msg.verb, false)
 	return m.me()
+}
+
+// savedWithWarnings is the status line of a message saved with warnings
+// (a recipient domain that receives no email): they stand out as an
+// error would, since the author should act on them.
+func savedWithWarnings(ws []core.Warning) string {
+	s := "The message is saved, but:"
+	for _, w := range ws {
+		s += " " + w.Message
+	}
+	return s
 }
 
 // setUser takes the session user as it is now; an open form follows its

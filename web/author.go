@@ -52,6 +52,7 @@ func (a *authorAPI) routes(mux *http.ServeMux, signedIn, stream, quick guard) {
 	mux.HandleFunc("POST /api/messages/{id}/postpone", signedIn(a.handlePostponeMessage))
 	mux.HandleFunc("GET /api/messages/{id}/events", signedIn(quick(a.handleMessageEvents)))
 	mux.HandleFunc("POST /api/messages/{id}/test", signedIn(a.handleSendTest))
+	mux.HandleFunc("POST /api/messages/{id}/notify", signedIn(a.handleNotifyRecipient))
 	mux.HandleFunc("POST /api/messages/preview", signedIn(a.handlePreview))
 	mux.HandleFunc("POST /api/messages/{id}/preview", signedIn(a.handlePreviewMessage))
 	mux.HandleFunc("PUT /api/me/hold", signedIn(a.handleHold))

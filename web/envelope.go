@@ -38,6 +38,7 @@ var statusByCode = map[string]int{
 	core.EMessageNotFound:       http.StatusNotFound,
 	core.EDraftNotFound:         http.StatusNotFound,
 	core.ETestEmailsRefused:     http.StatusForbidden,
+	core.ERecipientRefused:      http.StatusForbidden,
 	core.EInvalidPostponeCode:   http.StatusForbidden,
 	core.EUserNotFound:          http.StatusNotFound,
 	core.ETokenNotFound:         http.StatusNotFound,

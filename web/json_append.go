@@ -61,6 +61,24 @@ func appendMessageJSON(b []byte, m *core.Message) []byte {
 		b = strconv.AppendInt(b, m.NoPostponeUntil.UnixMilli(), 10)
 	}
 	b = appendRecipientsJSON(b, m)
+	if len(m.Warnings) > 0 {
+		b = append(b, `,"warnings":[`...)
+		for i, w := range m.Warnings {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"code":`...)
+			b = appendJSONString(b, w.Code)
+			if w.Field != "" {
+				b = append(b, `,"field":`...)
+				b = appendJSONString(b, w.Field)
+			}
+			b = append(b, `,"message":`...)
+			b = appendJSONString(b, w.Message)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}')
 }
 

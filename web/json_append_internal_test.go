@@ -26,6 +26,7 @@ func FuzzAppendMessageJSON(f *testing.F) {
 		if flag {
 			m.WebhookURL, m.ReminderSentAt, m.DeliveredAt = s, at, at.Add(time.Hour)
 			m.Status = core.StatusFailed // with a failure reason
+			m.Warnings = []core.Warning{{Code: s, Field: s + "f", Message: s + "m"}, {Code: s, Message: s}}
 		}
 		for _, ms := range [][]*core.Message{{}, {m}, {m, m}} {
 			want, err := json.Marshal(messagesJSON(ms))

@@ -29,6 +29,9 @@ type MessageJSON struct {
 	PostponeBlockedUntil *int64 `json:"postponeBlockedUntil,omitempty"`
 	// Recipients are all the recipients, name and recipient the first's.
 	Recipients []RecipientJSON `json:"recipients"`
+	// Warnings, on the reply to a create or an edit, are what the author
+	// should know that did not stop the save (docs/api.md).
+	Warnings []WarningJSON `json:"warnings,omitempty"`
 
 	*AdminMessageFields
 }
@@ -59,7 +62,32 @@ func NewMessageJSON(m *core.Message) *MessageJSON {
 		Status: m.DisplayStatus(), ReminderSentAt: optMillis(m.ReminderSentAt),
 		DeliveredAt: optMillis(m.DeliveredAt), FailureReason: failureReason(m),
 		PostponeBlockedUntil: optMillis(m.NoPostponeUntil), Recipients: recipientsJSON(m),
+		Warnings: warningsJSON(m.Warnings),
 	}
+}
+
+// WarningJSON is a core.Warning on the wire.
+type WarningJSON struct {
+	Code    string `json:"code"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// warningsJSON is ws on the wire, nil when there are none.
+func warningsJSON(ws []core.Warning) []WarningJSON {
+	if len(ws) == 0 {
+		return nil
+	}
+	return each(ws, func(w core.Warning) WarningJSON { return WarningJSON(w) })
+}
+
+// warningsCore is the warnings of a decoded message, nil when there are
+// none.
+func warningsCore(ws []WarningJSON) []core.Warning {
+	if len(ws) == 0 {
+		return nil
+	}
+	return each(ws, func(w WarningJSON) core.Warning { return core.Warning(w) })
 }
 
 // failureReason is m's last error when it failed, else "".
@@ -92,6 +120,7 @@ func (j *MessageJSON) Core() *core.Message {
 		ReminderSentAt: fromOptMillis(j.ReminderSentAt), DeliveredAt: fromOptMillis(j.DeliveredAt),
 		LastError: j.FailureReason, Recipients: recipientsCore(j.Recipients),
 		NoPostponeUntil: fromOptMillis(j.PostponeBlockedUntil),
+		Warnings:        warningsCore(j.Warnings),
 	}
 	if a := j.AdminMessageFields; a != nil {
 		m.UpdatedAt, m.Status, m.Attempts, m.LastError = fromMillis(a.UpdatedAt), a.State, a.Attempts, a.LastError

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sendlater/sendlater/dnscheck/dnstest"
 	"github.com/sendlater/sendlater/web/ui"
 )
 
@@ -108,4 +109,26 @@ func assertPageViewsCounted(t *testing.T, dir string) {
 			t.Errorf("%s was counted: only public pages are (%v)", path, views)
 		}
 	}
+}
+
+// TestDomainWarningInABrowser drives Chromium against the binary asking an
+// in-process DNS server (web/ui/e2e/domain-warning.mjs holds the steps): a
+// message to a domain without mail is saved and its dialog shows the
+// warning under the address; the fixed address saves without one.
+func TestDomainWarningInABrowser(t *testing.T) {
+	browser := chromium(t)
+	node, suite := browserSuite(t)
+	dns := dnstest.MustStart(t)
+	dns.Add(t, "example.com. 300 IN MX 10 mx.example.com.", `lapsed.example. 300 IN TXT "parked"`)
+	srv := startServer(t, t.TempDir(), "SENDLATER_MAIL_DNS_SERVER="+dns.Addr)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(filepath.Dir(suite), "domain-warning.mjs"), srv.url)
+	cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the browser checks failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
+	}
+	t.Logf("%s", out)
 }

@@ -44,20 +44,7 @@ type Config struct {
 		Level  string `mapstructure:"level"`
 		Format string `mapstructure:"format"`
 	} `mapstructure:"log"`
-	Mail struct {
-		From                 string `mapstructure:"from"`
-		AllowLocalRecipients bool   `mapstructure:"allow_local_recipients"`
-		SMTP                 struct {
-			Host         string        `mapstructure:"host"`
-			Port         int           `mapstructure:"port"`
-			Username     string        `mapstructure:"username"`
-			Password     string        `mapstructure:"password" secret:"true"`
-			PasswordFile string        `mapstructure:"password_file"`
-			TLS          string        `mapstructure:"tls"`
-			Timeout      time.Duration `mapstructure:"timeout"`
-			PoolSize     int           `mapstructure:"pool_size"`
-		} `mapstructure:"smtp"`
-	} `mapstructure:"mail"`
+	Mail    MailConfig `mapstructure:"mail"`
 	Contact struct {
 		To string `mapstructure:"to"`
 	} `mapstructure:"contact"`
@@ -91,38 +78,28 @@ type Config struct {
 // defaults lists every key with its default value; keys must be known to
 // viper for SENDLATER_* variables to reach them.
 var defaults = map[string]any{
-	"addr":                        ":8080",
-	"data_dir":                    "./data",
-	"base_url":                    "", // derived from addr (deriveBaseURL)
-	"app_name":                    "Sendlater",
-	"trusted_proxies":             []string{},
-	"limits.ipv6_prefix":          core.DefaultIPv6Prefix,
-	"encryption_key":              "",
-	"encryption_key_file":         "",
-	"store.driver":                "bolt",
-	"store.url":                   "",
-	"store.url_file":              "",
-	"store.pool_size":             16,
-	"log.level":                   "info",
-	"log.format":                  "text",
-	"mail.from":                   "Sendlater <no-reply@localhost>",
-	"mail.allow_local_recipients": false,
-	"mail.smtp.host":              "",
-	"mail.smtp.port":              587,
-	"mail.smtp.username":          "",
-	"mail.smtp.password":          "",
-	"mail.smtp.password_file":     "",
-	"mail.smtp.tls":               "starttls",
-	"mail.smtp.timeout":           "30s",
-	"mail.smtp.pool_size":         4,
-	"contact.to":                  "",
-	"operator.email":              "",
-	"scheduler.interval":          "5s",
-	"scheduler.reminders":         []string{"240h"},
-	"scheduler.concurrency":       8,
-	"scheduler.lease":             "30s",
-	"scheduler.heartbeat_url":     "",
-	"webhooks.allow_private":      false,
+	"addr":                    ":8080",
+	"data_dir":                "./data",
+	"base_url":                "", // derived from addr (deriveBaseURL)
+	"app_name":                "Sendlater",
+	"trusted_proxies":         []string{},
+	"limits.ipv6_prefix":      core.DefaultIPv6Prefix,
+	"encryption_key":          "",
+	"encryption_key_file":     "",
+	"store.driver":            "bolt",
+	"store.url":               "",
+	"store.url_file":          "",
+	"store.pool_size":         16,
+	"log.level":               "info",
+	"log.format":              "text",
+	"contact.to":              "",
+	"operator.email":          "",
+	"scheduler.interval":      "5s",
+	"scheduler.reminders":     []string{"240h"},
+	"scheduler.concurrency":   8,
+	"scheduler.lease":         "30s",
+	"scheduler.heartbeat_url": "",
+	"webhooks.allow_private":  false,
 }
 
 // newViper returns a viper with the defaults and the environment bound.
@@ -132,6 +109,9 @@ func newViper() *viper.Viper {
 		v.SetDefault(k, val)
 	}
 	for k, val := range integrationDefaults() {
+		v.SetDefault(k, val)
+	}
+	for k, val := range mailDefaults() {
 		v.SetDefault(k, val)
 	}
 	for k, val := range publicDefaults() {
@@ -220,25 +200,13 @@ func (c *Config) validate() error {
 	if c.AppName == "" {
 		return bad("app_name", "must not be empty", c.AppName)
 	}
-	if _, err := mail.ParseAddress(c.Mail.From); err != nil {
-		return bad("mail.from", "must be an email address, e.g. Sendlater <no-reply@example.com>", c.Mail.From)
+	if err := c.validateMail(bad); err != nil {
+		return err
 	}
 	for key, addr := range map[string]string{"contact.to": c.Contact.To, "operator.email": c.Operator.Email} {
 		if _, err := mail.ParseAddress(addr); addr != "" && err != nil {
 			return bad(key, "must be an email address", addr)
 		}
-	}
-	if !slices.Contains([]string{"none", "starttls", "tls"}, c.Mail.SMTP.TLS) {
-		return bad("mail.smtp.tls", "must be one of none, starttls, tls", c.Mail.SMTP.TLS)
-	}
-	if c.Mail.SMTP.Port < 1 || c.Mail.SMTP.Port > 65535 {
-		return bad("mail.smtp.port", "must be between 1 and 65535", c.Mail.SMTP.Port)
-	}
-	if c.Mail.SMTP.Timeout <= 0 {
-		return bad("mail.smtp.timeout", "must be a positive duration, e.g. 30s", c.Mail.SMTP.Timeout)
-	}
-	if c.Mail.SMTP.PoolSize < 1 || c.Mail.SMTP.PoolSize > 64 {
-		return bad("mail.smtp.pool_size", "must be between 1 and 64", c.Mail.SMTP.PoolSize)
 	}
 	if _, ok := drivers[c.Store.Driver]; !ok {
 		return bad("store.driver", "must be one of "+strings.Join(driverNames(), ", "), c.Store.Driver)

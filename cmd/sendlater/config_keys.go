@@ -50,7 +50,7 @@ type knownKeys struct {
 
 func newKnownKeys() knownKeys {
 	set := map[string]bool{}
-	for _, m := range []map[string]any{defaults, integrationDefaults(), publicDefaults(), siteDefaults()} {
+	for _, m := range []map[string]any{defaults, mailDefaults(), integrationDefaults(), publicDefaults(), siteDefaults()} {
 		for k := range m {
 			set[k] = true
 		}

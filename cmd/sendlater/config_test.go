@@ -60,6 +60,7 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 		{"SENDLATER_LIMITS_IPV6_PREFIX=16", "limits.ipv6_prefix must be between 32 and 128"},
 		{"SENDLATER_LIMITS_IPV6_PREFIX=129", "limits.ipv6_prefix must be between 32 and 128"},
 		{"SENDLATER_LIMITS_IPV6_PREFIX=slash64", "limits.ipv6_prefix"},
+		{"SENDLATER_MAIL_DNS_SERVER=dns://1.1.1.1", "mail.dns_server must be empty (the system's resolver), off, or"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()

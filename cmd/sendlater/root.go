@@ -69,6 +69,8 @@ func newRootCmd() *cobra.Command {
 		newContactsCmd(a),
 		newAuditCmd(a),
 		newDocsCmd(a),
+		newDKIMCmd(a),
+		newDoctorCmd(a),
 	)
 	return root
 }

@@ -49,6 +49,11 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		closeMailer()
 		return nil, nil, err
 	}
+	domains, err := a.cfg.mailDomains()
+	if err != nil {
+		closeMailer()
+		return nil, nil, err
+	}
 	o := wiring.Options{
 		Store: st, Mailer: m, Emails: emails, Clock: clock, Logger: a.log, MasterKey: key,
 		BaseURL: a.cfg.BaseURL, Prices: prices, Reminders: a.cfg.reminders, IPv6Prefix: a.cfg.Limits.IPv6Prefix,
@@ -58,6 +63,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		Webhooks:   webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
 		Billing:    a.billingService(st, clock, prices),
 		SocialFlow: flow,
+		Domains:    domains,
 	}
 	if a.metrics != nil {
 		o.Metrics = a.metrics
@@ -83,9 +89,13 @@ func (a *app) newMailer() (core.Mailer, error) {
 		}
 		return mailer.NewFileTransport(a.cfg.outboxDir(), sender, a.log)
 	}
+	dkim, err := a.cfg.dkim()
+	if err != nil {
+		return nil, err
+	}
 	return mailer.NewSMTP(mailer.SMTPConfig{
 		Host: s.Host, Port: s.Port, Username: s.Username, Password: s.Password, TLS: s.TLS,
-		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize,
+		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize, DKIM: dkim,
 	})
 }
 

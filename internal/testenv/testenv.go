@@ -95,6 +95,8 @@ type Config struct {
 	PostgresURL string
 	// Metrics hears what the services count; default nothing is counted.
 	Metrics core.Metrics
+	// Domains checks recipients' domains on save; default none.
+	Domains core.MailDomains
 }
 
 // Env is a store, a mail server, a clock and the services over them.
@@ -211,7 +213,7 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 		Store: e.Store, Mailer: e.Mailer, Emails: e.Emails, Clock: e.Clock, Logger: c.Logger,
 		MasterKey: c.Key, Keys: wiring.Keys{SigningKey: SigningKey, RefusalSecret: RefusalSecret, LimitKey: LimitKey},
 		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, PasswordParams: CheapPasswords,
-		Concurrency: 4, PassLogSize: 10, Process: "test", Metrics: c.Metrics,
+		Concurrency: 4, PassLogSize: 10, Process: "test", Metrics: c.Metrics, Domains: c.Domains,
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -60,6 +60,9 @@ type Options struct {
 	// Metrics hears what the services count (the metrics/ folder's
 	// Prometheus families); nil: nothing is counted.
 	Metrics core.Metrics
+	// Domains checks recipients' domains when a message is saved; nil:
+	// no check.
+	Domains core.MailDomains
 }
 
 // Keys are the keys derived from the master key; each one set overrides the

@@ -23,6 +23,7 @@ type Message struct {
 	To     []string    // envelope recipients (RCPT TO)
 	Data   []byte      // the raw message as received
 	Header mail.Header // its parsed header
+	DKIM   []string    // the domains whose DKIM signature verified (WithDKIM)
 }
 
 // Option configures Start.
@@ -50,12 +51,21 @@ func WithoutPipelining() Option {
 	return func(s *Server) { s.noPipelining = true }
 }
 
+// WithDKIM makes the server verify every email's DKIM signature with the
+// public keys lookupTXT finds (a DNS server of the test's): an email
+// without a valid signature is refused with 550 5.7.20 and not recorded.
+// Message.DKIM then holds the domains whose signature verified.
+func WithDKIM(lookupTXT func(name string) ([]string, error)) Option {
+	return func(s *Server) { s.dkimLookup = lookupTXT }
+}
+
 // Server is a running test SMTP server. It is safe for concurrent use.
 type Server struct {
 	username, password string
 	startTLS           *tls.Config
 	implicitTLS        *tls.Config
 	noPipelining       bool
+	dkimLookup         func(name string) ([]string, error)
 
 	srv *smtp.Server
 	ln  net.Listener

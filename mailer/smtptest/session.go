@@ -2,11 +2,14 @@ package smtptest
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"net/mail"
 	"strings"
 	"time"
 
+	"github.com/emersion/go-msgauth/dkim"
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 )
@@ -81,6 +84,11 @@ func (se *session) Data(r io.Reader) error {
 		return failErr
 	}
 	m := Message{From: se.from, To: append([]string(nil), se.to...), Data: data}
+	if se.server.dkimLookup != nil {
+		if m.DKIM, err = verifyDKIM(data, se.server.dkimLookup); err != nil {
+			return err
+		}
+	}
 	if parsed, err := mail.ReadMessage(bytes.NewReader(data)); err == nil {
 		m.Header = parsed.Header
 	}
@@ -91,3 +99,24 @@ func (se *session) Data(r io.Reader) error {
 func (se *session) Reset() { se.from, se.to = "", nil }
 
 func (se *session) Logout() error { return nil }
+
+// verifyDKIM checks every DKIM signature of data; it returns the domains
+// that signed, or the SMTP error that refuses an email without a valid
+// signature.
+func verifyDKIM(data []byte, lookup func(string) ([]string, error)) ([]string, error) {
+	vs, err := dkim.VerifyWithOptions(bytes.NewReader(data), &dkim.VerifyOptions{LookupTXT: lookup})
+	if err == nil && len(vs) == 0 {
+		err = errors.New("no DKIM signature")
+	}
+	var domains []string
+	for _, v := range vs {
+		if err == nil && v.Err != nil {
+			err = fmt.Errorf("the signature of %s does not verify: %w", v.Domain, v.Err)
+		}
+		domains = append(domains, v.Domain)
+	}
+	if err != nil {
+		return nil, &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 20}, Message: "DKIM: " + err.Error()}
+	}
+	return domains, nil
+}

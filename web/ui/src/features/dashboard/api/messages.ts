@@ -18,6 +18,15 @@ export type Recipient = {
 
 export type RecipientInput = Pick<Recipient, "name" | "recipient">;
 
+/** Something the author should know about a message just saved, which did not stop the save. */
+export type Warning = {
+  /** recipient/domain-no-mail: the recipient's domain receives no email. */
+  code: string;
+  /** The field, named as in validation errors (recipient, recipients[1].recipient). */
+  field?: string;
+  message: string;
+};
+
 export type Message = {
   id: string;
   owner: string;
@@ -42,6 +51,8 @@ export type Message = {
   postponeBlockedUntil?: number;
   /** Every recipient, the first being name and recipient (absent from servers before it). */
   recipients?: Recipient[];
+  /** On the reply to a create or an edit only: what the author should check. */
+  warnings?: Warning[];
 };
 
 export type MessageFields = Pick<Message, "title" | "name" | "recipient" | "message" | "interval"> & {
@@ -221,3 +232,7 @@ export const previewMessage = (fields: MessageFields, id?: string) =>
 /** Emails the author what each recipient will receive (5 a day per message); returns how many. */
 export const sendTest = (id: string) =>
   api<{ sent: number }>(`messages/${encodeURIComponent(id)}/test`, { method: "POST" });
+
+/** Tells one recipient now that a message waits for them, without its content (rate-limited, refusable). */
+export const notifyRecipient = (id: string, recipient: string) =>
+  api<{ sent: number }>(`messages/${encodeURIComponent(id)}/notify`, { method: "POST", body: { recipient } });

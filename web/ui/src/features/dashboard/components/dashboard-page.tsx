@@ -114,10 +114,15 @@ function MessagesCard({ account }: { account: SessionUser }) {
       {limit !== null && messages !== undefined && <footer>Remaining messages: {Math.max(limit - messages.length, 0)}</footer>}
       {editing.kind !== "closed" && (
         <MessageDialog
+          key={editing.kind === "edit" ? editing.message.id : "new"}
           message={editing.kind === "edit" ? editing.message : undefined}
           recipientLimit={account.recipientLimit ?? 1}
           emailVerified={account.emailVerified}
-          onSaved={replace}
+          onSaved={(saved) => {
+            replace(saved);
+            // A message saved with warnings stays open, as the saved message, to show them.
+            if (saved.warnings?.length) setEditing({ kind: "edit", message: saved });
+          }}
           onDeleted={(id) => apply((list) => list.filter((m) => m.id !== id))}
           onClose={() => setEditing({ kind: "closed" })}
         />

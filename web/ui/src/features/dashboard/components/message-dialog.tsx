@@ -27,6 +27,7 @@ import {
   type RecipientInput,
 } from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
+import { RecipientWarning, TellRecipientNow } from "./recipient-warning";
 import { salutationNote } from "./salutation";
 import { sameText, useDraft, useLocalDraft, type DraftText } from "./use-draft";
 
@@ -206,14 +207,14 @@ export function MessageDialog({
 
   const save = form.handleSubmit(async (values) => {
     const text = textOf(values);
-    if (message) {
-      // The server reschedules whenever it is sent an interval other than the message's.
-      onSaved(await updateMessage(message.id, interval === message.interval ? text : { ...text, interval }));
-    } else {
-      onSaved(await createMessage({ ...text, interval }, idempotencyKey));
-    }
+    // The server reschedules whenever it is sent an interval other than the message's.
+    const saved = message
+      ? await updateMessage(message.id, interval === message.interval ? text : { ...text, interval })
+      : await createMessage({ ...text, interval }, idempotencyKey);
+    onSaved(saved);
     draft.done();
-    onClose();
+    // Saved with warnings: the dialog stays, as the saved message's, to show them.
+    if (!saved.warnings?.length) onClose();
   });
 
   const remove = async () => {
@@ -292,6 +293,8 @@ export function MessageDialog({
                         autoComplete="off"
                         {...form.bind(addressKey(i))}
                       />
+                      <RecipientWarning warnings={message?.warnings} field={addressKey(i)} />
+                      <TellRecipientNow message={message} address={form.values[addressKey(i)] ?? ""} />
                     </div>
                     {i > 0 && (
                       <button type="button" className="secondary outline remove-recipient" onClick={() => removeRow(i)} disabled={busy}>

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"net/mail"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/dnscheck"
+	"github.com/sendlater/sendlater/mailer"
+)
+
+// MailConfig is the mail.* keys: the sender, the SMTP server (none: the
+// file outbox), the resolver of the recipient domain check, DKIM signing.
+type MailConfig struct {
+	From                 string `mapstructure:"from"`
+	AllowLocalRecipients bool   `mapstructure:"allow_local_recipients"`
+	SMTP                 struct {
+		Host         string        `mapstructure:"host"`
+		Port         int           `mapstructure:"port"`
+		Username     string        `mapstructure:"username"`
+		Password     string        `mapstructure:"password" secret:"true"`
+		PasswordFile string        `mapstructure:"password_file"`
+		TLS          string        `mapstructure:"tls"`
+		Timeout      time.Duration `mapstructure:"timeout"`
+		PoolSize     int           `mapstructure:"pool_size"`
+	} `mapstructure:"smtp"`
+	// DNSServer is the resolver that looks up recipients' domains: ""
+	// the system's, "off" no lookup, else host or host:port.
+	DNSServer string `mapstructure:"dns_server"`
+	// DKIM signs every email the SMTP transport sends, when all three
+	// are set.
+	DKIM struct {
+		Domain         string `mapstructure:"domain"`
+		Selector       string `mapstructure:"selector"`
+		PrivateKeyFile string `mapstructure:"private_key_file"`
+	} `mapstructure:"dkim"`
+}
+
+// dnsOff is the mail.dns_server that switches the recipient domain check
+// off.
+const dnsOff = "off"
+
+// mailDefaults are the defaults of the mail.* keys.
+func mailDefaults() map[string]any {
+	return map[string]any{
+		"mail.from":                   "Sendlater <no-reply@localhost>",
+		"mail.allow_local_recipients": false,
+		"mail.smtp.host":              "",
+		"mail.smtp.port":              587,
+		"mail.smtp.username":          "",
+		"mail.smtp.password":          "",
+		"mail.smtp.password_file":     "",
+		"mail.smtp.tls":               "starttls",
+		"mail.smtp.timeout":           "30s",
+		"mail.smtp.pool_size":         4,
+		"mail.dns_server":             "",
+		"mail.dkim.domain":            "",
+		"mail.dkim.selector":          "",
+		"mail.dkim.private_key_file":  "",
+	}
+}
+
+// validateMail checks the mail.* keys.
+func (c *Config) validateMail(bad func(key, rule string, got any) error) error {
+	m := &c.Mail
+	if _, err := mail.ParseAddress(m.From); err != nil {
+		return bad("mail.from", "must be an email address, e.g. Sendlater <no-reply@example.com>", m.From)
+	}
+	if !slices.Contains([]string{"none", "starttls", "tls"}, m.SMTP.TLS) {
+		return bad("mail.smtp.tls", "must be one of none, starttls, tls", m.SMTP.TLS)
+	}
+	if m.SMTP.Port < 1 || m.SMTP.Port > 65535 {
+		return bad("mail.smtp.port", "must be between 1 and 65535", m.SMTP.Port)
+	}
+	if m.SMTP.Timeout <= 0 {
+		return bad("mail.smtp.timeout", "must be a positive duration, e.g. 30s", m.SMTP.Timeout)
+	}
+	if m.SMTP.PoolSize < 1 || m.SMTP.PoolSize > 64 {
+		return bad("mail.smtp.pool_size", "must be between 1 and 64", m.SMTP.PoolSize)
+	}
+	if m.DNSServer != dnsOff {
+		if _, err := dnscheck.NewResolver(m.DNSServer, 0); err != nil {
+			return bad("mail.dns_server", `must be empty (the system's resolver), off, or a resolver's host or host:port, e.g. 1.1.1.1 or 127.0.0.1:5353`, m.DNSServer)
+		}
+	}
+	return c.validateDKIM(bad)
+}
+
+// dnsName is a DNS name of letters, digits and inner hyphens in dotted
+// labels (A-labels for an internationalized one).
+var dnsName = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
+
+// validateDKIM checks the mail.dkim.* keys: none set, or all three, with a
+// domain and a selector that are DNS names. The key file is read when the
+// mailer is made (newMailer).
+func (c *Config) validateDKIM(bad func(key, rule string, got any) error) error {
+	d := c.Mail.DKIM
+	if d.Domain == "" && d.Selector == "" && d.PrivateKeyFile == "" {
+		return nil
+	}
+	for key, v := range map[string]string{"mail.dkim.domain": d.Domain, "mail.dkim.selector": d.Selector, "mail.dkim.private_key_file": d.PrivateKeyFile} {
+		if v == "" {
+			return bad(key, "must be set with the other mail.dkim keys (domain, selector, private_key_file), or none of them", v)
+		}
+	}
+	if !dnsName.MatchString(d.Domain) || !strings.Contains(d.Domain, ".") {
+		return bad("mail.dkim.domain", "must be the domain of mail.from's address or a parent of it, e.g. example.com", d.Domain)
+	}
+	if !dnsName.MatchString(d.Selector) {
+		return bad("mail.dkim.selector", "must be a DNS label such as sendlater or s2026", d.Selector)
+	}
+	return nil
+}
+
+// dkim is the signer of the mail.dkim keys, nil when they are not set.
+func (c *Config) dkim() (*mailer.DKIM, error) {
+	d := c.Mail.DKIM
+	if d.PrivateKeyFile == "" {
+		return nil, nil
+	}
+	key, err := mailer.LoadDKIMKey(d.PrivateKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("config: mail.dkim.private_key_file: %w", err)
+	}
+	return &mailer.DKIM{Domain: strings.ToLower(d.Domain), Selector: d.Selector, Key: key}, nil
+}
+
+// mailDomains is the recipient domain check of mail.dns_server; nil when
+// it is off.
+func (c *Config) mailDomains() (core.MailDomains, error) {
+	if c.Mail.DNSServer == dnsOff {
+		return nil, nil
+	}
+	return dnscheck.New(dnscheck.Config{Server: c.Mail.DNSServer})
+}
