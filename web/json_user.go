@@ -29,6 +29,10 @@ type SessionUserJSON struct {
 	// ReminderAddressState is the second address's consent:
 	// "unconfirmed", "confirmed" or "refused"; "" when none.
 	ReminderAddressState string `json:"reminderAddressState"`
+	// TOTP tells whether sign-in asks for an authenticator app's code;
+	// RecoveryCodes how many unused recovery codes remain.
+	TOTP          bool `json:"totp"`
+	RecoveryCodes int  `json:"recoveryCodes"`
 }
 
 // NewSessionUserJSON is su on the wire.
@@ -38,7 +42,7 @@ func NewSessionUserJSON(su *core.SessionUser) *SessionUserJSON {
 		Providers: su.Providers, PlanID: su.PlanID, PlanIsActive: su.PlanIsActive, Timezone: su.Timezone,
 		StripeSubscriptionStatus: su.StripeSubscriptionStatus, CanAddMessage: su.CanAddMessage,
 		RecipientLimit: su.RecipientLimit, ReminderLadder: su.ReminderLadder, ReminderAddress: su.ReminderAddress,
-		ReminderAddressState: su.ReminderAddressState,
+		ReminderAddressState: su.ReminderAddressState, TOTP: su.TOTP, RecoveryCodes: su.RecoveryCodes,
 	}
 	if j.ReminderLadder == nil {
 		j.ReminderLadder = []string{}

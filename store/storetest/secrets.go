@@ -9,7 +9,8 @@ import (
 // PersonalDataSecrets are the texts MustSeedPersonalData stores, which no
 // byte of a store may hold in clear.
 var PersonalDataSecrets = []string{"PLAINTEXT-ACCOUNT-5e1d", "PLAINTEXT-CONTACT-1b7e", "plaintext-contact-8d2f",
-	"PLAINTEXT-ASKS-6a0c", "PLAINTEXT-LINK-3c9a", "plaintext-outbox-6e2b", "plaintext-second-4f7a"}
+	"PLAINTEXT-ASKS-6a0c", "PLAINTEXT-LINK-3c9a", "plaintext-outbox-6e2b", "plaintext-second-4f7a",
+	"PLAINTEXTTOTPSECRET7Q2Z"}
 
 // MustSeedPersonalData stores an account's name, a contact submission and
 // a queued email with a secret link, for the backends' tests that look for
@@ -17,7 +18,7 @@ var PersonalDataSecrets = []string{"PLAINTEXT-ACCOUNT-5e1d", "PLAINTEXT-CONTACT-
 func MustSeedPersonalData(tb testing.TB, s Stores) {
 	tb.Helper()
 	must(tb, s.Users.CreateUser(ctx, &core.User{Email: "ann@example.com", Name: "PLAINTEXT-ACCOUNT-5e1d", CreatedAt: Epoch,
-		ReminderAddress: "plaintext-second-4f7a@example.com"}))
+		ReminderAddress: "plaintext-second-4f7a@example.com", TOTPSecret: "PLAINTEXTTOTPSECRET7Q2Z"}))
 	must(tb, s.Contacts.CreateContact(ctx, &core.ContactSubmission{Name: "PLAINTEXT-CONTACT-1b7e",
 		Email: "plaintext-contact-8d2f@example.com", Message: "PLAINTEXT-ASKS-6a0c", CreatedAt: Epoch}))
 	must(tb, s.Delivery.AddOutboxItem(ctx, &core.OutboxItem{ID: core.NewID(), Kind: core.OutboxEmail,
