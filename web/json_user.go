@@ -65,7 +65,7 @@ func (j *SessionUserJSON) Core() *core.SessionUser {
 		Providers: j.Providers, PlanID: j.PlanID, PlanIsActive: j.PlanIsActive, Timezone: j.Timezone,
 		StripeSubscriptionStatus: j.StripeSubscriptionStatus, CanAddMessage: j.CanAddMessage,
 		RecipientLimit: j.RecipientLimit, ReminderLadder: j.ReminderLadder, ReminderAddress: j.ReminderAddress,
-		ReminderAddressState: j.ReminderAddressState,
+		ReminderAddressState: j.ReminderAddressState, TOTP: j.TOTP, RecoveryCodes: j.RecoveryCodes,
 	}
 	if su.ReminderLadder == nil {
 		su.ReminderLadder = []string{}

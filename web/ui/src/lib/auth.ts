@@ -30,6 +30,10 @@ export type SessionUser = {
    * sent to it ("unconfirmed"), nor after it refused every email ("refused"); "" or absent: no address.
    */
   reminderAddressState?: "" | "unconfirmed" | "confirmed" | "refused";
+  /** Whether sign-in asks for an authenticator app's code; absent: no. */
+  totp?: boolean;
+  /** How many unused recovery codes remain. */
+  recoveryCodes?: number;
 };
 
 export type SessionGrant = {
@@ -37,6 +41,8 @@ export type SessionGrant = {
   // Milliseconds since the epoch.
   expiresAt: number;
   user: SessionUser;
+  /** After a sign-in with a recovery code: how many remain. */
+  recoveryCodesLeft?: number;
 };
 
 /** undefined while unknown, null when signed out. */
