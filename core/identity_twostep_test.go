@@ -324,3 +324,33 @@ func TestDisableTOTP(t *testing.T) {
 		t.Fatalf("sign-in after disabling: %+v %v", tok, err)
 	}
 }
+
+// The operator's reset (users reset-2fa) removes the app and the codes,
+// emails the owner and is audited; the password alone signs in after it.
+func TestOperatorResetsTheSecondFactor(t *testing.T) {
+	e := MustAuthEnv(t)
+	a := e.mustEnrol(t, "ann@example.com")
+	op := core.WithOperator(e.Ctx, "alice (uid 1000)")
+	u, err := e.Admin.ResetSecondFactor(op, "ANN@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.HasSecondFactor() || u.TOTPSecret != "" || u.RecoveryCodes != nil {
+		t.Fatalf("after the reset: %+v", u)
+	}
+	if p := e.nextEmail(t, a.email); !strings.Contains(p.Subject, "second factor") || !strings.Contains(p.Text, "operator") {
+		t.Fatalf("reset email %q: %s", p.Subject, p.Text)
+	}
+	tok, err := e.Auth.SignIn(e.Ctx, a.email, goodPassword, browser)
+	if err != nil || tok.IDToken == "" {
+		t.Fatalf("sign-in after the reset: %+v %v", tok, err)
+	}
+	log, err := e.Admin.ListAudit(e.Ctx, e.Clock.Now().AddDate(0, 0, -1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != 1 || log[0].Action != "users.reset-2fa" || log[0].Actor != "alice (uid 1000)" || log[0].Target != a.email ||
+		!strings.Contains(log[0].Detail, "10 recovery codes") {
+		t.Fatalf("audit log: %+v", log)
+	}
+}

@@ -107,6 +107,10 @@ type UserJSON struct {
 	// held); it holds while holdUntil is ahead.
 	HoldSince int64 `json:"holdSince,omitempty"`
 	HoldUntil int64 `json:"holdUntil,omitempty"`
+	// TOTPEnabledAt is when the authenticator app was turned on (ms;
+	// absent: off); RecoveryCodes how many unused recovery codes remain.
+	TOTPEnabledAt int64 `json:"totpEnabledAt,omitempty"`
+	RecoveryCodes int   `json:"recoveryCodes,omitempty"`
 }
 
 // NewUserJSON is u on the wire, its plan derived through prices.
@@ -124,6 +128,7 @@ func NewUserJSON(u *core.User, prices core.PriceMap) *UserJSON {
 		DisabledAt:               millis(u.DisabledAt), HeldMessages: u.HeldMessages,
 		CreatedAt: millis(u.CreatedAt), UpdatedAt: millis(u.UpdatedAt),
 		HoldSince: millis(u.HoldSince), HoldUntil: millis(u.HoldUntil),
+		TOTPEnabledAt: millis(u.TOTPEnabledAt), RecoveryCodes: len(u.RecoveryCodes),
 	}
 }
 
@@ -136,7 +141,18 @@ func (j *UserJSON) Core() *core.User {
 		DisabledAt: fromMillis(j.DisabledAt), HeldMessages: j.HeldMessages,
 		CreatedAt: fromMillis(j.CreatedAt), UpdatedAt: fromMillis(j.UpdatedAt),
 		HoldSince: fromMillis(j.HoldSince), HoldUntil: fromMillis(j.HoldUntil),
+		TOTPEnabledAt: fromMillis(j.TOTPEnabledAt),
+		RecoveryCodes: emptyHashes(j.RecoveryCodes),
 	}
+}
+
+// emptyHashes stands for n recovery codes, of which only the number
+// travels: n empty hashes, nil for none.
+func emptyHashes(n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	return make([]string, n)
 }
 
 // AccessTokenJSON is a personal access token as its owner sees it, without
