@@ -174,7 +174,7 @@ func (a *Auth) securityNotice(ctx context.Context, userID, kind string, remainin
 		var e *Email
 		e, err = a.Emails.SecurityNotice(SecurityNoticeEmail{
 			To: Address{Name: u.Name, Address: u.Email}, Kind: kind, At: a.Clock.Now(), Location: u.Location(),
-			Remaining: remaining, Link: strings.TrimRight(a.BaseURL, "/") + "/settings",
+			Remaining: remaining, Link: strings.TrimRight(a.BaseURL, "/") + "/settings/security",
 		})
 		if err == nil {
 			err = a.Outbox.Email(ctx, e)
