@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { checkAnonymousPages } from "./anonymous.mjs";
 import { checker, launch, report } from "./browser.mjs";
 import { checkSignedInFlow } from "./flow.mjs";
+import { checkSecondFactor } from "./twofactor.mjs";
 
 const base = process.argv[2];
 if (!base) {
@@ -21,6 +22,7 @@ const browser = await launch();
 try {
   await checkAnonymousPages(browser, base, checks);
   await checkSignedInFlow(browser, base, checks, screenshots);
+  await checkSecondFactor(browser, base, checks);
 } finally {
   await browser.close();
 }
