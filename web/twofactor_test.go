@@ -10,6 +10,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/oauth/oauthtest"
 	"github.com/sendlater/sendlater/web"
 )
 
@@ -142,5 +143,38 @@ func TestSecondFactorEndpointsNeedABearer(t *testing.T) {
 		{"POST", "/api/me/totp"}, {"POST", "/api/me/totp/confirm"}, {"DELETE", "/api/me/totp"}, {"POST", "/api/me/recovery-codes"},
 	} {
 		a.fail(nil, http.StatusUnauthorized, core.EInvalidToken, ep.method, ep.path, "", nil)
+	}
+}
+
+// A provider's sign-in to an account with the app: the popup hands over
+// the challenge and sets no session; the challenge with a code signs in.
+func TestSocialSignInAsksForTheSecondFactor(t *testing.T) {
+	a := mustSocialAPI(t)
+	b := a.browser()
+	ada := oauthtest.NewPerson("1001", "ada@example.com", true)
+	wantPopup(t, "first sign-in", a.social(b, core.ProviderGoogle, ada), "")
+	tok := b.session()
+	var en enrolReply
+	a.ok(nil, 200, "POST", "/api/me/totp", tok.IDToken, nil, &en)
+	code, _ := totp.GenerateCode(en.Secret, a.Clock.Now())
+	a.ok(nil, 200, "POST", "/api/me/totp/confirm", tok.IDToken, map[string]string{"code": code}, nil)
+	a.email("ada@example.com") // the notice
+	a.Clock.Add(2 * core.TOTPPeriod)
+
+	again := a.browser()
+	res := a.social(again, core.ProviderGoogle, ada)
+	if res.Status != "second-factor" || res.SecondFactor == nil || res.SecondFactor.Token == "" || res.Code != "" {
+		t.Fatalf("popup for an account with the app: %+v", res)
+	}
+	if resp, env := again.api("POST", "/api/auth/token", "", nil); resp.StatusCode != 401 || env.Code != core.EInvalidToken {
+		t.Fatalf("a session after the popup alone: %d %+v", resp.StatusCode, env)
+	}
+	code, _ = totp.GenerateCode(en.Secret, a.Clock.Now())
+	resp, env := again.api("POST", "/api/auth/second-factor", "", map[string]string{"token": res.SecondFactor.Token, "code": code})
+	if resp.StatusCode != 200 {
+		t.Fatalf("the code: %d %+v", resp.StatusCode, env)
+	}
+	if got := again.session(); got.User.UID != tok.User.UID {
+		t.Fatalf("after the code: %+v", got)
 	}
 }
