@@ -52,6 +52,9 @@ type Auth struct {
 	// addresses refused every email (nil: none did).
 	Refusals *RefusalTokens
 	Refused  AddressRefusals
+	// OTP makes and checks authenticator app codes (otpauth.Codes); nil:
+	// no app can be set up.
+	OTP OneTimeCodes
 
 	// Optional.
 	PasswordParams PasswordParams // zero: DefaultPasswordParams

@@ -7,9 +7,6 @@ import (
 	"encoding/base32"
 	"strings"
 	"time"
-
-	"github.com/pquerna/otp"
-	"github.com/pquerna/otp/totp"
 )
 
 // The second factor, managed by its owner: an authenticator app (TOTP, RFC
@@ -28,6 +25,15 @@ const (
 	DefaultIssuer = "Sendlater"
 	totpDigits    = 6
 )
+
+// OneTimeCodes makes an authenticator app's secrets and its codes (TOTP,
+// RFC 6238, TOTPPeriod steps, 6 digits); otpauth implements it.
+type OneTimeCodes interface {
+	// NewSecret makes a random secret (base32) and its otpauth:// URI.
+	NewSecret(issuer, account string) (secret, uri string, err error)
+	// Code is the code of secret's time step at t.
+	Code(secret string, t time.Time) (string, error)
+}
 
 // TOTPEnrolment is a pending authenticator app: the secret to type and the
 // otpauth:// URI a QR code carries.
@@ -82,24 +88,27 @@ func (a *Auth) BeginTOTP(ctx context.Context) (*TOTPEnrolment, error) {
 	if err != nil {
 		return nil, err
 	}
-	var key *otp.Key
+	if a.OTP == nil {
+		return nil, Errorf(EUnavailable, "Authenticator apps are not configured in this process.")
+	}
+	var en TOTPEnrolment
 	_, err = a.Users.UpdateUser(ctx, id.UserID, func(u *User) error {
 		if u.HasSecondFactor() {
 			return errTOTPOn()
 		}
-		k, err := totp.Generate(totp.GenerateOpts{Issuer: a.issuer(), AccountName: u.Email, SecretSize: 20})
+		secret, uri, err := a.OTP.NewSecret(a.issuer(), u.Email)
 		if err != nil {
 			return err
 		}
-		key = k
-		u.TOTPSecret, u.TOTPLastStep = k.Secret(), 0
+		en = TOTPEnrolment{Secret: secret, URI: uri}
+		u.TOTPSecret, u.TOTPLastStep = secret, 0
 		u.UpdatedAt = a.Clock.Now()
 		return nil
 	})
 	if err != nil {
 		return nil, tokenError(err)
 	}
-	return &TOTPEnrolment{Secret: key.Secret(), URI: key.URL()}, nil
+	return &en, nil
 }
 
 // ConfirmTOTP turns the pending secret on with one code from the app and
@@ -123,7 +132,7 @@ func (a *Auth) ConfirmTOTP(ctx context.Context, code string) (*RecoveryCodes, er
 		case u.TOTPSecret == "":
 			return Errorf(EConflict, "Start again: no authenticator app is being set up.")
 		}
-		step, ok := matchTOTP(u.TOTPSecret, code, now, 0)
+		step, ok := a.matchTOTP(u.TOTPSecret, code, now, 0)
 		if !ok {
 			return ValidationError(map[string]string{"code": "The code is not right; check the app and try again"})
 		}
@@ -203,14 +212,16 @@ func normalizeTOTP(code string) string {
 
 // matchTOTP finds the time step within TOTPSkew of now whose code is code
 // and that is after last (a step already used never matches again).
-func matchTOTP(secret, code string, now time.Time, last int64) (int64, bool) {
+func (a *Auth) matchTOTP(secret, code string, now time.Time, last int64) (int64, bool) {
+	if a.OTP == nil {
+		return 0, false
+	}
 	period := int64(TOTPPeriod / time.Second)
-	opts := totp.ValidateOpts{Period: uint(period), Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
 	found, step := false, int64(0)
 	for d := -TOTPSkew; d <= TOTPSkew; d++ {
 		t := now.Add(time.Duration(d) * TOTPPeriod)
 		s := t.Unix() / period
-		want, err := totp.GenerateCodeCustom(secret, t, opts)
+		want, err := a.OTP.Code(secret, t)
 		if err != nil {
 			return 0, false
 		}

@@ -146,7 +146,7 @@ func (a *Auth) useSecondFactor(ctx context.Context, userID, code string) (u *Use
 			return nil
 		}
 		if totpCode != "" {
-			step, ok := matchTOTP(u.TOTPSecret, totpCode, now, u.TOTPLastStep)
+			step, ok := a.matchTOTP(u.TOTPSecret, totpCode, now, u.TOTPLastStep)
 			if !ok {
 				return errWrongCode()
 			}
