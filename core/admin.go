@@ -60,6 +60,9 @@ type AdminUsers interface {
 	LiftHold(ctx context.Context, idOrEmail string) (*User, error)
 	CreateUser(ctx context.Context, in NewUser) (*CreatedUser, error)
 	SetUserDisabled(ctx context.Context, idOrEmail string, disabled bool) (*User, error)
+	// ResetSecondFactor removes the user's authenticator app and recovery
+	// codes (audited; the owner is emailed).
+	ResetSecondFactor(ctx context.Context, idOrEmail string) (*User, error)
 	DeleteUser(ctx context.Context, idOrEmail string) error
 	ExportUser(ctx context.Context, idOrEmail string) (*AccountExport, error)
 	ListContacts(ctx context.Context, limit int) ([]*ContactSubmission, error)

@@ -176,6 +176,35 @@ func (s *AdminService) holdMessage(ctx context.Context, id string, active bool) 
 	return err
 }
 
+// ResetSecondFactor removes the user's authenticator app and recovery
+// codes: the operator's recovery path for an owner who lost both (after
+// checking who asks, outside Sendlater). Sign-in then takes the password
+// or provider alone; the owner is emailed, and the act audited.
+func (s *AdminService) ResetSecondFactor(ctx context.Context, idOrEmail string) (*User, error) {
+	a, err := s.auth()
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.FindUser(ctx, idOrEmail)
+	if err != nil {
+		return nil, err
+	}
+	had, codes := u.HasSecondFactor(), len(u.RecoveryCodes)
+	u, err = s.Users.UpdateUser(ctx, u.ID, func(u *User) error {
+		clearSecondFactor(u)
+		u.UpdatedAt = s.Clock.Now()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !had {
+		return u, s.audit(ctx, "users.reset-2fa", u.Email, "had no second factor; nothing changed")
+	}
+	a.securityNotice(ctx, u.ID, SecuritySecondFactorReset, 0)
+	return u, s.audit(ctx, "users.reset-2fa", u.Email, fmt.Sprintf("authenticator app and %d recovery codes removed; owner emailed", codes))
+}
+
 // DeleteUser deletes an account, its messages, sessions and access tokens.
 func (s *AdminService) DeleteUser(ctx context.Context, idOrEmail string) error {
 	a, err := s.auth()

@@ -105,6 +105,27 @@ type Emails interface {
 	OperatorSummary(d OperatorSummaryEmail) (*Email, error)
 	ReminderAddress(d ReminderAddressEmail) (*Email, error)
 	RecipientNotice(d RecipientNoticeEmail) (*Email, error)
+	SecurityNotice(d SecurityNoticeEmail) (*Email, error)
+}
+
+// What a SecurityNoticeEmail tells.
+const (
+	SecurityTOTPOn            = "totp-on"             // the authenticator app was turned on
+	SecurityTOTPOff           = "totp-off"            // ... turned off by the owner
+	SecurityRecoveryCodeUsed  = "recovery-code-used"  // a recovery code signed in
+	SecuritySecondFactorReset = "second-factor-reset" // an operator removed the second factor
+)
+
+// SecurityNoticeEmail tells an account's owner that its sign-in changed:
+// Kind is one of the Security* constants; Remaining is how many recovery
+// codes remain (SecurityRecoveryCodeUsed); Link is the settings page.
+type SecurityNoticeEmail struct {
+	To        Address
+	Kind      string
+	At        time.Time
+	Location  *time.Location
+	Remaining int
+	Link      string
 }
 
 // ReminderAddressEmail asks a second reminder address to confirm that it

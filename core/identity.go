@@ -41,6 +41,7 @@ type Auth struct {
 	Emails       Emails
 	Clock        Clock
 	Prices       PriceMap
+	AppName      string // names the account in authenticator apps; empty: DefaultIssuer
 	BaseURL      string // e.g. https://sendlater.example, without a trailing slash
 	SigningKey   []byte // HMAC key of ID tokens, at least MinSigningKeyLen bytes
 	// Limits counts failed sign-ins and the identity emails sent.
@@ -53,6 +54,9 @@ type Auth struct {
 	Refused  AddressRefusals
 	// Metrics counts sign-ins by outcome; nil: not counted.
 	Metrics Metrics
+	// OTP makes and checks authenticator app codes (otpauth.Codes); nil:
+	// no app can be set up.
+	OTP OneTimeCodes
 
 	// Optional.
 	PasswordParams PasswordParams // zero: DefaultPasswordParams
@@ -117,6 +121,14 @@ type Tokens struct {
 	RefreshExpiresAt time.Time
 	User             *User        // nil after re-auth
 	Session          *SessionUser // the user as clients see it; nil after re-auth
+	// SecondFactor, when set, is all a sign-in returned: the account has a
+	// second factor, and no session exists until CompleteSecondFactor
+	// gets its challenge with a code (the other fields are empty).
+	SecondFactor *SecondFactorChallenge
+	// UsedRecoveryCode: the sign-in used a recovery code, and
+	// RecoveryCodesLeft remain.
+	UsedRecoveryCode  bool
+	RecoveryCodesLeft int
 }
 
 func errTooManyRequests(wait time.Duration) error {

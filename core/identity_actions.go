@@ -311,7 +311,8 @@ func (a *Auth) findActionCode(ctx context.Context, hash, mode string) (*ActionCo
 		return nil, actionError(err)
 	}
 	switch {
-	case !ac.UsedAt.IsZero(), mode != "" && ac.Mode != mode:
+	case !ac.UsedAt.IsZero(), mode != "" && ac.Mode != mode,
+		mode == "" && ac.Mode == ModeSecondFactor: // a sign-in's challenge is no email action
 		return nil, errInvalidActionCode()
 	case !a.Clock.Now().Before(ac.ExpiresAt):
 		return nil, Errorf(EExpiredActionCode, "This link has expired. Please ask for a new one.")

@@ -66,6 +66,7 @@ func cleanAccount(u *User, now time.Time) Claimed {
 	u.Name, u.Picture, u.Timezone = "", "", ""
 	u.HoldSince, u.HoldUntil = time.Time{}, time.Time{}
 	u.ReminderLadder, u.ReminderAddress = 0, ""
+	clearSecondFactor(u) // the maker's app and codes must not lock the owner out
 	u.UpdatedAt = now
 	return c
 }

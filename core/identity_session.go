@@ -13,8 +13,23 @@ import (
 
 // Sessions: their tokens, what proves who acts, and their end.
 
-// startSession creates a session for u and its first tokens.
+// startSession is the one way into a session of every sign-in (password,
+// sign-up, social, claim): for an account with a second factor it makes no
+// session but a challenge (identity_twostep.go), which only
+// CompleteSecondFactor turns into one.
 func (a *Auth) startSession(ctx context.Context, u *User, c Client) (*Tokens, error) {
+	if u.Disabled() {
+		return nil, errUserDisabled()
+	}
+	if u.HasSecondFactor() {
+		return a.secondFactorChallenge(ctx, u)
+	}
+	return a.openSession(ctx, u, c)
+}
+
+// openSession creates a session for u and its first tokens: only
+// startSession and CompleteSecondFactor call it.
+func (a *Auth) openSession(ctx context.Context, u *User, c Client) (*Tokens, error) {
 	if u.Disabled() {
 		return nil, errUserDisabled()
 	}

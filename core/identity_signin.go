@@ -106,31 +106,8 @@ func (a *Auth) SignIn(ctx context.Context, email, password string, c Client) (t 
 func (a *Auth) checkPassword(ctx context.Context, email, password string, c Client, proof bool) (*User, error) {
 	account := EmailKey(email)
 	pair := account + "\x00" + a.Limits.Client(c.Address)
-	if err := a.checkClient(ctx, c.Address); err != nil {
+	if err := a.signInLimits(ctx, email, pair, c, proof); err != nil {
 		return nil, err
-	}
-	needProof := false
-	if c.Address != "" {
-		w, err := a.Limits.Wait(ctx, LimitSignInAccountClient, pair)
-		if err != nil {
-			return nil, err
-		}
-		if w > 0 && !proof {
-			return nil, errTooManyRequests(w)
-		}
-		needProof = w > 0
-	}
-	if proof && !needProof {
-		n, err := a.Limits.Count(ctx, LimitSignInAccount, account)
-		if err != nil {
-			return nil, err
-		}
-		needProof = n >= LimitSignInAccount.Max
-	}
-	if needProof {
-		if err := a.checkProof(ctx, c.Proof, email); err != nil {
-			return nil, err
-		}
 	}
 	u, err := a.Users.FindUserByEmail(ctx, email)
 	if err != nil && ErrorCode(err) != EUserNotFound {
@@ -145,25 +122,63 @@ func (a *Auth) checkPassword(ctx context.Context, email, password string, c Clie
 		return nil, err
 	}
 	if !ok || u == nil || u.PasswordHash == "" {
-		if _, err := a.Limits.Record(ctx, LimitSignInAccount, account); err != nil {
-			return nil, err
-		}
-		if c.Address != "" {
-			if _, err := a.Limits.Record(ctx, LimitSignInAccountClient, pair); err != nil {
-				return nil, err
-			}
-		}
-		if err := a.countClient(ctx, c.Address); err != nil {
+		if err := a.recordSignInFailure(ctx, account, pair, c); err != nil {
 			return nil, err
 		}
 		return nil, Errorf(EWrongCredentials, "The email or password is incorrect.")
 	}
-	if c.Address != "" {
+	// With a second factor the sign-in has not succeeded yet: the count
+	// is cleared once the code is right (CompleteSecondFactor).
+	if c.Address != "" && (!u.HasSecondFactor() || !proof) {
 		if err := a.Limits.Clear(ctx, LimitSignInAccountClient, pair); err != nil {
 			return nil, err
 		}
 	}
 	return u, nil
+}
+
+// signInLimits refuses a sign-in attempt (a password, or a second factor's
+// code) of client c on the account of email (pair: the account and the
+// client's key) that the failure limits stop: see checkPassword.
+func (a *Auth) signInLimits(ctx context.Context, email, pair string, c Client, proof bool) error {
+	if err := a.checkClient(ctx, c.Address); err != nil {
+		return err
+	}
+	needProof := false
+	if c.Address != "" {
+		w, err := a.Limits.Wait(ctx, LimitSignInAccountClient, pair)
+		if err != nil {
+			return err
+		}
+		if w > 0 && !proof {
+			return errTooManyRequests(w)
+		}
+		needProof = w > 0
+	}
+	if proof && !needProof {
+		n, err := a.Limits.Count(ctx, LimitSignInAccount, EmailKey(email))
+		if err != nil {
+			return err
+		}
+		needProof = n >= LimitSignInAccount.Max
+	}
+	if needProof {
+		return a.checkProof(ctx, c.Proof, email)
+	}
+	return nil
+}
+
+// recordSignInFailure counts a failed attempt on account from c.
+func (a *Auth) recordSignInFailure(ctx context.Context, account, pair string, c Client) error {
+	if _, err := a.Limits.Record(ctx, LimitSignInAccount, account); err != nil {
+		return err
+	}
+	if c.Address != "" {
+		if _, err := a.Limits.Record(ctx, LimitSignInAccountClient, pair); err != nil {
+			return err
+		}
+	}
+	return a.countClient(ctx, c.Address)
 }
 
 // wait refuses key while it has reached l.

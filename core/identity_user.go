@@ -54,7 +54,19 @@ type User struct {
 	// asked (core/delivery_reminder_address.go).
 	ReminderAddressAskedAt     time.Time
 	ReminderAddressConfirmedAt time.Time
+	// The second factor (core/identity_totp.go): TOTPSecret is the
+	// authenticator app's secret (base32, sealed at rest), pending until
+	// TOTPEnabledAt is set by a confirming code; TOTPLastStep is the time
+	// step of the last code accepted, so no code is used twice.
+	// RecoveryCodes are the hashes of the unused recovery codes.
+	TOTPSecret    string
+	TOTPEnabledAt time.Time
+	TOTPLastStep  int64
+	RecoveryCodes []string
 }
+
+// HasSecondFactor reports whether signing in to u needs a second factor.
+func (u *User) HasSecondFactor() bool { return !u.TOTPEnabledAt.IsZero() }
 
 // Location returns the user's time zone, UTC when unset or unknown.
 func (u *User) Location() *time.Location { return LoadLocation(u.Timezone) }
@@ -88,6 +100,10 @@ type SessionUser struct {
 	// ReminderAddressRefused. Session sets the first two; Auth sees a
 	// refusal (sessionUserOf).
 	ReminderAddressState string
+	// TOTP tells whether the authenticator app is on; RecoveryCodes how
+	// many unused recovery codes remain.
+	TOTP          bool
+	RecoveryCodes int
 }
 
 // Session derives the session user through the configured price map;
@@ -115,6 +131,8 @@ func (u *User) Session(prices PriceMap, hasMessages bool) SessionUser {
 		ReminderLadder:           u.ReminderLadder.Names(),
 		ReminderAddress:          u.ReminderAddress,
 		ReminderAddressState:     u.reminderAddressState(),
+		TOTP:                     u.HasSecondFactor(),
+		RecoveryCodes:            len(u.RecoveryCodes),
 	}
 }
 

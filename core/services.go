@@ -81,6 +81,7 @@ type Account interface {
 // operations beyond Account. Auth implements it.
 type Identities interface {
 	Account
+	SecondFactors
 	SignUp(ctx context.Context, in SignUpInput, c Client) (*Tokens, error)
 	SignIn(ctx context.Context, email, password string, c Client) (*Tokens, error)
 	// SignInChallenge is a puzzle whose answer (c.Proof) a sign-in to an
@@ -101,6 +102,17 @@ type Identities interface {
 	ChangePassword(ctx context.Context, password string) error
 	DeleteAccount(ctx context.Context) error
 	Export(ctx context.Context) (*AccountExport, error)
+}
+
+// SecondFactors is the authenticator app and the recovery codes: the sign-in
+// step that takes a challenge and a code (identity_twostep.go), and their
+// owner's settings (identity_totp.go). Auth implements it.
+type SecondFactors interface {
+	CompleteSecondFactor(ctx context.Context, token, code string, c Client) (*Tokens, error)
+	BeginTOTP(ctx context.Context) (*TOTPEnrolment, error)
+	ConfirmTOTP(ctx context.Context, code string) (*RecoveryCodes, error)
+	DisableTOTP(ctx context.Context) error
+	RegenerateRecoveryCodes(ctx context.Context) (*RecoveryCodes, error)
 }
 
 // IdentityVerifier tells whether the identity in ctx still holds; Auth

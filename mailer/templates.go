@@ -29,11 +29,12 @@ const (
 	kindSummary        = "operator_summary"
 	kindReminderAddr   = "reminder_address"
 	kindNotice         = "recipient_notice"
+	kindSecurityNotice = "security_notice"
 )
 
 var kinds = []string{
 	kindVerifyEmail, kindPasswordReset, kindEmailChanged, kindAccountClaimed, kindReminder,
-	kindDelivery, kindDeliveryFailed, kindContact, kindSummary, kindReminderAddr, kindNotice,
+	kindDelivery, kindDeliveryFailed, kindContact, kindSummary, kindReminderAddr, kindNotice, kindSecurityNotice,
 }
 
 // dateLayout shows a time the way an author reads it, in their zone:
@@ -174,6 +175,12 @@ func (t *Templates) EmailChanged(d core.EmailChangedEmail) (*core.Email, error) 
 // started with it is now its owner's, emptied.
 func (t *Templates) AccountClaimed(d core.AccountClaimedEmail) (*core.Email, error) {
 	return t.render(kindAccountClaimed, d.To, d)
+}
+
+// SecurityNotice tells an account's owner that its sign-in changed: the
+// authenticator app on or off, a recovery code used, an operator's reset.
+func (t *Templates) SecurityNotice(d core.SecurityNoticeEmail) (*core.Email, error) {
+	return t.render(kindSecurityNotice, d.To, d)
 }
 
 // Reminder tells the author when a message will be delivered and how to

@@ -17,6 +17,7 @@ func (s *AdminServer) accountRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /admin/users", s.handleCreateUser)
 	mux.HandleFunc("POST /admin/users/{user}/disable", s.handleSetDisabled(true))
 	mux.HandleFunc("POST /admin/users/{user}/enable", s.handleSetDisabled(false))
+	mux.HandleFunc("POST /admin/users/{user}/reset-2fa", s.handleResetSecondFactor)
 	mux.HandleFunc("DELETE /admin/users/{user}", s.handleDeleteUser)
 	mux.HandleFunc("GET /admin/users/{user}/export", s.handleExportUser)
 	mux.HandleFunc("POST /admin/messages/{id}/postpone", s.handlePostponeMessage)
@@ -55,6 +56,15 @@ func (s *AdminServer) handleSetDisabled(disabled bool) http.HandlerFunc {
 		}
 		writeData(w, http.StatusOK, NewUserJSON(u, s.Prices))
 	}
+}
+
+func (s *AdminServer) handleResetSecondFactor(w http.ResponseWriter, r *http.Request) {
+	u, err := s.Admin.ResetSecondFactor(r.Context(), r.PathValue("user"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, NewUserJSON(u, s.Prices))
 }
 
 func (s *AdminServer) handleDeleteUser(w http.ResponseWriter, r *http.Request) {
@@ -145,6 +155,14 @@ func (c *AdminClient) SetUserDisabled(ctx context.Context, idOrEmail string, dis
 	}
 	var out UserJSON
 	if err := c.t.do(ctx, "POST", "/admin/users/"+url.PathEscape(idOrEmail)+action, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Core(), nil
+}
+
+func (c *AdminClient) ResetSecondFactor(ctx context.Context, idOrEmail string) (*core.User, error) {
+	var out UserJSON
+	if err := c.t.do(ctx, "POST", "/admin/users/"+url.PathEscape(idOrEmail)+"/reset-2fa", nil, &out); err != nil {
 		return nil, err
 	}
 	return out.Core(), nil

@@ -54,10 +54,26 @@ func (s *Server) clearRefreshCookie(w http.ResponseWriter) {
 }
 
 // TokensJSON is a sign-in's reply; the refresh token travels in the cookie.
+// RecoveryCodesLeft is set after a sign-in with a recovery code.
 type TokensJSON struct {
-	IDToken   string           `json:"idToken"`
-	ExpiresAt int64            `json:"expiresAt"`
-	User      *SessionUserJSON `json:"user,omitempty"`
+	IDToken           string           `json:"idToken"`
+	ExpiresAt         int64            `json:"expiresAt"`
+	User              *SessionUserJSON `json:"user,omitempty"`
+	RecoveryCodesLeft *int             `json:"recoveryCodesLeft,omitempty"`
+}
+
+// SecondFactorJSON is a sign-in's reply for an account with a second
+// factor: no session yet, a challenge to send back with a code
+// (POST /api/auth/second-factor).
+type SecondFactorJSON struct {
+	SecondFactor SecondFactorChallengeJSON `json:"secondFactor"`
+}
+
+// SecondFactorChallengeJSON is the challenge of SecondFactorJSON.
+type SecondFactorChallengeJSON struct {
+	Token     string   `json:"token"`
+	ExpiresAt int64    `json:"expiresAt"`
+	Methods   []string `json:"methods"`
 }
 
 // setSessionCookies sets the refresh cookie when the tokens carry a new
@@ -71,10 +87,19 @@ func (s *Server) setSessionCookies(w http.ResponseWriter, t *core.Tokens) {
 // writeTokens sets the refresh cookie (when the tokens carry a new refresh
 // token) and writes the ID token and, after a sign-in, the session user.
 func (s *Server) writeTokens(w http.ResponseWriter, status int, t *core.Tokens) {
+	if sf := t.SecondFactor; sf != nil {
+		writeData(w, status, SecondFactorJSON{SecondFactorChallengeJSON{
+			Token: sf.Token, ExpiresAt: millis(sf.ExpiresAt), Methods: sf.Methods}})
+		return
+	}
 	s.setSessionCookies(w, t)
 	out := TokensJSON{IDToken: t.IDToken, ExpiresAt: millis(t.ExpiresAt)}
 	if t.Session != nil {
 		out.User = NewSessionUserJSON(t.Session)
+	}
+	if t.UsedRecoveryCode {
+		left := t.RecoveryCodesLeft
+		out.RecoveryCodesLeft = &left
 	}
 	writeData(w, status, out)
 }

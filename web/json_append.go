@@ -140,6 +140,10 @@ func appendSessionUserJSON(b []byte, su *core.SessionUser) []byte {
 	b = appendJSONString(b, su.ReminderAddress)
 	b = append(b, `,"reminderAddressState":`...)
 	b = appendJSONString(b, su.ReminderAddressState)
+	b = append(b, `,"totp":`...)
+	b = strconv.AppendBool(b, su.TOTP)
+	b = append(b, `,"recoveryCodes":`...)
+	b = strconv.AppendInt(b, int64(su.RecoveryCodes), 10)
 	return append(b, '}')
 }
 

@@ -29,6 +29,10 @@ type SessionUserJSON struct {
 	// ReminderAddressState is the second address's consent:
 	// "unconfirmed", "confirmed" or "refused"; "" when none.
 	ReminderAddressState string `json:"reminderAddressState"`
+	// TOTP tells whether sign-in asks for an authenticator app's code;
+	// RecoveryCodes how many unused recovery codes remain.
+	TOTP          bool `json:"totp"`
+	RecoveryCodes int  `json:"recoveryCodes"`
 }
 
 // NewSessionUserJSON is su on the wire.
@@ -38,7 +42,7 @@ func NewSessionUserJSON(su *core.SessionUser) *SessionUserJSON {
 		Providers: su.Providers, PlanID: su.PlanID, PlanIsActive: su.PlanIsActive, Timezone: su.Timezone,
 		StripeSubscriptionStatus: su.StripeSubscriptionStatus, CanAddMessage: su.CanAddMessage,
 		RecipientLimit: su.RecipientLimit, ReminderLadder: su.ReminderLadder, ReminderAddress: su.ReminderAddress,
-		ReminderAddressState: su.ReminderAddressState,
+		ReminderAddressState: su.ReminderAddressState, TOTP: su.TOTP, RecoveryCodes: su.RecoveryCodes,
 	}
 	if j.ReminderLadder == nil {
 		j.ReminderLadder = []string{}
@@ -61,7 +65,7 @@ func (j *SessionUserJSON) Core() *core.SessionUser {
 		Providers: j.Providers, PlanID: j.PlanID, PlanIsActive: j.PlanIsActive, Timezone: j.Timezone,
 		StripeSubscriptionStatus: j.StripeSubscriptionStatus, CanAddMessage: j.CanAddMessage,
 		RecipientLimit: j.RecipientLimit, ReminderLadder: j.ReminderLadder, ReminderAddress: j.ReminderAddress,
-		ReminderAddressState: j.ReminderAddressState,
+		ReminderAddressState: j.ReminderAddressState, TOTP: j.TOTP, RecoveryCodes: j.RecoveryCodes,
 	}
 	if su.ReminderLadder == nil {
 		su.ReminderLadder = []string{}
@@ -103,6 +107,10 @@ type UserJSON struct {
 	// held); it holds while holdUntil is ahead.
 	HoldSince int64 `json:"holdSince,omitempty"`
 	HoldUntil int64 `json:"holdUntil,omitempty"`
+	// TOTPEnabledAt is when the authenticator app was turned on (ms;
+	// absent: off); RecoveryCodes how many unused recovery codes remain.
+	TOTPEnabledAt int64 `json:"totpEnabledAt,omitempty"`
+	RecoveryCodes int   `json:"recoveryCodes,omitempty"`
 }
 
 // NewUserJSON is u on the wire, its plan derived through prices.
@@ -120,6 +128,7 @@ func NewUserJSON(u *core.User, prices core.PriceMap) *UserJSON {
 		DisabledAt:               millis(u.DisabledAt), HeldMessages: u.HeldMessages,
 		CreatedAt: millis(u.CreatedAt), UpdatedAt: millis(u.UpdatedAt),
 		HoldSince: millis(u.HoldSince), HoldUntil: millis(u.HoldUntil),
+		TOTPEnabledAt: millis(u.TOTPEnabledAt), RecoveryCodes: len(u.RecoveryCodes),
 	}
 }
 
@@ -132,7 +141,18 @@ func (j *UserJSON) Core() *core.User {
 		DisabledAt: fromMillis(j.DisabledAt), HeldMessages: j.HeldMessages,
 		CreatedAt: fromMillis(j.CreatedAt), UpdatedAt: fromMillis(j.UpdatedAt),
 		HoldSince: fromMillis(j.HoldSince), HoldUntil: fromMillis(j.HoldUntil),
+		TOTPEnabledAt: fromMillis(j.TOTPEnabledAt),
+		RecoveryCodes: emptyHashes(j.RecoveryCodes),
 	}
+}
+
+// emptyHashes stands for n recovery codes, of which only the number
+// travels: n empty hashes, nil for none.
+func emptyHashes(n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	return make([]string, n)
 }
 
 // AccessTokenJSON is a personal access token as its owner sees it, without

@@ -20,13 +20,16 @@ const popupScriptPath = "/oauth-popup.js"
 
 // PopupResultJSON is what the popup hands to its opener: the envelope's
 // status, code and message, with the provider and what the sign-in was for
-// (intent: "" to sign in, "link" or "reauth").
+// (intent: "" to sign in, "link" or "reauth"). For an account with a
+// second factor, status is "second-factor" and secondFactor the challenge
+// the opener sends back with a code (POST /api/auth/second-factor).
 type PopupResultJSON struct {
-	Provider string `json:"provider"`
-	Intent   string `json:"intent"`
-	Status   string `json:"status"`
-	Code     string `json:"code,omitempty"`
-	Message  string `json:"message"`
+	Provider     string                     `json:"provider"`
+	Intent       string                     `json:"intent"`
+	Status       string                     `json:"status"`
+	Code         string                     `json:"code,omitempty"`
+	Message      string                     `json:"message"`
+	SecondFactor *SecondFactorChallengeJSON `json:"secondFactor,omitempty"`
 }
 
 var popupPage = template.Must(template.New("popup").Parse(`<!doctype html>
@@ -51,7 +54,7 @@ var popupPage = template.Must(template.New("popup").Parse(`<!doctype html>
 `))
 
 // writePopup writes the popup page of a provider sign-in's outcome.
-func (s *Server) writePopup(w http.ResponseWriter, r *http.Request, provider, intent string, err error) {
+func (s *Server) writePopup(w http.ResponseWriter, r *http.Request, provider, intent string, sf *core.SecondFactorChallenge, err error) {
 	name := core.ProviderName(provider)
 	res := PopupResultJSON{Provider: provider, Intent: intent, Status: "success"}
 	page := struct {
@@ -68,6 +71,11 @@ func (s *Server) writePopup(w http.ResponseWriter, r *http.Request, provider, in
 		res.Status, res.Code, res.Message = "error", code, core.ErrorMessage(err)
 		page.Title, page.Next, page.NextLabel = "Sign-in with "+name+" did not work", "/auth/signin", "Back to sign in"
 		status = HTTPStatus(code)
+	case sf != nil:
+		res.Status = "second-factor"
+		res.SecondFactor = &SecondFactorChallengeJSON{Token: sf.Token, ExpiresAt: millis(sf.ExpiresAt), Methods: sf.Methods}
+		res.Message = "Enter the code from your authenticator app in the " + s.AppName + " window to finish signing in."
+		page.Title, page.Next, page.NextLabel = "One more step", "/auth/signin", "Back to sign in"
 	case intent == core.IntentLink:
 		res.Message = "Your " + name + " account is linked: you can sign in with it from now on."
 		page.Title = name + " account linked"

@@ -108,42 +108,44 @@ func (s *Server) handleOAuthCallback(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	res, err := s.flow().Finish(r.Context(), provider, kept, core.ProviderAnswer{State: q.Get("state"), Code: q.Get("code"), Error: q.Get("error")})
 	intent := ""
+	var sf *core.SecondFactorChallenge
 	if err == nil {
 		intent = res.Intent.Kind
-		err = s.applySocial(w, r, res)
+		sf, err = s.applySocial(w, r, res)
 	}
-	s.writePopup(w, r, provider, intent, err)
+	s.writePopup(w, r, provider, intent, sf, err)
 }
 
 // applySocial does what the provider's sign-in was for: link it or sign in
 // again for the session that started it, else sign in (setting the session
 // cookies) or, when the provider gave no email, hold the profile until the
-// person types one.
-func (s *Server) applySocial(w http.ResponseWriter, r *http.Request, res *core.SocialResult) error {
+// person types one. For an account with a second factor it returns the
+// challenge instead: no session exists yet.
+func (s *Server) applySocial(w http.ResponseWriter, r *http.Request, res *core.SocialResult) (*core.SecondFactorChallenge, error) {
 	ctx := r.Context()
 	switch res.Intent.Kind {
 	case core.IntentLink, core.IntentReauth:
 		ctx = core.WithIdentity(ctx, &core.Identity{UserID: res.Intent.UserID, SessionID: res.Intent.SessionID})
 		if res.Intent.Kind == core.IntentReauth {
-			return s.Social.Reauth(ctx, res.Profile)
+			return nil, s.Social.Reauth(ctx, res.Profile)
 		}
 		_, err := s.Social.Link(ctx, res.Profile)
-		return err
+		return nil, err
 	}
 	t, err := s.Social.SignIn(ctx, res.Profile, authClient(r))
 	switch {
 	case core.ErrorCode(err) == core.EEmailRequired:
 		held, herr := s.flow().Hold(res.Profile)
 		if herr != nil {
-			return herr
+			return nil, herr
 		}
 		http.SetCookie(w, s.oauthCookie(heldCookie, oauthPath, held))
-		return err
+		return nil, err
 	case err != nil:
-		return err
+		return nil, err
 	}
 	s.setSessionCookies(w, t)
-	return nil
+	return t.SecondFactor, nil
 }
 
 // handleOAuthEmail makes the account of a provider that gave no email with

@@ -22,7 +22,9 @@
 // same for POST /api/messages against a bare server that only reads the
 // body and writes as many bytes as a create, durably, to the same store;
 // signin-burst (burst.go) sends -burst sign-ins at once and follows the
-// server's VmRSS to its peak and back to its idle baseline.
+// server's VmRSS to its peak and back to its idle baseline; signin-2fa
+// (twofactor.go) signs in to accounts with an authenticator app at the
+// signin scenario's rate, each sign-in its two requests.
 //
 //	go build -o bin/sendlater ./cmd/sendlater
 //	go run ./cmd/loadgen -bin bin/sendlater
@@ -150,6 +152,20 @@ func main() {
 			body, _ := json.Marshal(map[string]string{"email": setup.signinEmail, "password": password})
 			req := request("POST", "/api/auth/signin", "", body)
 			run = func(d time.Duration) result { return openLoop(addrs, *conns, *signinRate, d, req) }
+		case "signin-2fa":
+			label = fmt.Sprintf("sign-in + second factor, %g/s", *signinRate)
+			var pool *factorPool
+			run = func(d time.Duration) result {
+				if pool == nil {
+					n := int(*signinRate*(warmup.Seconds()+duration.Seconds()))/11 + 2
+					accounts, err := factorAccounts(*base, min(n, 45))
+					if err != nil {
+						fatalf("signin-2fa setup: %v", err)
+					}
+					pool = &factorPool{accounts: accounts}
+				}
+				return twoStepLoop(*base, pool, *conns, *signinRate, d)
+			}
 		case "signin-burst":
 			signinBurst(addrs, pids, setup.signinEmail, *burst, *burstIdle)
 			continue

@@ -58,7 +58,9 @@ func browserSuite(t *testing.T) (node, script string) {
 // focus trap, a paused message's disabled Postpone, delete's confirmation,
 // an access token made, listed and revoked in the settings (the API then
 // refuses it), sign out and in again, a reload, the redirect away from sign
-// in, the theme surviving a reload and the drawer at 390 px.
+// in, the theme surviving a reload and the drawer at 390 px; then the
+// second factor (e2e/twofactor.mjs): an authenticator app set up with codes
+// the suite computes, sign-ins with its code and with a recovery code.
 func TestWebAppInABrowser(t *testing.T) {
 	browser := chromium(t)
 	node, script := browserSuite(t)

@@ -126,6 +126,8 @@ func newLoginCmd(a *app) *cobra.Command {
 		Use:   "login --server URL",
 		Short: "Sign in to a server and keep a personal access token for the TUI",
 		Long: "Signs in with your email and password (read without echo, or from stdin with --password-stdin),\n" +
+			"then, when the account has an authenticator app, its code or a recovery code (asked, or stdin's\n" +
+			"next line with --password-stdin),\n" +
 			"creates a personal access token named after this machine, and keeps it with the server's address\n" +
 			"in your config directory (mode 0600). `sendlater tui` then works from this machine.\n\n" +
 			"The token may read and write your messages (scopes messages:read and messages:write), what the\n" +
@@ -158,7 +160,18 @@ func newLoginCmd(a *app) *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
 			defer cancel()
-			session, err := web.SignIn(ctx, base, email, password, 0)
+			askCode := func(methods []string) (string, error) {
+				// With --password-stdin the code is stdin's next line.
+				if !passwordStdin {
+					fmt.Fprint(a.stderr, "Code from your authenticator app (or a recovery code): ")
+				}
+				line, err := in.ReadString('\n')
+				if err != nil && line == "" {
+					return "", errors.New("this account asks for a code from an authenticator app: none given")
+				}
+				return strings.TrimSpace(line), nil
+			}
+			session, err := web.SignInWithCode(ctx, base, email, password, 0, askCode)
 			if err != nil {
 				return err
 			}

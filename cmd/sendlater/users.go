@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ func newUsersCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "users", Short: "List, show and manage users"}
 	cmd.AddCommand(newUsersListCmd(a), newUsersShowCmd(a), newUsersSetPlanCmd(a), newUsersSyncBillingCmd(a),
 		newUsersCreateCmd(a), newUsersSetDisabledCmd(a, true), newUsersSetDisabledCmd(a, false),
-		newUsersDeleteCmd(a), newUsersExportCmd(a), newUsersLiftHoldCmd(a))
+		newUsersResetSecondFactorCmd(a), newUsersDeleteCmd(a), newUsersExportCmd(a), newUsersLiftHoldCmd(a))
 	return cmd
 }
 
@@ -125,7 +126,16 @@ func (a *app) printUser(u *core.User, asJSON bool) error {
 		{"Stripe price", cli.OrDash(u.StripePriceID)}, {"Subscription", cli.OrDash(u.StripeSubscriptionStatus)},
 		{"Disabled", disabledText(u)}, {"Created", created(u)}, {"Hold", holdText(u, time.Now())},
 		{"Reminder ladder", ladderText(u.ReminderLadder.Names())}, {"Also reminded", a.reminderAddressText(u)},
+		{"Second factor", secondFactorText(u)},
 	})
+}
+
+// secondFactorText is the user's second factor as users show prints it.
+func secondFactorText(u *core.User) string {
+	if !u.HasSecondFactor() {
+		return "- (password or provider alone)"
+	}
+	return fmt.Sprintf("authenticator app since %s; %d recovery codes left", cli.When(u.TOTPEnabledAt), len(u.RecoveryCodes))
 }
 
 // ladderText is the user's reminder steps as users show prints them.

@@ -102,6 +102,31 @@ func newUsersSetDisabledCmd(a *app, disabled bool) *cobra.Command {
 	return cmd
 }
 
+func newUsersResetSecondFactorCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "reset-2fa ID|EMAIL",
+		Short: "Remove a user's authenticator app and recovery codes (audited; the user is emailed)",
+		Long: "Remove a user's authenticator app and recovery codes, so that the password or a provider alone\n" +
+			"signs in: the recovery path for a user who lost both. Check who asks before you run it. The act is\n" +
+			"written to the audit log and the user is emailed.",
+		Args: useArgs,
+		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminUsers) error {
+			u, err := admin.ResetSecondFactor(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return cli.PrintJSON(a.stdout, web.NewUserJSON(u, a.cfg.prices()))
+			}
+			fmt.Fprintf(a.stdout, "%s has no second factor now: the password or a provider alone signs in. They were emailed.\n", u.Email)
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
 func newUsersDeleteCmd(a *app) *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{

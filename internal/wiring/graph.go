@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/otpauth"
 )
 
 // build wires the graph; o is valid and k complete.
@@ -26,6 +27,7 @@ func build(o Options, k Keys) *Graph {
 		Outbox: g.Outbox, Emails: emails, Clock: clock, Prices: o.Prices, BaseURL: o.BaseURL,
 		SigningKey: k.SigningKey, Limits: g.Limits, PasswordParams: o.PasswordParams, Logger: log, Refused: st,
 		Metrics: o.Metrics,
+		OTP:     otpauth.Codes{},
 	}
 	g.Social = &core.SocialAuth{Auth: g.Auth}
 	if g.Billing != nil && o.Metrics != nil {

@@ -84,6 +84,13 @@ type userRecord struct {
 	// absent: never (a record written before confirmation existed).
 	ReminderAddressAskedAt     int64 `json:"reminderAddressAskedAt,omitempty"`
 	ReminderAddressConfirmedAt int64 `json:"reminderAddressConfirmedAt,omitempty"`
+	// The second factor: the sealed TOTP secret, when it was turned on
+	// (absent: pending or none), the last time step used, and the hashes
+	// of the unused recovery codes.
+	SealedTOTPSecret []byte   `json:"sealedTotpSecret,omitempty"`
+	TOTPEnabledAt    int64    `json:"totpEnabledAt,omitempty"`
+	TOTPLastStep     int64    `json:"totpLastStep,omitempty"`
+	RecoveryCodes    []string `json:"recoveryCodes,omitempty"`
 }
 
 // userRecordOf is the stored form of a sealed user.
@@ -100,6 +107,8 @@ func userRecordOf(su *seal.User) userRecord {
 		ReminderLadder: uint8(u.ReminderLadder), SealedReminderAddress: su.ReminderAddress,
 		ReminderAddressAskedAt:     unixNano(u.ReminderAddressAskedAt),
 		ReminderAddressConfirmedAt: unixNano(u.ReminderAddressConfirmedAt),
+		SealedTOTPSecret:           su.TOTPSecret, TOTPEnabledAt: unixNano(u.TOTPEnabledAt),
+		TOTPLastStep: u.TOTPLastStep, RecoveryCodes: u.RecoveryCodes,
 	}
 }
 
@@ -117,8 +126,10 @@ func (r *userRecord) sealedUser() seal.User {
 			ReminderLadder:             core.Ladder(r.ReminderLadder),
 			ReminderAddressAskedAt:     fromUnixNano(r.ReminderAddressAskedAt),
 			ReminderAddressConfirmedAt: fromUnixNano(r.ReminderAddressConfirmedAt),
+			TOTPEnabledAt:              fromUnixNano(r.TOTPEnabledAt), TOTPLastStep: r.TOTPLastStep,
+			RecoveryCodes: r.RecoveryCodes,
 		},
-		Name: r.SealedName, ReminderAddress: r.SealedReminderAddress,
+		Name: r.SealedName, ReminderAddress: r.SealedReminderAddress, TOTPSecret: r.SealedTOTPSecret,
 	}
 }
 

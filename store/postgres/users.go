@@ -15,7 +15,8 @@ import (
 const userColumns = `id, email, name, picture, timezone, password_hash, providers, email_verified,
 	stripe_customer_id, stripe_price_id, stripe_subscription_status, created_at, updated_at, name_sealed,
 	disabled_at, held_messages, hold_since, hold_until, reminder_ladder, reminder_address,
-	reminder_address_asked_at, reminder_address_confirmed_at`
+	reminder_address_asked_at, reminder_address_confirmed_at,
+	totp_secret, totp_enabled_at, totp_last_step, recovery_codes`
 
 // scanSealedUser reads a row into su, and whether its name is sealed.
 func scanSealedUser(row pgx.Row, su *seal.User) (sealed bool, err error) {
@@ -43,7 +44,8 @@ func (sc *userScan) targets(su *seal.User) []any {
 		&u.EmailVerified, &u.StripeCustomerID, &u.StripePriceID, &u.StripeSubscriptionStatus,
 		at(&u.CreatedAt), at(&u.UpdatedAt), &sc.sealed, at(&u.DisabledAt), &u.HeldMessages,
 		at(&u.HoldSince), at(&u.HoldUntil), &sc.ladder, &su.ReminderAddress,
-		at(&u.ReminderAddressAskedAt), at(&u.ReminderAddressConfirmedAt)}
+		at(&u.ReminderAddressAskedAt), at(&u.ReminderAddressConfirmedAt),
+		&su.TOTPSecret, at(&u.TOTPEnabledAt), &u.TOTPLastStep, &u.RecoveryCodes}
 }
 
 func (sc *userScan) done(su *seal.User) { su.Plain.ReminderLadder = core.Ladder(sc.ladder) }
@@ -75,7 +77,9 @@ func sealedUserArgs(su *seal.User) []any {
 		u.EmailVerified, u.StripeCustomerID, u.StripePriceID, u.StripeSubscriptionStatus,
 		nanos(u.CreatedAt), nanos(u.UpdatedAt), true, nanos(u.DisabledAt), list(u.HeldMessages),
 		nanos(u.HoldSince), nanos(u.HoldUntil), int16(u.ReminderLadder), su.ReminderAddress,
-		nanos(u.ReminderAddressAskedAt), nanos(u.ReminderAddressConfirmedAt), nullIfEmpty(core.EmailKey(u.Email))}
+		nanos(u.ReminderAddressAskedAt), nanos(u.ReminderAddressConfirmedAt),
+		nullIfEmpty(su.TOTPSecret), nanos(u.TOTPEnabledAt), u.TOTPLastStep, list(u.RecoveryCodes),
+		nullIfEmpty(core.EmailKey(u.Email))}
 }
 
 func (s *DB) userArgs(u *core.User) []any {
@@ -84,7 +88,7 @@ func (s *DB) userArgs(u *core.User) []any {
 }
 
 const insertUser = `insert into users (` + userColumns + `, email_key)
-	values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`
+	values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`
 
 // CreateUser stores u, giving it a new id when it has none. The email must
 // not be in use by another user, whatever its case (a unique index on the
@@ -145,7 +149,7 @@ func (s *DB) updateUser(ctx context.Context, tx pgx.Tx, id string, fn func(u *co
 		return nil, err
 	}
 	_, err = tx.Exec(ctx, `update users set (`+userColumns+`, email_key)
-		= ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) where id = $1`, s.userArgs(u)...)
+		= ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27) where id = $1`, s.userArgs(u)...)
 	return u, err
 }
 

@@ -26,6 +26,7 @@ const (
 	fieldOutboxEmail      = "outboxEmail"
 	fieldUserName         = "userName"
 	fieldReminderAddress  = "reminderAddress"
+	fieldTOTPSecret       = "totpSecret"
 	fieldContactName      = "contactName"
 	fieldContactEmail     = "contactEmail"
 	fieldContactMessage   = "contactMessage"
@@ -173,15 +174,20 @@ type User struct {
 	Name  []byte
 	// ReminderAddress is the sealed second reminder address; nil: none.
 	ReminderAddress []byte
+	// TOTPSecret is the sealed authenticator app's secret; nil: none.
+	TOTPSecret []byte
 }
 
-// SealUser seals u's name and second reminder address.
+// SealUser seals u's name, second reminder address and TOTP secret.
 func (s *Sealer) SealUser(u *core.User) User {
 	su := User{Plain: *u, Name: s.sealField(u.ID, fieldUserName, u.Name)}
 	if u.ReminderAddress != "" {
 		su.ReminderAddress = s.sealField(u.ID, fieldReminderAddress, u.ReminderAddress)
 	}
-	su.Plain.Name, su.Plain.ReminderAddress = "", ""
+	if u.TOTPSecret != "" {
+		su.TOTPSecret = s.sealField(u.ID, fieldTOTPSecret, u.TOTPSecret)
+	}
+	su.Plain.Name, su.Plain.ReminderAddress, su.Plain.TOTPSecret = "", "", ""
 	return su
 }
 
@@ -195,6 +201,11 @@ func (s *Sealer) OpenUser(su *User) (*core.User, error) {
 	}
 	if su.ReminderAddress != nil {
 		if u.ReminderAddress, err = s.openField(u.ID, fieldReminderAddress, su.ReminderAddress); err != nil {
+			return nil, err
+		}
+	}
+	if su.TOTPSecret != nil {
+		if u.TOTPSecret, err = s.openField(u.ID, fieldTOTPSecret, su.TOTPSecret); err != nil {
 			return nil, err
 		}
 	}

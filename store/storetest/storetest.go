@@ -66,6 +66,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"UserReminderLadder", testUserReminderLadder},
 		{"ListUsers", testListUsers},
 		{"UserDisabled", testUserDisabled},
+		{"UserSecondFactor", testUserSecondFactor},
 		{"Audit", testAudit},
 		{"Messages", testMessages},
 		{"MessageOwnerMissing", testMessageOwnerMissing},

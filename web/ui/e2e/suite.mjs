@@ -8,6 +8,7 @@ import { checkAnonymousPages } from "./anonymous.mjs";
 import { checker, launch, report } from "./browser.mjs";
 import { checkFirstPaint } from "./first-paint.mjs";
 import { checkSignedInFlow } from "./flow.mjs";
+import { checkSecondFactor } from "./twofactor.mjs";
 
 const base = process.argv[2];
 if (!base) {
@@ -23,6 +24,7 @@ try {
   await checkAnonymousPages(browser, base, checks);
   await checkFirstPaint(browser, base, checks);
   await checkSignedInFlow(browser, base, checks, screenshots);
+  await checkSecondFactor(browser, base, checks);
 } finally {
   await browser.close();
 }

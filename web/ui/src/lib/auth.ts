@@ -31,6 +31,10 @@ export type SessionUser = {
    * sent to it ("unconfirmed"), nor after it refused every email ("refused"); "" or absent: no address.
    */
   reminderAddressState?: "" | "unconfirmed" | "confirmed" | "refused";
+  /** Whether sign-in asks for an authenticator app's code; absent: no. */
+  totp?: boolean;
+  /** How many unused recovery codes remain. */
+  recoveryCodes?: number;
 };
 
 export type SessionGrant = {
@@ -38,6 +42,8 @@ export type SessionGrant = {
   // Milliseconds since the epoch.
   expiresAt: number;
   user: SessionUser;
+  /** After a sign-in with a recovery code: how many remain. */
+  recoveryCodesLeft?: number;
 };
 
 /** undefined while unknown, null when signed out. */
@@ -166,15 +172,20 @@ export async function signUp(email: string, password: string) {
   }
 }
 
-export async function signIn(email: string, password: string) {
-  const request = (proof?: { challenge: string; nonce: string }) =>
-    api<SessionGrant>("auth/signin", { method: "POST", body: { email, password, proof }, bearer: false });
+/** A sign-in to an account with a second factor: no session yet, a challenge to send back with a code. */
+export type SecondFactorChallenge = { token: string; expiresAt: number; methods: string[] };
+
+type Proof = { challenge: string; nonce: string };
+
+/**
+ * Sends request; an account with many failed sign-ins asks every browser for a proof of work:
+ * solve it and send again (docs/identity.md). The owner gets in; each guess costs a stranger.
+ */
+async function withProof<T>(email: string | undefined, request: (proof?: Proof) => Promise<T>): Promise<T> {
   try {
-    startSession(await request());
+    return await request();
   } catch (error) {
-    // An account with many failed sign-ins asks every browser for a proof of work: solve it
-    // and sign in again (docs/identity.md). The owner gets in; each guess costs a stranger.
-    if (!(error instanceof ApiError) || error.code !== "auth/proof-required") throw error;
+    if (!(error instanceof ApiError) || error.code !== "auth/proof-required" || !email) throw error;
     const puzzle = await api<{ challenge: string; difficulty: number }>("auth/challenge", {
       method: "POST",
       body: { email },
@@ -182,8 +193,39 @@ export async function signIn(email: string, password: string) {
     });
     // The solver loads only here: the home page does not pay for it (DESIGN.md rule 15).
     const { solve } = await import("./proof-of-work");
-    startSession(await request({ challenge: puzzle.challenge, nonce: await solve(puzzle.challenge, puzzle.difficulty) }));
+    return request({ challenge: puzzle.challenge, nonce: await solve(puzzle.challenge, puzzle.difficulty) });
   }
+}
+
+/** Signs in; for an account with a second factor it returns the challenge the code step sends back. */
+export async function signIn(email: string, password: string): Promise<SecondFactorChallenge | undefined> {
+  const reply = await withProof(email, (proof) =>
+    api<SessionGrant | { secondFactor: SecondFactorChallenge }>("auth/signin", {
+      method: "POST",
+      body: { email, password, proof },
+      bearer: false,
+    }),
+  );
+  if ("secondFactor" in reply) return reply.secondFactor;
+  startSession(reply);
+  return undefined;
+}
+
+/**
+ * Ends a sign-in with a second factor: the challenge and a code from the authenticator app or a
+ * recovery code. Returns how many recovery codes remain when one was used. email (absent after
+ * a provider's sign-in) lets it solve a proof of work when the account is under attack.
+ */
+export async function completeSecondFactor(challenge: SecondFactorChallenge, code: string, email?: string) {
+  const grant = await withProof(email, (proof) =>
+    api<SessionGrant>("auth/second-factor", {
+      method: "POST",
+      body: { token: challenge.token, code, proof },
+      bearer: false,
+    }),
+  );
+  startSession(grant);
+  return grant.recoveryCodesLeft;
 }
 
 /** Proves a recent sign-in for a sensitive action; the new ID token carries it. */

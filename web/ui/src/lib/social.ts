@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { api } from "./api-client";
+import type { SecondFactorChallenge } from "./auth";
 
 // Social sign-in, shared by signing in, linking a provider in the settings and
 // signing in again before a sensitive action. The popup's last page (served by the API, its
@@ -7,13 +8,17 @@ import { api } from "./api-client";
 // window.opener, that still reaches this page when a provider's page cut the popup off from
 // it (Cross-Origin-Opener-Policy).
 
-/** What the popup hands over: the API's envelope status, code and message, for which provider and intent. */
+/**
+ * What the popup hands over: the API's envelope status, code and message, for which provider and
+ * intent; for an account with a second factor, status "second-factor" and the challenge.
+ */
 export type PopupResult = {
   provider: string;
   intent: "" | "link" | "reauth";
-  status: "success" | "error";
+  status: "success" | "error" | "second-factor";
   code?: string;
   message: string;
+  secondFactor?: SecondFactorChallenge;
 };
 
 const channelName = "sendlater-oauth";

@@ -314,3 +314,63 @@ test("a refusal that names a field of the form shows under it, not also in the a
   expect(screen.getAllByText("This password is too common.")).toHaveLength(1);
   expect(screen.queryByRole("alert")).toBeNull();
 });
+
+const challenge = { token: "ch-1", expiresAt: Date.now() + 300_000, methods: ["totp", "recovery"] };
+
+test("an account with an authenticator app: the code step, no session until the code is right", async () => {
+  const calls = mockApi({
+    "POST auth/signin": () => ok({ secondFactor: challenge }),
+    "POST auth/second-factor": (call) =>
+      (call.body as { code: string }).code === "123456" ? grant() : fail(401, "auth/wrong-credentials", "The code is incorrect.", { code: "The code is incorrect." }),
+    "GET messages": () => ok([]),
+  });
+  const { router } = renderRoute("/auth/signin");
+  fill(await screen.findByLabelText("Email").then(() => "Email"), "ada@example.com");
+  fill("Password", "plum-kettle-orbit-47");
+  fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+
+  const step = await screen.findByRole("form", { name: "Second step" });
+  expect(user.value).toBeFalsy();
+  expect(within(step).getByLabelText("Code").getAttribute("autocomplete")).toBe("one-time-code");
+  fireEvent.change(within(step).getByLabelText("Code"), { target: { value: "000000" } });
+  fireEvent.click(within(step).getByRole("button", { name: "Verify" }));
+  expect(await within(step).findByText("The code is incorrect.")).toBeTruthy();
+  expect(user.value).toBeFalsy();
+
+  fireEvent.change(within(step).getByLabelText("Code"), { target: { value: "123456" } });
+  fireEvent.click(within(step).getByRole("button", { name: "Verify" }));
+  await waitFor(() => expect(router.state.location.pathname).toBe("/dashboard"));
+  expect(user.value?.uid).toBe("u1");
+  expect(calls.filter((c) => c.path === "auth/second-factor").map((c) => c.body)).toEqual([
+    { token: "ch-1", code: "000000" },
+    { token: "ch-1", code: "123456" },
+  ]);
+});
+
+test("a recovery code says how many remain", async () => {
+  mockApi({
+    "POST auth/signin": () => ok({ secondFactor: challenge }),
+    "POST auth/second-factor": () => ok({ idToken: "t1", expiresAt: Date.now() + 3_600_000, user: testUser(), recoveryCodesLeft: 1 }),
+    "GET messages": () => ok([]),
+  });
+  const { router } = renderRoute("/auth/signin");
+  fill(await screen.findByLabelText("Email").then(() => "Email"), "ada@example.com");
+  fill("Password", "plum-kettle-orbit-47");
+  fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+  fireEvent.change(await screen.findByLabelText("Code"), { target: { value: "abcd-efgh-ijkl-mnop" } });
+  fireEvent.click(screen.getByRole("button", { name: "Verify" }));
+  await waitFor(() => expect(router.state.location.pathname).toBe("/dashboard"));
+  expect((await screen.findByText(/signed in with a recovery code/)).textContent).toContain("1 recovery code remains.");
+});
+
+test("a provider's sign-in to an account with an authenticator app asks for the code", async () => {
+  stubPopup();
+  const calls = mockApi({ "GET auth/providers": providers, "POST auth/second-factor": grant, "GET messages": () => ok([]) });
+  const { router } = renderRoute("/auth/signin");
+  fireEvent.click(await screen.findByRole("button", { name: "Google" }));
+  finishPopup({ provider: "google", status: "second-factor", secondFactor: challenge, message: "Enter the code" });
+  fireEvent.change(await screen.findByLabelText("Code"), { target: { value: "123456" } });
+  fireEvent.click(screen.getByRole("button", { name: "Verify" }));
+  await waitFor(() => expect(router.state.location.pathname).toBe("/dashboard"));
+  expect(calls.find((c) => c.path === "auth/second-factor")?.body).toEqual({ token: "ch-1", code: "123456" });
+});

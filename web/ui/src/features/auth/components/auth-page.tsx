@@ -3,8 +3,9 @@ import { Link, useNavigate } from "react-router";
 import { Alert, requireFields, SubmitButton, TextField, useForm, type FieldErrors } from "../../../components/form";
 import { paramTitle } from "../../../config/pages";
 import { paths, type AuthType } from "../../../config/paths";
-import { signIn, signUp } from "../../../lib/auth";
+import { signIn, signUp, type SecondFactorChallenge } from "../../../lib/auth";
 import { confirmPasswordReset, requestPasswordReset } from "../api/auth";
+import { SecondFactorForm } from "./second-factor-form";
 import { rememberProvider, SocialSignIn } from "./social-sign-in";
 
 const buttonLabels: Record<AuthType, string> = {
@@ -89,6 +90,8 @@ function Footer({ type, next }: { type: AuthType; next?: string }) {
 export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string; oobCode: string }) {
   const navigate = useNavigate();
   const [done, setDone] = useState(false);
+  // A sign-in to an account with a second factor: the code step, with the email for a proof of work.
+  const [second, setSecond] = useState<{ challenge: SecondFactorChallenge; email?: string }>();
   const form = useForm<Field>({ email: "", password: "", confirm: "" }, (values) => validate(type, values));
   const keptNext = next === paths.dashboard.href() ? undefined : next;
 
@@ -100,10 +103,12 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
         await signUp(email, password);
         rememberProvider("password");
         return signedIn();
-      case "signin":
-        await signIn(email, password);
+      case "signin": {
+        const challenge = await signIn(email, password);
         rememberProvider("password");
+        if (challenge) return setSecond({ challenge, email });
         return signedIn();
+      }
       case "forgotpass":
         await requestPasswordReset(email);
         return setDone(true);
@@ -122,8 +127,19 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
         <header>
           <h1>{paramTitle("auth", type)}</h1>
         </header>
-        {(type === "signup" || type === "signin") && <SocialSignIn onSignedIn={signedIn} />}
-        {done && success ? (
+        {second ? (
+          <SecondFactorForm
+            challenge={second.challenge}
+            email={second.email}
+            onSignedIn={signedIn}
+            onRestart={() => setSecond(undefined)}
+          />
+        ) : (
+          (type === "signup" || type === "signin") && (
+            <SocialSignIn onSignedIn={signedIn} onSecondFactor={(challenge) => setSecond({ challenge })} />
+          )
+        )}
+        {second ? null : done && success ? (
           <>
             <Alert kind="success">{success}</Alert>
             {type === "forgotpass" && (

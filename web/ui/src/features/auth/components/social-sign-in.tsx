@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { Alert, errorMessage, requireFields, SubmitButton, TextField, useForm } from "../../../components/form";
-import { refreshSession, user } from "../../../lib/auth";
+import { refreshSession, user, type SecondFactorChallenge } from "../../../lib/auth";
 import { getProviders, providerName, providerStartUrl, useProviderPopup, type PopupResult, type Provider } from "../../../lib/social";
 import { signUpWithEmail } from "../api/auth";
 
@@ -39,10 +39,17 @@ function EmailForProvider({ asked }: { asked: PopupResult }) {
 /**
  * The social sign-in buttons, for the providers the server has configured (none: nothing
  * shows), above "OR"; the one used last is marked. A button opens the provider in a popup,
- * whose last page hands back the result: signed in (it set the refresh cookie), an error to
- * show, or, from a provider that gave no email address, the question for one.
+ * whose last page hands back the result: signed in (it set the refresh cookie), the code step
+ * of an account with a second factor, an error to show, or, from a provider that gave no email
+ * address, the question for one.
  */
-export function SocialSignIn({ onSignedIn }: { onSignedIn: () => void }) {
+export function SocialSignIn({
+  onSignedIn,
+  onSecondFactor,
+}: {
+  onSignedIn: () => void;
+  onSecondFactor?: (challenge: SecondFactorChallenge) => void;
+}) {
   const [providers, setProviders] = useState<Provider[]>([]);
   const [error, setError] = useState<string>();
   const [asked, setAsked] = useState<PopupResult>();
@@ -55,6 +62,9 @@ export function SocialSignIn({ onSignedIn }: { onSignedIn: () => void }) {
         rememberProvider(result.provider);
         onSignedIn();
       });
+    } else if (result.status === "second-factor" && result.secondFactor && onSecondFactor) {
+      rememberProvider(result.provider);
+      onSecondFactor(result.secondFactor);
     } else if (result.code === "auth/email-required") {
       setAsked(result);
     } else {

@@ -60,3 +60,19 @@ export const createAccessToken = (name: string, scopes: TokenScope[]) =>
   api<AccessToken & { token: string }>("me/tokens", { method: "POST", body: { name, scopes } });
 
 export const revokeAccessToken = (id: string) => api<null>(`me/tokens/${encodeURIComponent(id)}`, { method: "DELETE" });
+
+/** A pending authenticator app: the secret to type, its otpauth URI and the URI's QR code (a PNG data URL drawn by the server). */
+export type TOTPEnrolment = { secret: string; uri: string; qr: string };
+
+/** Starts setting up an authenticator app (a recent sign-in); it counts once a code confirms it. */
+export const beginTOTP = () => api<TOTPEnrolment>("me/totp", { method: "POST" });
+
+/** Turns the app on with one of its codes; the reply's recovery codes are shown this once. */
+export const confirmTOTP = (code: string) =>
+  api<{ recoveryCodes: string[] }>("me/totp/confirm", { method: "POST", body: { code } });
+
+/** Turns the app off (a recent sign-in): its secret and the recovery codes go. */
+export const disableTOTP = () => api<null>("me/totp", { method: "DELETE" });
+
+/** New recovery codes (a recent sign-in); the old ones stop working. */
+export const regenerateRecoveryCodes = () => api<{ recoveryCodes: string[] }>("me/recovery-codes", { method: "POST" });

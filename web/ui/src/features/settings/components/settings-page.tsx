@@ -10,11 +10,13 @@ import { changePassword, createBillingSession, updateProfile } from "../api/acco
 import { AccessTokens } from "./access-tokens";
 import { LinkedAccounts } from "./linked-accounts";
 import { RemindersForm } from "./reminders-form";
+import { SecondFactor } from "./second-factor";
 import { useRecentLogin } from "./reauth";
 
 export const sectionTitles: Record<SettingsSection, string> = {
   general: "General",
   password: "Password",
+  security: "Security",
   billing: "Billing",
 };
 
@@ -137,6 +139,7 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
           </>
         )}
         {section === "password" && <PasswordForm />}
+        {section === "security" && <SecondFactor account={account} />}
         {section === "billing" && <Billing account={account} />}
       </article>
     </section>
