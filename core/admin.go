@@ -25,6 +25,7 @@ type Store interface {
 	MessageWatcher
 	HealthStore
 	AuditStore
+	DeviceBookStore
 	Backuper
 }
 

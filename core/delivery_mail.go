@@ -104,6 +104,7 @@ type Emails interface {
 	Contact(d ContactEmail) (*Email, error)
 	OperatorSummary(d OperatorSummaryEmail) (*Email, error)
 	ReminderAddress(d ReminderAddressEmail) (*Email, error)
+	NewSignIn(d NewSignInEmail) (*Email, error)
 }
 
 // ReminderAddressEmail asks a second reminder address to confirm that it

@@ -51,6 +51,9 @@ type Auth struct {
 	// addresses refused every email (nil: none did).
 	Refusals *RefusalTokens
 	Refused  AddressRefusals
+	// Devices remembers where each account signed in, for the email
+	// about a sign-in from a new device (nil: no such email).
+	Devices DeviceBookStore
 
 	// Optional.
 	PasswordParams PasswordParams // zero: DefaultPasswordParams

@@ -36,10 +36,12 @@ func (a *Auth) startSession(ctx context.Context, u *User, c Client) (*Tokens, er
 		LastUsedAt:  now,
 		ExpiresAt:   now.Add(min(SessionIdleTTL, SessionMaxAge)),
 		UserAgent:   ua,
+		Network:     SignInNetwork(c.Address),
 	}
 	if err := a.Sessions.CreateSession(ctx, s); err != nil {
 		return nil, err
 	}
+	a.noteSignIn(ctx, u, s)
 	return a.issueWithUser(ctx, u, s, now, refresh)
 }
 
@@ -202,6 +204,7 @@ func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, erro
 	if err != nil {
 		return nil, err
 	}
+	a.touchSession(ctx, s, a.Clock.Now())
 	id.AuthTime = s.AuthTime
 	return id, nil
 }

@@ -28,11 +28,12 @@ const (
 	kindContact        = "contact"
 	kindSummary        = "operator_summary"
 	kindReminderAddr   = "reminder_address"
+	kindNewSignIn      = "new_sign_in"
 )
 
 var kinds = []string{
 	kindVerifyEmail, kindPasswordReset, kindEmailChanged, kindAccountClaimed, kindReminder,
-	kindDelivery, kindDeliveryFailed, kindContact, kindSummary, kindReminderAddr,
+	kindDelivery, kindDeliveryFailed, kindContact, kindSummary, kindReminderAddr, kindNewSignIn,
 }
 
 // dateLayout shows a time the way an author reads it, in their zone:
@@ -173,6 +174,12 @@ func (t *Templates) EmailChanged(d core.EmailChangedEmail) (*core.Email, error) 
 // started with it is now its owner's, emptied.
 func (t *Templates) AccountClaimed(d core.AccountClaimedEmail) (*core.Email, error) {
 	return t.render(kindAccountClaimed, d.To, d)
+}
+
+// NewSignIn tells an account's owner of a sign-in from a device and
+// network the account had not signed in from, with how to secure it.
+func (t *Templates) NewSignIn(d core.NewSignInEmail) (*core.Email, error) {
+	return t.render(kindNewSignIn, d.To, d)
 }
 
 // Reminder tells the author when a message will be delivered and how to

@@ -25,6 +25,7 @@ func build(o Options, k Keys) *Graph {
 		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st, Links: st,
 		Outbox: g.Outbox, Emails: emails, Clock: clock, Prices: o.Prices, BaseURL: o.BaseURL,
 		SigningKey: k.SigningKey, Limits: g.Limits, PasswordParams: o.PasswordParams, Logger: log, Refused: st,
+		Devices: st,
 	}
 	g.Social = &core.SocialAuth{Auth: g.Auth}
 	g.Payments = core.PaymentsOff{}

@@ -66,6 +66,7 @@ var migrations = []migration{
 	schemaOnly(createEventBucket),    // events.go
 	schemaOnly(createPageViewBucket), // pageviews.go
 	schemaOnly(createAuditBucket),    // audit.go
+	schemaOnly(createDeviceBooks),    // devices.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an

@@ -36,6 +36,7 @@ var constraintErrors = map[string]func() error{
 		return core.Errorf(core.EConflict, "The Stripe customer belongs to another user.")
 	},
 	"provider_links_user_id_fkey": errUserNotFound,
+	"device_books_user_id_fkey":   errUserNotFound,
 }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3): a violated

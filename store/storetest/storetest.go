@@ -38,6 +38,8 @@ type Stores struct {
 	PageViews core.PageViewStore
 	// Audit keeps what operators do; nil skips its tests.
 	Audit core.AuditStore
+	// Devices keeps where users signed in; nil skips its tests.
+	Devices core.DeviceBookStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -77,6 +79,8 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"DueOrderAndLimit", testDueOrderAndLimit},
 		{"ReminderIndex", testReminderIndex},
 		{"Sessions", testSessions},
+		{"ListUserSessions", testListUserSessions},
+		{"DeviceBooks", testDeviceBooks},
 		{"SessionRotation", testSessionRotation},
 		{"DeleteUserSessions", testDeleteUserSessions},
 		{"DeleteExpiredSessions", testDeleteExpiredSessions},
