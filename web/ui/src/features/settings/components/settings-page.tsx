@@ -11,10 +11,12 @@ import { AccessTokens } from "./access-tokens";
 import { LinkedAccounts } from "./linked-accounts";
 import { RemindersForm } from "./reminders-form";
 import { useRecentLogin } from "./reauth";
+import { Sessions } from "./sessions";
 
 export const sectionTitles: Record<SettingsSection, string> = {
   general: "General",
   password: "Password",
+  security: "Security",
   billing: "Billing",
 };
 
@@ -133,10 +135,15 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
             <GeneralForm account={account} />
             <RemindersForm account={account} />
             <LinkedAccounts />
-            <AccessTokens account={account} />
           </>
         )}
         {section === "password" && <PasswordForm />}
+        {section === "security" && (
+          <>
+            <Sessions account={account} />
+            <AccessTokens account={account} />
+          </>
+        )}
         {section === "billing" && <Billing account={account} />}
       </article>
     </section>
