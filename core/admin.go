@@ -26,6 +26,7 @@ type Store interface {
 	HealthStore
 	AuditStore
 	DeviceBookStore
+	PasskeyStore
 	Backuper
 }
 

@@ -37,6 +37,9 @@ var constraintErrors = map[string]func() error{
 	},
 	"provider_links_user_id_fkey": errUserNotFound,
 	"device_books_user_id_fkey":   errUserNotFound,
+	"passkeys_user_id_fkey":       errUserNotFound,
+	"passkeys_pkey":               func() error { return core.Errorf(core.EConflict, "This passkey is registered already.") },
+	"passkeys_credential_key":     func() error { return core.Errorf(core.EConflict, "This passkey is registered already.") },
 }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3): a violated
