@@ -74,9 +74,10 @@ func TestArrowsPointInward(t *testing.T) {
 			}
 		case under(p.ImportPath, "web"), under(p.ImportPath, "tui"):
 			// Front ends talk to core's interfaces, never to a store, a mail
-			// transport, the payment provider or the sign-in providers.
+			// transport, the payment provider, the sign-in providers or the
+			// passkey ceremonies.
 			for _, d := range p.Deps {
-				if under(d, "store") || under(d, "mailer") || under(d, "billing") || under(d, "oauth") {
+				if under(d, "store") || under(d, "mailer") || under(d, "billing") || under(d, "oauth") || under(d, "passkey") {
 					t.Errorf("the front end %s depends on %s", p.ImportPath, d)
 				}
 			}
