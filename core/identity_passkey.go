@@ -98,3 +98,18 @@ func SortPasskeys(ps []*Passkey) {
 		return strings.Compare(x.ID, y.ID)
 	})
 }
+
+// PasskeyFinder finds the user of a passkey's user handle (the user's id)
+// and their passkeys, for a sign-in ceremony.
+type PasskeyFinder func(userID string) (*User, []*Passkey, error)
+
+// PasskeyCeremonies are WebAuthn's registration and sign-in ceremonies
+// (passkey.RelyingParty): options for the browser, a signed state to
+// give back, and the check of the browser's reply. A failed check is
+// EInvalid.
+type PasskeyCeremonies interface {
+	BeginRegistration(u *User, existing []*Passkey) (options []byte, state string, err error)
+	FinishRegistration(u *User, existing []*Passkey, state string, response []byte, name string) (*Passkey, error)
+	BeginLogin(conditional bool) (options []byte, state string, err error)
+	FinishLogin(state string, response []byte, find PasskeyFinder) (*User, *Passkey, error)
+}

@@ -24,6 +24,8 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
+var _ core.PasskeyCeremonies = (*RelyingParty)(nil)
+
 // StateTTL is how long a ceremony may take from its start to its end.
 const StateTTL = 5 * time.Minute
 
@@ -266,15 +268,11 @@ func (rp *RelyingParty) BeginLogin(conditional bool) (options []byte, st string,
 	return options, st, err
 }
 
-// Finder finds the user of a user handle (the user's id) and their
-// passkeys.
-type Finder func(userID string) (*core.User, []*core.Passkey, error)
-
 // FinishLogin checks the browser's reply against the state BeginLogin
 // gave and returns who signed in, with the passkey used as it is now
 // (counter, backup state, last use) for the caller to store. A counter
 // that did not move forward (a cloned authenticator) is refused.
-func (rp *RelyingParty) FinishLogin(st string, response []byte, find Finder) (*core.User, *core.Passkey, error) {
+func (rp *RelyingParty) FinishLogin(st string, response []byte, find core.PasskeyFinder) (*core.User, *core.Passkey, error) {
 	s, err := rp.open(st, "login", "")
 	if err != nil {
 		return nil, nil, err

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/passkey"
 )
 
 // build wires the graph; o is valid and k complete.
@@ -25,7 +26,14 @@ func build(o Options, k Keys) *Graph {
 		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st, Links: st,
 		Outbox: g.Outbox, Emails: emails, Clock: clock, Prices: o.Prices, BaseURL: o.BaseURL,
 		SigningKey: k.SigningKey, Limits: g.Limits, PasswordParams: o.PasswordParams, Logger: log, Refused: st,
-		Devices: st,
+		Devices: st, Passkeys: st,
+	}
+	// Passkeys: the relying party of the base URL (nil when it cannot be
+	// one, which the problem line says).
+	if rp, problem, err := passkey.New(o.BaseURL, "Sendlater", k.SigningKey, clock); err != nil {
+		g.PasskeyProblem = err.Error()
+	} else {
+		g.Auth.Ceremonies, g.PasskeyProblem = rp, problem
 	}
 	g.Social = &core.SocialAuth{Auth: g.Auth}
 	g.Payments = core.PaymentsOff{}
