@@ -176,3 +176,15 @@ func (a *Auth) PasskeySignIn(ctx context.Context, state string, response []byte,
 	}
 	return a.startSession(ctx, u, c)
 }
+
+// PasskeyAccounts is what front ends do with passkeys; Auth implements it.
+type PasskeyAccounts interface {
+	BeginPasskeyRegistration(ctx context.Context) (options []byte, state string, err error)
+	FinishPasskeyRegistration(ctx context.Context, state string, response []byte, name string) (PasskeyInfo, error)
+	ListPasskeys(ctx context.Context) ([]PasskeyInfo, error)
+	RemovePasskey(ctx context.Context, id string) error
+	BeginPasskeySignIn(ctx context.Context, conditional bool) (options []byte, state string, err error)
+	PasskeySignIn(ctx context.Context, state string, response []byte, c Client) (*Tokens, error)
+}
+
+var _ PasskeyAccounts = (*Auth)(nil)

@@ -29,7 +29,10 @@ type Server struct {
 	Identities core.Identities
 	// SignIns lists and ends the user's sessions (Settings → Security);
 	// nil: Identities, when it is one (core.Auth is).
-	SignIns  core.SignIns
+	SignIns core.SignIns
+	// Passkeys adds, lists and removes passkeys and signs in with them;
+	// nil: Identities, when it is one.
+	Passkeys core.PasskeyAccounts
 	Messages core.Messages
 	Contact  core.ContactForm
 	// The delivery emails' links: postpone (reminders) and refusal.
