@@ -26,6 +26,8 @@ type Store interface {
 	MessageWatcher
 	HealthStore
 	AuditStore
+	DeviceBookStore
+	PasskeyStore
 	Backuper
 	DueQueue
 }

@@ -106,6 +106,7 @@ type Emails interface {
 	ReminderAddress(d ReminderAddressEmail) (*Email, error)
 	RecipientNotice(d RecipientNoticeEmail) (*Email, error)
 	SecurityNotice(d SecurityNoticeEmail) (*Email, error)
+	NewSignIn(d NewSignInEmail) (*Email, error)
 }
 
 // What a SecurityNoticeEmail tells.

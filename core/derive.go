@@ -16,6 +16,7 @@ const (
 	PurposeLimitKeys    = "sendlater limit keys"    // keys the hashes under which limits count
 	PurposeProofOfWork  = "sendlater proof of work" // signs the sign-in puzzles of ProofOfWork
 	PurposeRefreshChain = "sendlater refresh chain" // derives a refresh token's successor
+	PurposeKnownDevices = "sendlater known devices" // keys the hashes of the devices an account signed in from
 )
 
 // DeriveKey derives the 32-byte key of one purpose from master:

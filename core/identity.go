@@ -57,6 +57,13 @@ type Auth struct {
 	// OTP makes and checks authenticator app codes (otpauth.Codes); nil:
 	// no app can be set up.
 	OTP OneTimeCodes
+	// Devices remembers where each account signed in, for the email
+	// about a sign-in from a new device (nil: no such email).
+	Devices DeviceBookStore
+	// Passkeys are the users' passkeys and Ceremonies WebAuthn's
+	// (passkey/); either nil: passkeys are off.
+	Passkeys   PasskeyStore
+	Ceremonies PasskeyCeremonies
 
 	// Optional.
 	PasswordParams PasswordParams // zero: DefaultPasswordParams

@@ -33,6 +33,11 @@ type Session struct {
 	// RefreshedAt is when the current refresh token was issued by a
 	// rotation; zero before the first.
 	RefreshedAt time.Time
+	// Network is the network of the address it signed in from
+	// (SignInNetwork: a /24 or a /48, never the whole address); "" when
+	// unknown. LastUsedAt is its last use, written at most every
+	// SessionSeenInterval.
+	Network string
 }
 
 // SessionStore persists sessions. Implementations return ENotFound.
@@ -48,6 +53,9 @@ type SessionStore interface {
 	DeleteUserSessions(ctx context.Context, userID, except string) error
 	// DeleteExpiredSessions removes sessions that expired before now.
 	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)
+	// ListUserSessions lists every session of the user, expired or not,
+	// in no particular order.
+	ListUserSessions(ctx context.Context, userID string) ([]*Session, error)
 }
 
 // AccessToken is a personal access token for the TUI and scripts.

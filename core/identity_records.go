@@ -147,3 +147,7 @@ func (l *ProviderLink) Update(fn func(l *ProviderLink) error) error {
 	}
 	return nil
 }
+
+// ErrPasskeyExists is a passkey whose credential id is registered already
+// (to this account or another).
+func ErrPasskeyExists() error { return Errorf(EConflict, "This passkey is registered already.") }

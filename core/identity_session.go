@@ -51,10 +51,12 @@ func (a *Auth) openSession(ctx context.Context, u *User, c Client) (*Tokens, err
 		LastUsedAt:  now,
 		ExpiresAt:   now.Add(min(SessionIdleTTL, SessionMaxAge)),
 		UserAgent:   ua,
+		Network:     SignInNetwork(c.Address),
 	}
 	if err := a.Sessions.CreateSession(ctx, s); err != nil {
 		return nil, err
 	}
+	a.noteSignIn(ctx, u, s)
 	return a.issueWithUser(ctx, u, s, now, refresh)
 }
 
@@ -217,6 +219,7 @@ func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, erro
 	if err != nil {
 		return nil, err
 	}
+	a.touchSession(ctx, s, a.Clock.Now())
 	id.AuthTime = s.AuthTime
 	return id, nil
 }

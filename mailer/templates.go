@@ -30,11 +30,12 @@ const (
 	kindReminderAddr   = "reminder_address"
 	kindNotice         = "recipient_notice"
 	kindSecurityNotice = "security_notice"
+	kindNewSignIn      = "new_sign_in"
 )
 
 var kinds = []string{
 	kindVerifyEmail, kindPasswordReset, kindEmailChanged, kindAccountClaimed, kindReminder,
-	kindDelivery, kindDeliveryFailed, kindContact, kindSummary, kindReminderAddr, kindNotice, kindSecurityNotice,
+	kindDelivery, kindDeliveryFailed, kindContact, kindSummary, kindReminderAddr, kindNotice, kindSecurityNotice, kindNewSignIn,
 }
 
 // dateLayout shows a time the way an author reads it, in their zone:
@@ -181,6 +182,12 @@ func (t *Templates) AccountClaimed(d core.AccountClaimedEmail) (*core.Email, err
 // authenticator app on or off, a recovery code used, an operator's reset.
 func (t *Templates) SecurityNotice(d core.SecurityNoticeEmail) (*core.Email, error) {
 	return t.render(kindSecurityNotice, d.To, d)
+}
+
+// NewSignIn tells an account's owner of a sign-in from a device and
+// network the account had not signed in from, with how to secure it.
+func (t *Templates) NewSignIn(d core.NewSignInEmail) (*core.Email, error) {
+	return t.render(kindNewSignIn, d.To, d)
 }
 
 // Reminder tells the author when a message will be delivered and how to

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/web"
 )
 
 // The read path keeps decoded sessions, users and messages and verified ID
@@ -47,6 +48,15 @@ func TestRevocationFailsTheVeryNextRead(t *testing.T) {
 			u, _ := url.Parse(a.srv.URL() + "/api/auth/token")
 			thief.Jar.SetCookies(u, []*http.Cookie{{Name: stolen.Name, Value: stolen.Value, Path: "/api/auth"}})
 			a.fail(thief, http.StatusUnauthorized, core.EInvalidToken, "POST", "/api/auth/token", "", nil)
+		}},
+		{"revoked from another session's list (Settings, Security)", func(a *identityAPI, _ *http.Client, victim, other tokensReply) {
+			var list web.SessionsJSON
+			a.ok(nil, http.StatusOK, "GET", "/api/me/sessions", other.IDToken, nil, &list)
+			for _, x := range list.Sessions {
+				if !x.Current {
+					a.ok(nil, http.StatusOK, "DELETE", "/api/me/sessions/"+x.ID, other.IDToken, nil, nil)
+				}
+			}
 		}},
 		{"account deletion", func(a *identityAPI, _ *http.Client, victim, _ tokensReply) {
 			a.ok(nil, http.StatusOK, "DELETE", "/api/me", victim.IDToken, nil, nil)

@@ -40,6 +40,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/me/reminder-address/confirm", s.authed(s.handleSendReminderAddressConfirmation))
 	mux.HandleFunc("GET /api/me/export", s.authed(s.handleExport))
 	mux.HandleFunc("POST /api/me/webhook-secret", s.authed(s.handleRotateWebhookSecret))
+	s.signInRoutes(mux)
+	s.passkeyRoutes(mux)
 
 	// The author's messages, live list and account (also on the admin
 	// socket, for an operator acting for a user).

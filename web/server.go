@@ -27,8 +27,14 @@ type Server struct {
 	Clock   core.Clock
 
 	Identities core.Identities
-	Messages   core.Messages
-	Contact    core.ContactForm
+	// SignIns lists and ends the user's sessions (Settings → Security);
+	// nil: Identities, when it is one (core.Auth is).
+	SignIns core.SignIns
+	// Passkeys adds, lists and removes passkeys and signs in with them;
+	// nil: Identities, when it is one.
+	Passkeys core.PasskeyAccounts
+	Messages core.Messages
+	Contact  core.ContactForm
 	// The delivery emails' links: postpone (reminders) and refusal.
 	Postpone       core.PostponeLinks
 	Refusals       core.Refusals

@@ -58,6 +58,9 @@ func (a *app) logIntegrations(s *services) {
 	} else {
 		a.log.Info("social sign-in off: set auth.providers.<google|facebook|twitter|github>.client_id and client_secret (docs/identity.md)")
 	}
+	if s.PasskeyProblem != "" {
+		a.log.Info(s.PasskeyProblem)
+	}
 }
 
 func orNone(s string) string {

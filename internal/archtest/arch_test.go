@@ -82,11 +82,11 @@ func TestArrowsPointInward(t *testing.T) {
 			}
 		case under(p.ImportPath, "web"), under(p.ImportPath, "tui"):
 			// Front ends talk to core's interfaces, never to a store, a mail
-			// transport, the payment provider, the sign-in providers, DNS
-			// or the metrics' Prometheus.
+			// transport, the payment provider, the sign-in providers, the
+			// passkey ceremonies, DNS or the metrics' Prometheus.
 			for _, d := range p.Deps {
 				if under(d, "store") || under(d, "mailer") || under(d, "billing") || under(d, "oauth") || under(d, "metrics") ||
-					under(d, "dnscheck") || strings.HasPrefix(d, "github.com/prometheus/") {
+					under(d, "passkey") || under(d, "dnscheck") || strings.HasPrefix(d, "github.com/prometheus/") {
 					t.Errorf("the front end %s depends on %s", p.ImportPath, d)
 				}
 			}

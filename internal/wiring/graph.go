@@ -5,6 +5,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/otpauth"
+	"github.com/sendlater/sendlater/passkey"
 )
 
 // build wires the graph; o is valid and k complete.
@@ -28,6 +29,14 @@ func build(o Options, k Keys) *Graph {
 		SigningKey: k.SigningKey, Limits: g.Limits, PasswordParams: o.PasswordParams, Logger: log, Refused: st,
 		Metrics: o.Metrics,
 		OTP:     otpauth.Codes{},
+		Devices: st, Passkeys: st,
+	}
+	// Passkeys: the relying party of the base URL (nil when it cannot be
+	// one, which the problem line says).
+	if rp, problem, err := passkey.New(o.BaseURL, "Sendlater", k.SigningKey, clock); err != nil {
+		g.PasskeyProblem = err.Error()
+	} else {
+		g.Auth.Ceremonies, g.PasskeyProblem = rp, problem
 	}
 	g.Social = &core.SocialAuth{Auth: g.Auth}
 	if g.Billing != nil && o.Metrics != nil {

@@ -82,6 +82,9 @@ type Graph struct {
 	Auth       *core.Auth
 	Social     *core.SocialAuth
 	SocialFlow *oauth.Flow
+	// PasskeyProblem is one line for the start-up log when browsers will
+	// refuse passkeys at the base URL (passkey.FromBaseURL); "" when not.
+	PasskeyProblem string
 	// Billing is nil while payments are off; Payments is then PaymentsOff.
 	Billing        *core.BillingService
 	Payments       core.Payments

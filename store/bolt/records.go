@@ -174,6 +174,7 @@ type sessionRecord struct {
 	ExpiresAt     int64    `json:"expiresAt,omitempty"`
 	UserAgent     string   `json:"userAgent,omitempty"`
 	RefreshedAt   int64    `json:"refreshedAt,omitempty"`
+	Network       string   `json:"network,omitempty"`
 }
 
 func encodeSession(x *core.Session) ([]byte, error) {
@@ -182,6 +183,7 @@ func encodeSession(x *core.Session) ([]byte, error) {
 		RotatedHashes: x.RotatedHashes, AuthTime: unixNano(x.AuthTime),
 		CreatedAt: unixNano(x.CreatedAt), LastUsedAt: unixNano(x.LastUsedAt),
 		ExpiresAt: unixNano(x.ExpiresAt), UserAgent: x.UserAgent, RefreshedAt: unixNano(x.RefreshedAt),
+		Network: x.Network,
 	})
 }
 
@@ -194,7 +196,7 @@ func decodeSession(b []byte) (*core.Session, error) {
 		ID: r.ID, UserID: r.UserID, RefreshHash: r.RefreshHash, RotatedHashes: r.RotatedHashes,
 		AuthTime: fromUnixNano(r.AuthTime), CreatedAt: fromUnixNano(r.CreatedAt),
 		LastUsedAt: fromUnixNano(r.LastUsedAt), ExpiresAt: fromUnixNano(r.ExpiresAt),
-		UserAgent: r.UserAgent, RefreshedAt: fromUnixNano(r.RefreshedAt),
+		UserAgent: r.UserAgent, RefreshedAt: fromUnixNano(r.RefreshedAt), Network: r.Network,
 	}, nil
 }
 

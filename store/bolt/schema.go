@@ -67,6 +67,8 @@ var migrations = []migration{
 	schemaOnly(createPageViewBucket), // pageviews.go
 	schemaOnly(createAuditBucket),    // audit.go
 	schemaOnly(createDraftBucket),    // drafts.go
+	schemaOnly(createDeviceBooks),    // devices.go
+	schemaOnly(createPasskeyBuckets), // passkeys.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an

@@ -103,6 +103,23 @@ func (s *DB) DeleteUserSessions(ctx context.Context, userID, except string) erro
 	})
 }
 
+// ListUserSessions lists every session of the user, by id.
+func (s *DB) ListUserSessions(ctx context.Context, userID string) ([]*core.Session, error) {
+	var xs []*core.Session
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		prefix := ownerPrefix(userID)
+		for _, k := range prefixKeys(tx.Bucket(bucketSessionsByUser), prefix) {
+			x, err := s.findSession(tx, idAfter(k, len(prefix)))
+			if err != nil {
+				return err
+			}
+			xs = append(xs, x)
+		}
+		return nil
+	})
+	return xs, err
+}
+
 func (s *DB) findSession(tx *bbolt.Tx, id string) (*core.Session, error) {
 	v := tx.Bucket(bucketSessions).Get([]byte(id))
 	if v == nil {

@@ -34,6 +34,10 @@ var constraintErrors = map[string]func() error{
 	"provider_links_user_id_fkey":  core.ErrUserNotFound,
 	"drafts_owner_fkey":            core.ErrUserNotFound,
 	"drafts_message_id_fkey":       core.ErrMessageNotFound,
+	"device_books_user_id_fkey":    core.ErrUserNotFound,
+	"passkeys_user_id_fkey":        core.ErrUserNotFound,
+	"passkeys_pkey":                core.ErrPasskeyExists,
+	"passkeys_credential_key":      core.ErrPasskeyExists,
 }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3): a violated

@@ -11,12 +11,12 @@ import (
 )
 
 const sessionColumns = `id, user_id, refresh_hash, rotated_hashes, auth_time, created_at, last_used_at, expires_at,
-	user_agent, refreshed_at`
+	user_agent, refreshed_at, network`
 
 func scanSession(row pgx.Row) (*core.Session, error) {
 	x := new(core.Session)
 	err := row.Scan(&x.ID, &x.UserID, &x.RefreshHash, &x.RotatedHashes, at(&x.AuthTime), at(&x.CreatedAt),
-		at(&x.LastUsedAt), at(&x.ExpiresAt), &x.UserAgent, at(&x.RefreshedAt))
+		at(&x.LastUsedAt), at(&x.ExpiresAt), &x.UserAgent, at(&x.RefreshedAt), &x.Network)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, core.ErrSessionNotFound()
 	}
@@ -28,10 +28,10 @@ func scanSession(row pgx.Row) (*core.Session, error) {
 
 func sessionArgs(x *core.Session) []any {
 	return []any{x.ID, x.UserID, x.RefreshHash, list(x.RotatedHashes), nanos(x.AuthTime), nanos(x.CreatedAt),
-		nanos(x.LastUsedAt), nanos(x.ExpiresAt), x.UserAgent, nanos(x.RefreshedAt)}
+		nanos(x.LastUsedAt), nanos(x.ExpiresAt), x.UserAgent, nanos(x.RefreshedAt), x.Network}
 }
 
-const insertSession = `insert into sessions (` + sessionColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+const insertSession = `insert into sessions (` + sessionColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 
 // CreateSession stores x, giving it a new id when it has none. Its user must
 // exist (a foreign key), so a session never outlives DeleteUser.
@@ -77,7 +77,7 @@ func (s *DB) UpdateSession(ctx context.Context, id string, fn func(x *core.Sessi
 		if err := x.CheckUpdate(id); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "update sessions set ("+sessionColumns+") = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) where id = $1",
+		_, err = tx.Exec(ctx, "update sessions set ("+sessionColumns+") = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) where id = $1",
 			sessionArgs(x)...)
 		return err
 	})
@@ -127,6 +127,24 @@ func (s *DB) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, err
 		return 0, wrapErr(err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// ListUserSessions lists every session of the user: one index seek.
+func (s *DB) ListUserSessions(ctx context.Context, userID string) ([]*core.Session, error) {
+	rows, err := s.pool.Query(ctx, "select "+sessionColumns+" from sessions where user_id = $1 order by id", userID)
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	defer rows.Close()
+	var xs []*core.Session
+	for rows.Next() {
+		x, err := scanSession(rows)
+		if err != nil {
+			return nil, wrapErr(err)
+		}
+		xs = append(xs, x)
+	}
+	return xs, wrapErr(rows.Err())
 }
 
 func findSession(ctx context.Context, q querier, id, lock string) (*core.Session, error) {

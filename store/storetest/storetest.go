@@ -40,6 +40,10 @@ type Stores struct {
 	Audit core.AuditStore
 	// Drafts keeps the authors' drafts; nil skips their tests.
 	Drafts core.DraftStore
+	// Devices keeps where users signed in; nil skips its tests.
+	Devices core.DeviceBookStore
+	// Passkeys keeps users' passkeys; nil skips their tests.
+	Passkeys core.PasskeyStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -81,6 +85,9 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"DueQueue", needsDelivery(testDueQueue)},
 		{"ReminderIndex", testReminderIndex},
 		{"Sessions", testSessions},
+		{"ListUserSessions", testListUserSessions},
+		{"DeviceBooks", testDeviceBooks},
+		{"Passkeys", testPasskeys},
 		{"SessionRotation", testSessionRotation},
 		{"DeleteUserSessions", testDeleteUserSessions},
 		{"DeleteExpiredSessions", testDeleteExpiredSessions},

@@ -2,7 +2,8 @@
 // sign up -> dashboard -> create a message -> it is listed -> the message dialog is modal (and
 // its actions show at 1280x800, 1440x900 and 390x844, light and dark) ->
 // pausing disables Postpone -> a postpone that moves nothing says so -> delete asks first ->
-// settings -> an access token made, listed and revoked (then refused by the API) -> sign out ->
+// settings -> an access token made, listed and revoked (then refused by the API) -> another
+// sign-in listed under Security, ended (then refused by the API) -> sign out ->
 // sign in again -> it is still there (and after a reload, from the refresh cookie) ->
 // sign-in redirects a signed-in user -> the theme survives a reload -> the drawer at 390 px.
 import { join } from "node:path";
@@ -168,6 +169,7 @@ export async function checkSignedInFlow(browser, base, { check }, screenshots) {
   });
 
   await check("an access token is made, listed and revoked", async () => {
+    await page.goto(`${base}/settings/security`);
     const tokens = page.getByRole("region", { name: "Access tokens" });
     await visible(tokens.getByText("You have no access tokens."));
     await tokens.getByLabel("Token name").fill("e2e script");
@@ -201,6 +203,54 @@ export async function checkSignedInFlow(browser, base, { check }, screenshots) {
     const body = await after.json();
     expect(after.status === 401 && body.code === "auth/invalid-user-token", `the revoked token answers ${after.status} ${JSON.stringify(body)}`);
     quiet("access tokens");
+  });
+
+  await check("another sign-in is listed, ended, and its next request refused", async () => {
+    // Another device signs in: a script with a Chrome on Windows user agent, through the API.
+    const signin = await fetch(`${base}/api/auth/signin`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "User-Agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+      },
+      body: JSON.stringify({ email, password }),
+    });
+    const other = (await signin.json()).data;
+    expect(signin.status === 200 && other?.idToken, `the other sign-in answered ${signin.status}`);
+    const me = () => fetch(`${base}/api/me`, { headers: { Authorization: `Bearer ${other.idToken}` } });
+    expect((await me()).status === 200, "the other sign-in does not work before it is ended");
+
+    await page.goto(`${base}/settings/security`);
+    const sessions = page.getByRole("region", { name: "Where you are signed in" });
+    await visible(sessions.getByText("This browser"));
+    const item = sessions.getByRole("listitem").filter({ hasText: "Chrome on Windows" });
+    await visible(item);
+    await shot("settings-security");
+    await axe("where you are signed in");
+    await item.getByRole("button", { name: /^End the sign-in on Chrome on Windows/ }).click();
+    const dialog = page.getByRole("dialog", { name: "End the sign-in on Chrome on Windows?" });
+    await visible(dialog);
+    expect(await focusedInside("dialog"), "focus did not move into the confirmation");
+    await axe("the end-a-sign-in confirmation");
+    // The sign-up may be more than 5 minutes old on a slow machine: then the password again.
+    page.expected = [/status of 401/, /HTTP 401 DELETE .*\/api\/me\/sessions\//];
+    await dialog.getByRole("button", { name: "End sign-in" }).click();
+    const reauth = page.getByRole("dialog", { name: "Please sign in again to complete this action" });
+    const ended = sessions.getByRole("status").getByText("The sign-in on Chrome on Windows has ended.");
+    await Promise.race([visible(reauth), visible(ended)]);
+    if (await reauth.isVisible()) {
+      await reauth.getByLabel("Password").fill(password);
+      await reauth.getByRole("button", { name: "Sign in" }).click();
+    }
+    await visible(ended);
+    page.expected = [];
+    expect((await item.count()) === 0, "the ended sign-in is still listed");
+
+    const after = await me();
+    const body = await after.json();
+    expect(after.status === 401 && body.code === "auth/invalid-user-token", `the ended sign-in answers ${after.status} ${JSON.stringify(body)}`);
+    await axe("where you are signed in, after ending one");
+    quiet("where you are signed in");
   });
 
   await check("sign out", async () => {

@@ -76,3 +76,31 @@ export const disableTOTP = () => api<null>("me/totp", { method: "DELETE" });
 
 /** New recovery codes (a recent sign-in); the old ones stop working. */
 export const regenerateRecoveryCodes = () => api<{ recoveryCodes: string[] }>("me/recovery-codes", { method: "POST" });
+
+/**
+ * A session of the account (GET /api/me/sessions): the device its browser names, the network it
+ * signed in from (a /24 or /48, never the address), when it signed in and was last seen (written
+ * at most every 5 minutes); current marks this browser's.
+ */
+export type SignedInSession = {
+  id: string;
+  device: string;
+  browser?: string;
+  os?: string;
+  network?: string;
+  createdAt: number;
+  lastSeenAt: number;
+  current: boolean;
+};
+
+export const listSessions = () => api<{ sessions: SignedInSession[]; signInAlerts: boolean }>("me/sessions");
+
+/** Ends a session: another needs a recent sign-in; this browser's is signing out. */
+export const revokeSession = (id: string) => api<null>(`me/sessions/${encodeURIComponent(id)}`, { method: "DELETE" });
+
+/** Ends every other session (a recent sign-in); access tokens stay. */
+export const revokeOtherSessions = () => api<{ revoked: number }>("me/sessions/revoke-others", { method: "POST" });
+
+/** Switches the email about a sign-in from a new device; off needs a recent sign-in. */
+export const setSignInAlerts = (signInAlerts: boolean) =>
+  api<{ signInAlerts: boolean }>("me/sign-in-alerts", { method: "PUT", body: { signInAlerts } });

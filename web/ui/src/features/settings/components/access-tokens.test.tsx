@@ -12,8 +12,8 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-// Settings → General also lists the sign-in methods.
-const general = { "GET me/providers": () => ok([]), "GET auth/providers": () => ok([]) };
+// Settings → Security also lists where the account is signed in.
+const general = { "GET me/sessions": () => ok({ sessions: [], signInAlerts: true }) };
 
 // 23:30 UTC is already the next day in Paris, the test user's time zone.
 const march5 = Date.UTC(2026, 2, 5, 23, 30);
@@ -42,7 +42,7 @@ const tokens = () => screen.findByRole("region", { name: "Access tokens" });
 test("the tokens, newest first, with when each was made and last used in the author's time zone", async () => {
   signInAs({ timezone: "Europe/Paris" });
   const calls = mockApi({ ...general, "GET me/tokens": () => ok([laptop, script]) });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
 
   const region = await tokens();
   const items = await within(region).findAllByRole("listitem");
@@ -58,7 +58,7 @@ test("the tokens, newest first, with when each was made and last used in the aut
 test("no tokens: the empty state", async () => {
   signInAs();
   mockApi({ ...general, "GET me/tokens": () => ok([]) });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
 
   expect(await within(await tokens()).findByText("You have no access tokens.")).toBeTruthy();
 });
@@ -66,7 +66,7 @@ test("no tokens: the empty state", async () => {
 test("revoke asks first, then deletes the token and says so", async () => {
   signInAs();
   const calls = mockApi({ ...general, "GET me/tokens": () => ok([laptop, script]), "DELETE me/tokens/t1": () => ok(null) });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
 
   const region = await tokens();
   fireEvent.click(await within(region).findByRole("button", { name: "Revoke sendlater on laptop" }));
@@ -105,7 +105,7 @@ test("a new token is shown once, with a copy button, and listed", async () => {
       return ok({ ...script, token: secret }, 201);
     },
   });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
 
   const region = await tokens();
   fireEvent.change(await within(region).findByLabelText("Token name"), { target: { value: "  backup script " } });
@@ -129,7 +129,7 @@ test("a new token is shown once, with a copy button, and listed", async () => {
 
   // The list never carries the secret: the next visit shows the token without it.
   cleanup();
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
   const again = await tokens();
   await within(again).findByText("backup script");
   expect(within(again).queryByDisplayValue(secret)).toBeNull();
@@ -143,7 +143,7 @@ test("the name is checked as the server checks it, and the server's field error 
     "GET me/tokens": () => ok([]),
     "POST me/tokens": () => fail(422, "request/validation", "Please check the highlighted fields.", { name: "Please enter a name for the token" }),
   });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
 
   const region = await tokens();
   const name = await within(region).findByLabelText("Token name");
@@ -171,7 +171,7 @@ test("the name is checked as the server checks it, and the server's field error 
 test("an error reply is shown: the list, a refused token, a revoke that failed", async () => {
   signInAs();
   mockApi({ ...general, "GET me/tokens": () => fail(500, "internal/error", "Internal error.") });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
   expect((await within(await tokens()).findByRole("alert")).textContent).toBe("Internal error.");
   cleanup();
 
@@ -181,7 +181,7 @@ test("an error reply is shown: the list, a refused token, a revoke that failed",
     "POST me/tokens": () => fail(409, "request/conflict", "You have 50 access tokens, the most there may be. Revoke one first."),
     "DELETE me/tokens/t1": () => fail(500, "internal/error", "Internal error."),
   });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
   const region = await tokens();
   fireEvent.change(await within(region).findByLabelText("Token name"), { target: { value: "one more" } });
   fireEvent.click(within(region).getByRole("button", { name: "Create token" }));
@@ -202,7 +202,7 @@ test("a token revoked elsewhere meanwhile leaves the list, with the server's rep
     "GET me/tokens": () => ok([laptop, script]),
     "DELETE me/tokens/t1": () => fail(404, "token/not-found", "No such access token."),
   });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
 
   const region = await tokens();
   fireEvent.click(await within(region).findByRole("button", { name: "Revoke sendlater on laptop" }));
@@ -226,7 +226,7 @@ test("making a token after a while asks for the password, then makes it", async 
       return ok({ idToken: "token-2", expiresAt: Date.now() + 3_600_000 });
     },
   });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
 
   const region = await tokens();
   fireEvent.change(await within(region).findByLabelText("Token name"), { target: { value: "backup script" } });
@@ -245,7 +245,7 @@ test("making a token after a while asks for the password, then makes it", async 
 test("each token's scopes are listed; one made before scopes has full access", async () => {
   signInAs({ timezone: "Europe/Paris" });
   mockApi({ ...general, "GET me/tokens": () => ok([old, { ...script, scopes: ["messages:read", "messages:write", "account"] }]) });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
 
   const items = await within(await tokens()).findAllByRole("listitem");
   expect(items[0]!.textContent).toContain("May read messages, write messages, change the account");
@@ -257,7 +257,7 @@ test("a new token is read-only unless more is chosen; at least one scope, and th
   signInAs();
   let reply = () => ok({ ...script, scopes: ["messages:read", "messages:write", "account"], token: secret }, 201);
   const calls = mockApi({ ...general, "GET me/tokens": () => ok([]), "POST me/tokens": () => reply() });
-  renderRoute("/settings/general");
+  renderRoute("/settings/security");
 
   const region = await tokens();
   const scopes = within(region).getByRole("group", { name: "What this token may do" });

@@ -53,7 +53,7 @@ function dayFormat(timeZone: string) {
 const newestFirst = (list: AccessToken[]) => [...list].sort((a, b) => b.createdAt - a.createdAt);
 
 /**
- * Settings → General's personal access tokens (the terminal app's and scripts'), newest first:
+ * Settings → Security's personal access tokens (the terminal app's and scripts'), newest first:
  * when each was made and last used, Revoke after a confirmation, and a form that makes one and
  * shows its secret this once. Making one needs a recent sign-in, which the dialog asks for.
  */

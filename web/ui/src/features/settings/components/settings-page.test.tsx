@@ -13,8 +13,8 @@ afterEach(() => {
 
 const recentLogin = () => fail(401, "auth/requires-recent-login", "Please sign in again to do this.");
 
-// Settings → General also lists the sign-in methods and the access tokens.
-const general = { "GET me/providers": () => ok([]), "GET auth/providers": () => ok([]), "GET me/tokens": () => ok([]) };
+// Settings → General also lists the sign-in methods.
+const general = { "GET me/providers": () => ok([]), "GET auth/providers": () => ok([]) };
 
 test("an unknown section shows the general settings", async () => {
   signInAs();
@@ -33,7 +33,7 @@ test("General has one filled button, the profile's Save; the other forms' button
   renderRoute("/settings/general");
 
   const save = await screen.findByRole("button", { name: "Save" });
-  const others = [await screen.findByRole("button", { name: "Save reminders" }), await screen.findByRole("button", { name: "Create token" })];
+  const others = [await screen.findByRole("button", { name: "Save reminders" })];
   expect(save.classList.contains("outline")).toBe(false);
   for (const button of others) expect(button.classList.contains("outline")).toBe(true);
   // No button spans the page: app.css sets the submit buttons' width inside this panel.

@@ -12,6 +12,7 @@ import { LinkedAccounts } from "./linked-accounts";
 import { RemindersForm } from "./reminders-form";
 import { SecondFactor } from "./second-factor";
 import { useRecentLogin } from "./reauth";
+import { Sessions } from "./sessions";
 
 export const sectionTitles: Record<SettingsSection, string> = {
   general: "General",
@@ -135,11 +136,16 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
             <GeneralForm account={account} />
             <RemindersForm account={account} />
             <LinkedAccounts />
-            <AccessTokens account={account} />
           </>
         )}
         {section === "password" && <PasswordForm />}
-        {section === "security" && <SecondFactor account={account} />}
+        {section === "security" && (
+          <>
+            <SecondFactor account={account} />
+            <Sessions account={account} />
+            <AccessTokens account={account} />
+          </>
+        )}
         {section === "billing" && <Billing account={account} />}
       </article>
     </section>

@@ -1,0 +1,124 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// Passkeys: the signed-in user's (add, list, remove) and signing in with
+// one. The public server alone serves them.
+
+// PasskeyJSON is a passkey as its owner's list shows it.
+type PasskeyJSON struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	CreatedAt  int64  `json:"createdAt"`
+	LastUsedAt int64  `json:"lastUsedAt,omitempty"`
+	Synced     bool   `json:"synced"`
+}
+
+// NewPasskeyJSON is p on the wire.
+func NewPasskeyJSON(p core.PasskeyInfo) PasskeyJSON {
+	return PasskeyJSON{ID: p.ID, Name: p.Name, CreatedAt: millis(p.CreatedAt), LastUsedAt: millis(p.LastUsedAt), Synced: p.Synced}
+}
+
+// CeremonyJSON starts a ceremony: the options for the browser's
+// navigator.credentials call (publicKey, mediation) and the state to send
+// back with its reply.
+type CeremonyJSON struct {
+	Options json.RawMessage `json:"options"`
+	State   string          `json:"state"`
+}
+
+// passkeyReply is the end of a ceremony: the state, the browser's
+// PublicKeyCredential (toJSON()) and, to add one, its name.
+type passkeyReply struct {
+	State    string          `json:"state"`
+	Response json.RawMessage `json:"response"`
+	Name     string          `json:"name,omitempty"`
+}
+
+type passkeyBegin struct {
+	Conditional bool `json:"conditional,omitempty"`
+}
+
+func (s *Server) passkeys() core.PasskeyAccounts {
+	if s.Passkeys != nil {
+		return s.Passkeys
+	}
+	p, _ := s.Identities.(core.PasskeyAccounts)
+	return p
+}
+
+func (s *Server) passkeyRoutes(mux *http.ServeMux) {
+	pk := s.passkeys()
+	if pk == nil {
+		return
+	}
+	mux.HandleFunc("GET /api/me/passkeys", s.authed(func(w http.ResponseWriter, r *http.Request) {
+		ps, err := pk.ListPasskeys(r.Context())
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeData(w, http.StatusOK, each(ps, NewPasskeyJSON))
+	}))
+	mux.HandleFunc("POST /api/me/passkeys/begin", s.authed(func(w http.ResponseWriter, r *http.Request) {
+		options, state, err := pk.BeginPasskeyRegistration(r.Context())
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeData(w, http.StatusOK, CeremonyJSON{Options: options, State: state})
+	}))
+	mux.HandleFunc("POST /api/me/passkeys", s.authed(func(w http.ResponseWriter, r *http.Request) {
+		var req passkeyReply
+		if err := decodeJSON(w, r, &req); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		p, err := pk.FinishPasskeyRegistration(r.Context(), req.State, req.Response, req.Name)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeData(w, http.StatusCreated, NewPasskeyJSON(p))
+	}))
+	mux.HandleFunc("DELETE /api/me/passkeys/{id}", s.authed(func(w http.ResponseWriter, r *http.Request) {
+		if err := pk.RemovePasskey(r.Context(), r.PathValue("id")); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeData(w, http.StatusOK, nil)
+	}))
+	mux.HandleFunc("POST /api/auth/passkey/begin", func(w http.ResponseWriter, r *http.Request) {
+		var req passkeyBegin // an empty body: no conditional mediation
+		if r.ContentLength != 0 {
+			if err := decodeJSON(w, r, &req); err != nil {
+				writeError(w, r, err)
+				return
+			}
+		}
+		options, state, err := pk.BeginPasskeySignIn(r.Context(), req.Conditional)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeData(w, http.StatusOK, CeremonyJSON{Options: options, State: state})
+	})
+	mux.HandleFunc("POST /api/auth/passkey", func(w http.ResponseWriter, r *http.Request) {
+		var req passkeyReply
+		if err := decodeJSON(w, r, &req); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		t, err := pk.PasskeySignIn(r.Context(), req.State, req.Response, authClient(r))
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		s.writeTokens(w, http.StatusOK, t)
+	})
+}
