@@ -174,7 +174,9 @@ func (a *Auth) PasskeySignIn(ctx context.Context, state string, response []byte,
 	if err != nil {
 		return nil, err
 	}
-	return a.startSession(ctx, u, c)
+	// The passkey verified its user (something held and something known or
+	// been): both factors, so no code is asked even with the app on.
+	return a.openSession(ctx, u, c)
 }
 
 // PasskeyAccounts is what front ends do with passkeys; Auth implements it.

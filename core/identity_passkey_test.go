@@ -87,3 +87,32 @@ func TestPasskeyChangesNeedARecentLogin(t *testing.T) {
 		t.Fatalf("left %+v", ps)
 	}
 }
+
+// A passkey that verified its user is both factors: an account with the
+// authenticator app signs in with it at once, with no code asked (issue 30:
+// "a passkey is a full sign-in"), while its password still asks for one.
+func TestAPasskeyIsBothFactors(t *testing.T) {
+	e := MustAuthEnv(t)
+	id := e.MustAuthenticate(t, e.MustSignUp(t, "ann@example.com", goodPassword).IDToken)
+	dev := newDevice(t)
+	registerPasskey(t, e, id, dev, "MacBook")
+	en, err := e.Auth.BeginTOTP(e.Acting(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Auth.ConfirmTOTP(e.Acting(id), e.code(t, en.Secret, 0)); err != nil {
+		t.Fatal(err)
+	}
+	e.challenge(t, "ann@example.com")
+	options, state, err := e.Auth.BeginPasskeySignIn(e.Ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := e.Auth.PasskeySignIn(e.Ctx, state, dev.Get(options), laptop)
+	if err != nil || tok.IDToken == "" || tok.SecondFactor != nil {
+		t.Fatalf("a passkey sign-in to an account with the app: %+v %v", tok, err)
+	}
+	if signed := e.MustAuthenticate(t, tok.IDToken); signed.UserID != id.UserID {
+		t.Fatalf("signed in %+v", signed)
+	}
+}

@@ -28,7 +28,8 @@ func (a *Auth) startSession(ctx context.Context, u *User, c Client) (*Tokens, er
 }
 
 // openSession creates a session for u and its first tokens: only
-// startSession and CompleteSecondFactor call it.
+// startSession, CompleteSecondFactor and a passkey's sign-in (both factors
+// in one) call it.
 func (a *Auth) openSession(ctx context.Context, u *User, c Client) (*Tokens, error) {
 	if u.Disabled() {
 		return nil, errUserDisabled()
