@@ -30,6 +30,7 @@ type Claimed struct {
 	AccessTokens int
 	Links        int // provider links, confirmed or pending
 	Codes        int // unused action codes made unusable
+	Passkeys     int // the maker's passkeys, removed
 	Messages     int // paused until the owner resumes them
 	// ReminderAddress: a second reminder address was set.
 	ReminderAddress bool

@@ -264,6 +264,13 @@ func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLi
 		if c.Codes, err = useUserCodes(tx, userID, now); err != nil {
 			return err
 		}
+		// The maker's passkeys and the devices they signed in from go too.
+		if c.Passkeys, err = deleteUserPasskeys(tx, userID); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketDeviceBooks).Delete([]byte(userID)); err != nil {
+			return err
+		}
 		if l != nil {
 			l.UserID = userID
 			return addLink(tx, l)

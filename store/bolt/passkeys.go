@@ -203,17 +203,19 @@ func deletePasskey(tx *bbolt.Tx, p *core.Passkey) error {
 	return tx.Bucket(bucketPasskeys).Delete([]byte(p.ID))
 }
 
-// deleteUserPasskeys is DeleteUser's: a user's passkeys go with it.
-func deleteUserPasskeys(tx *bbolt.Tx, userID string) error {
+// deleteUserPasskeys deletes a user's passkeys (with the user, or when the
+// account is claimed) and says how many went.
+func deleteUserPasskeys(tx *bbolt.Tx, userID string) (int, error) {
 	prefix := ownerPrefix(userID)
-	for _, k := range prefixKeys(tx.Bucket(bucketPasskeysByUser), prefix) {
+	keys := prefixKeys(tx.Bucket(bucketPasskeysByUser), prefix)
+	for _, k := range keys {
 		p, err := findPasskey(tx, idAfter(k, len(prefix)))
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := deletePasskey(tx, p); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return len(keys), nil
 }

@@ -137,7 +137,7 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 		if err := tx.Bucket(bucketDeviceBooks).Delete([]byte(id)); err != nil {
 			return err
 		}
-		if err := deleteUserPasskeys(tx, id); err != nil {
+		if _, err := deleteUserPasskeys(tx, id); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketUsers).Delete([]byte(id))

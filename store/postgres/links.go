@@ -195,6 +195,9 @@ func (s *DB) ClaimAccount(ctx context.Context, userID string, l *core.ProviderLi
 			{nil, "delete from provider_links where user_id = $1", []any{userID}},
 			{nil, "delete from webhook_secrets where user_id = $1", []any{userID}},
 			{&c.Codes, "update action_codes set used_at = $2 where user_id = $1 and used_at is null", []any{userID, now.UnixNano()}},
+			// The maker's passkeys and the devices they signed in from.
+			{&c.Passkeys, "delete from passkeys where user_id = $1", []any{userID}},
+			{nil, "delete from device_books where user_id = $1", []any{userID}},
 		} {
 			if err := count(step.n, step.sql, step.args...); err != nil {
 				return err

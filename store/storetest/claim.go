@@ -75,6 +75,18 @@ func testLinksClaimAccount(t *testing.T, s Stores) {
 	_, _, err = claim("nobody", nil, func(*core.User, []*core.ProviderLink) error { return nil })
 	wantCode(t, err, core.EUserNotFound)
 
+	// The maker's passkey and device book, where the store keeps them.
+	wantPasskeys := 0
+	if s.Passkeys != nil {
+		must(t, s.Passkeys.CreatePasskey(ctx, &core.Passkey{UserID: ada.user.ID, Name: "Stranger's", CredentialID: []byte("cred-ada"),
+			PublicKey: []byte("key"), CreatedAt: now}))
+		wantPasskeys = 1
+	}
+	if s.Devices != nil {
+		_, err := s.Devices.UpdateDeviceBook(ctx, ada.user.ID, func(b *core.DeviceBook) error { b.AlertsOff = true; return nil })
+		must(t, err)
+	}
+
 	var seen []*core.ProviderLink
 	l := newLink(s, core.ProviderGoogle, "g-ada")
 	u, c, err := claim(ada.user.ID, l, func(u *core.User, links []*core.ProviderLink) error {
@@ -86,7 +98,7 @@ func testLinksClaimAccount(t *testing.T, s Stores) {
 	if len(seen) != 1 || seen[0].Subject != "gh-ada" {
 		t.Fatalf("fn saw the links %v", seen)
 	}
-	want := core.Claimed{Sessions: 1, AccessTokens: 1, Links: 1, Codes: 1}
+	want := core.Claimed{Sessions: 1, AccessTokens: 1, Links: 1, Codes: 1, Passkeys: wantPasskeys}
 	if c != want {
 		t.Fatalf("claimed %+v, want %+v", c, want)
 	}
@@ -113,5 +125,20 @@ func testLinksClaimAccount(t *testing.T, s Stores) {
 	_, err = s.Links.FindProviderLink(ctx, core.ProviderGitHub, "gh-ada")
 	wantCode(t, err, core.ENotFound)
 	wantLinks(t, s, ada.user.ID, "google:g-ada")
+	if s.Passkeys != nil {
+		ps, err := s.Passkeys.ListUserPasskeys(ctx, ada.user.ID)
+		must(t, err)
+		if len(ps) != 0 {
+			t.Fatalf("the maker's passkeys outlived the claim: %+v", ps)
+		}
+		_, err = s.Passkeys.FindPasskeyByCredential(ctx, []byte("cred-ada"))
+		wantCode(t, err, core.ENotFound)
+	}
+	if s.Devices != nil {
+		b, err := s.Devices.FindDeviceBook(ctx, ada.user.ID)
+		if err == nil && b.AlertsOff {
+			t.Fatalf("the maker's device book outlived the claim: %+v", b)
+		}
+	}
 	grace.intact(t, s, "gh-grace")
 }
