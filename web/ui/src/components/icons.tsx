@@ -1,5 +1,7 @@
-// Small inline icons (Lucide's shapes, ISC licence) instead of the ☾/☀/☰ glyphs, which every
-// font draws differently. They are decorative: the button around each one keeps its aria-label.
+// The shell's icons (header, drawer, toasts): Lucide's shapes (ISC licence) drawn inline, because
+// the home page's script carries them and lucide-react's runtime would add 1.4 KB gzipped to it.
+// Every other icon is a named import from lucide-react (web/ui/DESIGN.md, "Icons"). They are
+// decorative: the button around each one keeps its aria-label.
 import type { ReactNode } from "react";
 
 // The stroke and size are app.css's (svg.icon), which keeps these bytes out of the home page's script.
@@ -32,6 +34,14 @@ export function MenuIcon() {
   return (
     <Icon>
       <path d="M4 6h16M4 12h16M4 18h16" />
+    </Icon>
+  );
+}
+
+export function CloseIcon() {
+  return (
+    <Icon>
+      <path d="M18 6 6 18M6 6l12 12" />
     </Icon>
   );
 }

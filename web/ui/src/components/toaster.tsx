@@ -1,5 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { dismissToast, toasts } from "../lib/toasts";
+import { CloseIcon } from "./icons";
 
 export function Toaster() {
   useSignals();
@@ -8,8 +9,8 @@ export function Toaster() {
       {toasts.value.map((toast) => (
         <article key={toast.id} className={`toast toast-${toast.kind}`}>
           <span>{toast.message}</span>
-          <button type="button" className="link-button" aria-label="Dismiss" onClick={() => dismissToast(toast.id)}>
-            ✕
+          <button type="button" className="quiet icon-button" aria-label="Dismiss" onClick={() => dismissToast(toast.id)}>
+            <CloseIcon />
           </button>
         </article>
       ))}
