@@ -1,6 +1,6 @@
 // The shell's icons (header, drawer, toasts): Lucide's shapes (ISC licence) drawn inline, because
 // the home page's script carries them and lucide-react's runtime would add 1.4 KB gzipped to it.
-// Every other icon is a named import from lucide-react (web/ui/DESIGN.md, "Icons"). They are
+// Every other icon is lucide-react's, named in lucide.ts (web/ui/DESIGN.md, "Icons"). They are
 // decorative: the button around each one keeps its aria-label.
 import type { ReactNode } from "react";
 

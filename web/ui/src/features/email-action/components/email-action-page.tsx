@@ -4,6 +4,7 @@ import { Link, Navigate } from "react-router";
 import { Alert, errorMessage } from "../../../components/form";
 import { Spinner } from "../../../components/loading";
 import { paths } from "../../../config/paths";
+import { site } from "../../../config/site";
 import { user } from "../../../lib/auth";
 import { applyActionCode, type ActionInfo } from "../api/action";
 
@@ -67,12 +68,28 @@ function ApplyCode({ mode, oobCode }: { mode: keyof typeof successText; oobCode:
       return (
         <>
           <Alert kind="success">{state.text}</Alert>
-          {mode === "verifyEmail" && <GoToDashboard />}
+          <GoToDashboard />
         </>
       );
     case "error":
-      return <Alert>{state.message}</Alert>;
+      return (
+        <>
+          <Alert>{state.message}</Alert>
+          <GoToDashboard />
+        </>
+      );
   }
+}
+
+/** For someone who is not a user (a second reminder address): what the service is. */
+function AboutTheService() {
+  return (
+    <p>
+      <Link to={paths.home.href()} role="button" className="outline secondary">
+        What is {site.name}?
+      </Link>
+    </p>
+  );
 }
 
 /**
@@ -108,9 +125,19 @@ function ConfirmReminderAddress({ oobCode }: { oobCode: string }) {
     case "busy":
       return <Spinner />;
     case "done":
-      return <Alert kind="success">{state.text}</Alert>;
+      return (
+        <>
+          <Alert kind="success">{state.text}</Alert>
+          <AboutTheService />
+        </>
+      );
     case "error":
-      return <Alert>{state.message}</Alert>;
+      return (
+        <>
+          <Alert>{state.message}</Alert>
+          <AboutTheService />
+        </>
+      );
   }
 }
 
@@ -128,7 +155,10 @@ export function EmailActionPage({ mode, oobCode }: { mode: string; oobCode: stri
         ) : mode === "confirmReminderAddress" ? (
           <ConfirmReminderAddress oobCode={oobCode} />
         ) : (
-          <Alert>Invalid mode parameter</Alert>
+          <>
+            <Alert>Invalid mode parameter</Alert>
+            <GoToDashboard />
+          </>
         )}
       </article>
     </section>

@@ -1,4 +1,5 @@
 import { useSignals } from "@preact/signals-react/runtime";
+import { CreditCard, KeyRound, UserRound, type LucideIcon } from "../../../components/lucide";
 import { useEffect, useState } from "react";
 import { NavLink, useNavigate } from "react-router";
 import { Alert, errorMessage, requireFields, SubmitButton, TextField, useForm, type FieldErrors } from "../../../components/form";
@@ -18,6 +19,8 @@ export const sectionTitles: Record<SettingsSection, string> = {
   billing: "Billing",
 };
 
+const sectionIcons: Record<SettingsSection, LucideIcon> = { general: UserRound, password: KeyRound, billing: CreditCard };
+
 function GeneralForm({ account }: { account: SessionUser }) {
   const [saved, setSaved] = useState(false);
   const { guard, dialog } = useRecentLogin();
@@ -33,7 +36,9 @@ function GeneralForm({ account }: { account: SessionUser }) {
 
   return (
     <>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={submit} noValidate aria-labelledby="profile-title">
+        <h2 id="profile-title">Profile</h2>
+        <p className="muted">Recipients see your name on each message; reminders go to your email.</p>
         {form.alert && <Alert>{form.alert}</Alert>}
         {saved && <Alert kind="success">Your profile has been updated</Alert>}
         <TextField label="Name" autoComplete="name" {...form.bind("name")} />
@@ -68,7 +73,8 @@ function PasswordForm() {
 
   return (
     <>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={submit} noValidate aria-labelledby="password-title">
+        <h2 id="password-title">Change your password</h2>
         {form.alert && <Alert>{form.alert}</Alert>}
         {saved && <Alert kind="success">Your password has been updated</Alert>}
         <TextField label="New password" type="password" autoComplete="new-password" {...form.bind("password")} />
@@ -116,29 +122,47 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
   return (
     <section>
       <h1>Settings</h1>
-      <nav aria-label="Settings" className="tabs">
-        <ul>
-          {(Object.keys(sectionTitles) as SettingsSection[]).map((tab) => (
-            <li key={tab}>
-              <NavLink to={paths.settings.href(tab)}>{sectionTitles[tab]}</NavLink>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      {/* One filled button per screen (the profile's Save, or the password's): the other forms'
-          buttons are outlined, and none spans the page (app.css .settings-panel). */}
-      <article className="settings-panel">
-        {section === "general" && (
-          <>
-            <GeneralForm account={account} />
-            <RemindersForm account={account} />
-            <LinkedAccounts />
-            <AccessTokens account={account} />
-          </>
-        )}
-        {section === "password" && <PasswordForm />}
-        {section === "billing" && <Billing account={account} />}
-      </article>
+      <div className="settings-layout">
+        <nav aria-label="Settings" className="settings-nav">
+          <ul>
+            {(Object.entries(sectionIcons) as [SettingsSection, LucideIcon][]).map(([tab, TabIcon]) => (
+              <li key={tab}>
+                <NavLink to={paths.settings.href(tab)} className="with-icon">
+                  <TabIcon size={18} aria-hidden="true" />
+                  {sectionTitles[tab]}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        {/* Each section is a card with its own save. One filled button per screen (the profile's
+            Save, or the password's): the other forms' buttons are outlined, and none spans the
+            page (app.css .settings-panel). */}
+        <div className="settings-panel">
+          {section === "general" && (
+            <>
+              <article className="settings-section">
+                <GeneralForm account={account} />
+              </article>
+              <article className="settings-section">
+                <RemindersForm account={account} />
+              </article>
+              <article className="settings-section">
+                <LinkedAccounts />
+              </article>
+              <article className="settings-section">
+                <AccessTokens account={account} />
+              </article>
+            </>
+          )}
+          {section === "password" && (
+            <article className="settings-section">
+              <PasswordForm />
+            </article>
+          )}
+          {section === "billing" && <Billing account={account} />}
+        </div>
+      </div>
     </section>
   );
 }
