@@ -1,5 +1,6 @@
-// The shell's icons (header, drawer, toasts): Lucide's shapes (ISC licence) drawn inline, because
-// the home page's script carries them and lucide-react's runtime would add 1.4 KB gzipped to it.
+// The shell's icons (header; the drawer draws its own X, the toasts' is app.css's): Lucide's shapes
+// (ISC licence) drawn inline, because the home page's script carries them and lucide-react's
+// runtime would add 1.4 KB gzipped to it.
 // Every other icon is lucide-react's, named in lucide.ts (web/ui/DESIGN.md, "Icons"). They are
 // decorative: the button around each one keeps its aria-label.
 import type { ReactNode } from "react";
@@ -34,14 +35,6 @@ export function MenuIcon() {
   return (
     <Icon>
       <path d="M4 6h16M4 12h16M4 18h16" />
-    </Icon>
-  );
-}
-
-export function CloseIcon() {
-  return (
-    <Icon>
-      <path d="M18 6 6 18M6 6l12 12" />
     </Icon>
   );
 }

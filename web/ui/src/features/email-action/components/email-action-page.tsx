@@ -4,7 +4,6 @@ import { Link, Navigate } from "react-router";
 import { Alert, errorMessage } from "../../../components/form";
 import { Spinner } from "../../../components/loading";
 import { paths } from "../../../config/paths";
-import { site } from "../../../config/site";
 import { user } from "../../../lib/auth";
 import { applyActionCode, type ActionInfo } from "../api/action";
 
@@ -86,7 +85,7 @@ function AboutTheService() {
   return (
     <p>
       <Link to={paths.home.href()} role="button" className="outline secondary">
-        What is {site.name}?
+        See how it works
       </Link>
     </p>
   );
