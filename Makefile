@@ -73,10 +73,10 @@ endef
 lighthouse: tools build
 	$(call WITH_SERVER,node scripts/home-weight.mjs $$url && node scripts/lighthouse.mjs $$url 3)
 
-## screenshots: docs/screenshots (home, pricing, dashboard, message dialog, sign in; light and
-## dark; desktop and phone), against a fresh server
+## screenshots: docs/screenshots (every screen; light and dark; desktop and phone), against a
+## fresh server
 screenshots: tools build
-	$(call WITH_SERVER,node scripts/screenshots.mjs $$url ../../docs/screenshots)
+	$(call WITH_SERVER,node scripts/screenshots.mjs $$url ../../docs/screenshots $$data/serve.log)
 
 # vet: go vet, gofmt, staticcheck (the version scripts/ensure-tools.sh pins, in bin/;
 # skipped with one line when it could not be installed) and the length of Go files (under 400)

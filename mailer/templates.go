@@ -74,6 +74,7 @@ func NewTemplates(appName, baseURL string) (*Templates, error) {
 	htmlFuncs := htmltemplate.FuncMap{
 		"lines":  htmlLines,
 		"button": func(url, label string) button { return button{url, label} },
+		"brand":  brandHTML,
 	}
 	for k, f := range funcs {
 		htmlFuncs[k] = f
@@ -314,4 +315,15 @@ func htmlLines(s string) htmltemplate.HTML {
 		lines[i] = htmltemplate.HTMLEscapeString(l)
 	}
 	return htmltemplate.HTML(strings.Join(lines, "<br>"))
+}
+
+// brandHTML is the wordmark as the web app draws it (web/ui/src/components/logo.tsx): the
+// name's first four letters, then the rest in the brand's accent colour.
+func brandHTML(app string) htmltemplate.HTML {
+	r := []rune(app)
+	if len(r) <= 4 {
+		return htmltemplate.HTML(htmltemplate.HTMLEscapeString(app))
+	}
+	return htmltemplate.HTML(htmltemplate.HTMLEscapeString(string(r[:4])) +
+		`<span class="brand-accent" style="color:#524ed2;">` + htmltemplate.HTMLEscapeString(string(r[4:])) + `</span>`)
 }

@@ -37,10 +37,35 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * Preloads the text face's files (app.css's @font-face, hashed by the build), so the browser asks
+ * for them with the stylesheet, not after it: the fallback shows first (font-display: swap) and
+ * Inter replaces it sooner.
+ */
+function preloadFonts(): Plugin {
+  return {
+    name: "sendlater-preload-fonts",
+    apply: "build",
+    transformIndexHtml: {
+      order: "post",
+      handler(_html, { bundle }) {
+        return Object.keys(bundle ?? {})
+          .filter((file) => /inter-latin-\d+-normal-[\w-]+\.woff2$/.test(file))
+          .sort()
+          .map((file) => ({
+            tag: "link",
+            attrs: { rel: "preload", href: `/${file}`, as: "font", type: "font/woff2", crossorigin: "" },
+            injectTo: "head" as const,
+          }));
+      },
+    },
+  };
+}
+
 export default defineConfig(({ mode, isSsrBuild }) => ({
   // The prerender's build (src/entry-server.tsx, for Node) is read once by scripts/prerender.mjs:
-  // nothing of it is served, so nothing to compress.
-  plugins: isSsrBuild ? [react()] : [react(), precompress()],
+  // nothing of it is served, so nothing to compress or preload.
+  plugins: isSsrBuild ? [react()] : [react(), preloadFonts(), precompress()],
   resolve: {
     alias: {
       "use-sync-external-store/shim/index.js": fileURLToPath(new URL("src/lib/use-sync-external-store.ts", import.meta.url)),

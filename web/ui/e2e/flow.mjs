@@ -256,7 +256,7 @@ export async function checkSignedInFlow(browser, base, { check }, screenshots) {
   await check("sign out", async () => {
     await page.goto(`${base}/dashboard`);
     await page.getByText("Account", { exact: true }).click();
-    await page.getByRole("button", { name: "Signout" }).first().click();
+    await page.getByRole("button", { name: "Sign out" }).first().click();
     await page.waitForURL(`${base}/`);
     await visible(page.getByRole("link", { name: "Sign in" }));
   });

@@ -111,7 +111,7 @@ try {
 
   await check("Google is marked Last used next time", async () => {
     await signin.getByText("Ada Lovelace", { exact: true }).first().click();
-    await signin.getByRole("button", { name: "Signout" }).first().click();
+    await signin.getByRole("button", { name: "Sign out" }).first().click();
     await signin.waitForURL(`${base}/`);
     await signin.goto(`${base}/auth/signin`);
     await visible(signin.getByRole("button", { name: "Google Last used" }));

@@ -41,7 +41,7 @@ test("signed in, the account menu shows the name, or Account without one", async
   expect(await screen.findByText("Ada")).toBeTruthy();
   expect(screen.getByRole("link", { name: "Dashboard" }).getAttribute("href")).toBe("/dashboard");
   expect(screen.getByRole("link", { name: "Settings" }).getAttribute("href")).toBe("/settings/general");
-  expect(screen.getByRole("button", { name: "Signout" })).toBeTruthy();
+  expect(screen.getByRole("button", { name: "Sign out" })).toBeTruthy();
 
   act(() => {
     user.value = { uid: "u1", name: "" } as SessionUser;
@@ -58,7 +58,7 @@ test("the drawer holds the same links and closes", async () => {
   for (const name of ["Pricing", "FAQ", "About", "Dashboard", "Settings"]) {
     expect(within(drawer).getByRole("link", { name })).toBeTruthy();
   }
-  expect(within(drawer).getByRole("button", { name: "Signout" })).toBeTruthy();
+  expect(within(drawer).getByRole("button", { name: "Sign out" })).toBeTruthy();
 
   fireEvent.click(within(drawer).getByRole("button", { name: "Close menu" }));
   expect(screen.queryByRole("dialog", { name: "Menu" })).toBeNull();

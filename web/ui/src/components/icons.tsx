@@ -1,5 +1,8 @@
-// Small inline icons (Lucide's shapes, ISC licence) instead of the ☾/☀/☰ glyphs, which every
-// font draws differently. They are decorative: the button around each one keeps its aria-label.
+// The shell's icons (header; the drawer draws its own X, the toasts' is app.css's): Lucide's shapes
+// (ISC licence) drawn inline, because the home page's script carries them and lucide-react's
+// runtime would add 1.4 KB gzipped to it.
+// Every other icon is lucide-react's, named in lucide.ts (web/ui/DESIGN.md, "Icons"). They are
+// decorative: the button around each one keeps its aria-label.
 import type { ReactNode } from "react";
 
 // The stroke and size are app.css's (svg.icon), which keeps these bytes out of the home page's script.

@@ -20,7 +20,10 @@ export function PageLinks({ onDone }: { onDone: () => void }) {
   ));
 }
 
-/** The account links, shared by the wide-screen menu and the small-screen drawer. */
+/**
+ * The account links, shared by the wide-screen menu and the small-screen drawer. SPEC.md lists
+ * "Signout" among them unquoted; issue 28 asks for the words "Sign out".
+ */
 export function AccountLinks({ onDone }: { onDone: () => void }) {
   useSignals();
   const navigate = useNavigate();
@@ -63,7 +66,7 @@ export function AccountLinks({ onDone }: { onDone: () => void }) {
       </li>
       <li>
         <button type="button" className="link-button" onClick={handleSignOut}>
-          Signout
+          Sign out
         </button>
       </li>
     </>

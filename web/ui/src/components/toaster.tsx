@@ -8,9 +8,8 @@ export function Toaster() {
       {toasts.value.map((toast) => (
         <article key={toast.id} className={`toast toast-${toast.kind}`}>
           <span>{toast.message}</span>
-          <button type="button" className="link-button" aria-label="Dismiss" onClick={() => dismissToast(toast.id)}>
-            ✕
-          </button>
+          {/* Its X is drawn by app.css (.dismiss): no icon in the home page's script. */}
+          <button type="button" className="dismiss" aria-label="Dismiss" onClick={() => dismissToast(toast.id)} />
         </article>
       ))}
     </div>

@@ -58,7 +58,8 @@ test("one message on the free plan: Add Message disabled, with Upgrade your plan
   expect(within(row).getByText("Charles")).toBeTruthy();
   expect(within(row).getByText("charles@example.com")).toBeTruthy();
   expect(within(row).getByText(formatDate(sendDate))).toBeTruthy();
-  expect(within(row).getByText("Scheduled")).toBeTruthy();
+  // The status in its word and its tone, never in colour alone (web/ui/DESIGN.md).
+  expect(within(row).getByText("Scheduled").className).toBe("status tone-info");
   const add = screen.getByRole("button", { name: "Add Message" }) as HTMLButtonElement;
   expect(add.disabled).toBe(true);
   expect(add.parentElement?.getAttribute("data-tooltip")).toBe("Upgrade your plan");

@@ -1,4 +1,5 @@
 import { useSignals } from "@preact/signals-react/runtime";
+import { MailPlus, Plus } from "../../../components/lucide";
 import { useState } from "react";
 import { Link } from "react-router";
 import { Alert, errorMessage } from "../../../components/form";
@@ -42,7 +43,8 @@ function MessagesCard({ account }: { account: SessionUser }) {
       <header className="card-header">
         <h2>Messages</h2>
         <span className="control-tooltip" data-tooltip={mayAdd || messages === undefined ? undefined : "Upgrade your plan"} data-placement="left">
-          <button type="button" disabled={!mayAdd} onClick={() => setEditing({ kind: "create" })}>
+          <button type="button" className="with-icon" disabled={!mayAdd} onClick={() => setEditing({ kind: "create" })}>
+            <Plus size={18} aria-hidden="true" />
             Add Message
           </button>
         </span>
@@ -65,7 +67,13 @@ function MessagesCard({ account }: { account: SessionUser }) {
       {messages === undefined ? (
         !error && <Spinner label="Loading messages" />
       ) : messages.length === 0 ? (
-        <p>You have no messages yet. Write your first one with Add Message.</p>
+        <div className="empty-state">
+          <MailPlus size={32} aria-hidden="true" />
+          <p>
+            <strong>No messages yet.</strong>
+          </p>
+          <p>Write the letter you want someone to read later: Add Message opens it.</p>
+        </div>
       ) : (
         <div className="overflow-auto">
           <table className="striped messages">
@@ -111,7 +119,7 @@ function MessagesCard({ account }: { account: SessionUser }) {
           )}
         </div>
       )}
-      {limit !== null && messages !== undefined && <footer>Remaining messages: {Math.max(limit - messages.length, 0)}</footer>}
+      {limit !== null && messages !== undefined && <footer className="muted">Remaining messages: {Math.max(limit - messages.length, 0)}</footer>}
       {editing.kind !== "closed" && (
         <MessageDialog
           key={editing.kind === "edit" ? editing.message.id : "new"}

@@ -1,3 +1,4 @@
+import { CalendarClock, History, Pencil } from "../../../components/lucide";
 import { useEffect, useState } from "react";
 import { errorMessage } from "../../../components/form";
 import { postponeBlocked, postponedTo, postponeNoEffect } from "../../../lib/postpone-words";
@@ -38,13 +39,14 @@ function useRenderAt(at: number | undefined) {
   }, [at]);
 }
 
-const statusLabels: Record<Message["status"], string> = {
-  scheduled: "Scheduled",
-  reminded: "Reminded",
-  sending: "Sending",
-  delivered: "Delivered",
-  failed: "Failed",
-  paused: "Paused",
+// Each status in its word and its tone (app.css .status): colour is never the only sign.
+const statuses: Record<Message["status"], { label: string; tone: "ok" | "warn" | "danger" | "info" | "muted" }> = {
+  scheduled: { label: "Scheduled", tone: "info" },
+  reminded: { label: "Reminded", tone: "warn" },
+  sending: { label: "Sending", tone: "info" },
+  delivered: { label: "Delivered", tone: "ok" },
+  failed: { label: "Failed", tone: "danger" },
+  paused: { label: "Paused", tone: "muted" },
 };
 
 export function MessageRow({
@@ -89,16 +91,18 @@ export function MessageRow({
   return (
     <tr>
       <td className="message-title">{message.title}</td>
-      <td>
-        {message.name}
-        <br />
-        <small>{message.recipient}</small>
-        {(message.recipients?.length ?? 1) > 1 && (
-          <>
-            <br />
-            <small>and {(message.recipients?.length ?? 1) - 1} more</small>
-          </>
-        )}
+      <td data-label="To">
+        <span>
+          {message.name}
+          <br />
+          <small>{message.recipient}</small>
+          {(message.recipients?.length ?? 1) > 1 && (
+            <>
+              <br />
+              <small>and {(message.recipients?.length ?? 1) - 1} more</small>
+            </>
+          )}
+        </span>
       </td>
       <td data-label="Delivery date">
         <time className="date" dateTime={new Date(message.sendDate).toISOString()}>
@@ -109,13 +113,15 @@ export function MessageRow({
         {daysLeft(message)}
       </td>
       <td data-label="Status">
-        {statusLabels[message.status] ?? message.status}
-        {message.failureReason && (
-          <>
-            <br />
-            <small className="failure-reason">{message.failureReason}</small>
-          </>
-        )}
+        <span>
+          <span className={`status tone-${statuses[message.status]?.tone ?? "muted"}`}>{statuses[message.status]?.label ?? message.status}</span>
+          {message.failureReason && (
+            <>
+              <br />
+              <small className="failure-reason">{message.failureReason}</small>
+            </>
+          )}
+        </span>
       </td>
       <td data-label="Active">
         <span className="control-tooltip" data-tooltip={message.isActive ? "On" : "Off"}>
@@ -130,29 +136,34 @@ export function MessageRow({
         </span>
       </td>
       <td className="row-actions">
-        <span className="control-tooltip" data-tooltip={cannotPostpone} data-placement="left">
-          <button
-            type="button"
-            className="outline"
-            disabled={cannotPostpone !== undefined || busy !== undefined}
-            aria-busy={busy === "postpone"}
-            aria-describedby={cannotPostpone ? `postpone-reason-${message.id}` : undefined}
-            onClick={() => run("postpone", () => postponeMessage(message.id), postponed(message))}
-          >
-            Postpone
-          </button>
-        </span>
-        {cannotPostpone && (
-          <span id={`postpone-reason-${message.id}`} className="visually-hidden">
-            {cannotPostpone}
+        <div className="action-group">
+          <span className="control-tooltip" data-tooltip={cannotPostpone} data-placement="left">
+            <button
+              type="button"
+              className="outline secondary with-icon"
+              disabled={cannotPostpone !== undefined || busy !== undefined}
+              aria-busy={busy === "postpone"}
+              aria-describedby={cannotPostpone ? `postpone-reason-${message.id}` : undefined}
+              onClick={() => run("postpone", () => postponeMessage(message.id), postponed(message))}
+            >
+              {busy !== "postpone" && <CalendarClock size={16} aria-hidden="true" />}
+              Postpone
+            </button>
           </span>
-        )}
-        <button type="button" className="outline secondary" disabled={settled} onClick={onEdit}>
-          Edit
-        </button>
-        <button type="button" className="outline secondary" aria-label={`History: ${message.title}`} onClick={() => setHistory(true)}>
-          History
-        </button>
+          {cannotPostpone && (
+            <span id={`postpone-reason-${message.id}`} className="visually-hidden">
+              {cannotPostpone}
+            </span>
+          )}
+          <button type="button" className="quiet with-icon" disabled={settled} onClick={onEdit}>
+            <Pencil size={16} aria-hidden="true" />
+            Edit
+          </button>
+          <button type="button" className="quiet with-icon" aria-label={`History: ${message.title}`} onClick={() => setHistory(true)}>
+            <History size={16} aria-hidden="true" />
+            History
+          </button>
+        </div>
         {history && <TimelineDialog message={message} onClose={() => setHistory(false)} />}
       </td>
     </tr>

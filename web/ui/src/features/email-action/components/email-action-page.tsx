@@ -67,12 +67,28 @@ function ApplyCode({ mode, oobCode }: { mode: keyof typeof successText; oobCode:
       return (
         <>
           <Alert kind="success">{state.text}</Alert>
-          {mode === "verifyEmail" && <GoToDashboard />}
+          <GoToDashboard />
         </>
       );
     case "error":
-      return <Alert>{state.message}</Alert>;
+      return (
+        <>
+          <Alert>{state.message}</Alert>
+          <GoToDashboard />
+        </>
+      );
   }
+}
+
+/** For someone who is not a user (a second reminder address): what the service is. */
+function AboutTheService() {
+  return (
+    <p>
+      <Link to={paths.home.href()} role="button" className="outline secondary">
+        See how it works
+      </Link>
+    </p>
+  );
 }
 
 /**
@@ -108,9 +124,19 @@ function ConfirmReminderAddress({ oobCode }: { oobCode: string }) {
     case "busy":
       return <Spinner />;
     case "done":
-      return <Alert kind="success">{state.text}</Alert>;
+      return (
+        <>
+          <Alert kind="success">{state.text}</Alert>
+          <AboutTheService />
+        </>
+      );
     case "error":
-      return <Alert>{state.message}</Alert>;
+      return (
+        <>
+          <Alert>{state.message}</Alert>
+          <AboutTheService />
+        </>
+      );
   }
 }
 
@@ -128,7 +154,10 @@ export function EmailActionPage({ mode, oobCode }: { mode: string; oobCode: stri
         ) : mode === "confirmReminderAddress" ? (
           <ConfirmReminderAddress oobCode={oobCode} />
         ) : (
-          <Alert>Invalid mode parameter</Alert>
+          <>
+            <Alert>Invalid mode parameter</Alert>
+            <GoToDashboard />
+          </>
         )}
       </article>
     </section>

@@ -94,9 +94,11 @@ test("the postponed toast goes after 6 seconds", async () => {
   expect(screen.queryByText(toast)).toBeNull();
 });
 
-test("a wrong code shows the server's message", async () => {
+test("a wrong code shows the server's message, and the way on: the dashboard", async () => {
   renderRoute("/postpone/m1?code=WRONG");
 
   expect((await screen.findByRole("alert")).textContent).toBe("This postpone link is not valid.");
   expect(screen.queryByRole("button", { name: "Postpone" })).toBeNull();
+  // Never a dead end (issue 29): the page ends with one step on.
+  expect(screen.getByRole("button", { name: "Open your dashboard" }).getAttribute("href")).toBe("/dashboard");
 });

@@ -1,4 +1,6 @@
 import { useEffect, useState } from "react";
+import { Link } from "react-router";
+import { paths } from "../../../config/paths";
 import { ApiError } from "../../../lib/api-client";
 import { postponeBlocked, postponedTo, postponeNoEffect } from "../../../lib/postpone-words";
 import { showToast } from "../../../lib/toasts";
@@ -18,6 +20,17 @@ type State =
 
 function message(error: unknown) {
   return error instanceof ApiError ? error.message : "Something went wrong. Please try again.";
+}
+
+/** The way on from this page, whatever happened: every message, in the dashboard. */
+function ToDashboard({ primary = false }: { primary?: boolean }) {
+  return (
+    <p className="next-step-link">
+      <Link to={paths.dashboard.href()} role="button" className={primary ? undefined : "outline secondary"}>
+        Open your dashboard
+      </Link>
+    </p>
+  );
 }
 
 /**
@@ -43,9 +56,13 @@ export function PostponePage({ id, code }: { id: string; code: string }) {
   }
   if (state.kind === "error") {
     return (
-      <section>
+      <section className="narrow">
         <h1>Postpone a message</h1>
-        <p role="alert">{state.message}</p>
+        <p role="alert" className="alert alert-error">
+          {state.message}
+        </p>
+        <p>Your messages and their dates are all in your dashboard, where you can postpone any of them.</p>
+        <ToDashboard primary />
       </section>
     );
   }
@@ -71,8 +88,9 @@ export function PostponePage({ id, code }: { id: string; code: string }) {
     }
   };
 
+  const done = settled.has(view.status) || blocked;
   return (
-    <section>
+    <section className="narrow">
       <h1>Postpone a message</h1>
       <article>
         <header>
@@ -97,8 +115,13 @@ export function PostponePage({ id, code }: { id: string; code: string }) {
             </button>
           </>
         )}
-        {state.error !== undefined && <p role="alert">{state.error}</p>}
+        {state.error !== undefined && (
+          <p role="alert" className="alert alert-error">
+            {state.error}
+          </p>
+        )}
       </article>
+      <ToDashboard primary={done} />
     </section>
   );
 }

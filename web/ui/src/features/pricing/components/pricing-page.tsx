@@ -1,4 +1,5 @@
 import { useSignals } from "@preact/signals-react/runtime";
+import { Check } from "../../../components/lucide";
 import { Link } from "react-router";
 import { Alert } from "../../../components/form";
 import { Spinner } from "../../../components/loading";
@@ -8,6 +9,13 @@ import { lapsedPlanRule, usePlans, type Plan } from "../../../lib/plans";
 
 // The plan most people pick; its card stands out.
 const recommended: PlanId = "pro";
+
+// Who each plan is for, in a line under its name; what it includes is the server's perks.
+const taglines: Record<PlanId, string> = {
+  starter: "One letter for one person.",
+  pro: "Every letter, for everyone you love.",
+  business: "Custom features and your own integrations.",
+};
 
 /** Signed-out visitors sign up first and come back to the purchase. */
 function chooseHref(planId: PlanId, signedIn: boolean) {
@@ -24,6 +32,7 @@ function PlanCard({ plan, signedIn }: { plan: Plan; signedIn: boolean }) {
           {plan.name}
           {plan.id === recommended && <mark>Most popular</mark>}
         </h2>
+        <p className="plan-tagline">{taglines[plan.id]}</p>
         <p className="price">
           {agreed ? (
             "-"
@@ -40,9 +49,12 @@ function PlanCard({ plan, signedIn }: { plan: Plan; signedIn: boolean }) {
           </p>
         )}
       </header>
-      <ul>
+      <ul className="perks">
         {plan.perks.map((perk) => (
-          <li key={perk}>{perk}</li>
+          <li key={perk}>
+            <Check size={18} aria-hidden="true" />
+            {perk}
+          </li>
         ))}
       </ul>
       <footer>

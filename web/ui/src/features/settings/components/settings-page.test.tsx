@@ -42,6 +42,11 @@ test("General has one filled button, the profile's Save; the other forms' button
     .getAllByRole("button")
     .filter((button) => button.getAttribute("type") === "submit" && !button.className.includes("outline") && !button.className.includes("secondary"));
   expect(filled).toEqual([save]);
+  // Each form is a section of its own, with its own save (issue 29).
+  const sections = document.querySelectorAll(".settings-section");
+  expect(sections.length).toBe(4);
+  expect(within(sections[0] as HTMLElement).getByRole("heading", { name: "Profile" })).toBeTruthy();
+  expect(within(sections[1] as HTMLElement).getByRole("button", { name: "Save reminders" })).toBeTruthy();
 });
 
 test("the profile form needs a name and an email, then updates the user", async () => {

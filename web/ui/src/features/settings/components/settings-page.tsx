@@ -1,4 +1,5 @@
 import { useSignals } from "@preact/signals-react/runtime";
+import { CreditCard, KeyRound, ShieldCheck, UserRound, type LucideIcon } from "../../../components/lucide";
 import { useEffect, useState } from "react";
 import { NavLink, useNavigate } from "react-router";
 import { Alert, errorMessage, requireFields, SubmitButton, TextField, useForm, type FieldErrors } from "../../../components/form";
@@ -21,6 +22,13 @@ export const sectionTitles: Record<SettingsSection, string> = {
   billing: "Billing",
 };
 
+const sectionIcons: Record<SettingsSection, LucideIcon> = {
+  general: UserRound,
+  password: KeyRound,
+  security: ShieldCheck,
+  billing: CreditCard,
+};
+
 function GeneralForm({ account }: { account: SessionUser }) {
   const [saved, setSaved] = useState(false);
   const { guard, dialog } = useRecentLogin();
@@ -36,7 +44,9 @@ function GeneralForm({ account }: { account: SessionUser }) {
 
   return (
     <>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={submit} noValidate aria-labelledby="profile-title">
+        <h2 id="profile-title">Profile</h2>
+        <p className="muted">Recipients see your name on each message; reminders go to your email.</p>
         {form.alert && <Alert>{form.alert}</Alert>}
         {saved && <Alert kind="success">Your profile has been updated</Alert>}
         <TextField label="Name" autoComplete="name" {...form.bind("name")} />
@@ -71,7 +81,8 @@ function PasswordForm() {
 
   return (
     <>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={submit} noValidate aria-labelledby="password-title">
+        <h2 id="password-title">Change your password</h2>
         {form.alert && <Alert>{form.alert}</Alert>}
         {saved && <Alert kind="success">Your password has been updated</Alert>}
         <TextField label="New password" type="password" autoComplete="new-password" {...form.bind("password")} />
@@ -119,35 +130,57 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
   return (
     <section>
       <h1>Settings</h1>
-      <nav aria-label="Settings" className="tabs">
-        <ul>
-          {(Object.keys(sectionTitles) as SettingsSection[]).map((tab) => (
-            <li key={tab}>
-              <NavLink to={paths.settings.href(tab)}>{sectionTitles[tab]}</NavLink>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      {/* One filled button per screen (the profile's Save, or the password's): the other forms'
-          buttons are outlined, and none spans the page (app.css .settings-panel). */}
-      <article className="settings-panel">
-        {section === "general" && (
-          <>
-            <GeneralForm account={account} />
-            <RemindersForm account={account} />
-            <LinkedAccounts />
-          </>
-        )}
-        {section === "password" && <PasswordForm />}
-        {section === "security" && (
-          <>
-            <SecondFactor account={account} />
-            <Sessions account={account} />
-            <AccessTokens account={account} />
-          </>
-        )}
-        {section === "billing" && <Billing account={account} />}
-      </article>
+      <div className="settings-layout">
+        <nav aria-label="Settings" className="settings-nav">
+          <ul>
+            {(Object.entries(sectionIcons) as [SettingsSection, LucideIcon][]).map(([tab, TabIcon]) => (
+              <li key={tab}>
+                <NavLink to={paths.settings.href(tab)} className="with-icon">
+                  <TabIcon size={18} aria-hidden="true" />
+                  {sectionTitles[tab]}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        {/* Each section is a card with its own save. One filled button per screen (the profile's
+            Save, or the password's): the other forms' buttons are outlined, and none spans the
+            page (app.css .settings-panel). */}
+        <div className="settings-panel">
+          {section === "general" && (
+            <>
+              <article className="settings-section">
+                <GeneralForm account={account} />
+              </article>
+              <article className="settings-section">
+                <RemindersForm account={account} />
+              </article>
+              <article className="settings-section">
+                <LinkedAccounts />
+              </article>
+            </>
+          )}
+          {section === "password" && (
+            <article className="settings-section">
+              <PasswordForm />
+            </article>
+          )}
+          {section === "security" && (
+            <>
+              <article className="settings-section">
+                <SecondFactor account={account} />
+              </article>
+              <article className="settings-section">
+                <Sessions account={account} />
+              </article>
+              <article className="settings-section">
+                <AccessTokens account={account} />
+              </article>
+            </>
+          )}
+          {section === "billing" && <Billing account={account} />}
+        </div>
+      </div>
     </section>
   );
 }
