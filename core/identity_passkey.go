@@ -113,3 +113,16 @@ type PasskeyCeremonies interface {
 	BeginLogin(conditional bool) (options []byte, state string, err error)
 	FinishLogin(state string, response []byte, find PasskeyFinder) (*User, *Passkey, error)
 }
+
+// Update applies fn to p, as a store does inside its transaction: the id,
+// the user and the credential cannot change, and p must stay valid.
+func (p *Passkey) Update(fn func(p *Passkey) error) error {
+	old := *p
+	if err := fn(p); err != nil {
+		return err
+	}
+	if p.ID != old.ID || p.UserID != old.UserID || string(p.CredentialID) != string(old.CredentialID) {
+		return Errorf(EInvalid, "A passkey's id, user and credential cannot change.")
+	}
+	return p.Validate()
+}

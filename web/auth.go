@@ -144,16 +144,22 @@ type proofJSON struct {
 	Nonce     string `json:"nonce"`
 }
 
+// authClientWithProof is authClient with the solved puzzle p sent, if any.
+func authClientWithProof(r *http.Request, p *proofJSON) core.Client {
+	c := authClient(r)
+	if p != nil {
+		c.Proof = core.Proof{Challenge: p.Challenge, Nonce: p.Nonce}
+	}
+	return c
+}
+
 func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	var req signInRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	c := authClient(r)
-	if req.Proof != nil {
-		c.Proof = core.Proof{Challenge: req.Proof.Challenge, Nonce: req.Proof.Nonce}
-	}
+	c := authClientWithProof(r, req.Proof)
 	t, err := s.Identities.SignIn(r.Context(), req.Email, req.Password, c)
 	if err != nil {
 		writeError(w, r, err)

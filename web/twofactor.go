@@ -7,8 +7,6 @@ import (
 	"net/http"
 
 	"github.com/pquerna/otp"
-
-	"github.com/sendlater/sendlater/core"
 )
 
 // The second factor over HTTP: the sign-in step that takes a challenge and
@@ -28,10 +26,7 @@ func (s *Server) handleSecondFactor(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	c := authClient(r)
-	if req.Proof != nil {
-		c.Proof = core.Proof{Challenge: req.Proof.Challenge, Nonce: req.Proof.Nonce}
-	}
+	c := authClientWithProof(r, req.Proof)
 	t, err := s.Identities.CompleteSecondFactor(r.Context(), req.Token, req.Code, c)
 	if err != nil {
 		writeError(w, r, err)

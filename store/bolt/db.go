@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/observe"
 	"github.com/sendlater/sendlater/store/seal"
 	"github.com/sendlater/sendlater/store/watch"
 	"go.etcd.io/bbolt"
@@ -42,7 +43,7 @@ type Options struct {
 // core.ContactStore and core.Backuper. Safe for concurrent use.
 type DB struct {
 	db        *bbolt.DB
-	observed  txObserver // ObserveTransactions
+	observed  observe.Observer // ObserveTransactions
 	seal      *seal.Sealer
 	reminders core.Reminders
 	watchers  watch.Hub

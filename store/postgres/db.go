@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/observe"
 	"github.com/sendlater/sendlater/store/seal"
 	"github.com/sendlater/sendlater/store/watch"
 )
@@ -51,7 +52,7 @@ const connectTimeout = 10 * time.Second
 // concurrent use.
 type DB struct {
 	pool      *pgxpool.Pool
-	observed  txObserver // ObserveTransactions
+	observed  observe.Observer // ObserveTransactions
 	seal      *seal.Sealer
 	reminders core.Reminders
 	where     string // database and schema, for messages to operators

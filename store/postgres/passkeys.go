@@ -110,14 +110,7 @@ func (s *DB) UpdatePasskey(ctx context.Context, id string, fn func(p *core.Passk
 		if p, err = scanPasskey(tx.QueryRow(ctx, "select "+passkeyColumns+" from passkeys where id = $1 for update", id)); err != nil {
 			return err
 		}
-		old := *p
-		if err := fn(p); err != nil {
-			return err
-		}
-		if p.ID != old.ID || p.UserID != old.UserID || string(p.CredentialID) != string(old.CredentialID) {
-			return core.Errorf(core.EInvalid, "A passkey's id, user and credential cannot change.")
-		}
-		if err := p.Validate(); err != nil {
+		if err := p.Update(fn); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, "update passkeys set ("+passkeyColumns+") = "+passkeyValues+" where id = $1", passkeyArgs(p)...)
