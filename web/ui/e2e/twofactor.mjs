@@ -50,7 +50,7 @@ export async function checkSecondFactor(browser, base, { check }) {
   const signOut = async () => {
     await page.goto(`${base}/dashboard`);
     await page.getByText("Account", { exact: true }).click();
-    await page.getByRole("button", { name: "Signout" }).first().click();
+    await page.getByRole("button", { name: "Sign out" }).first().click();
     await page.waitForURL(`${base}/`);
   };
   const signInToCodeStep = async () => {

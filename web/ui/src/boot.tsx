@@ -20,7 +20,15 @@ function OnScreen({ done }: { done: () => void }) {
 export function boot(root: HTMLElement, counted: string | undefined, onScreen: () => void = () => undefined) {
   applyTheme();
   connectApiClient();
-  void loadSession();
+  // A prerendered page hydrates as the build rendered it, signed out: the session is loaded once
+  // hydration committed, so that a reply arriving meanwhile cannot change what React compares
+  // with the HTML (React error 418). A page rendered here loads it at once.
+  const prerendered = Boolean(root.dataset.prerendered);
+  if (!prerendered) void loadSession();
+  const shown = () => {
+    if (prerendered) void loadSession();
+    onScreen();
+  };
 
   // Third parties only when the server names them, each in its own chunk.
   const settings = readPublicSettings();
@@ -31,9 +39,9 @@ export function boot(root: HTMLElement, counted: string | undefined, onScreen: (
   const app = (
     <StrictMode>
       <App />
-      <OnScreen done={onScreen} />
+      <OnScreen done={shown} />
     </StrictMode>
   );
-  if (root.dataset.prerendered) hydrateRoot(root, app);
+  if (prerendered) hydrateRoot(root, app);
   else createRoot(root).render(app);
 }
