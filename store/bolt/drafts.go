@@ -1,13 +1,16 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/transfer"
 )
 
 // bucketDrafts holds the authors' drafts (schema version 12):
@@ -31,8 +34,7 @@ func (s *DB) PutDraft(ctx context.Context, d *core.Draft) error {
 		if tx.Bucket(bucketUsers).Get([]byte(d.Owner)) == nil {
 			return core.ErrUserNotFound()
 		}
-		v := binary.BigEndian.AppendUint64(nil, uint64(d.UpdatedAt.UnixNano()))
-		return tx.Bucket(bucketDrafts).Put(ownerID(d.Owner, d.Key), append(v, s.seal.SealDraft(d)...))
+		return tx.Bucket(bucketDrafts).Put(ownerID(d.Owner, d.Key), draftValue(d.UpdatedAt, s.seal.SealDraft(d)))
 	})
 }
 
@@ -69,4 +71,20 @@ func deleteUserDrafts(tx *bbolt.Tx, userID string) error {
 		}
 	}
 	return nil
+}
+
+// exportDraft is the draft stored as v under k (ownerPrefix|key), its
+// contents still sealed.
+func exportDraft(k, v []byte) (*transfer.Draft, error) {
+	if len(k) < 2 || len(k) < 2+int(binary.BigEndian.Uint16(k)) || len(v) < 8 {
+		return nil, fmt.Errorf("decode draft %q: not an owner, a key, a time and contents", k)
+	}
+	n := 2 + int(binary.BigEndian.Uint16(k))
+	return &transfer.Draft{Owner: string(k[2:n]), Key: string(k[n:]),
+		UpdatedAt: time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC(), Sealed: bytes.Clone(v[8:])}, nil
+}
+
+// draftValue is how a draft is stored: its time, then its sealed contents.
+func draftValue(updatedAt time.Time, sealed []byte) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, uint64(updatedAt.UnixNano())), sealed...)
 }

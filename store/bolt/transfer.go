@@ -24,7 +24,8 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 			AccessTokens: n(bucketTokens), ActionCodes: n(bucketActionCodes), Contacts: n(bucketContacts),
 			Refusals: n(bucketRefusals), Outbox: n(bucketWebhooks), WebhookSecrets: n(bucketWebhookSecrets),
 			ProviderLinks: n(bucketLinks), BillingEvents: n(bucketBillingEvents), Events: n(bucketEvents),
-			Audit: n(bucketAudit), PageViews: n(bucketPageViews),
+			Audit: n(bucketAudit), PageViews: n(bucketPageViews), Drafts: n(bucketDrafts), Passkeys: n(bucketPasskeys),
+			DeviceBooks: n(bucketDeviceBooks),
 		}
 		return nil
 	})
@@ -157,6 +158,21 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 				}
 				r.PageViews = append(r.PageViews, &pc)
 				return nil
+			}},
+			{bucketDrafts, func(k, v []byte) error {
+				d, err := exportDraft(k, v)
+				r.Drafts = append(r.Drafts, d)
+				return err
+			}},
+			{bucketPasskeys, func(_, v []byte) error {
+				p, err := decodePasskey(v)
+				r.Passkeys = append(r.Passkeys, p)
+				return err
+			}},
+			{bucketDeviceBooks, func(k, v []byte) error {
+				b, err := decodeDeviceBook(string(k), v)
+				r.DeviceBooks = append(r.DeviceBooks, b)
+				return err
 			}},
 		}
 		for _, kind := range kinds {

@@ -268,7 +268,59 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 				return err
 			}
 		}
-		return nil
+		return importAccountRecords(tx, r, put)
 	})
 	return changed, err
+}
+
+// importAccountRecords writes the drafts, passkeys and device books of r
+// with put (Import's).
+func importAccountRecords(tx *bbolt.Tx, r *transfer.Records, put func(bucket, key, v []byte, write func(old []byte) error) error) error {
+	for _, d := range r.Drafts {
+		if err := core.ValidID("user", d.Owner); err != nil {
+			return err
+		}
+		key, v := ownerID(d.Owner, d.Key), draftValue(d.UpdatedAt, d.Sealed)
+		if err := put(bucketDrafts, key, v, func([]byte) error { return tx.Bucket(bucketDrafts).Put(key, v) }); err != nil {
+			return err
+		}
+	}
+	for _, p := range r.Passkeys {
+		if err := core.ValidID("passkey", p.ID); err != nil {
+			return err
+		}
+		v, err := encodePasskey(p)
+		if err != nil {
+			return err
+		}
+		err = put(bucketPasskeys, []byte(p.ID), v, func(old []byte) error {
+			if old != nil {
+				was, err := decodePasskey(old)
+				if err != nil {
+					return err
+				}
+				if err := deletePasskey(tx, was); err != nil {
+					return err
+				}
+			}
+			return putPasskey(tx, p)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, b := range r.DeviceBooks {
+		if err := core.ValidID("user", b.UserID); err != nil {
+			return err
+		}
+		v, err := encodeDeviceBook(b)
+		if err != nil {
+			return err
+		}
+		key := []byte(b.UserID)
+		if err := put(bucketDeviceBooks, key, v, func([]byte) error { return tx.Bucket(bucketDeviceBooks).Put(key, v) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }

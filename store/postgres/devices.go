@@ -30,14 +30,7 @@ func findDeviceBook(ctx context.Context, q querier, userID, lock string) (*core.
 	if err != nil {
 		return nil, err
 	}
-	var ds []knownDevice
-	if err := json.Unmarshal(raw, &ds); err != nil {
-		return nil, core.Errorf(core.EInternal, "A device book could not be read: %v", err)
-	}
-	for _, d := range ds {
-		b.Devices = append(b.Devices, core.KnownDevice{Key: d.Key, FirstSeen: time.Unix(0, d.FirstSeen).UTC(), LastSeen: time.Unix(0, d.LastSeen).UTC()})
-	}
-	return b, nil
+	return b, readDevices(b, raw)
 }
 
 // FindDeviceBook returns the user's book, an empty one when it has none.
@@ -62,11 +55,7 @@ func (s *DB) UpdateDeviceBook(ctx context.Context, userID string, fn func(b *cor
 			return err
 		}
 		b.UserID = userID
-		ds := make([]knownDevice, 0, len(b.Devices))
-		for _, d := range b.Devices {
-			ds = append(ds, knownDevice{Key: d.Key, FirstSeen: d.FirstSeen.UnixNano(), LastSeen: d.LastSeen.UnixNano()})
-		}
-		raw, err := json.Marshal(ds)
+		raw, err := devicesJSON(b)
 		if err != nil {
 			return err
 		}
@@ -77,4 +66,25 @@ func (s *DB) UpdateDeviceBook(ctx context.Context, userID string, fn func(b *cor
 		return nil, wrapErr(err)
 	}
 	return b, nil
+}
+
+// devicesJSON is b's devices as device_books.devices keeps them.
+func devicesJSON(b *core.DeviceBook) ([]byte, error) {
+	ds := make([]knownDevice, 0, len(b.Devices))
+	for _, d := range b.Devices {
+		ds = append(ds, knownDevice{Key: d.Key, FirstSeen: d.FirstSeen.UnixNano(), LastSeen: d.LastSeen.UnixNano()})
+	}
+	return json.Marshal(ds)
+}
+
+// readDevices reads device_books.devices into b.
+func readDevices(b *core.DeviceBook, raw []byte) error {
+	var ds []knownDevice
+	if err := json.Unmarshal(raw, &ds); err != nil {
+		return core.Errorf(core.EInternal, "A device book could not be read: %v", err)
+	}
+	for _, d := range ds {
+		b.Devices = append(b.Devices, core.KnownDevice{Key: d.Key, FirstSeen: time.Unix(0, d.FirstSeen).UTC(), LastSeen: time.Unix(0, d.LastSeen).UTC()})
+	}
+	return nil
 }

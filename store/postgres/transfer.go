@@ -22,9 +22,10 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 		(select count(*) from contacts), (select count(*) from refusals), (select count(*) from outbox),
 		(select count(*) from webhook_secrets), (select count(*) from provider_links),
 		(select count(*) from billing_events), (select count(*) from message_events),
-		(select count(*) from audit_log), (select count(*) from page_views)`).Scan(&c.Users, &c.Messages, &c.Sessions,
+		(select count(*) from audit_log), (select count(*) from page_views), (select count(*) from drafts),
+		(select count(*) from passkeys), (select count(*) from device_books)`).Scan(&c.Users, &c.Messages, &c.Sessions,
 		&c.AccessTokens, &c.ActionCodes, &c.Contacts, &c.Refusals, &c.Outbox, &c.WebhookSecrets, &c.ProviderLinks,
-		&c.BillingEvents, &c.Events, &c.Audit, &c.PageViews)
+		&c.BillingEvents, &c.Events, &c.Audit, &c.PageViews, &c.Drafts, &c.Passkeys, &c.DeviceBooks)
 	return c, wrapErr(err)
 }
 
@@ -113,6 +114,27 @@ var exports = []exported{
 		r.PageViews = append(r.PageViews, pc)
 		return row.Scan(&pc.Day, &pc.Path, &pc.Views)
 	}},
+	{"select owner, key, updated_at, contents from drafts order by owner, key", func(r *transfer.Records, row pgx.Rows) error {
+		d := new(transfer.Draft)
+		r.Drafts = append(r.Drafts, d)
+		err := row.Scan(&d.Owner, &d.Key, &d.UpdatedAt, &d.Sealed)
+		d.UpdatedAt = d.UpdatedAt.UTC()
+		return err
+	}},
+	{"select " + passkeyColumns + " from passkeys order by id", func(r *transfer.Records, row pgx.Rows) error {
+		p, err := scanPasskey(row)
+		r.Passkeys = append(r.Passkeys, p)
+		return err
+	}},
+	{"select user_id, alerts_off, devices from device_books order by user_id", func(r *transfer.Records, row pgx.Rows) error {
+		b := new(core.DeviceBook)
+		r.DeviceBooks = append(r.DeviceBooks, b)
+		var raw []byte
+		if err := row.Scan(&b.UserID, &b.AlertsOff, &raw); err != nil {
+			return err
+		}
+		return readDevices(b, raw)
+	}},
 }
 
 // Export yields every record from one snapshot (a repeatable-read
@@ -186,6 +208,9 @@ var (
 	upsertBillingEvent  = upsert("billing_events", "id", "id, recorded_at")
 	upsertAudit         = upsert("audit_log", "id", auditColumns)
 	upsertPageViews     = upsert("page_views", "day, path", "day, path, views")
+	upsertDraft         = upsert("drafts", "owner, key", "owner, key, message_id, contents, updated_at")
+	upsertPasskey       = upsert("passkeys", "id", passkeyColumns)
+	upsertDeviceBook    = upsert("device_books", "user_id", "user_id, alerts_off, devices")
 )
 
 // Import upserts the records in one transaction, sent as one batch of
@@ -234,6 +259,9 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	for _, pc := range r.PageViews {
 		b.Queue(upsertPageViews, pc.Day, pc.Path, pc.Views)
 	}
+	if err := queueAccountRecords(b, r); err != nil {
+		return 0, err
+	}
 	changed := 0
 	err := s.update(ctx, func(tx pgx.Tx) error {
 		changed = 0
@@ -269,4 +297,27 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 func (s *DB) SiteCounts(ctx context.Context) (users, messages int, err error) {
 	err = s.pool.QueryRow(ctx, `select (select count(*) from users), (select count(*) from messages)`).Scan(&users, &messages)
 	return users, messages, wrapErr(err)
+}
+
+// queueAccountRecords queues the upserts of the drafts, passkeys and device
+// books of r (Import's).
+func queueAccountRecords(b *pgx.Batch, r *transfer.Records) error {
+	for _, d := range r.Drafts {
+		var messageID *string
+		if d.Key != core.DraftNew {
+			messageID = &d.Key
+		}
+		b.Queue(upsertDraft, d.Owner, d.Key, messageID, d.Sealed, d.UpdatedAt)
+	}
+	for _, p := range r.Passkeys {
+		b.Queue(upsertPasskey, passkeyArgs(p)...)
+	}
+	for _, book := range r.DeviceBooks {
+		raw, err := devicesJSON(book)
+		if err != nil {
+			return err
+		}
+		b.Queue(upsertDeviceBook, book.UserID, book.AlertsOff, raw)
+	}
+	return nil
 }

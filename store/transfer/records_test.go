@@ -49,7 +49,8 @@ func openPostgres(tb testing.TB, key []byte) *postgres.DB {
 // messages in every state, sessions with rotated refresh tokens, access
 // tokens, action codes, contact submissions, refusals, webhook calls and
 // secrets, Stripe customers, applied billing events, linked provider
-// accounts, the audit log and page-view counters. It returns how many of
+// accounts, the audit log, page-view counters, drafts, passkeys and device
+// books. It returns how many of
 // each.
 func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 	tb.Helper()
@@ -153,6 +154,7 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 			must(tb, err)
 		}
 	}
+	fillAccounts(tb, db, ms, clock.Now(), &c)
 	for i := range 20 {
 		must(tb, db.CreateContact(ctx, &core.ContactSubmission{Name: "Ada", Email: "ada@example.com",
 			Message: fmt.Sprintf("hello %d", i), CreatedAt: clock.Now().Add(time.Duration(i) * time.Minute)}))
@@ -201,6 +203,9 @@ func dump(tb testing.TB, s transfer.Store) *transfer.Records {
 		all.Events = append(all.Events, r.Events...)
 		all.Audit = append(all.Audit, r.Audit...)
 		all.PageViews = append(all.PageViews, r.PageViews...)
+		all.Drafts = append(all.Drafts, r.Drafts...)
+		all.Passkeys = append(all.Passkeys, r.Passkeys...)
+		all.DeviceBooks = append(all.DeviceBooks, r.DeviceBooks...)
 		return nil
 	}))
 	// bbolt keeps the timelines by message, PostgreSQL in one sequence.
@@ -237,5 +242,6 @@ func wantReport(tb testing.TB, what string, rep transfer.Report, err error, copi
 
 func total(c transfer.Counts) int {
 	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.Outbox +
-		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents + c.Events + c.Audit + c.PageViews
+		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents + c.Events + c.Audit + c.PageViews + c.Drafts + c.Passkeys +
+		c.DeviceBooks
 }

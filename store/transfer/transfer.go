@@ -38,6 +38,22 @@ type Records struct {
 	// PageViews are the page-view counters, known by day and path: an
 	// import sets a counter to the count copied, never adds to it.
 	PageViews []*core.PageViewCount
+	// Drafts are the authors' unsent drafts, contents still sealed (after
+	// their users and messages).
+	Drafts []*Draft
+	// Passkeys are the users' WebAuthn credentials (public keys only).
+	Passkeys []*core.Passkey
+	// DeviceBooks are the devices and networks each account signed in
+	// from (keyed hashes only), so that a move sends no new-device email.
+	DeviceBooks []*core.DeviceBook
+}
+
+// Draft is an author's draft as a store keeps it: its contents sealed
+// (seal.Sealer.SealDraft).
+type Draft struct {
+	Owner, Key string
+	UpdatedAt  time.Time
+	Sealed     []byte
 }
 
 // Refusal is a refused address, known only by its keyed hash
@@ -63,7 +79,7 @@ type BillingEvent struct {
 // Counts are how many records of each kind a store holds.
 type Counts struct {
 	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, Outbox, WebhookSecrets,
-	ProviderLinks, BillingEvents, Events, Audit, PageViews int
+	ProviderLinks, BillingEvents, Events, Audit, PageViews, Drafts, Passkeys, DeviceBooks int
 }
 
 // Count is what r holds.
@@ -73,7 +89,8 @@ func (r *Records) Count() Counts {
 		AccessTokens: len(r.AccessTokens), ActionCodes: len(r.ActionCodes), Contacts: len(r.Contacts),
 		Refusals: len(r.Refusals), Outbox: len(r.Outbox), WebhookSecrets: len(r.WebhookSecrets),
 		ProviderLinks: len(r.ProviderLinks), BillingEvents: len(r.BillingEvents), Events: len(r.Events),
-		Audit: len(r.Audit), PageViews: len(r.PageViews),
+		Audit: len(r.Audit), PageViews: len(r.PageViews), Drafts: len(r.Drafts), Passkeys: len(r.Passkeys),
+		DeviceBooks: len(r.DeviceBooks),
 	}
 }
 
@@ -85,6 +102,7 @@ func (c Counts) add(d Counts) Counts {
 		Outbox: c.Outbox + d.Outbox, WebhookSecrets: c.WebhookSecrets + d.WebhookSecrets,
 		ProviderLinks: c.ProviderLinks + d.ProviderLinks, BillingEvents: c.BillingEvents + d.BillingEvents,
 		Events: c.Events + d.Events, Audit: c.Audit + d.Audit, PageViews: c.PageViews + d.PageViews,
+		Drafts: c.Drafts + d.Drafts, Passkeys: c.Passkeys + d.Passkeys, DeviceBooks: c.DeviceBooks + d.DeviceBooks,
 	}
 }
 
@@ -102,6 +120,7 @@ func (c Counts) kinds() []struct {
 		{"outbox items", c.Outbox}, {"webhook secrets", c.WebhookSecrets},
 		{"provider links", c.ProviderLinks}, {"billing events", c.BillingEvents}, {"timeline events", c.Events},
 		{"audit entries", c.Audit}, {"page-view counters", c.PageViews},
+		{"drafts", c.Drafts}, {"passkeys", c.Passkeys}, {"device books", c.DeviceBooks},
 	}
 }
 

@@ -36,6 +36,8 @@ func TestRoundTrip(t *testing.T) {
 	sameRecords(t, "postgres", want, dump(t, pg))
 	sameRecords(t, "bolt after the round trip", want, dump(t, back))
 	must(t, back.Check())
+	accountsOpen(t, src, pg, want)
+	accountsOpen(t, src, back, want)
 
 	// Through the stores' own reads: the same messages, opened, in the
 	// same order, and the same indexes.
