@@ -129,8 +129,9 @@ func (a *Auth) deviceKey(d Device, network string) string {
 //
 // No email goes to an address its account never verified (its owner did
 // not make the account, and a stranger could sign in from many networks
-// to write to it), to an address that refused every email, or beyond the
-// mail-bomb limits of verification emails, in which it counts.
+// to write to it), to an address that refused every email, or beyond its
+// own limits (LimitNewDeviceEmailsHour and Day, per account): never in the
+// verification emails' budget, which an email change needs.
 func (a *Auth) noteSignIn(ctx context.Context, u *User, s *Session) {
 	if a.Devices == nil {
 		return
@@ -161,7 +162,7 @@ func (a *Auth) noteSignIn(ctx context.Context, u *User, s *Session) {
 			return
 		}
 	}
-	wait, err := a.Limits.Take(ctx, verificationLimits(u, u.Email)...)
+	wait, err := a.Limits.Take(ctx, LimitTake{LimitNewDeviceEmailsHour, u.ID}, LimitTake{LimitNewDeviceEmailsDay, u.ID})
 	switch {
 	case err != nil:
 		a.log().Error("queueing the new-device email", "uid", u.ID, "err", err)

@@ -292,14 +292,25 @@ func TestNewDeviceEmailSpareTheUnverifiedAndKeepsTheLimits(t *testing.T) {
 	signInFrom(t, e, office)
 	e.NoMoreEmail(t)
 
-	// Verified, the emails count in the verification limits: 3 an hour.
+	// Verified, the emails have limits of their own: 3 an hour.
 	_, ann := signInFrom(t, e, laptop)
 	e.MustVerify(t, ann.UserID)
-	for i := range core.LimitVerifyAccountEmailsHr.Max + 2 {
-		signInFrom(t, e, core.Client{Address: fmt.Sprintf("198.18.%d.1", i), UserAgent: edgeMac})
+	var last *core.Identity
+	for i := range core.LimitNewDeviceEmailsHour.Max + 2 {
+		_, last = signInFrom(t, e, core.Client{Address: fmt.Sprintf("198.18.%d.1", i), UserAgent: edgeMac})
 	}
-	for range core.LimitVerifyAccountEmailsHr.Max - 1 { // the sign-up's verification took one
+	for range core.LimitNewDeviceEmailsHour.Max {
 		e.nextEmail(t, "ann@example.com")
 	}
+	e.NoMoreEmail(t)
+
+	// They never spend the verification emails' budget: the owner can
+	// still change the address this hour: the new one is asked, the old
+	// one told.
+	addr := "ann.new@example.com"
+	if _, err := e.Auth.UpdateProfile(e.Acting(last), core.ProfileUpdate{Email: &addr}); err != nil {
+		t.Fatal(err)
+	}
+	e.NextEach(t, addr, "ann@example.com")
 	e.NoMoreEmail(t)
 }

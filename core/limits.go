@@ -69,6 +69,11 @@ var (
 	LimitVerifyEmailsDay       = Limit{"verify-email-day", 10, 24 * time.Hour}
 	LimitVerifyAccountEmailsHr = Limit{"verify-account-hour", 3, time.Hour}
 	LimitVerifyAccountEmailsDy = Limit{"verify-account-day", 10, 24 * time.Hour}
+	// New-device emails of one account: a budget of their own, so that
+	// someone holding the password cannot, by signing in from many
+	// networks, use up the verification emails an email change needs.
+	LimitNewDeviceEmailsHour = Limit{"new-device-hour", 3, time.Hour}
+	LimitNewDeviceEmailsDay  = Limit{"new-device-day", 10, 24 * time.Hour}
 
 	// Wrong postpone codes of one client, on one message and on any.
 	LimitPostponeMessageClient = Limit{"postpone-message-client", 10, time.Hour}
