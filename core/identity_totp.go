@@ -234,23 +234,29 @@ func (a *Auth) matchTOTP(secret, code string, now time.Time, last int64) (int64,
 
 var recoveryEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
-// newRecoveryCodes makes RecoveryCodeCount codes of 80 random bits, as
-// "xxxx-xxxx-xxxx-xxxx", and their hashes (bound to the user).
+// newRecoveryCodes makes RecoveryCodeCount codes of 120 random bits, as
+// six groups of four ("xxxx-xxxx-xxxx-xxxx-xxxx-xxxx"), and their hashes
+// (bound to the user).
 func (a *Auth) newRecoveryCodes(userID string) (codes, hashes []string) {
 	for range RecoveryCodeCount {
-		b := make([]byte, 10)
+		b := make([]byte, 15)
 		rand.Read(b)
 		s := recoveryEncoding.EncodeToString(b)
-		c := s[0:4] + "-" + s[4:8] + "-" + s[8:12] + "-" + s[12:16]
+		groups := make([]string, 0, 6)
+		for i := 0; i < len(s); i += 4 {
+			groups = append(groups, s[i:i+4])
+		}
+		c := strings.Join(groups, "-")
 		codes = append(codes, c)
 		hashes = append(hashes, recoveryHash(userID, c))
 	}
 	return codes, hashes
 }
 
-// recoveryHash is the stored form of a recovery code: codes carry 80
-// random bits, so a fast hash is enough; the user's id keeps one account's
-// hashes from matching another's.
+// recoveryHash is the stored form of a recovery code: codes carry 120
+// random bits (at least 112, OWASP ASVS 5.0 6.5.2), so a fast hash is
+// enough; the user's id keeps one account's hashes from matching
+// another's. Codes made before (80 bits) still match until used.
 func recoveryHash(userID, code string) string {
 	return HashSecret("recovery\x00" + userID + "\x00" + normalizeRecovery(code))
 }

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -40,11 +41,20 @@ func (e *authEnv) mustEnrol(t *testing.T, email string) twoFactor {
 	if len(rc.Codes) != core.RecoveryCodeCount {
 		t.Fatalf("%d recovery codes", len(rc.Codes))
 	}
+	// 24 base32 characters: 120 bits, over the 112 that lets a fast hash
+	// keep them (OWASP ASVS 5.0 6.5.2).
+	for _, c := range rc.Codes {
+		if !recoveryCodeShape.MatchString(c) {
+			t.Fatalf("recovery code %q is not six groups of four base32 characters", c)
+		}
+	}
 	if p := e.nextEmail(t, email); !strings.Contains(p.Subject, "now asks for a code") {
 		t.Fatalf("enrolment email %q", p.Subject)
 	}
 	return twoFactor{uid: tok.User.ID, email: email, secret: en.Secret, codes: rc.Codes}
 }
+
+var recoveryCodeShape = regexp.MustCompile(`^[a-z2-7]{4}(-[a-z2-7]{4}){5}$`)
 
 // code is the app's code d steps from now.
 func (e *authEnv) code(t *testing.T, secret string, d int) string {
