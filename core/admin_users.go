@@ -61,7 +61,7 @@ func (s *AdminService) CreateUser(ctx context.Context, in NewUser) (*CreatedUser
 	now := s.Clock.Now()
 	u := &User{ID: NewID(), Email: email, Name: strings.TrimSpace(in.Name), Providers: []string{}, CreatedAt: now, UpdatedAt: now}
 	if in.Password != "" {
-		if err := CheckPassword("password", in.Password); err != nil {
+		if err := a.checkPasswordFor("password", in.Password, email, in.Name); err != nil {
 			return nil, err
 		}
 		if u.PasswordHash, err = a.hashPassword(ctx, in.Password); err != nil {

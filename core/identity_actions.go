@@ -198,7 +198,11 @@ func (a *Auth) ConfirmPasswordReset(ctx context.Context, code, password string) 
 		return err
 	}
 	hash := HashSecret(code)
-	if _, err := a.findActionCode(ctx, hash, ModeResetPassword); err != nil {
+	pending, err := a.findActionCode(ctx, hash, ModeResetPassword)
+	if err != nil {
+		return err
+	}
+	if err := a.checkPasswordFor("password", password, pending.Email, ""); err != nil {
 		return err
 	}
 	pwHash, err := a.hashPassword(ctx, password)

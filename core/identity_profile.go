@@ -250,6 +250,13 @@ func (a *Auth) ChangePassword(ctx context.Context, password string) error {
 		return err
 	}
 	id := IdentityFrom(ctx)
+	u, err := a.Users.FindUserByID(ctx, id.UserID)
+	if err != nil {
+		return tokenError(err)
+	}
+	if err := a.checkPasswordFor("password", password, u.Email, u.Name); err != nil {
+		return err
+	}
 	hash, err := a.hashPassword(ctx, password)
 	if err != nil {
 		return err

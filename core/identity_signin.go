@@ -32,7 +32,7 @@ func (a *Auth) SignUp(ctx context.Context, in SignUpInput, c Client) (*Tokens, e
 	if err := ValidationError(f); err != nil {
 		return nil, err
 	}
-	if err := CheckPassword("password", in.Password); err != nil {
+	if err := a.checkPasswordFor("password", in.Password, in.Email, in.Name); err != nil {
 		return nil, err
 	}
 	if err := a.checkClient(ctx, c.Address); err != nil {
