@@ -1,6 +1,7 @@
 import { signal } from "@preact/signals-react";
 import type { PlanId } from "../config/paths";
 import { api, ApiError, connectSession } from "./api-client";
+import { flushLocalDrafts } from "./local-drafts";
 import { hasSessionHint } from "./session-hint";
 
 export type SessionUser = {
@@ -240,9 +241,14 @@ export function updateUser(next: SessionUser) {
   user.value = next;
 }
 
-/** Revokes the session on the server; the local session ends, in every tab, even if that call fails. */
+/**
+ * Revokes the session on the server; the local session ends, in every tab, even if that call fails.
+ * First this device's drafts go to the server and leave this browser (lib/local-drafts.ts).
+ */
 export async function signOut() {
+  const uid = user.peek()?.uid;
   try {
+    if (uid) await flushLocalDrafts(uid);
     await api<null>("auth/signout", { method: "POST" });
   } finally {
     endSession();

@@ -1,4 +1,5 @@
 import { api } from "../../../lib/api-client";
+import { localDraftPrefix } from "../../../lib/local-drafts";
 import type { Interval, RecipientInput } from "./messages";
 
 /** The message dialog's unsent form: of a new message (key "new") or of one being edited (its id). */
@@ -28,8 +29,9 @@ export const putServerDraft = (key: DraftKey, draft: Omit<Draft, "updatedAt">) =
 export const deleteServerDraft = (key: DraftKey) => api<null>(path(key), { method: "DELETE" });
 
 // This device's copy, per user and key: written on every change, so a closed tab, a crash or
-// an ended session loses nothing, even offline.
-const localKey = (uid: string, key: DraftKey) => `sendlater:draft:${uid}:${key}`;
+// an ended session loses nothing, even offline. An explicit sign-out hands it to the server and
+// forgets it here (lib/local-drafts.ts).
+const localKey = (uid: string, key: DraftKey) => localDraftPrefix(uid) + key;
 
 export function readLocalDraft(uid: string, key: DraftKey): Draft | undefined {
   try {
