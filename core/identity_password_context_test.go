@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/sendlater/sendlater/core"
@@ -31,5 +32,23 @@ func TestPasswordsOfContextWordsAreRefused(t *testing.T) {
 	err = e.Auth.ChangePassword(e.Acting(id), "ANNABEL!!2025")
 	if core.ErrorCode(err) != core.EWeakPassword {
 		t.Fatalf("change to the address's name: %v", err)
+	}
+}
+
+// A password is checked exactly as typed: no trimming, no case folding, no
+// truncation within the 128 characters (OWASP ASVS 5.0 6.2.8).
+func TestPasswordIsCheckedExactlyAsTyped(t *testing.T) {
+	e := MustAuthEnv(t)
+	typed := "  Plum Kettle Orbit " + strings.Repeat("é", 100) + "  "
+	if _, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "ann@example.com", Password: typed}, browser); err != nil {
+		t.Fatal(err)
+	}
+	for _, other := range []string{strings.TrimSpace(typed), strings.ToLower(typed), typed[:len(typed)-1]} {
+		if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", other, browser); core.ErrorCode(err) != core.EWrongCredentials {
+			t.Fatalf("sign-in with %q: %v", other, err)
+		}
+	}
+	if _, err := e.Auth.SignIn(e.Ctx, "ann@example.com", typed, browser); err != nil {
+		t.Fatalf("sign-in as typed: %v", err)
 	}
 }

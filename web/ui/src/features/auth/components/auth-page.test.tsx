@@ -374,3 +374,21 @@ test("a provider's sign-in to an account with an authenticator app asks for the 
   await waitFor(() => expect(router.state.location.pathname).toBe("/dashboard"));
   expect(calls.find((c) => c.path === "auth/second-factor")?.body).toEqual({ token: "ch-1", code: "123456" });
 });
+
+// OWASP ASVS 5.0 6.2.6 and 6.2.7: every password field is masked, says which password a manager
+// should fill, and takes a paste.
+test.each([
+  ["/auth/signup", "new-password"],
+  ["/auth/signin", "current-password"],
+])("%s: password fields are masked, named for password managers, and take a paste", async (path, autocomplete) => {
+  mockApi({});
+  renderRoute(path);
+  await screen.findByLabelText("Email");
+  const fields = Array.from(document.querySelectorAll<HTMLInputElement>("input[name*='password' i], input[type='password']"));
+  expect(fields.length).toBeGreaterThan(0);
+  for (const field of fields) {
+    expect(field.type).toBe("password");
+    expect(field.getAttribute("autocomplete")).toBe(autocomplete);
+    expect(fireEvent.paste(field, { clipboardData: { getData: () => "plum-kettle-orbit-47" } })).toBe(true);
+  }
+});
