@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"time"
 )
 
@@ -28,7 +29,9 @@ type LimitEvent struct {
 type LimitStore interface {
 	// HitLimit records e under key, replacing key's event with e.ID, and
 	// returns key's events that have not expired at now, oldest first, in
-	// one step (one transaction).
+	// one step (one transaction) that follows every earlier hit of key:
+	// what it returns holds every event recorded under key before e
+	// (Limiter.Take counts on it).
 	HitLimit(ctx context.Context, key string, e LimitEvent, now time.Time) ([]LimitEvent, error)
 	// LimitEvents returns key's events that have not expired at now, oldest
 	// first.
@@ -157,20 +160,43 @@ func (lr *Limiter) Check(ctx context.Context, takes ...LimitTake) (time.Duration
 }
 
 // Take records an event of every key under its limit, unless one of them
-// has reached its limit already: then it records nothing and returns the
-// longest wait. The check and the record are two steps, so concurrent
-// takes may pass a limit by the few that raced.
+// has reached its limit: then it records nothing and returns the longest
+// wait. Concurrent takes cannot pass a limit together: each records first
+// and counts what its key held when it did (the store serializes a key's
+// hits), and one that finds its key over the limit takes its events back.
+// A race can only refuse one more than needed, never allow one more.
 func (lr *Limiter) Take(ctx context.Context, takes ...LimitTake) (time.Duration, error) {
-	longest, err := lr.Check(ctx, takes...)
+	longest, err := lr.Check(ctx, takes...) // the usual refusal costs no write
 	if err != nil || longest > 0 {
 		return longest, err
 	}
+	now, id := lr.Clock.Now(), NewID()
+	recorded := 0
 	for _, t := range takes {
-		if _, err := lr.Record(ctx, t.Limit, t.Key); err != nil {
+		events, err := lr.Store.HitLimit(ctx, lr.key(t.Limit, t.Key), LimitEvent{ID: id, At: now, Expires: now.Add(t.Limit.Window)}, now)
+		if err != nil {
+			lr.untake(ctx, takes[:recorded], id)
 			return 0, err
 		}
+		recorded++
+		if len(events) > t.Limit.Max {
+			others := slices.DeleteFunc(events, func(e LimitEvent) bool { return e.ID == id })
+			longest = max(longest, wait(t.Limit, others, now))
+		}
 	}
-	return 0, nil
+	if longest > 0 {
+		lr.untake(ctx, takes, id)
+	}
+	return longest, nil
+}
+
+// untake forgets the events id recorded under takes (Take's, refused or
+// failed); a failure only leaves them counted until they expire.
+func (lr *Limiter) untake(ctx context.Context, takes []LimitTake, id string) {
+	ctx = context.WithoutCancel(ctx)
+	for _, t := range takes {
+		_ = lr.Store.ClearLimit(ctx, lr.key(t.Limit, t.Key), id)
+	}
 }
 
 // LimitTake is one key under one limit, for Take.

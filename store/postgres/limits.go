@@ -38,6 +38,12 @@ func limitEvents(ctx context.Context, q querier, key string, now time.Time) ([]c
 func (s *DB) HitLimit(ctx context.Context, key string, e core.LimitEvent, now time.Time) ([]core.LimitEvent, error) {
 	var events []core.LimitEvent
 	err := s.update(ctx, func(tx pgx.Tx) error {
+		// Hits of one key take turns, so each sees every hit before it
+		// (core.LimitStore): concurrent sign-ins cannot pass a limit
+		// together.
+		if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock(hashtextextended($1, 7))", key); err != nil {
+			return err
+		}
 		_, err := tx.Exec(ctx, `insert into limit_events (key, id, at, expires_at) values ($1, $2, $3, $4)
 			on conflict (key, id) do update set at = excluded.at, expires_at = excluded.expires_at`,
 			key, e.ID, e.At.UnixNano(), e.Expires.UnixNano())

@@ -101,3 +101,36 @@ func testLimitEventsConcurrent(t *testing.T, s Stores) {
 		t.Fatalf("%d events after %d concurrent hits", len(got), n)
 	}
 }
+
+// Concurrent takes under one limit never pass it together: of 20 at once
+// on a limit of 3, exactly 3 are allowed and 3 events stay counted.
+func testLimitTakeConcurrent(t *testing.T, s Stores) {
+	lr := &core.Limiter{Store: s.Limits, Clock: s.Clock, Key: []byte("storetest limiter key")}
+	l := core.Limit{Name: "storetest-take", Max: 3, Window: time.Hour}
+	const n = 20
+	allowed := make(chan bool, n)
+	for range n {
+		go func() {
+			wait, err := lr.Take(ctx, core.LimitTake{Limit: l, Key: "ann@example.com"}, core.LimitTake{Limit: core.Limit{Name: "storetest-take-wide", Max: 100, Window: time.Hour}, Key: "ann"})
+			if err != nil {
+				t.Error(err)
+			}
+			allowed <- err == nil && wait == 0
+		}()
+	}
+	got := 0
+	for range n {
+		if <-allowed {
+			got++
+		}
+	}
+	if got != l.Max {
+		t.Fatalf("%d of %d concurrent takes allowed under a limit of %d", got, n, l.Max)
+	}
+	if c, err := lr.Count(ctx, l, "ann@example.com"); err != nil || c != l.Max {
+		t.Fatalf("%d events counted after the race (%v), want %d", c, err, l.Max)
+	}
+	if c, err := lr.Count(ctx, core.Limit{Name: "storetest-take-wide", Max: 100, Window: time.Hour}, "ann"); err != nil || c != l.Max {
+		t.Fatalf("the refused takes left %d events under the other limit (%v), want %d", c, err, l.Max)
+	}
+}

@@ -119,6 +119,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"WatchUser", needsWatcher(testWatchUser)},
 		{"LimitEvents", needsLimits(testLimitEvents)},
 		{"LimitEventsConcurrent", needsLimits(testLimitEventsConcurrent)},
+		{"LimitTakeConcurrent", needsLimits(testLimitTakeConcurrent)},
 		{"PageViews", needsPageViews(testPageViews)},
 		{"PageViewsConcurrent", needsPageViews(testPageViewsConcurrent)},
 		{"Drafts", needsDrafts(testDrafts)},
