@@ -94,7 +94,7 @@ type jsonCheck struct {
 	OK      bool   `json:"ok"`
 	Skipped bool   `json:"skipped,omitempty"`
 	Detail  string `json:"detail"`
-	Fix     string `json:"fix,omitempty"`
+	Fix     string `json:"fix"`
 }
 
 // WriteJSON prints the sections' checks as one JSON array of {section,
