@@ -224,8 +224,12 @@ func TestDoctorStoreSchemaOnBbolt(t *testing.T) {
 	r = run(t, empty, nil, "doctor", "store")
 	assertOneProblem(t, "no store", r, "✗ open: there is no store at "+filepath.Join(empty, "data", "sendlater.db"),
 		"run doctor where the server runs, or give it the server's data directory")
-	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
-		t.Fatalf("doctor created %v", entries)
+	dns := []string{"SENDLATER_MAIL_DNS_SERVER=" + dnstest.MustStart(t).Addr} // not the machine's resolver
+	if r := run(t, empty, dns, "doctor"); r.code != 1 || !strings.Contains(r.stdout, "Host: data_dir ./data") {
+		t.Fatalf("doctor in an empty directory: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := listDir(t, empty); len(got) != 0 {
+		t.Fatalf("doctor created %v", got)
 	}
 }
 
