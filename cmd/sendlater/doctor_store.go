@@ -42,7 +42,7 @@ func inspectBolt(ctx context.Context, a *app, where target, key []byte) doctor.S
 			err = nil
 			via = "held by the running server: checked a copy taken through its admin socket"
 		} else {
-			err = fmt.Errorf("%s (%s)", core.ErrorMessageOrText(err), copyErr)
+			err = core.Errorf(core.EUnavailable, "%s Checking a copy instead failed: %v.", core.ErrorMessageOrText(err), copyErr)
 		}
 	}
 	switch {
@@ -52,7 +52,7 @@ func inspectBolt(ctx context.Context, a *app, where target, key []byte) doctor.S
 		return s
 	case core.ErrorCode(err) == core.EUnavailable:
 		s.Fail("open", core.ErrorMessageOrText(err),
-			"stop the process that holds the file (`fuser "+path+"` names it), or run doctor as the user of sendlater serve so that it can reach the admin socket")
+			"run doctor as the user of sendlater serve (the admin socket is theirs), free disk space for the copy, or stop the process that holds the file (`fuser "+path+"` names it)")
 		return s
 	case err != nil:
 		s.Fail("open", core.ErrorMessageOrText(err), "check the file's owner and mode (the user of sendlater serve, 0600) and that data_dir is the server's")
@@ -77,20 +77,27 @@ func inspectBolt(ctx context.Context, a *app, where target, key []byte) doctor.S
 }
 
 // inspectBoltCopy copies the store through the running server's admin
-// socket into a temporary file and inspects the copy: bbolt's copy is one
-// consistent transaction, page for page, so its check is the store's.
+// socket into a temporary file beside it and inspects the copy: bbolt's
+// copy is one consistent transaction, page for page, so its check is the
+// store's. The copy stays in the private data directory (never /tmp, which
+// may be memory or shared) and is removed at once; it is made only when
+// the disk keeps the store's size and MinFreeBytes free after it, so that
+// doctor never fills the server's disk.
 func inspectBoltCopy(ctx context.Context, a *app, key []byte) (bolt.Inspection, error) {
 	var in bolt.Inspection
 	c, err := web.DialAdmin(a.cfg.socketPath())
 	if err != nil {
 		return in, fmt.Errorf("no server answers on %s", a.cfg.socketPath())
 	}
-	if fi, err := os.Stat(a.cfg.storePath()); err == nil {
-		if free, err := doctor.FreeSpace(os.TempDir()); err == nil && free < 2*uint64(fi.Size()) {
-			return in, fmt.Errorf("%s has too little free space for a copy of the store (%s)", os.TempDir(), doctor.BytesText(uint64(fi.Size())))
-		}
+	fi, err := os.Stat(a.cfg.storePath())
+	if err != nil {
+		return in, err
 	}
-	f, err := os.CreateTemp("", "sendlater-doctor-*.db") // mode 0600
+	free, err := doctor.FreeSpace(a.cfg.DataDir)
+	if need := 2*uint64(fi.Size()) + doctor.MinFreeBytes; err == nil && free < need {
+		return in, fmt.Errorf("a copy to check needs %s free in %s, and %s is", doctor.BytesText(need), a.cfg.DataDir, doctor.BytesText(free))
+	}
+	f, err := os.CreateTemp(a.cfg.DataDir, ".sendlater-doctor-*.db") // mode 0600
 	if err != nil {
 		return in, err
 	}
