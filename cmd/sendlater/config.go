@@ -129,6 +129,18 @@ func newViper() *viper.Viper {
 // loadConfig reads the config file (the --config path, else ./config.yaml when
 // present), resolves *_file secrets and validates the result.
 func loadConfig(v *viper.Viper, file string) (*Config, error) {
+	c, unknown, err := readConfig(v, file)
+	if len(unknown) > 0 {
+		return nil, unknown[0]
+	}
+	return c, err
+}
+
+// readConfig is loadConfig that tells the unknown keys and variables apart
+// (unknown, each an error naming one) from a config that could not be made
+// (err): with only unknown keys the config is returned too, as it would be
+// without them (`sendlater doctor` reports them and goes on).
+func readConfig(v *viper.Viper, file string) (_ *Config, unknown []error, err error) {
 	if file == "" {
 		if _, err := os.Stat("config.yaml"); err == nil {
 			file = "config.yaml"
@@ -138,32 +150,30 @@ func loadConfig(v *viper.Viper, file string) (*Config, error) {
 	if file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
-			return nil, fmt.Errorf("config file %s: %w", file, err)
+			return nil, nil, fmt.Errorf("config file %s: %w", file, err)
 		}
-		if err := known.checkFileKeys(file); err != nil {
-			return nil, err
+		if unknown, err = known.fileKeyErrors(file); err != nil {
+			return nil, nil, err
 		}
 	}
-	if err := known.checkEnv(os.Environ()); err != nil {
-		return nil, err
-	}
+	unknown = append(unknown, known.envErrors(os.Environ())...)
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, unknown, fmt.Errorf("config: %w", err)
 	}
 	if err := readSecretFile(&c.Mail.SMTP.Password, c.Mail.SMTP.PasswordFile, "mail.smtp.password_file"); err != nil {
-		return nil, err
+		return nil, unknown, err
 	}
 	if err := readSecretFile(&c.Store.URL, c.Store.URLFile, "store.url_file"); err != nil {
-		return nil, err
+		return nil, unknown, err
 	}
 	if err := c.readIntegrationSecrets(); err != nil {
-		return nil, err
+		return nil, unknown, err
 	}
 	if err := c.validate(); err != nil {
-		return nil, err
+		return nil, unknown, err
 	}
-	return &c, nil
+	return &c, unknown, nil
 }
 
 func (c *Config) validate() error {

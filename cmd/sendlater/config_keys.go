@@ -105,13 +105,14 @@ func envName(key string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
-// checkFileKeys refuses a key of the config file that is no key: a typo
-// would otherwise leave the default in place without a word.
-func (k knownKeys) checkFileKeys(file string) error {
+// fileKeyErrors is an error for each key of the config file that is no
+// key, in order (a typo would otherwise leave the default in place without
+// a word); err when the file cannot be read.
+func (k knownKeys) fileKeyErrors(file string) (errs []error, err error) {
 	fv := viper.New()
 	fv.SetConfigFile(file)
 	if err := fv.ReadInConfig(); err != nil {
-		return fmt.Errorf("config file %s: %w", file, err)
+		return nil, fmt.Errorf("config file %s: %w", file, err)
 	}
 	keys := fv.AllKeys()
 	slices.Sort(keys)
@@ -120,16 +121,17 @@ func (k knownKeys) checkFileKeys(file string) error {
 			continue
 		}
 		if near := nearest(key, k.leaves, suffixMatch(key, k.leaves)); near != "" {
-			return fmt.Errorf("config: unknown key %q in %s (did you mean %q?)", key, file, near)
+			errs = append(errs, fmt.Errorf("config: unknown key %q in %s (did you mean %q?)", key, file, near))
+		} else {
+			errs = append(errs, fmt.Errorf("config: unknown key %q in %s (config.example.yaml lists every key)", key, file))
 		}
-		return fmt.Errorf("config: unknown key %q in %s (config.example.yaml lists every key)", key, file)
 	}
-	return nil
+	return errs, nil
 }
 
-// checkEnv refuses a SENDLATER_ variable of environ that sets no key and is
-// none of notSettings.
-func (k knownKeys) checkEnv(environ []string) error {
+// envErrors is an error for each SENDLATER_ variable of environ that sets
+// no key and is none of notSettings, by name.
+func (k knownKeys) envErrors(environ []string) []error {
 	names := map[string]bool{}
 	var candidates []string
 	for _, key := range k.leaves {
@@ -143,15 +145,16 @@ func (k knownKeys) checkEnv(environ []string) error {
 			unknown = append(unknown, name)
 		}
 	}
-	if len(unknown) == 0 {
-		return nil
-	}
 	slices.Sort(unknown)
-	name := unknown[0]
-	if near := nearest(name, candidates, suffixMatch(name, candidates)); near != "" {
-		return fmt.Errorf("config: %s names no setting (did you mean %s?)", name, near)
+	var errs []error
+	for _, name := range unknown {
+		if near := nearest(name, candidates, suffixMatch(name, candidates)); near != "" {
+			errs = append(errs, fmt.Errorf("config: %s names no setting (did you mean %s?)", name, near))
+		} else {
+			errs = append(errs, fmt.Errorf("config: %s names no setting (config.example.yaml lists every key; nested keys join with _, e.g. SENDLATER_MAIL_SMTP_HOST)", name))
+		}
 	}
-	return fmt.Errorf("config: %s names no setting (config.example.yaml lists every key; nested keys join with _, e.g. SENDLATER_MAIL_SMTP_HOST)", name)
+	return errs
 }
 
 // suffixMatch is the one known key that ends in the typed one, a section

@@ -73,6 +73,9 @@ func readDir(t *testing.T, dir string) map[string]string {
 	}
 	files := map[string]string{}
 	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".md") { // doctor.txt: a transcript (TestDoctorChecksADeployment)
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)

@@ -31,8 +31,10 @@ type app struct {
 	log   *slog.Logger
 	// metrics are serve's Prometheus families (metrics.addr); nil: off.
 	metrics *metrics.Metrics
-	stdout  io.Writer
-	stderr  io.Writer
+	// doctorLoad is the configuration as `sendlater doctor` read it.
+	doctorLoad doctorLoad
+	stdout     io.Writer
+	stderr     io.Writer
 }
 
 func newRootCmd() *cobra.Command {

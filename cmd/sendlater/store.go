@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/doctor"
 	"github.com/sendlater/sendlater/store/bolt"
 	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/seal"
@@ -52,6 +53,10 @@ type driver struct {
 	// migrations lists the store's schema migrations and, with up, applies
 	// the pending ones; nil: the store migrates itself when opened.
 	migrations func(ctx context.Context, where target, up bool) ([]migration, error)
+	// inspect is `sendlater doctor store`: it reads the store at where,
+	// creating and migrating nothing, and checks it (key: nil when none
+	// is at hand).
+	inspect func(ctx context.Context, a *app, where target, key []byte) doctor.Section
 }
 
 // target is where a store is, and the setting that said so, for errors.
@@ -87,7 +92,7 @@ const (
 
 var drivers = map[string]driver{
 	"bolt": {
-		open: openBolt, createsKey: true,
+		open: openBolt, createsKey: true, inspect: inspectBolt,
 		where: func(c *Config) target { return target{c.storePath(), "data_dir"} },
 		missing: func(where target) bool {
 			_, err := os.Stat(where.value)
@@ -95,7 +100,7 @@ var drivers = map[string]driver{
 		},
 	},
 	"postgres": {
-		open: openPostgres, shared: true, migrations: postgresMigrations,
+		open: openPostgres, shared: true, migrations: postgresMigrations, inspect: inspectPostgres,
 		where: func(c *Config) target {
 			switch {
 			case c.Store.URLFile != "":

@@ -22,11 +22,19 @@ type Mail struct {
 // SMTP server (connect, EHLO, STARTTLS, AUTH).
 func CheckMail(ctx context.Context, m Mail) Section {
 	domain := strings.ToLower(m.From[strings.LastIndexByte(m.From, '@')+1:])
-	s := Section{Title: "Mail: sending as " + m.From}
+	s := Section{Name: "mail", Title: "Mail: sending as " + m.From}
 	m.checkSPF(ctx, &s, domain)
 	m.checkDKIM(ctx, &s, domain)
 	m.checkDMARC(ctx, &s, domain)
 	m.SMTP.check(&s)
+	return s
+}
+
+// CheckSMTP checks the SMTP server alone (connect, EHLO, STARTTLS, AUTH):
+// `sendlater doctor smtp`.
+func CheckSMTP(c SMTP) Section {
+	s := Section{Name: "smtp", Title: "SMTP: mail.smtp.*"}
+	c.check(&s)
 	return s
 }
 
