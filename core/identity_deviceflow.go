@@ -41,6 +41,18 @@ type DeviceGrant struct {
 	Email  string
 }
 
+// DeviceFlow is the device authorization flow, as the web front end
+// serves it (implemented by Auth).
+type DeviceFlow interface {
+	RequestDeviceCode(ctx context.Context, clientName string, c Client) (*DeviceAuthorization, error)
+	PollDeviceCode(ctx context.Context, deviceCode string) (*DeviceGrant, error)
+	LookUpDeviceCode(ctx context.Context, userCode string, c Client) (*DeviceRequest, error)
+	ApproveDeviceCode(ctx context.Context, userCode string, c Client) (*DeviceRequest, error)
+	DenyDeviceCode(ctx context.Context, userCode string, c Client) error
+}
+
+var _ DeviceFlow = (*Auth)(nil)
+
 func (a *Auth) deviceFlowOn() error {
 	if a.DeviceCodes == nil {
 		return Errorf(ENotFound, "Signing in from a device is not available on this server.")
