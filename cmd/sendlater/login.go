@@ -185,7 +185,7 @@ func newLoginCmd(a *app) *cobra.Command {
 			if core.ErrorCode(err) == core.EWrongCredentials {
 				// The server does not say whether the account has a
 				// password (no one may learn which accounts do).
-				return fmt.Errorf("%s If your account signs in with a passkey or a provider, run `sendlater login --server %s --device`.", core.ErrorMessageOrText(err), base)
+				return fmt.Errorf("%s If your account signs in with a passkey or a provider, run `sendlater login --server %s --device`", core.ErrorMessageOrText(err), base)
 			}
 			if err != nil {
 				return err
