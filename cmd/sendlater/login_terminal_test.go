@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,29 @@ func (term *terminal) typeLine(s string) {
 	term.t.Helper()
 	term.press("-l", s)
 	term.press("Enter")
+}
+
+// waitEchoOff waits until the pane's terminal stopped echoing (a
+// password being read): the prompt shows a moment before that, and what a
+// test typed in between would be echoed.
+func (term *terminal) waitEchoOff() {
+	term.t.Helper()
+	tty, err := term.tmux("display-message", "-p", "-t", "t", "#{pane_tty}")
+	if err != nil {
+		term.t.Fatalf("pane_tty: %v %s", err, tty)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		out, err := exec.Command("stty", "-F", strings.TrimSpace(tty), "-a").CombinedOutput()
+		if err != nil {
+			term.t.Fatalf("stty: %v %s", err, out)
+		}
+		if slices.Contains(strings.Fields(string(out)), "-echo") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	term.t.Fatal("the terminal still echoes")
 }
 
 // waitPrompt waits for the shell's prompt on the screen's last line.
@@ -94,6 +118,7 @@ func TestLoginWithACodeInATerminal(t *testing.T) {
 	term := startShell(t, home, []string{"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "HOME=" + home})
 	term.typeLine("sendlater login --server " + srv.url + " --email ann@example.com")
 	term.waitFor("Password:")
+	term.waitEchoOff()
 	term.typeLine(clusterPassword)
 	term.waitFor("Code from your authenticator app (or a recovery code):")
 	// The confirming code's step is used: the next step's code.
