@@ -17,6 +17,7 @@ const (
 	PurposeProofOfWork  = "sendlater proof of work" // signs the sign-in puzzles of ProofOfWork
 	PurposeRefreshChain = "sendlater refresh chain" // derives a refresh token's successor
 	PurposeKnownDevices = "sendlater known devices" // keys the hashes of the devices an account signed in from
+	PurposeDeviceCodes  = "sendlater device codes"  // keys the stored hashes of the device flow's user codes
 )
 
 // DeriveKey derives the 32-byte key of one purpose from master:

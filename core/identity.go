@@ -64,6 +64,8 @@ type Auth struct {
 	// (passkey/); either nil: passkeys are off.
 	Passkeys   PasskeyStore
 	Ceremonies PasskeyCeremonies
+	// DeviceCodes are the device flow's requests (nil: the flow is off).
+	DeviceCodes DeviceCodeStore
 
 	// Optional.
 	PasswordParams PasswordParams // zero: DefaultPasswordParams

@@ -133,15 +133,22 @@ func (a *Auth) deviceKey(d Device, network string) string {
 // own limits (LimitNewDeviceEmailsHour and Day, per account): never in the
 // verification emails' budget, which an email change needs.
 func (a *Auth) noteSignIn(ctx context.Context, u *User, s *Session) {
+	a.noteDevice(ctx, u, s.UserAgent, s.Network, s.CreatedAt)
+}
+
+// noteDevice is noteSignIn of a client known by its user agent and
+// network that started using the account at: a session, or an access
+// token the device flow handed out.
+func (a *Auth) noteDevice(ctx context.Context, u *User, userAgent, network string, at time.Time) {
 	if a.Devices == nil {
 		return
 	}
-	d := ParseDevice(s.UserAgent)
-	key := a.deviceKey(d, s.Network)
+	d := ParseDevice(userAgent)
+	key := a.deviceKey(d, network)
 	var isNew, first, off bool
 	_, err := a.Devices.UpdateDeviceBook(ctx, u.ID, func(b *DeviceBook) error {
 		first, off = len(b.Devices) == 0, b.AlertsOff
-		isNew = b.see(key, s.CreatedAt)
+		isNew = b.see(key, at)
 		return nil
 	})
 	if err != nil {
@@ -173,8 +180,8 @@ func (a *Auth) noteSignIn(ctx context.Context, u *User, s *Session) {
 	}
 	base := strings.TrimRight(a.BaseURL, "/")
 	e, err := a.Emails.NewSignIn(NewSignInEmail{
-		To: Address{Name: u.Name, Address: u.Email}, Device: d.String(), Network: s.Network,
-		At: s.CreatedAt, Location: u.Location(),
+		To: Address{Name: u.Name, Address: u.Email}, Device: d.String(), Network: network,
+		At: at, Location: u.Location(),
 		SessionsLink: base + "/settings/security", ResetLink: base + "/auth/forgotpass",
 	})
 	if err == nil {

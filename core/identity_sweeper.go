@@ -13,6 +13,7 @@ import (
 type Sweeper struct {
 	Sessions    SessionStore
 	ActionCodes ActionCodeStore
+	DeviceCodes DeviceCodeStore // nil: none to sweep
 	Limits      *Limiter
 	Clock       Clock
 	Logger      *slog.Logger
@@ -20,7 +21,7 @@ type Sweeper struct {
 
 // Swept counts what one sweep removed.
 type Swept struct {
-	Sessions, ActionCodes, LimitEvents int
+	Sessions, ActionCodes, DeviceCodes, LimitEvents int
 }
 
 // Sweep deletes every session, action code and limit event that expired
@@ -34,6 +35,11 @@ func (s *Sweeper) Sweep(ctx context.Context) (Swept, error) {
 	}
 	if n.ActionCodes, err = s.ActionCodes.DeleteExpiredActionCodes(ctx, now); err != nil {
 		return n, err
+	}
+	if s.DeviceCodes != nil {
+		if n.DeviceCodes, err = s.DeviceCodes.DeleteExpiredDeviceCodes(ctx, now); err != nil {
+			return n, err
+		}
 	}
 	n.LimitEvents, err = s.Limits.Sweep(ctx)
 	return n, err
@@ -53,7 +59,7 @@ func (s *Sweeper) Run(ctx context.Context, every time.Duration) {
 		case err != nil && ctx.Err() == nil:
 			log.Error("sweeping what expired", "err", err)
 		case n != Swept{}:
-			log.Info("swept expired", "sessions", n.Sessions, "action_codes", n.ActionCodes, "limit_events", n.LimitEvents)
+			log.Info("swept expired", "sessions", n.Sessions, "action_codes", n.ActionCodes, "device_codes", n.DeviceCodes, "limit_events", n.LimitEvents)
 		}
 		select {
 		case <-ctx.Done():

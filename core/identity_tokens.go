@@ -57,13 +57,8 @@ func (a *Auth) CreateAccessToken(ctx context.Context, name string, scopes []stri
 		return AccessTokenInfo{}, "", err
 	}
 	name = strings.TrimSpace(name)
-	switch {
-	case name == "":
-		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "Please enter a name for the token"})
-	case utf8.RuneCountInString(name) > MaxTokenNameLen || strings.ContainsAny(name, "\r\n"):
-		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "The name must be one line of at most 100 characters"})
-	case hasHiddenChars(name):
-		return AccessTokenInfo{}, "", ValidationError(map[string]string{"name": "The name" + hiddenCharsRule})
+	if err := checkTokenName("name", name); err != nil {
+		return AccessTokenInfo{}, "", err
 	}
 	scopes, err := tokenScopes(scopes)
 	if err != nil {
@@ -72,8 +67,13 @@ func (a *Auth) CreateAccessToken(ctx context.Context, name string, scopes []stri
 	if err := a.RequireRecentLogin(ctx); err != nil {
 		return AccessTokenInfo{}, "", err
 	}
-	id := IdentityFrom(ctx)
-	ts, err := a.AccessTokens.ListAccessTokens(ctx, id.UserID)
+	return a.mintAccessToken(ctx, IdentityFrom(ctx).UserID, name, scopes)
+}
+
+// mintAccessToken makes the user's token of a checked name and scopes:
+// CreateAccessToken's, and the device flow's once its owner approved it.
+func (a *Auth) mintAccessToken(ctx context.Context, userID, name string, scopes []string) (AccessTokenInfo, string, error) {
+	ts, err := a.AccessTokens.ListAccessTokens(ctx, userID)
 	if err != nil {
 		return AccessTokenInfo{}, "", err
 	}
@@ -83,7 +83,7 @@ func (a *Auth) CreateAccessToken(ctx context.Context, name string, scopes []stri
 	secret := AccessTokenPrefix + NewSecret()
 	t := &AccessToken{
 		ID:        NewID(),
-		UserID:    id.UserID,
+		UserID:    userID,
 		Name:      name,
 		Hash:      HashSecret(secret),
 		CreatedAt: a.Clock.Now(),
@@ -93,6 +93,19 @@ func (a *Auth) CreateAccessToken(ctx context.Context, name string, scopes []stri
 		return AccessTokenInfo{}, "", err
 	}
 	return t.Info(), secret, nil
+}
+
+// checkTokenName checks a token's name, given in field.
+func checkTokenName(field, name string) error {
+	switch {
+	case name == "":
+		return ValidationError(map[string]string{field: "Please enter a name for the token"})
+	case utf8.RuneCountInString(name) > MaxTokenNameLen || strings.ContainsAny(name, "\r\n"):
+		return ValidationError(map[string]string{field: "The name must be one line of at most 100 characters"})
+	case hasHiddenChars(name):
+		return ValidationError(map[string]string{field: "The name" + hiddenCharsRule})
+	}
+	return nil
 }
 
 // ListAccessTokens lists the personal access tokens of the identity in ctx.

@@ -88,6 +88,14 @@ var (
 	// Live lists of one user open at once (Follow): a place is held while
 	// it is renewed, at least every DefaultFollowRecheck.
 	LimitStreams = Limit{"streams", 5, time.Minute}
+
+	// The device flow (identity_deviceflow.go): pairs of codes asked for by
+	// one client, and wrong user codes typed by one client and on one
+	// account. With UserCodeAlphabet's 34.6 bits a client finds a live
+	// code with a chance of some live codes × 10 in 2.6×10^10 per quarter hour.
+	LimitDeviceCodesClient     = Limit{"device-codes-client", 10, 15 * time.Minute}
+	LimitDeviceUserCodeClient  = Limit{"device-user-code-client", 10, 15 * time.Minute}
+	LimitDeviceUserCodeAccount = Limit{"device-user-code-account", 20, time.Hour}
 )
 
 // Limiter applies limits over a LimitStore. Keys are kept as keyed hashes:

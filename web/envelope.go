@@ -69,6 +69,12 @@ var statusByCode = map[string]int{
 	core.EIdempotencyKeyUsed:    http.StatusConflict,
 	core.EInternal:              http.StatusInternalServerError,
 	core.ECancelled:             StatusClientClosedRequest,
+	// The device flow's answers to a poll are RFC 8628's, all 400.
+	core.EAuthorizationPending: http.StatusBadRequest,
+	core.ESlowDown:             http.StatusBadRequest,
+	core.EExpiredToken:         http.StatusBadRequest,
+	core.EAccessDenied:         http.StatusBadRequest,
+	core.EInvalidUserCode:      http.StatusBadRequest,
 }
 
 // StatusClientClosedRequest is the status (nginx's 499) a request the

@@ -42,6 +42,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/me/webhook-secret", s.authed(s.handleRotateWebhookSecret))
 	s.signInRoutes(mux)
 	s.passkeyRoutes(mux)
+	s.deviceRoutes(mux)
 
 	// The author's messages, live list and account (also on the admin
 	// socket, for an operator acting for a user).

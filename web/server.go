@@ -33,8 +33,11 @@ type Server struct {
 	// Passkeys adds, lists and removes passkeys and signs in with them;
 	// nil: Identities, when it is one.
 	Passkeys core.PasskeyAccounts
-	Messages core.Messages
-	Contact  core.ContactForm
+	// DeviceFlow signs terminals in by a code approved in the web app;
+	// nil: Identities, when it is one.
+	DeviceFlow core.DeviceFlow
+	Messages   core.Messages
+	Contact    core.ContactForm
 	// The delivery emails' links: postpone (reminders) and refusal.
 	Postpone       core.PostponeLinks
 	Refusals       core.Refusals

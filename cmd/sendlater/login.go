@@ -121,9 +121,9 @@ func serverURL(s string) (string, error) {
 
 func newLoginCmd(a *app) *cobra.Command {
 	var server, email string
-	var passwordStdin bool
+	var passwordStdin, device bool
 	cmd := &cobra.Command{
-		Use:   "login --server URL",
+		Use:   "login --server URL [--device]",
 		Short: "Sign in to a server and keep a personal access token for the TUI",
 		Long: "Signs in with your email and password (read without echo, or from stdin with --password-stdin),\n" +
 			"then, when the account has an authenticator app, its code or a recovery code (asked, or stdin's\n" +
@@ -131,7 +131,11 @@ func newLoginCmd(a *app) *cobra.Command {
 			"creates a personal access token named after this machine, and keeps it with the server's address\n" +
 			"in your config directory (mode 0600). `sendlater tui` then works from this machine.\n\n" +
 			"The token may read and write your messages (scopes messages:read and messages:write), what the\n" +
-			"TUI needs; it may not change your account (profile, access tokens, export, billing).",
+			"TUI needs; it may not change your account (profile, access tokens, export, billing).\n\n" +
+			"With --device nothing is typed here: login prints a short code and a URL, you approve the code in\n" +
+			"the web app (signed in there with a passkey, a provider or a password, and its second factor), and\n" +
+			"login gets the same token. Use it for an account without a password, or to type no password in a\n" +
+			"terminal.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			base, err := serverURL(server)
@@ -141,6 +145,12 @@ func newLoginCmd(a *app) *cobra.Command {
 			path, err := loginPath()
 			if err != nil {
 				return err
+			}
+			if device {
+				if email != "" || passwordStdin {
+					return errors.New("--device: the web app signs you in, so --email and --password-stdin do not go with it")
+				}
+				return deviceLogin(cmd.Context(), a, base, path)
 			}
 			in := bufio.NewReader(cmd.InOrStdin())
 			if email == "" {
@@ -172,37 +182,29 @@ func newLoginCmd(a *app) *cobra.Command {
 				return strings.TrimSpace(line), nil
 			}
 			session, err := web.SignInWithCode(ctx, base, email, password, 0, askCode)
+			if core.ErrorCode(err) == core.EWrongCredentials {
+				// The server does not say whether the account has a
+				// password (no one may learn which accounts do).
+				return fmt.Errorf("%s If your account signs in with a passkey or a provider, run `sendlater login --server %s --device`", core.ErrorMessageOrText(err), base)
+			}
 			if err != nil {
 				return err
 			}
 			// The session only makes the token; signing it out leaves the
 			// token alone.
 			defer session.SignOut(context.WithoutCancel(ctx))
-			name := loginTokenName()
-			info, secret, err := session.CreateAccessToken(ctx, name, loginScopes)
+			info, secret, err := session.CreateAccessToken(ctx, loginTokenName(), loginScopes)
 			if err != nil {
 				return err
 			}
-			previous, _, _ := loadLogin()
-			if err := saveLogin(path, &login{Server: base, Email: email, TokenID: info.ID, TokenName: info.Name, TokenCreatedAt: info.CreatedAt, Token: secret}); err != nil {
-				session.RevokeAccessToken(ctx, info.ID)
-				return err
-			}
-			if previous != nil {
-				// One login at a time: the token it replaces is revoked, so
-				// none is left behind unused.
-				if err := web.NewAPIClient(previous.Server, previous.Token, 0).SignOut(ctx); err != nil && core.ErrorCode(err) != core.EInvalidToken {
-					fmt.Fprintf(a.stderr, "The token of the earlier login (%s at %s) could not be revoked: %s\n", previous.Email, previous.Server, core.ErrorMessageOrText(err))
-				}
-			}
-			fmt.Fprintf(a.stdout, "Signed in to %s as %s. The access token %q, which may %s, is kept in %s.\n",
-				base, email, name, scopeWords(info.Scopes), path)
-			return nil
+			return keepLogin(ctx, a, path, &login{Server: base, Email: email, TokenID: info.ID, TokenName: info.Name,
+				TokenCreatedAt: info.CreatedAt, Token: secret}, info.Scopes)
 		},
 	}
 	cmd.Flags().StringVar(&server, "server", "", "the server's address, e.g. https://sendlater.example (required)")
 	cmd.Flags().StringVar(&email, "email", "", "your email address (asked when not given)")
 	cmd.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password from stdin (for scripts)")
+	cmd.Flags().BoolVar(&device, "device", false, "sign in by approving a code in the web app (a passkey, a provider, no password typed here)")
 	cmd.MarkFlagRequired("server")
 	return cmd
 }
@@ -222,7 +224,7 @@ func readPassword(a *app, in *bufio.Reader, fromStdin bool) (string, error) {
 	}
 	fd := os.Stdin.Fd()
 	if !term.IsTerminal(fd) {
-		return "", errors.New("stdin is not a terminal, so the password cannot be read without echo: use --password-stdin")
+		return "", errors.New("stdin is not a terminal, so the password cannot be read without echo: use --password-stdin, or --device to approve the sign-in in the web app")
 	}
 	fmt.Fprint(a.stderr, "Password: ")
 	b, err := term.ReadPassword(fd)

@@ -20,7 +20,8 @@ func TestCommandReferenceIsCurrent(t *testing.T) {
 		}
 	}
 	for name := range got {
-		if _, ok := want[name]; !ok {
+		// Beside the reference, the transcripts of login (*.txt).
+		if _, ok := want[name]; !ok && strings.HasSuffix(name, ".md") {
 			t.Errorf("docs/cli/%s documents no command: run go generate ./cmd/sendlater (after deleting docs/cli)", name)
 		}
 	}

@@ -29,7 +29,7 @@ func build(o Options, k Keys) *Graph {
 		SigningKey: k.SigningKey, Limits: g.Limits, PasswordParams: o.PasswordParams, Logger: log, Refused: st,
 		Metrics: o.Metrics,
 		OTP:     otpauth.Codes{},
-		Devices: st, Passkeys: st,
+		Devices: st, Passkeys: st, DeviceCodes: st,
 	}
 	// Passkeys: the relying party of the base URL (nil when it cannot be
 	// one, which the problem line says).
@@ -80,7 +80,7 @@ func build(o Options, k Keys) *Graph {
 	g.Operator = &core.OperatorAudit{Messages: g.Messages, Account: g.Auth, Users: st, Audit: st, Clock: clock}
 	g.Summary = &core.Summary{Store: st, Outbox: g.Outbox, Emails: emails, Limits: g.Limits, Clock: clock,
 		To: o.OperatorTo, Logger: log}
-	g.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, Limits: g.Limits, Clock: clock, Logger: log}
+	g.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, DeviceCodes: st, Limits: g.Limits, Clock: clock, Logger: log}
 	g.Scheduler = &core.Scheduler{Delivery: g.Delivery, Interval: o.Interval, Logger: log, Heartbeat: o.Heartbeat}
 	g.PageViews = &core.PageViewService{Store: st, Limits: g.Limits, Clock: clock}
 	return g

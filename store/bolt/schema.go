@@ -63,12 +63,13 @@ var migrations = []migration{
 	schemaOnly(createOutboxBuckets),   // outbox.go
 	(*DB).sealPersonalData,            // records.go
 	schemaOnly(createIdempotencyIndex),
-	schemaOnly(createEventBucket),    // events.go
-	schemaOnly(createPageViewBucket), // pageviews.go
-	schemaOnly(createAuditBucket),    // audit.go
-	schemaOnly(createDraftBucket),    // drafts.go
-	schemaOnly(createDeviceBooks),    // devices.go
-	schemaOnly(createPasskeyBuckets), // passkeys.go
+	schemaOnly(createEventBucket),       // events.go
+	schemaOnly(createPageViewBucket),    // pageviews.go
+	schemaOnly(createAuditBucket),       // audit.go
+	schemaOnly(createDraftBucket),       // drafts.go
+	schemaOnly(createDeviceBooks),       // devices.go
+	schemaOnly(createPasskeyBuckets),    // passkeys.go
+	schemaOnly(createDeviceCodeBuckets), // devicecodes.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an

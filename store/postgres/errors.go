@@ -38,6 +38,10 @@ var constraintErrors = map[string]func() error{
 	"passkeys_user_id_fkey":        core.ErrUserNotFound,
 	"passkeys_pkey":                core.ErrPasskeyExists,
 	"passkeys_credential_key":      core.ErrPasskeyExists,
+	"device_codes_pkey":            errDeviceCodeExists,
+	"device_codes_device_key":      errDeviceCodeExists,
+	"device_codes_user_code_key":   errDeviceCodeExists,
+	"device_codes_user_id_fkey":    core.ErrUserNotFound,
 }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3): a violated

@@ -44,6 +44,8 @@ type Stores struct {
 	Devices core.DeviceBookStore
 	// Passkeys keeps users' passkeys; nil skips their tests.
 	Passkeys core.PasskeyStore
+	// DeviceCodes keeps the device flow's requests; nil skips their tests.
+	DeviceCodes core.DeviceCodeStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -88,6 +90,8 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"ListUserSessions", testListUserSessions},
 		{"DeviceBooks", testDeviceBooks},
 		{"Passkeys", testPasskeys},
+		{"DeviceCodes", testDeviceCodes},
+		{"DeviceCodeExpiry", testDeviceCodeExpiry},
 		{"SessionRotation", testSessionRotation},
 		{"DeleteUserSessions", testDeleteUserSessions},
 		{"DeleteExpiredSessions", testDeleteExpiredSessions},

@@ -16,6 +16,7 @@ const Auth = lazy(() => import("./routes/auth"));
 const EmailAction = lazy(() => import("./routes/firebase-action"));
 const Dashboard = lazy(() => import("./routes/dashboard"));
 const Settings = lazy(() => import("./routes/settings"));
+const Device = lazy(() => import("./routes/device"));
 const Purchase = lazy(() => import("./routes/purchase"));
 const NotFound = lazy(() => import("./routes/not-found"));
 
@@ -39,6 +40,7 @@ export function AppRoutes() {
         <Route element={<RequireAuth />}>
           <Route path={paths.dashboard.path} element={<Dashboard />} />
           <Route path={paths.settings.path} element={<Settings />} />
+          <Route path={paths.device.path} element={<Device />} />
         </Route>
         <Route path={paths.purchase.path} element={<Purchase />} />
         <Route path="*" element={<NotFound />} />

@@ -10,5 +10,6 @@ export { default as MailPlus } from "lucide-react/icons/mail-plus";
 export { default as Pencil } from "lucide-react/icons/pencil";
 export { default as Plus } from "lucide-react/icons/plus";
 export { default as ShieldCheck } from "lucide-react/icons/shield-check";
+export { default as SquareTerminal } from "lucide-react/icons/square-terminal";
 export { default as UserRound } from "lucide-react/icons/user-round";
 export type { LucideIcon } from "lucide-react";
