@@ -10,6 +10,7 @@ import { updateUser, user, type SessionUser } from "../../../lib/auth";
 import { changePassword, createBillingSession, updateProfile } from "../api/account";
 import { AccessTokens } from "./access-tokens";
 import { LinkedAccounts } from "./linked-accounts";
+import { Passkeys } from "./passkeys";
 import { RemindersForm } from "./reminders-form";
 import { SecondFactor } from "./second-factor";
 import { useRecentLogin } from "./reauth";
@@ -167,6 +168,9 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
           )}
           {section === "security" && (
             <>
+              <article className="settings-section">
+                <Passkeys account={account} />
+              </article>
               <article className="settings-section">
                 <SecondFactor account={account} />
               </article>
