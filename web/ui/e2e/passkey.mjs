@@ -131,9 +131,11 @@ try {
 
   await check("passkey: sign out, then the email field's autofill signs in (conditional mediation)", async () => {
     await signOut();
+    const conditional = page.waitForRequest(
+      (r) => r.url().endsWith("/api/auth/passkey/begin") && JSON.parse(r.postData() ?? "{}").conditional === true,
+    );
     await page.goto(`${base}/auth/signin`);
-    const field = page.getByLabel("Email");
-    expect((await field.getAttribute("autocomplete")) === "username webauthn", "the email field offers passkeys in its autofill");
+    await conditional;
     await page.waitForURL(`${base}/dashboard`);
     quiet("the autofill's sign-in");
   });
@@ -143,6 +145,8 @@ try {
     await page.evaluate(() => sessionStorage.setItem("e2e-no-autofill", "1"));
     await page.goto(`${base}/auth/signin`);
     await visible(page.getByRole("button", { name: "Sign in with a passkey", disabled: false }));
+    const field = page.getByLabel("Email");
+    expect((await field.getAttribute("autocomplete")) === "username webauthn", "the email field offers passkeys in its autofill");
     await axe("the sign-in page");
     await photograph("signin");
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
