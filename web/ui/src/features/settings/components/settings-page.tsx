@@ -145,7 +145,7 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
           </ul>
         </nav>
         {/* Each section is a card with its own save. One filled button per screen (the profile's
-            Save, or the password's): the other forms' buttons are outlined, and none spans the
+            Save, the password's, or Security's Add a passkey): the other forms' buttons are outlined, and none spans the
             page (app.css .settings-panel). */}
         <div className="settings-panel">
           {section === "general" && (
