@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -129,10 +130,8 @@ func (a *Auth) BeginPasskeySignIn(ctx context.Context, conditional bool) (option
 }
 
 // PasskeySignIn checks the browser's reply and signs its user in: a
-// passkey is a whole sign-in (something held and a verified user). The
-// passkey's counter and last use are stored first, so a replayed reply
-// finds the counter moved. Failures count against the client, as wrong
-// passwords do.
+// passkey is a whole sign-in (something held and a verified user). Failures
+// count against the client, as wrong passwords do.
 func (a *Auth) PasskeySignIn(ctx context.Context, state string, response []byte, c Client) (*Tokens, error) {
 	a.init()
 	if err := a.passkeysOn(); err != nil {
@@ -141,32 +140,56 @@ func (a *Auth) PasskeySignIn(ctx context.Context, state string, response []byte,
 	if err := a.checkClient(ctx, c.Address); err != nil {
 		return nil, err
 	}
+	u, err := a.usePasskey(ctx, state, response, "")
+	if err != nil {
+		if ErrorCode(err) == EWrongCredentials {
+			if cerr := a.countClient(ctx, c.Address); cerr != nil {
+				return nil, cerr
+			}
+		}
+		return nil, err
+	}
+	// The passkey verified its user (something held and something known or
+	// been): both factors, so no code is asked even with the app on.
+	return a.openSession(ctx, u, c)
+}
+
+func errPasskeyRefused() error {
+	return Errorf(EWrongCredentials, "This passkey could not sign you in.")
+}
+
+// usePasskey checks a sign-in ceremony's reply (state, response) and
+// returns the passkey's user; with userID set, only a passkey of that user
+// passes. The state is good for one reply, and the passkey's counter and
+// last use are stored before anything else, so a replayed reply finds the
+// counter moved. Any refusal is EWrongCredentials.
+func (a *Auth) usePasskey(ctx context.Context, state string, response []byte, userID string) (*User, error) {
 	wait, err := a.Limits.Take(ctx, LimitTake{limitPasskeyState, HashSecret(state)})
 	if err != nil {
 		return nil, err
 	}
 	if wait > 0 {
-		return nil, Errorf(EWrongCredentials, "This passkey could not sign you in.")
+		return nil, errPasskeyRefused()
 	}
-	find := func(userID string) (*User, []*Passkey, error) {
-		u, err := a.Users.FindUserByID(ctx, userID)
+	find := func(handle string) (*User, []*Passkey, error) {
+		if userID != "" && handle != userID {
+			return nil, nil, Errorf(ENotFound, "not the user of this sign-in")
+		}
+		u, err := a.Users.FindUserByID(ctx, handle)
 		if err != nil {
 			return nil, nil, err
 		}
-		ps, err := a.Passkeys.ListUserPasskeys(ctx, userID)
+		ps, err := a.Passkeys.ListUserPasskeys(ctx, handle)
 		return u, ps, err
 	}
 	u, used, err := a.Ceremonies.FinishLogin(state, response, find)
 	if err != nil {
 		a.log().Info("a passkey sign-in failed", "err", err)
-		if cerr := a.countClient(ctx, c.Address); cerr != nil {
-			return nil, cerr
-		}
-		return nil, Errorf(EWrongCredentials, "This passkey could not sign you in.")
+		return nil, errPasskeyRefused()
 	}
 	_, err = a.Passkeys.UpdatePasskey(ctx, used.ID, func(p *Passkey) error {
 		if used.SignCount != 0 && used.SignCount <= p.SignCount {
-			return Errorf(EWrongCredentials, "This passkey could not sign you in.")
+			return errPasskeyRefused()
 		}
 		p.SignCount, p.BackupState, p.LastUsedAt = used.SignCount, used.BackupState, used.LastUsedAt
 		return nil
@@ -174,9 +197,34 @@ func (a *Auth) PasskeySignIn(ctx context.Context, state string, response []byte,
 	if err != nil {
 		return nil, err
 	}
-	// The passkey verified its user (something held and something known or
-	// been): both factors, so no code is asked even with the app on.
-	return a.openSession(ctx, u, c)
+	return u, nil
+}
+
+// RenamePasskey renames one of the signed-in user's passkeys (the rule of
+// every name); another user's is not found. A name is no factor, so no
+// recent login is needed, but an operator may not.
+func (a *Auth) RenamePasskey(ctx context.Context, id, name string) (PasskeyInfo, error) {
+	who, err := authorized(ctx, ScopeAccount)
+	if err != nil {
+		return PasskeyInfo{}, err
+	}
+	if who.Operator != "" {
+		return PasskeyInfo{}, errOperator()
+	}
+	if err := a.passkeysOn(); err != nil {
+		return PasskeyInfo{}, err
+	}
+	p, err := a.Passkeys.UpdatePasskey(ctx, id, func(p *Passkey) error {
+		if p.UserID != who.UserID {
+			return Errorf(ENotFound, "This passkey does not exist.")
+		}
+		p.Name = strings.TrimSpace(name)
+		return nil
+	})
+	if err != nil {
+		return PasskeyInfo{}, err
+	}
+	return passkeyInfo(p), nil
 }
 
 // PasskeyAccounts is what front ends do with passkeys; Auth implements it.
@@ -187,6 +235,8 @@ type PasskeyAccounts interface {
 	RemovePasskey(ctx context.Context, id string) error
 	BeginPasskeySignIn(ctx context.Context, conditional bool) (options []byte, state string, err error)
 	PasskeySignIn(ctx context.Context, state string, response []byte, c Client) (*Tokens, error)
+	RenamePasskey(ctx context.Context, id, name string) (PasskeyInfo, error)
+	CompleteSecondFactorWithPasskey(ctx context.Context, token, state string, response []byte, c Client) (*Tokens, error)
 }
 
 var _ PasskeyAccounts = (*Auth)(nil)

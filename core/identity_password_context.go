@@ -13,7 +13,7 @@ import (
 // symbols around it ("Sendlater2026!", "ann@example.com", "ann12345") is
 // refused; one that merely contains a word among others is not.
 func (a *Auth) passwordWords(email, name string) []string {
-	words := []string{DefaultIssuer, a.issuer(), email, name}
+	words := []string{DefaultIssuer, a.Issuer(), email, name}
 	if local, _, ok := strings.Cut(email, "@"); ok {
 		words = append(words, local)
 	}

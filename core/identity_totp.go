@@ -74,7 +74,9 @@ func (a *Auth) accountAction(ctx context.Context) (*Identity, error) {
 	return id, nil
 }
 
-func (a *Auth) issuer() string {
+// Issuer is the name of the site in authenticator apps and passkey
+// prompts: AppName, or DefaultIssuer.
+func (a *Auth) Issuer() string {
 	if a.AppName != "" {
 		return a.AppName
 	}
@@ -96,7 +98,7 @@ func (a *Auth) BeginTOTP(ctx context.Context) (*TOTPEnrolment, error) {
 		if u.HasSecondFactor() {
 			return errTOTPOn()
 		}
-		secret, uri, err := a.OTP.NewSecret(a.issuer(), u.Email)
+		secret, uri, err := a.OTP.NewSecret(a.Issuer(), u.Email)
 		if err != nil {
 			return err
 		}

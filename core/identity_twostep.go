@@ -27,6 +27,9 @@ const (
 
 	MethodTOTP     = "totp"
 	MethodRecovery = "recovery"
+	// MethodPasskey: one of the account's passkeys ends the step too
+	// (CompleteSecondFactorWithPasskey).
+	MethodPasskey = "passkey"
 )
 
 // limitSecondFactorTries counts the wrong codes sent with one challenge.
@@ -37,7 +40,7 @@ var limitSecondFactorTries = Limit{"second-factor-tries", SecondFactorAttempts, 
 type SecondFactorChallenge struct {
 	Token     string
 	ExpiresAt time.Time
-	Methods   []string // MethodTOTP, MethodRecovery
+	Methods   []string // MethodTOTP, MethodRecovery, MethodPasskey
 }
 
 func errInvalidChallenge() error {
@@ -63,6 +66,15 @@ func (a *Auth) secondFactorChallenge(ctx context.Context, u *User) (*Tokens, err
 	if len(u.RecoveryCodes) > 0 {
 		methods = append(methods, MethodRecovery)
 	}
+	if a.passkeysOn() == nil {
+		ps, err := a.Passkeys.ListUserPasskeys(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(ps) > 0 {
+			methods = append(methods, MethodPasskey)
+		}
+	}
 	return &Tokens{SecondFactor: &SecondFactorChallenge{Token: token, ExpiresAt: ac.ExpiresAt, Methods: methods}}, nil
 }
 
@@ -84,16 +96,9 @@ func (a *Auth) CompleteSecondFactor(ctx context.Context, token, code string, c C
 	if err := ValidationError(f); err != nil {
 		return nil, err
 	}
-	hash := HashSecret(token)
-	ac, err := a.ActionCodes.FindActionCode(ctx, hash)
-	if err != nil || ac.Mode != ModeSecondFactor || !ac.UsedAt.IsZero() || !a.Clock.Now().Before(ac.ExpiresAt) {
-		if err != nil && ErrorCode(err) != EInvalidActionCode && ErrorCode(err) != ENotFound {
-			return nil, err
-		}
-		return nil, errInvalidChallenge()
-	}
-	if err := a.wait(ctx, limitSecondFactorTries, hash); err != nil {
-		return nil, errInvalidChallenge()
+	hash, ac, err := a.pendingSecondFactor(ctx, token)
+	if err != nil {
+		return nil, err
 	}
 	account := EmailKey(ac.Email)
 	pair := account + "\x00" + a.Limits.Client(c.Address)
@@ -130,6 +135,23 @@ func (a *Auth) CompleteSecondFactor(ctx context.Context, token, code string, c C
 	}
 	t.UsedRecoveryCode, t.RecoveryCodesLeft = used, left
 	return t, nil
+}
+
+// pendingSecondFactor finds the live challenge of token (its hash and
+// code), refusing one used, expired or out of tries.
+func (a *Auth) pendingSecondFactor(ctx context.Context, token string) (string, *ActionCode, error) {
+	hash := HashSecret(token)
+	ac, err := a.ActionCodes.FindActionCode(ctx, hash)
+	if err != nil || ac.Mode != ModeSecondFactor || !ac.UsedAt.IsZero() || !a.Clock.Now().Before(ac.ExpiresAt) {
+		if err != nil && ErrorCode(err) != EInvalidActionCode && ErrorCode(err) != ENotFound {
+			return "", nil, err
+		}
+		return "", nil, errInvalidChallenge()
+	}
+	if err := a.wait(ctx, limitSecondFactorTries, hash); err != nil {
+		return "", nil, errInvalidChallenge()
+	}
+	return hash, ac, nil
 }
 
 // useSecondFactor checks code against the user's app or recovery codes and

@@ -40,6 +40,18 @@ type passkeyReply struct {
 	Name     string          `json:"name,omitempty"`
 }
 
+type passkeyRename struct {
+	Name string `json:"name"`
+}
+
+// passkeySecondFactor ends a sign-in's second step with a passkey: the
+// challenge's token and a passkey sign-in ceremony's state and reply.
+type passkeySecondFactor struct {
+	Token    string          `json:"token"`
+	State    string          `json:"state"`
+	Response json.RawMessage `json:"response"`
+}
+
 type passkeyBegin struct {
 	Conditional bool `json:"conditional,omitempty"`
 }
@@ -93,6 +105,32 @@ func (s *Server) passkeyRoutes(mux *http.ServeMux) {
 		}
 		writeData(w, http.StatusOK, nil)
 	}))
+	mux.HandleFunc("PATCH /api/me/passkeys/{id}", s.authed(func(w http.ResponseWriter, r *http.Request) {
+		var req passkeyRename
+		if err := decodeJSON(w, r, &req); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		p, err := pk.RenamePasskey(r.Context(), r.PathValue("id"), req.Name)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeData(w, http.StatusOK, NewPasskeyJSON(p))
+	}))
+	mux.HandleFunc("POST /api/auth/second-factor/passkey", func(w http.ResponseWriter, r *http.Request) {
+		var req passkeySecondFactor
+		if err := decodeJSON(w, r, &req); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		t, err := pk.CompleteSecondFactorWithPasskey(r.Context(), req.Token, req.State, req.Response, authClient(r))
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		s.writeTokens(w, http.StatusOK, t)
+	})
 	mux.HandleFunc("POST /api/auth/passkey/begin", func(w http.ResponseWriter, r *http.Request) {
 		var req passkeyBegin // an empty body: no conditional mediation
 		if r.ContentLength != 0 {

@@ -56,7 +56,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	}
 	o := wiring.Options{
 		Store: st, Mailer: m, Emails: emails, Clock: clock, Logger: a.log, MasterKey: key,
-		BaseURL: a.cfg.BaseURL, Prices: prices, Reminders: a.cfg.reminders, IPv6Prefix: a.cfg.Limits.IPv6Prefix,
+		BaseURL: a.cfg.BaseURL, AppName: a.cfg.AppName, Prices: prices, Reminders: a.cfg.reminders, IPv6Prefix: a.cfg.Limits.IPv6Prefix,
 		ContactTo: parseAddress(a.cfg.Contact.To), OperatorTo: parseAddress(a.cfg.Operator.Email),
 		Concurrency: a.cfg.Scheduler.Concurrency, LeaseDuration: a.cfg.Scheduler.Lease,
 		Interval: a.cfg.Scheduler.Interval, PassLogSize: passLogSize, Process: a.processName(),

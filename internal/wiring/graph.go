@@ -30,10 +30,11 @@ func build(o Options, k Keys) *Graph {
 		Metrics: o.Metrics,
 		OTP:     otpauth.Codes{},
 		Devices: st, Passkeys: st, DeviceCodes: st,
+		AppName: o.AppName,
 	}
 	// Passkeys: the relying party of the base URL (nil when it cannot be
 	// one, which the problem line says).
-	if rp, problem, err := passkey.New(o.BaseURL, "Sendlater", k.SigningKey, clock); err != nil {
+	if rp, problem, err := passkey.New(o.BaseURL, g.Auth.Issuer(), k.SigningKey, clock); err != nil {
 		g.PasskeyProblem = err.Error()
 	} else {
 		g.Auth.Ceremonies, g.PasskeyProblem = rp, problem

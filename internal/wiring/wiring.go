@@ -34,7 +34,11 @@ type Options struct {
 	MasterKey []byte
 	Keys      Keys
 
-	BaseURL        string
+	BaseURL string
+	// AppName (config app_name) names the site in the browser's passkey
+	// prompts (the relying party's name) and in authenticator apps (the
+	// TOTP issuer); empty: core.DefaultIssuer.
+	AppName        string
 	Prices         core.PriceMap
 	Reminders      core.Reminders
 	PasswordParams core.PasswordParams // zero: core's defaults

@@ -2,6 +2,7 @@ package wiring_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -72,5 +73,39 @@ func TestBuildKeys(t *testing.T) {
 	o.Store = nil
 	if _, _, err := wiring.Build(o); err == nil {
 		t.Error("Build without a store succeeded")
+	}
+}
+
+// AppName names the site in the passkey prompt (the relying party's name)
+// and in the authenticator app (the TOTP issuer); without one, both are
+// core.DefaultIssuer.
+func TestBuildNamesTheAppInPromptsAndApps(t *testing.T) {
+	o := options(t)
+	o.BaseURL = "https://vault.example"
+	for _, tt := range []struct{ app, want string }{{"Acme Vault", "Acme Vault"}, {"", core.DefaultIssuer}} {
+		o.AppName = tt.app
+		g, release, err := wiring.Build(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+		if got := g.Auth.Issuer(); got != tt.want {
+			t.Errorf("app %q: issuer %q, want %q", tt.app, got, tt.want)
+		}
+		options, _, err := g.Auth.Ceremonies.BeginRegistration(&core.User{ID: "u1", Email: "ann@example.com"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var begin struct {
+			PublicKey struct {
+				RP struct{ ID, Name string } `json:"rp"`
+			} `json:"publicKey"`
+		}
+		if err := json.Unmarshal(options, &begin); err != nil {
+			t.Fatal(err)
+		}
+		if rp := begin.PublicKey.RP; rp.Name != tt.want || rp.ID != "vault.example" {
+			t.Errorf("app %q: relying party %+v, want %q at vault.example", tt.app, rp, tt.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@
 export { default as CalendarClock } from "lucide-react/icons/calendar-clock";
 export { default as Check } from "lucide-react/icons/check";
 export { default as CreditCard } from "lucide-react/icons/credit-card";
+export { default as Fingerprint } from "lucide-react/icons/fingerprint-pattern";
 export { default as History } from "lucide-react/icons/history";
 export { default as KeyRound } from "lucide-react/icons/key-round";
 export { default as MailPlus } from "lucide-react/icons/mail-plus";

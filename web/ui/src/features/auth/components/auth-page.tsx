@@ -5,6 +5,7 @@ import { paramTitle } from "../../../config/pages";
 import { paths, type AuthType } from "../../../config/paths";
 import { signIn, signUp, type SecondFactorChallenge } from "../../../lib/auth";
 import { confirmPasswordReset, requestPasswordReset } from "../api/auth";
+import { PasskeySignIn, usePasskeyAutofill } from "./passkey-sign-in";
 import { SecondFactorForm } from "./second-factor-form";
 import { rememberProvider, SocialSignIn } from "./social-sign-in";
 
@@ -96,6 +97,8 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
   const keptNext = next === paths.dashboard.href() ? undefined : next;
 
   const signedIn = () => navigate(next, { replace: true });
+  // Sign-in: a passkey from the email field's autofill, stopped while the password form is sent.
+  const autofill = usePasskeyAutofill(type === "signin" && !second && !done, () => void signedIn(), form.setAlert);
 
   const submit = form.handleSubmit(async ({ email, password }) => {
     switch (type) {
@@ -104,7 +107,14 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
         rememberProvider("password");
         return signedIn();
       case "signin": {
-        const challenge = await signIn(email, password);
+        await autofill.stop();
+        let challenge;
+        try {
+          challenge = await signIn(email, password);
+        } catch (error) {
+          autofill.restart();
+          throw error;
+        }
         rememberProvider("password");
         if (challenge) return setSecond({ challenge, email });
         return signedIn();
@@ -155,7 +165,12 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
           <form onSubmit={submit} method="post" noValidate>
             {form.alert && <Alert>{form.alert}</Alert>}
             {shown.includes("email") && (
-              <TextField label="Email" type="email" autoComplete="email" {...form.bind("email")} />
+              <TextField
+                label="Email"
+                type="email"
+                autoComplete={type === "signin" ? "username webauthn" : "email"}
+                {...form.bind("email")}
+              />
             )}
             {shown.includes("password") && (
               <TextField
@@ -171,6 +186,7 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
             <SubmitButton busy={form.busy}>{buttonLabels[type]}</SubmitButton>
           </form>
         )}
+        {type === "signin" && !second && <PasskeySignIn onSignedIn={() => void signedIn()} autofill={autofill} />}
         <footer>
           <Footer type={type} next={keptNext} />
         </footer>

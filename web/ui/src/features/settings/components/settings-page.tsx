@@ -10,6 +10,7 @@ import { updateUser, user, type SessionUser } from "../../../lib/auth";
 import { changePassword, createBillingSession, updateProfile } from "../api/account";
 import { AccessTokens } from "./access-tokens";
 import { LinkedAccounts } from "./linked-accounts";
+import { Passkeys } from "./passkeys";
 import { RemindersForm } from "./reminders-form";
 import { SecondFactor } from "./second-factor";
 import { useRecentLogin } from "./reauth";
@@ -144,7 +145,7 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
           </ul>
         </nav>
         {/* Each section is a card with its own save. One filled button per screen (the profile's
-            Save, or the password's): the other forms' buttons are outlined, and none spans the
+            Save, the password's, or Security's Add a passkey): the other forms' buttons are outlined, and none spans the
             page (app.css .settings-panel). */}
         <div className="settings-panel">
           {section === "general" && (
@@ -167,6 +168,9 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
           )}
           {section === "security" && (
             <>
+              <article className="settings-section">
+                <Passkeys account={account} />
+              </article>
               <article className="settings-section">
                 <SecondFactor account={account} />
               </article>
