@@ -53,6 +53,7 @@ const connectTimeout = 10 * time.Second
 type DB struct {
 	pool      *pgxpool.Pool
 	observed  observe.Observer // ObserveTransactions
+	traces    observe.Traces   // TraceTransactions
 	seal      *seal.Sealer
 	reminders core.Reminders
 	where     string // database and schema, for messages to operators
@@ -325,6 +326,10 @@ func (s *DB) view(ctx context.Context, fn func(tx pgx.Tx) error) error {
 // on, read-only ("read") or not ("write"): the operator's metrics.
 func (s *DB) ObserveTransactions(fn func(op string, took time.Duration)) { s.observed.Set(fn) }
 
+// TraceTransactions makes a span of every transaction under a recorded span
+// from now on (the operator's traces).
+func (s *DB) TraceTransactions(t core.Tracer) { s.traces.Set(t, "postgresql") }
+
 func (s *DB) update(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return s.inTx(ctx, pgx.TxOptions{}, fn)
 }
@@ -340,6 +345,14 @@ func (s *DB) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) er
 		op = "read"
 	}
 	defer s.observed.Start(op)()
+	end := s.traces.Start(ctx, op)
+	err := s.runTx(ctx, opts, fn)
+	end(err)
+	return err
+}
+
+// runTx runs fn in a transaction of opts (inTx).
+func (s *DB) runTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
 	tx, err := s.pool.BeginTx(ctx, opts)
 	if err != nil {
 		return wrapErr(err)

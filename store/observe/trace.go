@@ -1,0 +1,77 @@
+package observe
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync/atomic"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// Traces makes a span of each transaction under a recorded span (a
+// request's, a pass's), named after the store's method that ran it
+// ("store.CreateMessage") with the backend (db.system.name) and the access
+// (store.access: read or write). A transaction outside a traced call makes
+// none. Its zero value traces nothing.
+type Traces struct {
+	t      atomic.Pointer[core.Tracer]
+	system string
+}
+
+// Set makes t the tracer of the transactions of the backend system
+// ("bbolt", "postgresql").
+func (o *Traces) Set(t core.Tracer, system string) {
+	o.system = system
+	o.t.Store(&t)
+}
+
+func noEnd(error) {}
+
+// Start starts the span of a transaction of access ("read", "write") in
+// ctx: the returned function ends it with the transaction's error.
+func (o *Traces) Start(ctx context.Context, access string) func(error) {
+	tp := o.t.Load()
+	if tp == nil || !(*tp).Traced(ctx) {
+		return noEnd
+	}
+	_, span := (*tp).Start(ctx, "store."+method(), core.SpanClient)
+	span.SetString("db.system.name", o.system)
+	span.SetString("store.access", access)
+	return span.End
+}
+
+// method is the store's exported method that runs the transaction: the
+// first caller outside this package whose name is exported ("CreateMessage"
+// of ".../store/bolt.(*DB).CreateMessage.func1"), or "transaction".
+func method() string {
+	var pcs [12]uintptr
+	n := runtime.Callers(3, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if name := exported(f.Function); name != "" {
+			return name
+		}
+		if !more {
+			return "transaction"
+		}
+	}
+}
+
+// exported is the method name of fn when it is an exported method of a
+// store (its receiver a type of the package), else "".
+func exported(fn string) string {
+	i := strings.Index(fn, ").")
+	if i < 0 || !strings.Contains(fn, "/store/") {
+		return ""
+	}
+	name := fn[i+2:]
+	if j := strings.IndexByte(name, '.'); j >= 0 {
+		name = name[:j] // a closure inside the method
+	}
+	if name == "" || name[0] < 'A' || name[0] > 'Z' {
+		return ""
+	}
+	return name
+}
