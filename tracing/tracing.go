@@ -120,7 +120,7 @@ func ParseEndpoint(endpoint string) (*url.URL, error) {
 		}
 	case "grpc", "grpcs":
 		if strings.Trim(u.Path, "/") != "" {
-			return nil, fmt.Errorf("a grpc:// endpoint takes no path")
+			return nil, fmt.Errorf("must have no path when it is a grpc(s):// URL")
 		}
 	default:
 		return nil, fmt.Errorf("must start with http://, https:// (OTLP/HTTP), grpc:// or grpcs:// (OTLP/gRPC)")

@@ -12,7 +12,8 @@ import (
 // Traces makes a span of each transaction under a recorded span (a
 // request's, a pass's), named after the store's method that ran it
 // ("store.CreateMessage") with the backend (db.system.name) and the access
-// (store.access: read or write). A transaction outside a traced call makes
+// (store.access: read or write; statement for PostgreSQL's statements that
+// commit by themselves, outside a transaction). A transaction outside a traced call makes
 // none. Its zero value traces nothing.
 type Traces struct {
 	t      atomic.Pointer[core.Tracer]
@@ -31,21 +32,35 @@ func noEnd(error) {}
 // Start starts the span of a transaction of access ("read", "write") in
 // ctx: the returned function ends it with the transaction's error.
 func (o *Traces) Start(ctx context.Context, access string) func(error) {
+	_, end := o.Begin(ctx, access)
+	return end
+}
+
+type inSpan struct{}
+
+// Begin is Start, and ctx marked as inside the store's span (InSpan): the
+// statements run with it make no span of their own.
+func (o *Traces) Begin(ctx context.Context, access string) (context.Context, func(error)) {
 	tp := o.t.Load()
-	if tp == nil || !(*tp).Traced(ctx) {
-		return noEnd
+	if tp == nil || !(*tp).Traced(ctx) || InSpan(ctx) {
+		return ctx, noEnd
 	}
 	_, span := (*tp).Start(ctx, "store."+method(), core.SpanClient)
 	span.SetString("db.system.name", o.system)
 	span.SetString("store.access", access)
-	return span.End
+	return context.WithValue(ctx, inSpan{}, true), span.End
+}
+
+// InSpan reports whether ctx is inside a span of the store's (Begin).
+func InSpan(ctx context.Context) bool {
+	return ctx.Value(inSpan{}) != nil
 }
 
 // method is the store's exported method that runs the transaction: the
 // first caller outside this package whose name is exported ("CreateMessage"
 // of ".../store/bolt.(*DB).CreateMessage.func1"), or "transaction".
 func method() string {
-	var pcs [12]uintptr
+	var pcs [40]uintptr
 	n := runtime.Callers(3, pcs[:])
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
@@ -63,7 +78,7 @@ func method() string {
 // store (its receiver a type of the package), else "".
 func exported(fn string) string {
 	i := strings.Index(fn, ").")
-	if i < 0 || !strings.Contains(fn, "/store/") {
+	if i < 0 || !strings.Contains(fn, "/store/") || strings.Contains(fn, "/store/observe.") {
 		return ""
 	}
 	name := fn[i+2:]
