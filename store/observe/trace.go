@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/sendlater/sendlater/core"
@@ -58,21 +59,33 @@ func InSpan(ctx context.Context) bool {
 
 // method is the store's exported method that runs the transaction: the
 // first caller outside this package whose name is exported ("CreateMessage"
-// of ".../store/bolt.(*DB).CreateMessage.func1"), or "transaction".
+// of ".../store/bolt.(*DB).CreateMessage.func1"), or "transaction". Each
+// return address is named once (names): symbolizing a stack on every
+// recorded transaction cost more than the rest of its span.
 func method() string {
 	var pcs [40]uintptr
 	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
-	for {
-		f, more := frames.Next()
-		if name := exported(f.Function); name != "" {
+	for _, pc := range pcs[:n] {
+		if v, ok := names.Load(pc); ok {
+			if name := v.(string); name != "" {
+				return name
+			}
+			continue
+		}
+		var name string
+		if f := runtime.FuncForPC(pc - 1); f != nil {
+			name = exported(f.Name())
+		}
+		names.Store(pc, name)
+		if name != "" {
 			return name
 		}
-		if !more {
-			return "transaction"
-		}
 	}
+	return "transaction"
 }
+
+// names are the exported store methods of return addresses ("": none).
+var names sync.Map
 
 // exported is the method name of fn when it is an exported method of a
 // store (its receiver a type of the package), else "".
