@@ -15,6 +15,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/testenv"
+	"github.com/sendlater/sendlater/metrics"
 	"github.com/sendlater/sendlater/tracing"
 	"github.com/sendlater/sendlater/web"
 )
@@ -30,6 +31,11 @@ func (discardExporter) Shutdown(context.Context) error                          
 // author with 20 messages, traced at ratio (batched to a discarding
 // exporter) unless ratio is negative; and the author's ID token.
 func benchServer(b *testing.B, ratio float64) (http.Handler, string) {
+	return benchServerWith(b, ratio, nil)
+}
+
+// benchServerWith is benchServer counting into m too (nil: no metrics).
+func benchServerWith(b *testing.B, ratio float64, m core.Metrics) (http.Handler, string) {
 	b.Helper()
 	var tr core.Tracer
 	if ratio >= 0 {
@@ -37,7 +43,7 @@ func benchServer(b *testing.B, ratio float64) (http.Handler, string) {
 		b.Cleanup(func() { tp.Shutdown(context.Background()) })
 		tr = tracing.FromProvider(tp)
 	}
-	e := testenv.New(b, testenv.Config{Tracer: tr})
+	e := testenv.New(b, testenv.Config{Tracer: tr, Metrics: m})
 	tok, err := e.Auth.SignUp(e.Ctx, core.SignUpInput{Email: "bench@example.com", Password: password}, core.Client{})
 	if err != nil {
 		b.Fatal(err)
@@ -57,7 +63,7 @@ func benchServer(b *testing.B, ratio float64) (http.Handler, string) {
 	srv := &web.Server{BaseURL: testenv.DefaultBaseURL, AppName: "Sendlater", Clock: e.Clock, Identities: e.Auth,
 		Messages: e.Messages, Contact: e.Contact, Postpone: e.Postpone, Refusals: e.Refuse,
 		WebhookSecrets: e.WebhookSecrets, Social: e.Social, Logger: slog.New(slog.DiscardHandler), Generations: e.DB,
-		Tracer: tr}
+		Tracer: tr, Metrics: m}
 	return srv.Handler(), tok.IDToken
 }
 
@@ -129,6 +135,42 @@ func BenchmarkCreate(b *testing.B) {
 					b.Fatalf("%d %s", rec.Code, rec.Body)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkCreateObserved is POST /api/messages from 64 goroutines (the
+// loadgen's connections; bbolt batches their writes) with metrics and
+// tracing at 0.1 both off, then both on: in-process, so that the
+// machine's other load changes cpu-ns/op of both alike.
+func BenchmarkCreateObserved(b *testing.B) {
+	body := []byte(`{"title":"Load test","name":"Ann","recipient":"ann@example.com","message":"` +
+		strings.Repeat("A letter for the future. ", 20) + `","interval":"6M"}`)
+	for _, on := range []bool{false, true} {
+		name := "off"
+		ratio := -1.0
+		var m core.Metrics
+		if on {
+			name, ratio, m = "on", 0.1, metrics.New("bench")
+		}
+		b.Run(name, func(b *testing.B) {
+			h, token := benchServerWith(b, ratio, m)
+			b.ReportAllocs()
+			b.SetParallelism(32)
+			b.ResetTimer()
+			defer reportCPU(b)()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest("POST", "/api/messages", bytes.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+token)
+					req.Header.Set("Content-Type", "application/json")
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, req)
+					if rec.Code != http.StatusCreated {
+						b.Fatalf("%d %s", rec.Code, rec.Body)
+					}
+				}
+			})
 		})
 	}
 }

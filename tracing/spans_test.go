@@ -180,7 +180,7 @@ func attrs(t *testing.T, sp tracetest.SpanStub, want ...any) {
 			t.Errorf("%s has no %s", sp.Name, k)
 			continue
 		}
-		if got, w := v.Emit(), fmt.Sprint(want[i+1]); got != w {
+		if got, w := v.String(), fmt.Sprint(want[i+1]); got != w {
 			t.Errorf("%s: %s = %s, want %s", sp.Name, k, got, w)
 		}
 	}
@@ -192,7 +192,7 @@ func (s *traced) nothingPersonal(words ...string) {
 	s.t.Helper()
 	for _, sp := range s.spans.GetSpans() {
 		for _, kv := range sp.Attributes {
-			v := kv.Value.Emit()
+			v := kv.Value.String()
 			bad := strings.Contains(v, "@") || strings.Contains(v, s.uid)
 			for _, w := range words {
 				bad = bad || strings.Contains(v, w)

@@ -35,6 +35,12 @@ func traced(t core.Tracer, trusted []netip.Prefix, next http.Handler) http.Handl
 		}
 		method := methodOf(r.Method)
 		ctx, span := t.Start(ctx, method, core.SpanServer)
+		if !t.Traced(ctx) {
+			// Not recorded: nothing under it is (core.StartChild asks the
+			// context), so the request goes on as it came, uncopied.
+			next.ServeHTTP(w, r)
+			return
+		}
 		rq, _ := ctx.Value(requestKey{}).(*request)
 		panicked := true
 		defer func() {
