@@ -85,14 +85,19 @@ func cpuNow() time.Duration {
 
 // BenchmarkList is one authenticated GET /api/messages (20 messages)
 // without the network: tracing off, on but sampling nothing, one in ten,
-// and every request.
+// and every request; and observed: metrics on and tracing at one in ten.
 func BenchmarkList(b *testing.B) {
 	for _, mode := range []struct {
-		name  string
-		ratio float64
-	}{{"off", -1}, {"ratio0", 0}, {"ratio0.1", 0.1}, {"ratio1", 1}} {
+		name    string
+		ratio   float64
+		metrics bool
+	}{{"off", -1, false}, {"ratio0", 0, false}, {"ratio0.1", 0.1, false}, {"ratio1", 1, false}, {"observed", 0.1, true}} {
 		b.Run(mode.name, func(b *testing.B) {
-			h, token := benchServer(b, mode.ratio)
+			var m core.Metrics
+			if mode.metrics {
+				m = metrics.New("bench")
+			}
+			h, token := benchServerWith(b, mode.ratio, m)
 			b.ReportAllocs()
 			b.ResetTimer()
 			defer reportCPU(b)()

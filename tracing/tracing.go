@@ -7,6 +7,7 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"strings"
 
@@ -44,6 +45,9 @@ type Tracer struct {
 	tracer   trace.Tracer
 	prop     propagation.TextMapPropagator
 	shutdown func(context.Context) error
+	// ratio is the sampler's share of new traces (New's); negative:
+	// unknown (FromProvider's), every root asks the provider.
+	ratio float64
 }
 
 var _ core.Tracer = (*Tracer)(nil)
@@ -62,10 +66,12 @@ func New(ctx context.Context, cfg Config) (*Tracer, error) {
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp),
 		sdktrace.WithResource(res),
-		sdktrace.WithSampler(Sampler(cfg.SampleRatio)),
+		// Start decides new traces by the ratio itself; the provider
+		// records what Start lets through, and follows parents.
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample())),
 	)
 	t := FromProvider(tp)
-	t.shutdown = tp.Shutdown
+	t.shutdown, t.ratio = tp.Shutdown, cfg.SampleRatio
 	return t, nil
 }
 
@@ -81,6 +87,7 @@ func FromProvider(tp trace.TracerProvider) *Tracer {
 		tracer:   tp.Tracer("github.com/sendlater/sendlater"),
 		prop:     propagation.TraceContext{},
 		shutdown: func(context.Context) error { return nil },
+		ratio:    -1,
 	}
 }
 
@@ -143,6 +150,12 @@ func spanKind(k core.SpanKind) trace.SpanKind {
 
 // Start starts a span under ctx's.
 func (t *Tracer) Start(ctx context.Context, name string, kind core.SpanKind) (context.Context, core.Span) {
+	if t.ratio >= 0 && t.ratio < 1 && rand.Float64() >= t.ratio && !trace.SpanContextFromContext(ctx).IsValid() {
+		// A new trace the sampler would not keep (it keeps ratio of
+		// them): decided here, without the provider's unrecorded span, on
+		// the path of nine requests in ten. Nothing under it records.
+		return ctx, noSpan{}
+	}
 	ctx, s := t.tracer.Start(ctx, name, trace.WithSpanKind(spanKind(kind)))
 	if !s.IsRecording() {
 		return ctx, noSpan{}
