@@ -3,6 +3,7 @@ package tracing_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -36,9 +37,27 @@ func benchServer(b *testing.B, ratio float64) (http.Handler, string) {
 
 // benchServerWith is benchServer counting into m too (nil: no metrics).
 func benchServerWith(b *testing.B, ratio float64, m core.Metrics) (http.Handler, string) {
+	return benchServerOTLP(b, ratio, m, false)
+}
+
+// benchServerOTLP is benchServerWith exporting over OTLP/HTTP (tracing.New)
+// to a local collector that drops what it gets, when otlp is set.
+func benchServerOTLP(b *testing.B, ratio float64, m core.Metrics, otlp bool) (http.Handler, string) {
 	b.Helper()
 	var tr core.Tracer
-	if ratio >= 0 {
+	if ratio >= 0 && otlp {
+		sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/x-protobuf")
+		}))
+		b.Cleanup(sink.Close)
+		t, err := tracing.New(context.Background(), tracing.Config{Endpoint: sink.URL, SampleRatio: ratio, Service: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { t.Shutdown(context.Background()) })
+		tr = t
+	} else if ratio >= 0 {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardExporter{}), sdktrace.WithSampler(tracing.Sampler(ratio)))
 		b.Cleanup(func() { tp.Shutdown(context.Background()) })
 		tr = tracing.FromProvider(tp)
@@ -146,20 +165,20 @@ func BenchmarkCreate(b *testing.B) {
 
 // BenchmarkCreateObserved is POST /api/messages from 64 goroutines (the
 // loadgen's connections; bbolt batches their writes) with metrics and
-// tracing at 0.1 both off, then both on: in-process, so that the
+// tracing at 0.1 both off, then both on (otlp: exported over OTLP/HTTP to
+// a local collector, not dropped in the process): in-process, so that the
 // machine's other load changes cpu-ns/op of both alike.
 func BenchmarkCreateObserved(b *testing.B) {
 	body := []byte(`{"title":"Load test","name":"Ann","recipient":"ann@example.com","message":"` +
 		strings.Repeat("A letter for the future. ", 20) + `","interval":"6M"}`)
-	for _, on := range []bool{false, true} {
-		name := "off"
+	for _, mode := range []string{"off", "on", "otlp"} {
 		ratio := -1.0
 		var m core.Metrics
-		if on {
-			name, ratio, m = "on", 0.1, metrics.New("bench")
+		if mode != "off" {
+			ratio, m = 0.1, metrics.New("bench")
 		}
-		b.Run(name, func(b *testing.B) {
-			h, token := benchServerWith(b, ratio, m)
+		b.Run(mode, func(b *testing.B) {
+			h, token := benchServerOTLP(b, ratio, m, mode == "otlp")
 			b.ReportAllocs()
 			b.SetParallelism(32)
 			b.ResetTimer()
