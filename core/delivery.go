@@ -72,6 +72,9 @@ type Delivery struct {
 	// Monitor records each pass as this process's delivery health; nil:
 	// not recorded.
 	Monitor *PassMonitor
+	// Tracer makes a span of each pass, and under it of each message, each
+	// email and each webhook call; nil: none.
+	Tracer Tracer
 	// Metrics counts the sends by outcome, their lateness and the passes;
 	// nil: not counted.
 	Metrics Metrics
@@ -140,12 +143,21 @@ func (d *Delivery) logger() *slog.Logger {
 // due outbox item (webhooks, failure notices, identity emails). It returns the tally and an error only when the store
 // failed; send failures are in the tally. A cancelled ctx stops the pass
 // between sends: what was claimed and not sent is released.
-func (d *Delivery) Run(ctx context.Context) (PassResult, error) {
+func (d *Delivery) Run(ctx context.Context) (_ PassResult, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	res := PassResult{Started: d.Clock.Now()}
 	counts := &passCounts{r: &res}
-	err := d.drain(ctx, counts, d.claimDeliveries, d.deliver)
+	ctx, span := startSpan(d.Tracer, ctx, SpanDeliveryPass, SpanInternal)
+	defer func() {
+		span.SetInt("delivery.delivered", res.Delivered)
+		span.SetInt("delivery.reminded", res.Reminded)
+		span.SetInt("delivery.retried", res.Retried)
+		span.SetInt("delivery.failed", res.Failed)
+		span.SetInt("delivery.webhooks", res.Webhooks)
+		span.End(err)
+	}()
+	err = d.drain(ctx, counts, d.claimDeliveries, d.deliver)
 	if err == nil {
 		err = d.drain(ctx, counts, d.claimReminders, d.remind)
 	}

@@ -154,6 +154,9 @@ func outboxKindName(kind string) string {
 }
 
 func (d *Delivery) workOutbox(ctx context.Context, it *OutboxItem, counts *passCounts) {
+	ctx, span := StartChild(d.Tracer, ctx, SpanOutbox, SpanInternal)
+	defer span.End(nil)
+	span.SetString(AttrKind, outboxKindName(it.Kind))
 	log := d.logger().With("outbox", it.ID, "kind", outboxKindName(it.Kind))
 	if it.MessageID != "" {
 		log = log.With("message", it.MessageID)

@@ -48,6 +48,8 @@ func ownsReminder(cur, claimed *Message) bool {
 
 // remind sends one claimed reminder to the author and records it.
 func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
+	ctx, span := StartChild(d.Tracer, ctx, SpanRemind, SpanInternal)
+	defer span.End(nil)
 	log := d.logger().With("message", m.ID, "kind", "reminder")
 	read, ok := d.reread(ctx, m, false, counts, log, d.releaseReminder)
 	if !ok {

@@ -137,6 +137,8 @@ func (d *Delivery) reread(ctx context.Context, m *Message, withRecipients bool, 
 // deliver sends a claimed message to each of its recipients still waiting,
 // each their own email, and records the outcomes.
 func (d *Delivery) deliver(ctx context.Context, m *Message, counts *passCounts) {
+	ctx, span := StartChild(d.Tracer, ctx, SpanDeliver, SpanInternal)
+	defer span.End(nil)
 	log := d.logger().With("message", m.ID, "kind", "delivery")
 	read, ok := d.reread(ctx, m, true, counts, log, d.release)
 	if !ok {

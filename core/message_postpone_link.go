@@ -20,6 +20,8 @@ type PostponeLinkService struct {
 	Limits   *Limiter
 	// Metrics counts the postponements; nil: not counted.
 	Metrics Metrics
+	// Tracer makes the span of Postpone; nil: none.
+	Tracer Tracer
 }
 
 var _ PostponeLinks = (*PostponeLinkService)(nil)
@@ -93,7 +95,10 @@ func (p *PostponeLinkService) Show(ctx context.Context, id, code, client string)
 
 // Postpone moves the message to now + its interval in its author's zone (a
 // no-op on the same day) and returns the new sendDate.
-func (p *PostponeLinkService) Postpone(ctx context.Context, id, code, client string) (time.Time, error) {
+func (p *PostponeLinkService) Postpone(ctx context.Context, id, code, client string) (_ time.Time, err error) {
+	ctx, span := StartChild(p.Tracer, ctx, SpanPostponeLink, SpanInternal)
+	defer func() { span.End(err) }()
+	span.SetString(AttrChannel, ChannelLink)
 	client = p.Limits.Client(client)
 	if err := p.check(ctx, id, client); err != nil {
 		return time.Time{}, err

@@ -41,6 +41,8 @@ type MessageService struct {
 	// no check.
 	Refusals *RefusalService
 	BaseURL  string
+	// Tracer makes the spans of Create, Update and Postpone; nil: none.
+	Tracer Tracer
 	// Metrics counts the messages created, edited and postponed, by
 	// channel; nil: not counted.
 	Metrics Metrics
@@ -134,7 +136,11 @@ func (s *MessageService) forAuthor(u *User, ms ...*Message) []*Message {
 
 // Create validates and stores a new message. The plan limit is checked inside
 // the store's write transaction, so concurrent requests cannot exceed it.
-func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message, error) {
+func (s *MessageService) Create(ctx context.Context, in MessageInput) (_ *Message, err error) {
+	ctx, span := StartChild(s.Tracer, ctx, SpanCreateMessage, SpanInternal)
+	defer func() { span.End(err) }()
+	span.SetString(AttrChannel, ChannelOf(ctx))
+	span.SetInt(AttrRecipients, len(in.list()))
 	if _, err := authorized(ctx, ScopeMessagesWrite); err != nil {
 		return nil, err
 	}
@@ -226,7 +232,10 @@ func sameRequest(prev *Message, in MessageInput, err error) (*Message, error) {
 }
 
 // Update applies a partial edit to the author's message.
-func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate) (*Message, error) {
+func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate) (_ *Message, err error) {
+	ctx, span := StartChild(s.Tracer, ctx, SpanEditMessage, SpanInternal)
+	defer func() { span.End(err) }()
+	span.SetString(AttrChannel, ChannelOf(ctx))
 	if _, err := authorized(ctx, ScopeMessagesWrite); err != nil {
 		return nil, err
 	}
@@ -266,7 +275,10 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 
 // Postpone moves the author's message to now + its interval (a no-op on the
 // same day).
-func (s *MessageService) Postpone(ctx context.Context, id string) (*Message, error) {
+func (s *MessageService) Postpone(ctx context.Context, id string) (_ *Message, err error) {
+	ctx, span := StartChild(s.Tracer, ctx, SpanPostponeMessage, SpanInternal)
+	defer func() { span.End(err) }()
+	span.SetString(AttrChannel, ChannelOf(ctx))
 	u, err := s.writer(ctx)
 	if err != nil {
 		return nil, err

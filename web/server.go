@@ -84,6 +84,8 @@ type Server struct {
 	// Metrics counts the requests by route pattern, method and status, the
 	// requests in flight and the open live lists; nil: not counted.
 	Metrics core.Metrics
+	// Tracer makes a span of each request (see traced); nil: none.
+	Tracer core.Tracer
 
 	httpServer *http.Server
 	ln         net.Listener
@@ -97,7 +99,7 @@ func (s *Server) Handler() http.Handler {
 	s.gate = newFairGate(s.IPv6Prefix)
 	s.routes(mux)
 	return withRequest(s.logger(), s.Metrics, s.TrustedProxies, s.secure(), true,
-		s.withPublicSettingsCSP(s.crossOriginProtection().Handler(routed(mux))))
+		traced(s.Tracer, s.TrustedProxies, s.withPublicSettingsCSP(s.crossOriginProtection().Handler(routed(mux)))))
 }
 
 func (s *Server) logger() *slog.Logger {

@@ -21,6 +21,9 @@
 // gzip) and prints their ratio; write-ceiling (write_ceiling.go) does the
 // same for POST /api/messages against a bare server that only reads the
 // body and writes as many bytes as a create, durably, to the same store;
+// observe (observe.go) measures list and create on a server with metrics
+// (scraped every second) and tracing (-observe-ratio, to an OTLP sink) on,
+// alternately with the first one, both off, -rounds times;
 // signin-burst (burst.go) sends -burst sign-ins at once and follows the
 // server's VmRSS to its peak and back to its idle baseline; signin-2fa
 // (twofactor.go) signs in to accounts with an authenticator app at the
@@ -74,6 +77,7 @@ func main() {
 		rounds     = flag.Int("rounds", 2, "rounds of the ceiling scenario (each read on each server per round)")
 		ceilServe  = flag.String("ceiling-serve", "", "internal: serve the ceiling's bare handler of this spec file")
 		writeServe = flag.String("write-ceiling-serve", "", "internal: serve the write ceiling's bare handler of this spec file")
+		obsRatio   = flag.Float64("observe-ratio", 0.1, "the observe scenario's tracing.sample_ratio")
 	)
 	flag.Parse()
 	if *ceilServe != "" {
@@ -91,11 +95,13 @@ func main() {
 		fatalf("-replicas above 1 needs -postgres, and both need -bin")
 	}
 	var srv *servers
+	var srvCfg serversConfig
 	var addrs []string
 	var pids []int
 	if *bin != "" {
 		var err error
-		srv, err = startServers(serversConfig{bin: *bin, dir: *dataDir, logLevel: *logLevel, replicas: *replicas, postgres: *pgURL})
+		srvCfg = serversConfig{bin: *bin, dir: *dataDir, logLevel: *logLevel, replicas: *replicas, postgres: *pgURL}
+		srv, err = startServers(srvCfg)
 		if err != nil {
 			fatalf("start servers: %v", err)
 		}
@@ -171,6 +177,14 @@ func main() {
 			continue
 		case "ceiling":
 			runCeiling(*base, addrs, pids, setup.listToken, *conns, *rounds, *warmup, *duration)
+			continue
+		case "observe":
+			if srv == nil {
+				fatalf("the observe scenario needs -bin")
+			}
+			cfg := srvCfg
+			cfg.dir = "" // a data directory of its own
+			runObserve(srv, setup, cfg, *obsRatio, *conns, *rounds, *warmup, *duration)
 			continue
 		case "write-ceiling":
 			if srv == nil {

@@ -39,7 +39,8 @@ type server struct {
 type serversConfig struct {
 	bin, dir, logLevel string
 	replicas           int
-	postgres           string // a database URL: store.driver postgres in a new schema of it
+	postgres           string   // a database URL: store.driver postgres in a new schema of it
+	env                []string // more of the servers' environment (the observe scenario's)
 }
 
 func startServers(c serversConfig) (*servers, error) {
@@ -72,6 +73,7 @@ func startServers(c serversConfig) (*servers, error) {
 		"SENDLATER_MAIL_SMTP_PORT="+strconv.Itoa(ss.sink.port),
 		"SENDLATER_MAIL_SMTP_TLS=none",
 	)
+	env = append(env, c.env...)
 	if c.postgres != "" {
 		if ss.pg, err = openPostgres(c.postgres); err != nil {
 			return nil, err

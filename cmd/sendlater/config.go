@@ -67,6 +67,7 @@ type Config struct {
 	Chat      ThirdPartyConfig `mapstructure:"chat"`
 	PageViews PageViewConfig   `mapstructure:"page_views"`
 	Metrics   MetricsConfig    `mapstructure:"metrics"`
+	Tracing   TracingConfig    `mapstructure:"tracing"`
 
 	// reminders is scheduler.reminders checked and ordered: the one value
 	// the store and the delivery pass both read.

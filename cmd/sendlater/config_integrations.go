@@ -64,6 +64,7 @@ func integrationDefaults() map[string]any {
 		d["stripe."+k] = ""
 	}
 	maps.Copy(d, metricsDefaults())
+	maps.Copy(d, tracingDefaults())
 	for _, id := range core.SocialProviders {
 		for _, k := range providerKeys {
 			d["auth.providers."+id+"."+k] = ""
@@ -140,6 +141,9 @@ func (c *Config) validateIntegrations(bad func(key, rule string, got any) error)
 		return err
 	}
 	if err := c.validateMetrics(bad); err != nil {
+		return err
+	}
+	if err := c.validateTracing(bad); err != nil {
 		return err
 	}
 	for _, p := range c.Auth.providers() {

@@ -13,6 +13,7 @@ import (
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/textlog"
 	"github.com/sendlater/sendlater/metrics"
+	"github.com/sendlater/sendlater/tracing"
 )
 
 // app is what every subcommand shares: the flags, the config and the logger.
@@ -33,8 +34,11 @@ type app struct {
 	metrics *metrics.Metrics
 	// doctorLoad is the configuration as `sendlater doctor` read it.
 	doctorLoad doctorLoad
-	stdout     io.Writer
-	stderr     io.Writer
+	// tracer is serve's OpenTelemetry tracer (tracing.otlp_endpoint); nil:
+	// off.
+	tracer *tracing.Tracer
+	stdout io.Writer
+	stderr io.Writer
 }
 
 func newRootCmd() *cobra.Command {

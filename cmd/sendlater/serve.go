@@ -89,6 +89,18 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	a.deriveListenURL(ln.Addr())
 	a.metrics = a.newMetrics()
+	if a.tracer, err = a.newTracer(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := closeTracer(ctx, a.tracer); err != nil {
+			a.log.Warn("tracing: sending the last spans", "err", err)
+		}
+	}()
+	traceStore(st, a.tracer)
 	s, closeServices, err := a.build(st, key)
 	if err != nil {
 		ln.Close()
@@ -114,6 +126,7 @@ func (a *app) serve(ctx context.Context) error {
 	if a.metrics != nil {
 		srv.Metrics = a.metrics
 	}
+	srv.Tracer = coreTracer(a.tracer)
 	if gens, ok := st.(core.UserGenerations); ok {
 		if r, ok := st.(core.GenerationServer); ok { // PostgreSQL: writers wait for this replica
 			r.ServeGenerations()

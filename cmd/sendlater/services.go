@@ -68,6 +68,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 	if a.metrics != nil {
 		o.Metrics = a.metrics
 	}
+	o.Tracer = coreTracer(a.tracer)
 	if url := a.cfg.Scheduler.HeartbeatURL; url != "" {
 		o.Heartbeat = webhook.NewHeartbeat(url, webhook.DefaultTimeout).Beat
 	}

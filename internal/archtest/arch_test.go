@@ -72,9 +72,10 @@ func TestArrowsPointInward(t *testing.T) {
 					t.Errorf("%s depends on %s", p.ImportPath, d)
 				}
 			}
-		case under(p.ImportPath, "metrics"):
-			// The metrics room turns core.Metrics into Prometheus families:
-			// of ours it knows core only.
+		case under(p.ImportPath, "metrics"), under(p.ImportPath, "tracing"):
+			// The metrics room turns core.Metrics into Prometheus families,
+			// the tracing room core.Tracer into OpenTelemetry spans: of ours
+			// they know core only.
 			for _, d := range p.Imports {
 				if strings.HasPrefix(d, module+"/") && !under(d, "core") {
 					t.Errorf("%s imports %s", p.ImportPath, d)
@@ -83,9 +84,11 @@ func TestArrowsPointInward(t *testing.T) {
 		case under(p.ImportPath, "web"), under(p.ImportPath, "tui"):
 			// Front ends talk to core's interfaces, never to a store, a mail
 			// transport, the payment provider, the sign-in providers, the
-			// passkey ceremonies, DNS or the metrics' Prometheus.
+			// passkey ceremonies, DNS, the metrics' Prometheus or the traces'
+			// OpenTelemetry.
 			for _, d := range p.Deps {
 				if under(d, "store") || under(d, "mailer") || under(d, "billing") || under(d, "oauth") || under(d, "metrics") ||
+					under(d, "tracing") || strings.HasPrefix(d, "go.opentelemetry.io/") ||
 					under(d, "passkey") || under(d, "dnscheck") || strings.HasPrefix(d, "github.com/prometheus/") {
 					t.Errorf("the front end %s depends on %s", p.ImportPath, d)
 				}
@@ -98,7 +101,7 @@ func TestArrowsPointInward(t *testing.T) {
 			}
 		}
 	}
-	for _, room := range []string{"core", "web", "store", "mailer", "webhook", "billing", "oauth", "cmd"} {
+	for _, room := range []string{"core", "web", "store", "mailer", "webhook", "billing", "oauth", "cmd", "metrics", "tracing"} {
 		if !rooms[room] {
 			t.Errorf("no package in %s/: the test no longer sees the house", room)
 		}

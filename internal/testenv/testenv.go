@@ -95,6 +95,12 @@ type Config struct {
 	PostgresURL string
 	// Metrics hears what the services count; default nothing is counted.
 	Metrics core.Metrics
+	// Tracer makes the services' and the store's spans (tracing/);
+	// default none.
+	Tracer core.Tracer
+	// Webhooks posts business webhooks (traced as serve's are); default
+	// none: calls wait in the store.
+	Webhooks core.WebhookSender
 	// Domains checks recipients' domains on save; default none.
 	Domains core.MailDomains
 }
@@ -214,7 +220,11 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 		MasterKey: c.Key, Keys: wiring.Keys{SigningKey: SigningKey, RefusalSecret: RefusalSecret, LimitKey: LimitKey},
 		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, PasswordParams: CheapPasswords,
 		Concurrency: 4, PassLogSize: 10, Process: "test", Metrics: c.Metrics, Domains: c.Domains,
+		Tracer: c.Tracer, Webhooks: c.Webhooks,
 	})
+	if c.Tracer != nil {
+		e.Store.(interface{ TraceTransactions(core.Tracer) }).TraceTransactions(c.Tracer)
+	}
 	if err != nil {
 		tb.Fatal(err)
 	}

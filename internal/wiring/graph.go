@@ -43,6 +43,9 @@ func build(o Options, k Keys) *Graph {
 	if g.Billing != nil && o.Metrics != nil {
 		g.Billing.Metrics = o.Metrics
 	}
+	if g.Billing != nil && o.Tracer != nil {
+		g.Billing.Provider = core.TracePayments(g.Billing.Provider, o.Tracer)
+	}
 	g.Payments = core.PaymentsOff{}
 	if g.Billing != nil {
 		g.Payments = g.Billing
@@ -52,29 +55,30 @@ func build(o Options, k Keys) *Graph {
 	g.Messages = &core.MessageService{
 		Messages: st, Users: st, Prices: o.Prices, Clock: clock, Watcher: st, Verifier: g.Auth, Limits: g.Limits,
 		Emails: emails, Outbox: g.Outbox, Refusals: g.Refusals, BaseURL: o.BaseURL, Refused: st, Metrics: o.Metrics,
-		Domains: o.Domains,
+		Domains: o.Domains, Tracer: o.Tracer,
 	}
 	g.Contact = &core.ContactService{
 		Contacts: st, Outbox: g.Outbox, Emails: emails, To: o.ContactTo, Clock: clock, Limits: g.Limits, Logger: log,
 	}
-	g.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: g.Limits, Metrics: o.Metrics}
+	g.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: g.Limits, Metrics: o.Metrics, Tracer: o.Tracer}
 	g.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: o.Prices}
 	g.Drafts = &core.DraftService{Drafts: st, Messages: st, Clock: clock}
 	g.Delivery = &core.Delivery{
-		Messages: st, Users: st, Store: st, Mailer: o.Mailer, Emails: emails, Clock: clock,
+		Messages: st, Users: st, Store: st, Mailer: core.TraceMailer(o.Mailer, o.Tracer), Emails: emails, Clock: clock,
 		BaseURL:       o.BaseURL,
 		Reminders:     o.Reminders,
 		Prices:        o.Prices,
 		Concurrency:   o.Concurrency,
 		LeaseDuration: o.LeaseDuration,
 		Refusals:      g.Refusals.Tokens,
-		Webhooks:      o.Webhooks,
+		Webhooks:      core.TraceWebhooks(o.Webhooks, o.Tracer),
 		Resets:        g.Auth,
 		Confirmations: g.Auth,
 		Logger:        log,
 		Log:           core.NewPassLog(passLog),
 		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: o.Process, Logger: log},
 		Metrics:       o.Metrics,
+		Tracer:        o.Tracer,
 	}
 	g.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: o.Prices, Clock: clock,
 		Delivery: g.Delivery, Billing: g.Billing, Auth: g.Auth, Contacts: st, Audit: st}

@@ -64,6 +64,10 @@ type Options struct {
 	// Metrics hears what the services count (the metrics/ folder's
 	// Prometheus families); nil: nothing is counted.
 	Metrics core.Metrics
+	// Tracer makes the services' spans, and those of the emails, webhook
+	// calls and payment provider's calls they make (the tracing/ folder's
+	// OpenTelemetry); nil: none.
+	Tracer core.Tracer
 	// Domains checks recipients' domains when a message is saved; nil:
 	// no check.
 	Domains core.MailDomains

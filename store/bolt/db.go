@@ -44,6 +44,7 @@ type Options struct {
 type DB struct {
 	db        *bbolt.DB
 	observed  observe.Observer // ObserveTransactions
+	traces    observe.Traces   // TraceTransactions
 	seal      *seal.Sealer
 	reminders core.Reminders
 	watchers  watch.Hub
@@ -155,7 +156,10 @@ func (s *DB) view(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
 		return err
 	}
 	defer s.observed.Start("read")()
-	return wrapErr(s.db.View(fn))
+	end := s.traces.Start(ctx, "read")
+	err := wrapErr(s.db.View(fn))
+	end(err)
+	return err
 }
 
 func (s *DB) update(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
@@ -163,12 +167,19 @@ func (s *DB) update(ctx context.Context, fn func(tx *bbolt.Tx) error) error {
 		return err
 	}
 	defer s.observed.Start("write")()
-	return wrapErr(s.db.Update(fn))
+	end := s.traces.Start(ctx, "write")
+	err := wrapErr(s.db.Update(fn))
+	end(err)
+	return err
 }
 
 // ObserveTransactions has fn told the time of every read and write
 // transaction from now on (the operator's metrics).
 func (s *DB) ObserveTransactions(fn func(op string, took time.Duration)) { s.observed.Set(fn) }
+
+// TraceTransactions makes a span of every transaction under a recorded span
+// from now on (the operator's traces).
+func (s *DB) TraceTransactions(t core.Tracer) { s.traces.Set(t, "bbolt") }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3). Application
 // errors, including those of callbacks, pass through unchanged; anything else

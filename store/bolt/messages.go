@@ -21,6 +21,14 @@ func (s *DB) CreateMessage(ctx context.Context, m *core.Message, check func(owne
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	end := s.traces.Start(ctx, "write")
+	err := s.createMessage(m, check)
+	end(err)
+	return err
+}
+
+// createMessage is CreateMessage in a batched write transaction.
+func (s *DB) createMessage(m *core.Message, check func(owner *core.User, hasMessages bool) error) error {
 	return wrapErr(s.db.Batch(func(tx *bbolt.Tx) error {
 		owner, err := s.findUser(tx, m.Owner)
 		if err != nil {

@@ -53,6 +53,7 @@ const connectTimeout = 10 * time.Second
 type DB struct {
 	pool      *pgxpool.Pool
 	observed  observe.Observer // ObserveTransactions
+	traces    *observe.Traces  // TraceTransactions
 	seal      *seal.Sealer
 	reminders core.Reminders
 	where     string // database and schema, for messages to operators
@@ -89,11 +90,13 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if opts.PoolSize > 0 {
 		cfg.MaxConns = int32(opts.PoolSize)
 	}
+	traces := &observe.Traces{}
+	cfg.ConnConfig.Tracer = statementTracer{traces}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, core.Errorf(core.EInvalid, "The PostgreSQL connection settings are not valid: %v", err)
 	}
-	s := &DB{pool: pool, seal: sealer, reminders: opts.Reminders}
+	s := &DB{pool: pool, seal: sealer, reminders: opts.Reminders, traces: traces}
 	s.gens.id = core.NewID()
 	if err := s.start(ctx, opts.MustExist); err != nil {
 		pool.Close()
@@ -265,6 +268,14 @@ func (s *DB) readThenWrite(ctx context.Context, reads func(q *queued), scan func
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	ctx, end := s.traces.Begin(ctx, "write")
+	err := s.readThenWriteOn(ctx, reads, scan, write)
+	end(err)
+	return err
+}
+
+// readThenWriteOn is readThenWrite on a connection of the pool.
+func (s *DB) readThenWriteOn(ctx context.Context, reads func(q *queued), scan func(r pgx.BatchResults) error, write func(q *queued) error) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return wrapErr(err)
@@ -325,6 +336,10 @@ func (s *DB) view(ctx context.Context, fn func(tx pgx.Tx) error) error {
 // on, read-only ("read") or not ("write"): the operator's metrics.
 func (s *DB) ObserveTransactions(fn func(op string, took time.Duration)) { s.observed.Set(fn) }
 
+// TraceTransactions makes a span of every transaction under a recorded span
+// from now on (the operator's traces).
+func (s *DB) TraceTransactions(t core.Tracer) { s.traces.Set(t, "postgresql") }
+
 func (s *DB) update(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return s.inTx(ctx, pgx.TxOptions{}, fn)
 }
@@ -340,6 +355,14 @@ func (s *DB) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) er
 		op = "read"
 	}
 	defer s.observed.Start(op)()
+	ctx, end := s.traces.Begin(ctx, op)
+	err := s.runTx(ctx, opts, fn)
+	end(err)
+	return err
+}
+
+// runTx runs fn in a transaction of opts (inTx).
+func (s *DB) runTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
 	tx, err := s.pool.BeginTx(ctx, opts)
 	if err != nil {
 		return wrapErr(err)

@@ -1,0 +1,108 @@
+package observe
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// Traces makes a span of each transaction under a recorded span (a
+// request's, a pass's), named after the store's method that ran it
+// ("store.CreateMessage") with the backend (db.system.name) and the access
+// (store.access: read or write; statement for PostgreSQL's statements that
+// commit by themselves, outside a transaction). A transaction outside a traced call makes
+// none. Its zero value traces nothing.
+type Traces struct {
+	t      atomic.Pointer[core.Tracer]
+	system string
+}
+
+// Set makes t the tracer of the transactions of the backend system
+// ("bbolt", "postgresql").
+func (o *Traces) Set(t core.Tracer, system string) {
+	o.system = system
+	o.t.Store(&t)
+}
+
+func noEnd(error) {}
+
+// Start starts the span of a transaction of access ("read", "write") in
+// ctx: the returned function ends it with the transaction's error.
+func (o *Traces) Start(ctx context.Context, access string) func(error) {
+	_, end := o.Begin(ctx, access)
+	return end
+}
+
+type inSpan struct{}
+
+// Begin is Start, and ctx marked as inside the store's span (InSpan): the
+// statements run with it make no span of their own.
+func (o *Traces) Begin(ctx context.Context, access string) (context.Context, func(error)) {
+	if o == nil {
+		return ctx, noEnd // a store made without one (a test's)
+	}
+	tp := o.t.Load()
+	if tp == nil || !(*tp).Traced(ctx) || InSpan(ctx) {
+		return ctx, noEnd
+	}
+	_, span := (*tp).Start(ctx, "store."+method(), core.SpanClient)
+	span.SetString("db.system.name", o.system)
+	span.SetString("store.access", access)
+	return context.WithValue(ctx, inSpan{}, true), span.End
+}
+
+// InSpan reports whether ctx is inside a span of the store's (Begin).
+func InSpan(ctx context.Context) bool {
+	return ctx.Value(inSpan{}) != nil
+}
+
+// method is the store's exported method that runs the transaction: the
+// first caller outside this package whose name is exported ("CreateMessage"
+// of ".../store/bolt.(*DB).CreateMessage.func1"), or "transaction". Each
+// return address is named once (names): symbolizing a stack on every
+// recorded transaction cost more than the rest of its span.
+func method() string {
+	var pcs [24]uintptr
+	n := runtime.Callers(3, pcs[:])
+	for _, pc := range pcs[:n] {
+		if v, ok := names.Load(pc); ok {
+			if name := v.(string); name != "" {
+				return name
+			}
+			continue
+		}
+		var name string
+		if f := runtime.FuncForPC(pc - 1); f != nil {
+			name = exported(f.Name())
+		}
+		names.Store(pc, name)
+		if name != "" {
+			return name
+		}
+	}
+	return "transaction"
+}
+
+// names are the exported store methods of return addresses ("": none).
+var names sync.Map
+
+// exported is the method name of fn when it is an exported method of a
+// store (its receiver a type of the package), else "".
+func exported(fn string) string {
+	i := strings.Index(fn, ").")
+	if i < 0 || !strings.Contains(fn, "/store/") || strings.Contains(fn, "/store/observe.") {
+		return ""
+	}
+	name := fn[i+2:]
+	if j := strings.IndexByte(name, '.'); j >= 0 {
+		name = name[:j] // a closure inside the method
+	}
+	if name == "" || name[0] < 'A' || name[0] > 'Z' {
+		return ""
+	}
+	return name
+}
