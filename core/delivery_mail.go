@@ -26,6 +26,9 @@ type Email struct {
 	Date      time.Time
 	MessageID string            // without angle brackets, e.g. "abc@sendlater.local"
 	Headers   map[string]string // extra headers, e.g. List-Unsubscribe
+	// ReturnPath is the envelope sender (SMTP MAIL FROM), where bounces go:
+	// a recipient's VERP address (BounceAddresses); empty: the sender's.
+	ReturnPath string
 }
 
 // Mailer sends email.

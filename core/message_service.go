@@ -40,7 +40,10 @@ type MessageService struct {
 	// keep test emails from an address that refused them; nil: no link,
 	// no check.
 	Refusals *RefusalService
-	BaseURL  string
+	// Bounces makes the return path of a recipient's notice (VERP); nil:
+	// the sender's address.
+	Bounces *BounceAddresses
+	BaseURL string
 	// Metrics counts the messages created, edited and postponed, by
 	// channel; nil: not counted.
 	Metrics Metrics

@@ -97,6 +97,8 @@ type Config struct {
 	Metrics core.Metrics
 	// Domains checks recipients' domains on save; default none.
 	Domains core.MailDomains
+	// BounceDomain is mail.bounce_domain (VERP return paths); default none.
+	BounceDomain string
 }
 
 // Env is a store, a mail server, a clock and the services over them.
@@ -214,6 +216,7 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 		MasterKey: c.Key, Keys: wiring.Keys{SigningKey: SigningKey, RefusalSecret: RefusalSecret, LimitKey: LimitKey},
 		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, PasswordParams: CheapPasswords,
 		Concurrency: 4, PassLogSize: 10, Process: "test", Metrics: c.Metrics, Domains: c.Domains,
+		BounceDomain: c.BounceDomain,
 	})
 	if err != nil {
 		tb.Fatal(err)

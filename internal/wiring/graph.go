@@ -48,10 +48,11 @@ func build(o Options, k Keys) *Graph {
 	}
 	g.Refusals = &core.RefusalService{Tokens: core.NewRefusalTokens(k.RefusalSecret), Store: st, Clock: clock}
 	g.Auth.Refusals = g.Refusals.Tokens
+	g.Bounces = core.NewBounceAddresses(k.BounceSecret, o.BounceDomain)
 	g.Messages = &core.MessageService{
 		Messages: st, Users: st, Prices: o.Prices, Clock: clock, Watcher: st, Verifier: g.Auth, Limits: g.Limits,
 		Emails: emails, Outbox: g.Outbox, Refusals: g.Refusals, BaseURL: o.BaseURL, Refused: st, Metrics: o.Metrics,
-		Domains: o.Domains,
+		Domains: o.Domains, Bounces: g.Bounces,
 	}
 	g.Contact = &core.ContactService{
 		Contacts: st, Outbox: g.Outbox, Emails: emails, To: o.ContactTo, Clock: clock, Limits: g.Limits, Logger: log,
@@ -67,6 +68,7 @@ func build(o Options, k Keys) *Graph {
 		Concurrency:   o.Concurrency,
 		LeaseDuration: o.LeaseDuration,
 		Refusals:      g.Refusals.Tokens,
+		Bounces:       g.Bounces,
 		Webhooks:      o.Webhooks,
 		Resets:        g.Auth,
 		Confirmations: g.Auth,

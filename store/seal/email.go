@@ -26,6 +26,9 @@ type emailRecord struct {
 	Date      int64             `json:"date,omitempty"`
 	MessageID string            `json:"messageId,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty"`
+	// ReturnPath: the envelope sender (issue 31's VERP); absent in
+	// emails sealed before it.
+	ReturnPath string `json:"returnPath,omitempty"`
 }
 
 func addressOf(a core.Address) addressRecord { return addressRecord{Name: a.Name, Address: a.Address} }
@@ -33,7 +36,7 @@ func (a addressRecord) core() core.Address   { return core.Address{Name: a.Name,
 
 func marshalEmail(e *core.Email) []byte {
 	r := emailRecord{V: 1, From: addressOf(e.From), Subject: e.Subject, Text: e.Text, HTML: e.HTML,
-		MessageID: e.MessageID, Headers: e.Headers}
+		MessageID: e.MessageID, Headers: e.Headers, ReturnPath: e.ReturnPath}
 	for _, to := range e.To {
 		r.To = append(r.To, addressOf(to))
 	}
@@ -54,7 +57,7 @@ func unmarshalEmail(b []byte) (*core.Email, error) {
 		return nil, core.Errorf(core.EInternal, "an outbox email of an unknown form")
 	}
 	e := &core.Email{From: r.From.core(), Subject: r.Subject, Text: r.Text, HTML: r.HTML,
-		MessageID: r.MessageID, Headers: r.Headers}
+		MessageID: r.MessageID, Headers: r.Headers, ReturnPath: r.ReturnPath}
 	for _, to := range r.To {
 		e.To = append(e.To, to.core())
 	}
