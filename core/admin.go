@@ -28,6 +28,7 @@ type Store interface {
 	AuditStore
 	DeviceBookStore
 	PasskeyStore
+	SuppressionStore
 	Backuper
 	DueQueue
 }

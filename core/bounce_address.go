@@ -35,6 +35,29 @@ type BounceRef struct {
 	MessageID string
 	Recipient int // the index in Message.RecipientList
 	Email     BounceEmail
+	// Address is the recipient's address the email went to: a token
+	// carries 32 bits of its keyed hash (Names), so that a bounce of an
+	// address the author has replaced since marks nothing. Read leaves it
+	// empty.
+	Address string
+	fp      [4]byte
+}
+
+// Names tells whether ref, read from a return path, was made for an email
+// to address.
+func (b *BounceAddresses) Names(ref BounceRef, address string) bool {
+	if b == nil {
+		return false
+	}
+	fp := b.fingerprint(address)
+	return hmac.Equal(fp[:], ref.fp[:])
+}
+
+func (b *BounceAddresses) fingerprint(address string) (fp [4]byte) {
+	h := hmac.New(sha256.New, b.mac)
+	h.Write([]byte("address\x00" + EmailKey(address)))
+	copy(fp[:], h.Sum(nil))
+	return fp
 }
 
 // BounceAddresses makes and reads the per-recipient return paths (VERP) of
@@ -56,8 +79,9 @@ const bounceLocal = "bounces+"
 
 // maxBounceID is the longest message id a token carries: a local part is
 // at most 64 octets (RFC 5321 4.5.3.1.1): 8 for "bounces+", 56 of base32
-// are 35 bytes: the tag (8), the kind and index (1), the id (26).
-const maxBounceID = 26
+// are 35 bytes: the tag (8), the kind and index (1), the address's
+// fingerprint (4), the id (22; core's ids are 20).
+const maxBounceID = 22
 
 const bounceTagSize = 8
 
@@ -96,7 +120,8 @@ func (b *BounceAddresses) Address(ref BounceRef) string {
 	if b == nil || ref.MessageID == "" || len(ref.MessageID) > maxBounceID || ref.Recipient < 0 || ref.Recipient > 15 || ref.Email < 0 || ref.Email > 15 {
 		return ""
 	}
-	plain := append([]byte{byte(ref.Email)<<4 | byte(ref.Recipient)}, ref.MessageID...)
+	fp := b.fingerprint(ref.Address)
+	plain := append(append([]byte{byte(ref.Email)<<4 | byte(ref.Recipient)}, fp[:]...), ref.MessageID...)
 	tag := b.tag(plain)
 	b.xor(tag, plain)
 	return bounceLocal + bounceEncoding.EncodeToString(append(tag, plain...)) + "@" + b.Domain
@@ -114,7 +139,7 @@ func (b *BounceAddresses) Read(address string) (BounceRef, bool) {
 		return BounceRef{}, false
 	}
 	raw, err := bounceEncoding.DecodeString(address[len(bounceLocal):at])
-	if err != nil || len(raw) < bounceTagSize+2 {
+	if err != nil || len(raw) < bounceTagSize+6 {
 		return BounceRef{}, false
 	}
 	tag, plain := raw[:bounceTagSize], raw[bounceTagSize:]
@@ -122,7 +147,9 @@ func (b *BounceAddresses) Read(address string) (BounceRef, bool) {
 	if !hmac.Equal(tag, b.tag(plain)) {
 		return BounceRef{}, false
 	}
-	return BounceRef{MessageID: string(plain[1:]), Recipient: int(plain[0] & 0x0f), Email: BounceEmail(plain[0] >> 4)}, true
+	ref := BounceRef{MessageID: string(plain[5:]), Recipient: int(plain[0] & 0x0f), Email: BounceEmail(plain[0] >> 4)}
+	copy(ref.fp[:], plain[1:5])
+	return ref, true
 }
 
 // IsBounceAddress tells whether address is at the bounce domain with the

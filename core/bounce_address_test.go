@@ -12,7 +12,7 @@ import (
 // them, and nothing but a token made here reads.
 func TestBounceAddressesRoundTrip(t *testing.T) {
 	b := core.NewBounceAddresses([]byte("0123456789abcdef0123456789abcdef"), "Bounces.Example.NET")
-	ref := core.BounceRef{MessageID: "AbCdEfGhIjKlMnOpQrSt", Recipient: 9, Email: core.BounceNotice}
+	ref := core.BounceRef{MessageID: "AbCdEfGhIjKlMnOpQrSt", Recipient: 9, Email: core.BounceNotice, Address: "ann@example.com"}
 	addr := b.Address(ref)
 	local := addr[:strings.IndexByte(addr, '@')]
 	if !strings.HasPrefix(addr, "bounces+") || !strings.HasSuffix(addr, "@bounces.example.net") || len(local) > 64 ||
@@ -23,11 +23,12 @@ func TestBounceAddressesRoundTrip(t *testing.T) {
 		t.Fatal("the same email must get the same return path")
 	}
 	for _, a := range []string{addr, strings.ToUpper(addr), "<" + addr + ">"} {
-		if got, ok := b.Read(a); !ok || got != ref {
+		if got, ok := b.Read(a); !ok || got.MessageID != ref.MessageID || got.Recipient != 9 || got.Email != core.BounceNotice ||
+			!b.Names(got, "Ann@Example.com") || b.Names(got, "ben@example.com") {
 			t.Fatalf("Read(%q) = %+v, %v", a, got, ok)
 		}
 	}
-	other := b.Address(core.BounceRef{MessageID: ref.MessageID, Recipient: 0})
+	other := b.Address(core.BounceRef{MessageID: ref.MessageID, Recipient: 0, Address: ref.Address})
 	if other == addr {
 		t.Fatal("two recipients share a return path")
 	}
@@ -48,7 +49,7 @@ func TestBounceAddressesRoundTrip(t *testing.T) {
 	if !b.IsBounceAddress("bounces+whatever@bounces.example.net") || b.IsBounceAddress("postmaster@bounces.example.net") {
 		t.Fatal("IsBounceAddress")
 	}
-	if b.Address(core.BounceRef{MessageID: strings.Repeat("x", 27)}) != "" {
+	if b.Address(core.BounceRef{MessageID: strings.Repeat("x", 23)}) != "" {
 		t.Fatal("an id too long for a local part must get no return path")
 	}
 	if core.NewBounceAddresses([]byte("k"), "") != nil {
@@ -75,7 +76,7 @@ func TestEmailsToRecipientsCarryTheirReturnPath(t *testing.T) {
 	}
 	e.pass(t, core.PassResult{})
 	_, notice := e.nextEmail(t, "ben@example.com")
-	if ref, ok := e.Graph.Bounces.Read(notice.From); !ok || ref != (core.BounceRef{MessageID: m.ID, Recipient: 1, Email: core.BounceNotice}) {
+	if ref, ok := e.Graph.Bounces.Read(notice.From); !ok || ref.MessageID != m.ID || ref.Recipient != 1 || ref.Email != core.BounceNotice {
 		t.Fatalf("notice's MAIL FROM %q reads %+v %v", notice.From, ref, ok)
 	}
 	if _, err := e.Messages.SendTest(ctx, m.ID); err != nil {
@@ -92,7 +93,7 @@ func TestEmailsToRecipientsCarryTheirReturnPath(t *testing.T) {
 
 	for i, to := range []string{"ann@example.com", "ben@example.com"} {
 		p, raw := e.nextEmail(t, to)
-		if ref, ok := e.Graph.Bounces.Read(raw.From); !ok || ref != (core.BounceRef{MessageID: m.ID, Recipient: i}) {
+		if ref, ok := e.Graph.Bounces.Read(raw.From); !ok || ref.MessageID != m.ID || ref.Recipient != i || ref.Email != core.BounceDelivery || !e.Graph.Bounces.Names(ref, to) {
 			t.Fatalf("%s: MAIL FROM %q reads %+v %v", to, raw.From, ref, ok)
 		}
 		if strings.Contains(string(raw.Data), "bounces+") || p.Header.Get("From") == "" {

@@ -110,6 +110,22 @@ type Emails interface {
 	RecipientNotice(d RecipientNoticeEmail) (*Email, error)
 	SecurityNotice(d SecurityNoticeEmail) (*Email, error)
 	NewSignIn(d NewSignInEmail) (*Email, error)
+	RecipientBouncing(d RecipientBouncingEmail) (*Email, error)
+}
+
+// RecipientBouncingEmail tells the author that Recipient's address returned
+// an email (Email: "message" or "notice") for good with Reason, and asks
+// them to change it before SendDate (unless Delivered) at EditLink.
+type RecipientBouncingEmail struct {
+	To        Address
+	Title     string
+	Recipient Address
+	Email     string
+	Reason    string
+	SendDate  time.Time
+	Location  *time.Location
+	Delivered bool
+	EditLink  string
 }
 
 // What a SecurityNoticeEmail tells.
@@ -176,6 +192,17 @@ type ReminderEmail struct {
 	// address; UnsubscribeLink, the copy's one-click refusal.
 	CopyOf          Address
 	UnsubscribeLink string
+	// Bouncing lists the recipients whose address returned an email for
+	// good (issue 31), to change before the delivery; EditLink opens the
+	// message.
+	Bouncing []BouncingRecipient
+	EditLink string
+}
+
+// BouncingRecipient is a recipient that bounced, as a reminder lists it.
+type BouncingRecipient struct {
+	Address Address
+	Reason  string
 }
 
 // DeliveryEmail is the message itself, sent to the recipient. It never

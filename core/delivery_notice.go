@@ -88,7 +88,7 @@ func (s *MessageService) NotifyRecipient(ctx context.Context, id, address string
 	if err != nil {
 		return err
 	}
-	e.ReturnPath = s.Bounces.Address(BounceRef{MessageID: m.ID, Recipient: index, Email: BounceNotice})
+	e.ReturnPath = s.Bounces.Address(BounceRef{MessageID: m.ID, Recipient: index, Email: BounceNotice, Address: to.Address})
 	key := EmailKey(to.Address)
 	wait, err := s.Limits.Take(ctx, LimitTake{LimitNoticesAccountHour, u.ID}, LimitTake{LimitNoticesAccountDay, u.ID},
 		LimitTake{LimitNoticesAddressDay, key}, LimitTake{LimitNoticesAddressMonth, key})

@@ -98,7 +98,9 @@ type Graph struct {
 	Refusals *core.RefusalService
 	// Bounces makes and reads the return paths; nil without a bounce
 	// domain.
-	Bounces        *core.BounceAddresses
+	Bounces *core.BounceAddresses
+	// BounceReports acts on the bounces and complaints that come back.
+	BounceReports  *core.BounceService
 	WebhookSecrets *core.WebhookSecretService
 	Drafts         *core.DraftService
 	Delivery       *core.Delivery

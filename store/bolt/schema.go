@@ -69,6 +69,8 @@ var migrations = []migration{
 	schemaOnly(createDraftBucket),    // drafts.go
 	schemaOnly(createDeviceBooks),    // devices.go
 	schemaOnly(createPasskeyBuckets), // passkeys.go
+	// Issue 31: entry 16 (after another branch's entry 15 when merged).
+	schemaOnly(createSuppressionBucket), // suppressions.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an

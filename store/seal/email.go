@@ -83,6 +83,12 @@ type recipientRecord struct {
 	NextAttemptAt  int64  `json:"nextAttemptAt,omitempty"`
 	LastError      string `json:"lastError,omitempty"`
 	SentAt         int64  `json:"sentAt,omitempty"`
+	// A hard bounce and the soft ones counted (issue 31).
+	BounceAt     int64  `json:"bounceAt,omitempty"`
+	BounceEmail  int    `json:"bounceEmail,omitempty"`
+	BounceStatus string `json:"bounceStatus,omitempty"`
+	BounceReason string `json:"bounceReason,omitempty"`
+	SoftBounces  int    `json:"softBounces,omitempty"`
 }
 
 type recipientsRecord struct {
@@ -109,7 +115,9 @@ func marshalRecipients(rs []core.Recipient) []byte {
 	for i, x := range rs {
 		r.Recipients[i] = recipientRecord{Name: x.Name, Address: x.Address, Status: string(x.Status),
 			EmailMessageID: x.EmailMessageID, Attempts: x.Attempts, NextAttemptAt: nanosOf(x.NextAttemptAt),
-			LastError: x.LastError, SentAt: nanosOf(x.SentAt)}
+			LastError: x.LastError, SentAt: nanosOf(x.SentAt),
+			BounceAt: nanosOf(x.Bounce.At), BounceEmail: int(x.Bounce.Email), BounceStatus: x.Bounce.Status,
+			BounceReason: x.Bounce.Reason, SoftBounces: x.SoftBounces}
 	}
 	b, _ := json.Marshal(r) // strings and numbers always marshal
 	return b
@@ -124,7 +132,9 @@ func unmarshalRecipients(b []byte) ([]core.Recipient, error) {
 	for i, x := range r.Recipients {
 		rs[i] = core.Recipient{Name: x.Name, Address: x.Address, Status: core.RecipientStatus(x.Status),
 			EmailMessageID: x.EmailMessageID, Attempts: x.Attempts, NextAttemptAt: timeOf(x.NextAttemptAt),
-			LastError: x.LastError, SentAt: timeOf(x.SentAt)}
+			LastError: x.LastError, SentAt: timeOf(x.SentAt),
+			Bounce: core.RecipientBounce{At: timeOf(x.BounceAt), Email: core.BounceEmail(x.BounceEmail),
+				Status: x.BounceStatus, Reason: x.BounceReason}, SoftBounces: x.SoftBounces}
 	}
 	return rs, nil
 }

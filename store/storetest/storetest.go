@@ -44,6 +44,8 @@ type Stores struct {
 	Devices core.DeviceBookStore
 	// Passkeys keeps users' passkeys; nil skips their tests.
 	Passkeys core.PasskeyStore
+	// Suppressions keeps the suppression list; nil skips its tests.
+	Suppressions core.SuppressionStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -88,6 +90,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"ListUserSessions", testListUserSessions},
 		{"DeviceBooks", testDeviceBooks},
 		{"Passkeys", testPasskeys},
+		{"Suppressions", testSuppressions},
 		{"SessionRotation", testSessionRotation},
 		{"DeleteUserSessions", testDeleteUserSessions},
 		{"DeleteExpiredSessions", testDeleteExpiredSessions},
