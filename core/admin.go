@@ -48,6 +48,7 @@ type Admin interface {
 	AdminDelivery
 	AdminBilling
 	AdminAudit
+	AdminSuppressions
 }
 
 // AdminUsers manages accounts (core/admin_users.go) and reads the contact
@@ -145,6 +146,8 @@ type AdminService struct {
 	Auth     *Auth
 	Contacts ContactStore
 	Audit    AuditStore
+	// Suppressions is the suppression list; nil refuses its commands.
+	Suppressions SuppressionStore
 }
 
 func (s *AdminService) ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error) {
