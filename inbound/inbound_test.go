@@ -17,7 +17,7 @@ import (
 
 const bounceDomain = "bounces.sendlater.test"
 
-func start(t *testing.T, e *testenv.Env, cfg inbound.Config) string {
+func start(t testing.TB, e *testenv.Env, cfg inbound.Config) string {
 	t.Helper()
 	cfg.Addresses, cfg.Processor = e.Graph.Bounces, e.Graph.BounceReports
 	srv, err := inbound.New(cfg)
@@ -63,7 +63,7 @@ func deliver(addr, rcpt string, raw []byte) error {
 	return c.Quit()
 }
 
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "mailer", "bounce", "testdata", name))
 	if err != nil {
