@@ -103,19 +103,19 @@ export function MessageRow({
               <small>and {(message.recipients?.length ?? 1) - 1} more</small>
             </>
           )}
+          {message.recipients
+            ?.filter((r) => r.bouncing)
+            .map((r) => (
+              <small key={r.recipient} className="recipient-bouncing" role="note">
+                ⚠ {bouncingWords(r.recipient, r.bouncing!)}.{" "}
+                {!settled && (
+                  <button type="button" className="link-button" onClick={onEdit}>
+                    Change the address
+                  </button>
+                )}
+              </small>
+            ))}
         </span>
-        {message.recipients
-          ?.filter((r) => r.bouncing)
-          .map((r) => (
-            <small key={r.recipient} className="recipient-bouncing" role="note">
-              ⚠ {bouncingWords(r.recipient, r.bouncing!)}.{" "}
-              {!settled && (
-                <button type="button" className="link-button" onClick={onEdit}>
-                  Change the address
-                </button>
-              )}
-            </small>
-          ))}
       </td>
       <td data-label="Delivery date">
         <time className="date" dateTime={new Date(message.sendDate).toISOString()}>
