@@ -125,13 +125,20 @@ func (s *BounceService) Process(ctx context.Context, r BounceReport) (BounceOutc
 		}
 		return nil, nil
 	}
+	undo := func() {}
 	if r.Kind == BounceHard {
 		var err error
-		if tell, err = s.authorEmail(ctx, ref, reason, now); err != nil {
+		var u func()
+		if tell, u, err = s.authorEmail(ctx, ref, reason, now); err != nil {
 			return BounceIgnored, err
+		} else if u != nil {
+			undo = u
 		}
 	}
 	_, err := s.Store.SettleMessage(ctx, ref.MessageID, fn)
+	if outcome != BounceMarked || err != nil {
+		undo() // no email went: the author's turn is not used
+	}
 	if ErrorCode(err) == EMessageNotFound {
 		return BounceIgnored, nil
 	}
@@ -144,18 +151,6 @@ func (s *BounceService) Process(ctx context.Context, r BounceReport) (BounceOutc
 			return BounceIgnored, err
 		}
 	}
-	if outcome == BounceMarked && tell != nil {
-		s.mu.Lock()
-		if len(s.told) >= maxBounceAuthors {
-			for id, at := range s.told { // forget who was told long enough ago
-				if now.Sub(at) >= s.every() {
-					delete(s.told, id)
-				}
-			}
-		}
-		s.told[tell.Owner] = now
-		s.mu.Unlock()
-	}
 	s.logger().Info("bounce", "source", r.Source, "kind", r.Kind, "outcome", outcome, "message", ref.MessageID)
 	return outcome, nil
 }
@@ -163,32 +158,57 @@ func (s *BounceService) Process(ctx context.Context, r BounceReport) (BounceOutc
 // authorEmail composes the email that tells the author of ref's message
 // that the address bounced, or nil when one went to them within
 // AuthorEvery (or the message is gone, or its author).
-func (s *BounceService) authorEmail(ctx context.Context, ref BounceRef, reason string, now time.Time) (*OutboxItem, error) {
+func (s *BounceService) authorEmail(ctx context.Context, ref BounceRef, reason string, now time.Time) (*OutboxItem, func(), error) {
 	if s.Emails == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	m, err := s.Messages.FindMessageByID(ctx, ref.MessageID)
 	if ErrorCode(err) == EMessageNotFound {
-		return nil, nil
+		return nil, nil, nil
 	} else if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	every := s.every()
+	rs := m.RecipientList()
+	if ref.Recipient >= len(rs) {
+		return nil, nil, nil
+	}
+	// The author's turn is taken here, under the lock, so that bounces
+	// arriving together send one email, not one each.
 	s.mu.Lock()
 	if s.told == nil {
 		s.told = map[string]time.Time{}
 	}
 	last, recent := s.told[m.Owner]
+	if recent && now.Sub(last) < every {
+		s.mu.Unlock()
+		return nil, nil, nil
+	}
+	if len(s.told) >= maxBounceAuthors {
+		for id, at := range s.told { // forget who was told long enough ago
+			if now.Sub(at) >= every {
+				delete(s.told, id)
+			}
+		}
+	}
+	s.told[m.Owner] = now
 	s.mu.Unlock()
-	rs := m.RecipientList()
-	if (recent && now.Sub(last) < every) || ref.Recipient >= len(rs) {
-		return nil, nil
+	undo := func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if recent {
+			s.told[m.Owner] = last
+		} else {
+			delete(s.told, m.Owner)
+		}
 	}
 	u, err := s.Users.FindUserByID(ctx, m.Owner)
-	if ErrorCode(err) == EUserNotFound {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
+	if err != nil {
+		undo()
+		if ErrorCode(err) == EUserNotFound {
+			return nil, nil, nil
+		}
+		return nil, nil, err
 	}
 	rec := rs[ref.Recipient]
 	e, err := s.Emails.RecipientBouncing(RecipientBouncingEmail{
@@ -198,9 +218,10 @@ func (s *BounceService) authorEmail(ctx context.Context, ref BounceRef, reason s
 		EditLink: s.BaseURL + "/dashboard?edit=" + m.ID,
 	})
 	if err != nil {
-		return nil, err
+		undo()
+		return nil, nil, err
 	}
-	return &OutboxItem{ID: NewID(), Kind: OutboxEmail, Owner: m.Owner, MessageID: m.ID, Recipient: u.Email, Email: e}, nil
+	return &OutboxItem{ID: NewID(), Kind: OutboxEmail, Owner: m.Owner, MessageID: m.ID, Recipient: u.Email, Email: e}, undo, nil
 }
 
 // maxBounceAuthors is how many authors the rate of emails is kept for

@@ -1,7 +1,9 @@
 package core_test
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -198,4 +200,40 @@ func TestReminderListsBouncingRecipients(t *testing.T) {
 		!strings.Contains(p.Text, "/dashboard?edit="+m.ID) || !strings.Contains(p.HTML, "ann@example.com") {
 		t.Fatalf("reminder:\n%s", p.Text)
 	}
+}
+
+// A burst of bounces, arriving together, marks every recipient and sends
+// the author one email.
+func TestBurstOfBouncesSendsOneEmail(t *testing.T) {
+	e, u, _ := mustBounceEnv(t)
+	var in []core.RecipientInput
+	for i := range core.MaxRecipients {
+		in = append(in, core.RecipientInput{Name: "R", Address: fmt.Sprintf("r%d@example.com", i)})
+	}
+	m, err := e.Messages.Create(e.As(u.ID), core.MessageInput{Title: "Burst", Body: "Dear all,\nhi", Recipients: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i, r := range in {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path := e.Graph.Bounces.Address(core.BounceRef{MessageID: m.ID, Recipient: i, Email: core.BounceDelivery, Address: r.Address})
+			if got, err := e.Graph.BounceReports.Process(e.Ctx, core.BounceReport{ReturnPath: path, Kind: core.BounceHard, Reason: "550 gone"}); err != nil || got != core.BounceMarked {
+				t.Errorf("%d: %v %v", i, got, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, r := range e.find(t, m.ID).RecipientList() {
+		if !r.Bouncing() {
+			t.Fatalf("recipient %d not marked", i)
+		}
+	}
+	e.pass(t, core.PassResult{})
+	if p, _ := e.nextEmail(t, "ada@example.com"); !strings.Contains(p.Header.Get("Subject"), "returned your message") {
+		t.Fatalf("subject %q", p.Header.Get("Subject"))
+	}
+	e.NoMoreEmail(t)
 }
