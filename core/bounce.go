@@ -56,9 +56,12 @@ type BounceService struct {
 	Suppressions SuppressionStore
 	Users        UserStore
 	Emails       Emails
-	Clock        Clock
-	BaseURL      string
-	Logger       *slog.Logger
+	// Outbox wakes the scheduler when the author's email is queued; nil:
+	// it leaves with the next pass.
+	Outbox  *Outbox
+	Clock   Clock
+	BaseURL string
+	Logger  *slog.Logger
 	// AuthorEvery is the least time between two emails about bounces to
 	// one author: a burst of bounces sends one, the dashboard shows the
 	// rest; 0: DefaultBounceAuthorEvery.
@@ -151,6 +154,9 @@ func (s *BounceService) Process(ctx context.Context, r BounceReport) (BounceOutc
 			return BounceIgnored, err
 		}
 	}
+	if outcome == BounceMarked && tell != nil && s.Outbox != nil && s.Outbox.Wake != nil {
+		s.Outbox.Wake()
+	}
 	s.logger().Info("bounce", "source", r.Source, "kind", r.Kind, "outcome", outcome, "message", ref.MessageID)
 	return outcome, nil
 }
@@ -221,7 +227,8 @@ func (s *BounceService) authorEmail(ctx context.Context, ref BounceRef, reason s
 		undo()
 		return nil, nil, err
 	}
-	return &OutboxItem{ID: NewID(), Kind: OutboxEmail, Owner: m.Owner, MessageID: m.ID, Recipient: u.Email, Email: e}, undo, nil
+	return &OutboxItem{ID: NewID(), Kind: OutboxEmail, Owner: m.Owner, MessageID: m.ID, Recipient: u.Email, Email: e,
+		NextAttemptAt: now}, undo, nil
 }
 
 // maxBounceAuthors is how many authors the rate of emails is kept for

@@ -77,7 +77,10 @@ func fixture(t testing.TB, name string) []byte {
 // timeline event; a complaint in the suppression list; a success notice or
 // an email that is no report in nothing.
 func TestFixturesOverSMTP(t *testing.T) {
-	e := testenv.New(t, testenv.Config{BounceDomain: bounceDomain})
+	testenv.Backends(t, testenv.Config{BounceDomain: bounceDomain}, fixturesOverSMTP)
+}
+
+func fixturesOverSMTP(t *testing.T, e *testenv.Env) {
 	addr := start(t, e, inbound.Config{})
 	for i, c := range []struct {
 		file, recipient string

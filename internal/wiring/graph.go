@@ -78,7 +78,7 @@ func build(o Options, k Keys) *Graph {
 		Metrics:       o.Metrics,
 	}
 	g.BounceReports = &core.BounceService{Addresses: g.Bounces, Messages: st, Store: st, Suppressions: st, Users: st,
-		Emails: emails, Clock: clock, BaseURL: o.BaseURL, Logger: log}
+		Emails: emails, Outbox: g.Outbox, Clock: clock, BaseURL: o.BaseURL, Logger: log}
 	g.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: o.Prices, Clock: clock,
 		Delivery: g.Delivery, Billing: g.Billing, Auth: g.Auth, Contacts: st, Audit: st, Suppressions: st}
 	g.Operator = &core.OperatorAudit{Messages: g.Messages, Account: g.Auth, Users: st, Audit: st, Clock: clock}
