@@ -29,6 +29,7 @@ type Store interface {
 	DeviceBookStore
 	PasskeyStore
 	DeviceCodeStore
+	SuppressionStore
 	Backuper
 	DueQueue
 }
@@ -48,6 +49,7 @@ type Admin interface {
 	AdminDelivery
 	AdminBilling
 	AdminAudit
+	AdminSuppressions
 }
 
 // AdminUsers manages accounts (core/admin_users.go) and reads the contact
@@ -145,6 +147,8 @@ type AdminService struct {
 	Auth     *Auth
 	Contacts ContactStore
 	Audit    AuditStore
+	// Suppressions is the suppression list; nil refuses its commands.
+	Suppressions SuppressionStore
 }
 
 func (s *AdminService) ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error) {

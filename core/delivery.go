@@ -58,6 +58,9 @@ type Delivery struct {
 	LeaseDuration time.Duration
 	// Refusals makes the one-click refusal links; nil: none offered.
 	Refusals *RefusalTokens
+	// Bounces makes each recipient's return path (VERP); nil: the
+	// sender's address is every email's return path.
+	Bounces *BounceAddresses
 	// Confirmations asks a second reminder address set before
 	// confirmation existed to confirm; nil: it is never asked by the pass.
 	Confirmations ReminderAddressAsker

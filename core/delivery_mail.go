@@ -26,6 +26,9 @@ type Email struct {
 	Date      time.Time
 	MessageID string            // without angle brackets, e.g. "abc@sendlater.local"
 	Headers   map[string]string // extra headers, e.g. List-Unsubscribe
+	// ReturnPath is the envelope sender (SMTP MAIL FROM), where bounces go:
+	// a recipient's VERP address (BounceAddresses); empty: the sender's.
+	ReturnPath string
 }
 
 // Mailer sends email.
@@ -107,6 +110,22 @@ type Emails interface {
 	RecipientNotice(d RecipientNoticeEmail) (*Email, error)
 	SecurityNotice(d SecurityNoticeEmail) (*Email, error)
 	NewSignIn(d NewSignInEmail) (*Email, error)
+	RecipientBouncing(d RecipientBouncingEmail) (*Email, error)
+}
+
+// RecipientBouncingEmail tells the author that Recipient's address returned
+// an email (Email: "message" or "notice") for good with Reason, and asks
+// them to change it before SendDate (unless Delivered) at EditLink.
+type RecipientBouncingEmail struct {
+	To        Address
+	Title     string
+	Recipient Address
+	Email     string
+	Reason    string
+	SendDate  time.Time
+	Location  *time.Location
+	Delivered bool
+	EditLink  string
 }
 
 // What a SecurityNoticeEmail tells.
@@ -173,6 +192,17 @@ type ReminderEmail struct {
 	// address; UnsubscribeLink, the copy's one-click refusal.
 	CopyOf          Address
 	UnsubscribeLink string
+	// Bouncing lists the recipients whose address returned an email for
+	// good (issue 31), to change before the delivery; EditLink opens the
+	// message.
+	Bouncing []BouncingRecipient
+	EditLink string
+}
+
+// BouncingRecipient is a recipient that bounced, as a reminder lists it.
+type BouncingRecipient struct {
+	Address Address
+	Reason  string
 }
 
 // DeliveryEmail is the message itself, sent to the recipient. It never

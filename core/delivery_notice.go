@@ -52,9 +52,10 @@ func (s *MessageService) NotifyRecipient(ctx context.Context, id, address string
 		return err
 	}
 	var to *Recipient
-	for _, r := range m.RecipientList() {
+	index := 0
+	for i, r := range m.RecipientList() {
 		if strings.EqualFold(r.Address, address) {
-			to = &r
+			to, index = &r, i
 			break
 		}
 	}
@@ -87,6 +88,7 @@ func (s *MessageService) NotifyRecipient(ctx context.Context, id, address string
 	if err != nil {
 		return err
 	}
+	e.ReturnPath = s.Bounces.Address(BounceRef{MessageID: m.ID, Recipient: index, Email: BounceNotice, Address: to.Address})
 	key := EmailKey(to.Address)
 	wait, err := s.Limits.Take(ctx, LimitTake{LimitNoticesAccountHour, u.ID}, LimitTake{LimitNoticesAccountDay, u.ID},
 		LimitTake{LimitNoticesAddressDay, key}, LimitTake{LimitNoticesAddressMonth, key})

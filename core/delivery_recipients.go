@@ -68,6 +68,7 @@ func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, 
 		if err != nil {
 			err, o.notMade = emailNotMade(log, err), true
 		} else {
+			email.ReturnPath = d.Bounces.Address(BounceRef{MessageID: m.ID, Recipient: i, Email: BounceDelivery, Address: r.Address})
 			err = d.Mailer.Send(ctx, email)
 		}
 		switch {

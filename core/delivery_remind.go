@@ -87,6 +87,12 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		DashboardLink: d.BaseURL + "/dashboard", Step: stepName(steps[step]),
 		LastChance: next >= len(steps) && author.ReminderLadder != 0,
 	}
+	for _, r := range cur.RecipientList() {
+		if r.Bouncing() {
+			data.Bouncing = append(data.Bouncing, BouncingRecipient{Address: Address{Name: r.Name, Address: r.Address}, Reason: r.Bounce.Reason})
+			data.EditLink = d.BaseURL + "/dashboard?edit=" + cur.ID
+		}
+	}
 	detail := fmt.Sprintf("reminder %s, %d of %d", data.Step,
 		d.Reminders.sentCount(steps[:step+1], author.ReminderLadder),
 		d.Reminders.sentCount(steps, author.ReminderLadder))
@@ -222,6 +228,8 @@ func (d *Delivery) remindSecond(ctx context.Context, messageID string, data Remi
 		return e
 	}
 	data.To, data.CopyOf = Address{Address: author.ReminderAddress}, data.To
+	// The recipients' addresses are the author's business, not the copy's.
+	data.Bouncing, data.EditLink = nil, ""
 	if d.Refusals != nil {
 		data.UnsubscribeLink = refusalLink(d.BaseURL, d.Refusals, author.ReminderAddress)
 	}

@@ -166,7 +166,9 @@ func (m *Message) Apply(up MessageUpdate, now time.Time, loc *time.Location) {
 		m.Title = *up.Title
 	}
 	if up.Recipients != nil {
-		m.setRecipients(newRecipients(*up.Recipients))
+		rs := newRecipients(*up.Recipients)
+		keepBounces(rs, m.RecipientList())
+		m.setRecipients(rs)
 	} else if up.Name != nil || up.Recipient != nil {
 		rs := m.editRecipients()
 		if up.Name != nil {

@@ -36,7 +36,26 @@ type Recipient struct {
 	NextAttemptAt  time.Time // a retry after a temporary failure
 	LastError      string
 	SentAt         time.Time
+
+	// Bounce is the last hard bounce of an email to the address (its
+	// VERP return path): the recipient is "bouncing" while At is set.
+	// Editing the address clears it.
+	Bounce RecipientBounce
+	// SoftBounces counts the soft bounces (a full mailbox, a server down).
+	SoftBounces int
 }
+
+// RecipientBounce is a hard bounce of an email to a recipient.
+type RecipientBounce struct {
+	At     time.Time
+	Email  BounceEmail // which email bounced
+	Status string      // the enhanced status code, e.g. 5.1.1
+	Reason string      // the remote server's words
+}
+
+// Bouncing tells whether the recipient's address returned an email for
+// good.
+func (r *Recipient) Bouncing() bool { return !r.Bounce.At.IsZero() }
 
 // settled reports whether nothing is left to send to r.
 func (r *Recipient) settled() bool {
@@ -206,7 +225,9 @@ func SameRecipients(a, b []Recipient) bool {
 	return slices.EqualFunc(a, b, func(x, y Recipient) bool {
 		return x.Name == y.Name && x.Address == y.Address && x.Status == y.Status &&
 			x.EmailMessageID == y.EmailMessageID && x.Attempts == y.Attempts &&
-			x.NextAttemptAt.Equal(y.NextAttemptAt) && x.LastError == y.LastError && x.SentAt.Equal(y.SentAt)
+			x.NextAttemptAt.Equal(y.NextAttemptAt) && x.LastError == y.LastError && x.SentAt.Equal(y.SentAt) &&
+			x.Bounce.At.Equal(y.Bounce.At) && x.Bounce.Email == y.Bounce.Email && x.Bounce.Status == y.Bounce.Status &&
+			x.Bounce.Reason == y.Bounce.Reason && x.SoftBounces == y.SoftBounces
 	})
 }
 
@@ -217,4 +238,17 @@ func recipientInputs(rs []Recipient) []RecipientInput {
 		out[i] = RecipientInput{Name: r.Name, Address: r.Address}
 	}
 	return out
+}
+
+// keepBounces carries the bounce marks of old over to the recipients of rs
+// whose address did not change (in any case): a new address starts clean.
+func keepBounces(rs, old []Recipient) {
+	for i := range rs {
+		for _, o := range old {
+			if strings.EqualFold(o.Address, rs[i].Address) {
+				rs[i].Bounce, rs[i].SoftBounces = o.Bounce, o.SoftBounces
+				break
+			}
+		}
+	}
 }

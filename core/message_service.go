@@ -43,6 +43,9 @@ type MessageService struct {
 	BaseURL  string
 	// Tracer makes the spans of Create, Update and Postpone; nil: none.
 	Tracer Tracer
+	// Bounces makes the return path of a recipient's notice (VERP); nil:
+	// the sender's address.
+	Bounces *BounceAddresses
 	// Metrics counts the messages created, edited and postponed, by
 	// channel; nil: not counted.
 	Metrics Metrics

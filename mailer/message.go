@@ -92,6 +92,11 @@ func buildMsg(e *core.Email, from core.Address) (*mail.Msg, error) {
 			return nil, fmt.Errorf("mailer: invalid Reply-To address: %w", err)
 		}
 	}
+	if e.ReturnPath != "" {
+		if err := m.EnvelopeFrom(oneLine(e.ReturnPath)); err != nil {
+			return nil, fmt.Errorf("mailer: invalid return path: %w", err)
+		}
+	}
 	m.Subject(oneLine(e.Subject))
 	m.SetDateWithValue(e.Date)
 	m.SetMessageIDWithValue(e.MessageID)

@@ -31,11 +31,13 @@ const (
 	kindNotice         = "recipient_notice"
 	kindSecurityNotice = "security_notice"
 	kindNewSignIn      = "new_sign_in"
+	kindBouncing       = "recipient_bouncing"
 )
 
 var kinds = []string{
 	kindVerifyEmail, kindPasswordReset, kindEmailChanged, kindAccountClaimed, kindReminder,
 	kindDelivery, kindDeliveryFailed, kindContact, kindSummary, kindReminderAddr, kindNotice, kindSecurityNotice, kindNewSignIn,
+	kindBouncing,
 }
 
 // dateLayout shows a time the way an author reads it, in their zone:
@@ -223,6 +225,12 @@ func (t *Templates) RecipientNotice(d core.RecipientNoticeEmail) (*core.Email, e
 	}
 	refusable(e, d.UnsubscribeLink)
 	return e, nil
+}
+
+// RecipientBouncing tells the author that a recipient's address returned
+// an email for good, and asks them to change it.
+func (t *Templates) RecipientBouncing(d core.RecipientBouncingEmail) (*core.Email, error) {
+	return t.render(kindBouncing, d.To, d)
 }
 
 // refusable gives e the RFC 8058 one-click refusal headers of link, when

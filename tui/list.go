@@ -132,12 +132,24 @@ func recipientOf(m *core.Message) string {
 	return fmt.Sprintf("%s <%s>", m.Name, m.Recipient)
 }
 
-// moreOf says how many recipients there are beside the first.
+// moreOf says how many recipients there are beside the first, and how
+// many of them bounce (their address returned an email for good).
 func moreOf(m *core.Message) string {
-	if n := len(m.RecipientList()) - 1; n > 0 {
-		return fmt.Sprintf(" and %d more", n)
+	rs := m.RecipientList()
+	more := ""
+	if n := len(rs) - 1; n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
 	}
-	return ""
+	bouncing := 0
+	for _, r := range rs {
+		if r.Bouncing() {
+			bouncing++
+		}
+	}
+	if bouncing > 0 {
+		more += fmt.Sprintf(" ! %d bouncing", bouncing)
+	}
+	return more
 }
 
 // cellKeep is s then suffix in w columns: s is cut first, so that the

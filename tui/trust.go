@@ -114,10 +114,27 @@ var eventLabels = map[core.EventKind]string{
 	core.EventPaused:      "Paused", core.EventResumed: "Resumed", core.EventReminded: "Reminder sent",
 	core.EventReminderFailed: "Reminder failed", core.EventSent: "Sent", core.EventRetrying: "Retrying",
 	core.EventFailed: "Failed", core.EventRefused: "Refused by the recipient", core.EventWebhook: "Webhook called",
-	core.EventHeld: "Moved by your hold",
+	core.EventHeld:    "Moved by your hold",
+	core.EventBounced: "Returned by the recipient's mail server", core.EventComplained: "Marked as spam by the recipient",
 }
 
 const whenLayout = "2006-01-02 15:04"
+
+// bouncingLines put first, in the timeline, each recipient whose address
+// returned an email for good, with the fix: edit the address.
+func bouncingLines(msg *core.Message) []string {
+	var lines []string
+	for _, r := range msg.RecipientList() {
+		if r.Bouncing() {
+			lines = append(lines, fmt.Sprintf("! %s returned the %s: %s", r.Address, r.Bounce.Email, r.Bounce.Reason),
+				"  Fix: press e and change the address before the delivery.")
+		}
+	}
+	if len(lines) > 0 {
+		lines = append(lines, "")
+	}
+	return lines
+}
 
 // timelineLines are the message's history, oldest first, one line each.
 func (m *Model) timelineLines(id string, loc *time.Location) ([]string, error) {

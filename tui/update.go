@@ -105,7 +105,10 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.openText(previewTitle, func() ([]string, error) { return m.previewLines(stored, sel.SendDate, loc) })
 	case key.Matches(k, keys.Timeline):
 		loc := m.location()
-		return m.openText(timelineTitle+"“"+sel.Title+"”", func() ([]string, error) { return m.timelineLines(sel.ID, loc) })
+		return m.openText(timelineTitle+"“"+sel.Title+"”", func() ([]string, error) {
+			lines, err := m.timelineLines(sel.ID, loc)
+			return append(bouncingLines(sel), lines...), err
+		})
 	case key.Matches(k, keys.Test):
 		return m.sendTest(sel.ID)
 	}

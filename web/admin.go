@@ -70,6 +70,7 @@ func (s *AdminServer) Handler() http.Handler {
 		mux.HandleFunc("GET /admin/pageviews", s.handlePageViews)
 	}
 	s.accountRoutes(mux)
+	s.suppressionRoutes(mux)
 	author := &authorAPI{messages: s.Messages, account: s.Account, heartbeat: s.StreamHeartbeat, stopping: s.shutdown.done()}
 	author.routes(mux, s.actAs, s.actAs, func(h http.HandlerFunc) http.HandlerFunc { return h })
 	mux.HandleFunc("/", handleAPINotFound)

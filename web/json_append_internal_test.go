@@ -27,6 +27,7 @@ func FuzzAppendMessageJSON(f *testing.F) {
 			m.WebhookURL, m.ReminderSentAt, m.DeliveredAt = s, at, at.Add(time.Hour)
 			m.Status = core.StatusFailed // with a failure reason
 			m.Warnings = []core.Warning{{Code: s, Field: s + "f", Message: s + "m"}, {Code: s, Message: s}}
+			m.Recipients = []core.Recipient{{Name: s, Address: s, Bounce: core.RecipientBounce{At: at, Reason: s + "r", Email: core.BounceNotice}}}
 		}
 		for _, ms := range [][]*core.Message{{}, {m}, {m, m}} {
 			want, err := json.Marshal(messagesJSON(ms))

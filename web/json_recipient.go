@@ -17,6 +17,17 @@ type RecipientJSON struct {
 	SentAt        *int64               `json:"sentAt,omitempty"`
 	NextAttemptAt *int64               `json:"nextAttemptAt,omitempty"`
 	LastError     string               `json:"lastError,omitempty"`
+	// Bouncing: the address returned an email for good (issue 31); the
+	// fix is to edit it, which clears this.
+	Bouncing *BouncingJSON `json:"bouncing,omitempty"`
+}
+
+// BouncingJSON is a recipient's hard bounce: the remote server's words,
+// when (ms), and which email ("message" or "notice").
+type BouncingJSON struct {
+	Reason string `json:"reason"`
+	At     int64  `json:"at"`
+	Email  string `json:"email"`
 }
 
 // RecipientInputJSON is a recipient in a create or an edit.
@@ -35,6 +46,9 @@ func recipientsJSON(m *core.Message) []RecipientJSON {
 		}
 		out[i] = RecipientJSON{Name: r.Name, Recipient: r.Address, Status: status, SentAt: optMillis(r.SentAt),
 			NextAttemptAt: optMillis(r.NextAttemptAt), LastError: r.LastError}
+		if r.Bouncing() {
+			out[i].Bouncing = &BouncingJSON{Reason: r.Bounce.Reason, At: millis(r.Bounce.At), Email: r.Bounce.Email.String()}
+		}
 	}
 	return out
 }
@@ -47,6 +61,13 @@ func recipientsCore(js []RecipientJSON) []core.Recipient {
 	for i, j := range js {
 		out[i] = core.Recipient{Name: j.Name, Address: j.Recipient, Status: j.Status, SentAt: fromOptMillis(j.SentAt),
 			NextAttemptAt: fromOptMillis(j.NextAttemptAt), LastError: j.LastError}
+		if b := j.Bouncing; b != nil {
+			email := core.BounceDelivery
+			if b.Email == "notice" {
+				email = core.BounceNotice
+			}
+			out[i].Bounce = core.RecipientBounce{At: fromMillis(b.At), Reason: b.Reason, Email: email}
+		}
 	}
 	return out
 }
@@ -98,6 +119,15 @@ func appendRecipientsJSON(b []byte, m *core.Message) []byte {
 		if r.LastError != "" {
 			b = append(b, `,"lastError":`...)
 			b = appendJSONString(b, r.LastError)
+		}
+		if bo := r.Bouncing; bo != nil {
+			b = append(b, `,"bouncing":{"reason":`...)
+			b = appendJSONString(b, bo.Reason)
+			b = append(b, `,"at":`...)
+			b = strconv.AppendInt(b, bo.At, 10)
+			b = append(b, `,"email":`...)
+			b = appendJSONString(b, bo.Email)
+			b = append(b, '}')
 		}
 		b = append(b, '}')
 	}

@@ -31,6 +31,17 @@ type MailConfig struct {
 	// DNSServer is the resolver that looks up recipients' domains: ""
 	// the system's, "off" no lookup, else host or host:port.
 	DNSServer string `mapstructure:"dns_server"`
+	// BounceDomain is the domain of the return paths (VERP): each email to
+	// a recipient is sent with MAIL FROM bounces+TOKEN@ it; "": none.
+	BounceDomain string `mapstructure:"bounce_domain"`
+	// Inbound is the SMTP listener that takes the bounces and complaints
+	// sent to the bounce domain.
+	Inbound struct {
+		Addr       string        `mapstructure:"addr"`
+		MaxSize    int64         `mapstructure:"max_size"`
+		RatePerMin int           `mapstructure:"rate_per_minute"`
+		Timeout    time.Duration `mapstructure:"timeout"`
+	} `mapstructure:"inbound"`
 	// DKIM signs every email the SMTP transport sends, when all three
 	// are set.
 	DKIM struct {
@@ -47,20 +58,25 @@ const dnsOff = "off"
 // mailDefaults are the defaults of the mail.* keys.
 func mailDefaults() map[string]any {
 	return map[string]any{
-		"mail.from":                   "Sendlater <no-reply@localhost>",
-		"mail.allow_local_recipients": false,
-		"mail.smtp.host":              "",
-		"mail.smtp.port":              587,
-		"mail.smtp.username":          "",
-		"mail.smtp.password":          "",
-		"mail.smtp.password_file":     "",
-		"mail.smtp.tls":               "starttls",
-		"mail.smtp.timeout":           "30s",
-		"mail.smtp.pool_size":         4,
-		"mail.dns_server":             "",
-		"mail.dkim.domain":            "",
-		"mail.dkim.selector":          "",
-		"mail.dkim.private_key_file":  "",
+		"mail.from":                    "Sendlater <no-reply@localhost>",
+		"mail.allow_local_recipients":  false,
+		"mail.smtp.host":               "",
+		"mail.smtp.port":               587,
+		"mail.smtp.username":           "",
+		"mail.smtp.password":           "",
+		"mail.smtp.password_file":      "",
+		"mail.smtp.tls":                "starttls",
+		"mail.smtp.timeout":            "30s",
+		"mail.smtp.pool_size":          4,
+		"mail.dns_server":              "",
+		"mail.bounce_domain":           "",
+		"mail.inbound.addr":            "",
+		"mail.inbound.max_size":        int64(1 << 20),
+		"mail.inbound.rate_per_minute": 600,
+		"mail.inbound.timeout":         "60s",
+		"mail.dkim.domain":             "",
+		"mail.dkim.selector":           "",
+		"mail.dkim.private_key_file":   "",
 	}
 }
 
@@ -86,6 +102,21 @@ func (c *Config) validateMail(bad func(key, rule string, got any) error) error {
 		if _, err := dnscheck.NewResolver(m.DNSServer, 0); err != nil {
 			return bad("mail.dns_server", `must be empty (the system's resolver), off, or a resolver's host or host:port, e.g. 1.1.1.1 or 127.0.0.1:5353`, m.DNSServer)
 		}
+	}
+	if m.BounceDomain != "" && (!dnsName.MatchString(m.BounceDomain) || !strings.Contains(m.BounceDomain, ".")) {
+		return bad("mail.bounce_domain", "must be a domain name whose MX points at mail.inbound.addr, e.g. bounces.example.com", m.BounceDomain)
+	}
+	if m.Inbound.Addr != "" && m.BounceDomain == "" {
+		return bad("mail.inbound.addr", "needs mail.bounce_domain: the listener takes mail for bounces+...@ that domain only", m.Inbound.Addr)
+	}
+	if m.Inbound.MaxSize < 4096 || m.Inbound.MaxSize > 32<<20 {
+		return bad("mail.inbound.max_size", "must be between 4096 and 33554432 bytes", m.Inbound.MaxSize)
+	}
+	if m.Inbound.RatePerMin < 1 {
+		return bad("mail.inbound.rate_per_minute", "must be at least 1", m.Inbound.RatePerMin)
+	}
+	if m.Inbound.Timeout <= 0 {
+		return bad("mail.inbound.timeout", "must be a positive duration, e.g. 60s", m.Inbound.Timeout)
 	}
 	return c.validateDKIM(bad)
 }

@@ -73,6 +73,7 @@ func newRootCmd() *cobra.Command {
 		newLoginCmd(a), newLogoutCmd(a), newWhoamiCmd(a),
 		newStatsCmd(a),
 		newContactsCmd(a),
+		newSuppressionsCmd(a),
 		newAuditCmd(a),
 		newDocsCmd(a),
 		newDKIMCmd(a),

@@ -151,6 +151,16 @@ func (a *app) serve(ctx context.Context) error {
 		admin.Close(context.Background())
 		return err
 	}
+	bounces, err := a.openInbound(s)
+	if err != nil {
+		ln.Close()
+		admin.Close(context.Background())
+		endpoint.close(context.Background())
+		return err
+	}
+	if bounces != nil {
+		defer bounces.Close()
+	}
 	srv.Serve(ln)
 	a.log.Info("serving", "addr", srv.Addr().String(), "base_url", a.cfg.BaseURL, "store", a.cfg.Store.Driver,
 		"admin_socket", a.cfg.socketPath(), "process", a.processName())

@@ -103,6 +103,8 @@ type Config struct {
 	Webhooks core.WebhookSender
 	// Domains checks recipients' domains on save; default none.
 	Domains core.MailDomains
+	// BounceDomain is mail.bounce_domain (VERP return paths); default none.
+	BounceDomain string
 }
 
 // Env is a store, a mail server, a clock and the services over them.
@@ -221,6 +223,7 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, PasswordParams: CheapPasswords,
 		Concurrency: 4, PassLogSize: 10, Process: "test", Metrics: c.Metrics, Domains: c.Domains,
 		Tracer: c.Tracer, Webhooks: c.Webhooks,
+		BounceDomain: c.BounceDomain,
 	})
 	if c.Tracer != nil {
 		e.Store.(interface{ TraceTransactions(core.Tracer) }).TraceTransactions(c.Tracer)

@@ -52,10 +52,11 @@ func build(o Options, k Keys) *Graph {
 	}
 	g.Refusals = &core.RefusalService{Tokens: core.NewRefusalTokens(k.RefusalSecret), Store: st, Clock: clock}
 	g.Auth.Refusals = g.Refusals.Tokens
+	g.Bounces = core.NewBounceAddresses(k.BounceSecret, o.BounceDomain)
 	g.Messages = &core.MessageService{
 		Messages: st, Users: st, Prices: o.Prices, Clock: clock, Watcher: st, Verifier: g.Auth, Limits: g.Limits,
 		Emails: emails, Outbox: g.Outbox, Refusals: g.Refusals, BaseURL: o.BaseURL, Refused: st, Metrics: o.Metrics,
-		Domains: o.Domains, Tracer: o.Tracer,
+		Domains: o.Domains, Tracer: o.Tracer, Bounces: g.Bounces,
 	}
 	g.Contact = &core.ContactService{
 		Contacts: st, Outbox: g.Outbox, Emails: emails, To: o.ContactTo, Clock: clock, Limits: g.Limits, Logger: log,
@@ -71,6 +72,7 @@ func build(o Options, k Keys) *Graph {
 		Concurrency:   o.Concurrency,
 		LeaseDuration: o.LeaseDuration,
 		Refusals:      g.Refusals.Tokens,
+		Bounces:       g.Bounces,
 		Webhooks:      core.TraceWebhooks(o.Webhooks, o.Tracer),
 		Resets:        g.Auth,
 		Confirmations: g.Auth,
@@ -80,8 +82,10 @@ func build(o Options, k Keys) *Graph {
 		Metrics:       o.Metrics,
 		Tracer:        o.Tracer,
 	}
+	g.BounceReports = &core.BounceService{Addresses: g.Bounces, Messages: st, Store: st, Suppressions: st, Users: st,
+		Emails: emails, Outbox: g.Outbox, Clock: clock, BaseURL: o.BaseURL, Logger: log}
 	g.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: o.Prices, Clock: clock,
-		Delivery: g.Delivery, Billing: g.Billing, Auth: g.Auth, Contacts: st, Audit: st}
+		Delivery: g.Delivery, Billing: g.Billing, Auth: g.Auth, Contacts: st, Audit: st, Suppressions: st}
 	g.Operator = &core.OperatorAudit{Messages: g.Messages, Account: g.Auth, Users: st, Audit: st, Clock: clock}
 	g.Summary = &core.Summary{Store: st, Outbox: g.Outbox, Emails: emails, Limits: g.Limits, Clock: clock,
 		To: o.OperatorTo, Logger: log}

@@ -71,6 +71,9 @@ type Options struct {
 	// Domains checks recipients' domains when a message is saved; nil:
 	// no check.
 	Domains core.MailDomains
+	// BounceDomain is mail.bounce_domain: each email to a recipient gets
+	// the return path bounces+TOKEN@ it; "": none.
+	BounceDomain string
 }
 
 // Keys are the keys derived from the master key; each one set overrides the
@@ -79,6 +82,7 @@ type Keys struct {
 	SigningKey    []byte // ID tokens (core.PurposeIDTokens)
 	RefusalSecret []byte // refusal links (core.PurposeRefusalLinks)
 	LimitKey      []byte // the limits' key hashes (core.PurposeLimitKeys)
+	BounceSecret  []byte // the return paths' tokens (core.PurposeBounceAddresses)
 }
 
 // Graph is every service of core, wired once.
@@ -94,12 +98,17 @@ type Graph struct {
 	// refuse passkeys at the base URL (passkey.FromBaseURL); "" when not.
 	PasskeyProblem string
 	// Billing is nil while payments are off; Payments is then PaymentsOff.
-	Billing        *core.BillingService
-	Payments       core.Payments
-	Messages       *core.MessageService
-	Contact        *core.ContactService
-	Postpone       *core.PostponeLinkService
-	Refusals       *core.RefusalService
+	Billing  *core.BillingService
+	Payments core.Payments
+	Messages *core.MessageService
+	Contact  *core.ContactService
+	Postpone *core.PostponeLinkService
+	Refusals *core.RefusalService
+	// Bounces makes and reads the return paths; nil without a bounce
+	// domain.
+	Bounces *core.BounceAddresses
+	// BounceReports acts on the bounces and complaints that come back.
+	BounceReports  *core.BounceService
 	WebhookSecrets *core.WebhookSecretService
 	Drafts         *core.DraftService
 	Delivery       *core.Delivery
@@ -148,7 +157,8 @@ func (o *Options) keys() (Keys, error) {
 		return nil
 	}
 	if err := errors.Join(derive(&k.SigningKey, core.PurposeIDTokens),
-		derive(&k.RefusalSecret, core.PurposeRefusalLinks), derive(&k.LimitKey, core.PurposeLimitKeys)); err != nil {
+		derive(&k.RefusalSecret, core.PurposeRefusalLinks), derive(&k.LimitKey, core.PurposeLimitKeys),
+		derive(&k.BounceSecret, core.PurposeBounceAddresses)); err != nil {
 		return Keys{}, err
 	}
 	return k, nil

@@ -19,7 +19,8 @@ func options(t *testing.T) wiring.Options {
 }
 
 // Every service of the graph is built: one added to Graph and forgotten in
-// Build fails here (SocialFlow and Billing are the config's, nil when off).
+// Build fails here (SocialFlow, Billing and Bounces are the config's, nil
+// when off).
 func TestBuildWiresEveryService(t *testing.T) {
 	g, release, err := wiring.Build(options(t))
 	if err != nil {
@@ -29,7 +30,7 @@ func TestBuildWiresEveryService(t *testing.T) {
 	v := reflect.ValueOf(g).Elem()
 	for i := range v.NumField() {
 		name := v.Type().Field(i).Name
-		if name == "SocialFlow" || name == "Billing" {
+		if name == "SocialFlow" || name == "Billing" || name == "Bounces" {
 			continue
 		}
 		if v.Field(i).IsZero() {
@@ -67,6 +68,10 @@ func TestBuildKeys(t *testing.T) {
 		t.Error("Build without MasterKey and RefusalSecret succeeded")
 	}
 	o.Keys.RefusalSecret = testenv.RefusalSecret
+	if _, _, err := wiring.Build(o); err == nil {
+		t.Error("Build without MasterKey and BounceSecret succeeded")
+	}
+	o.Keys.BounceSecret = bytes.Repeat([]byte{7}, 32)
 	if _, _, err := wiring.Build(o); err != nil {
 		t.Errorf("Build with every key and no master key: %v", err)
 	}

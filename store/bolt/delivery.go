@@ -159,9 +159,8 @@ func (s *DB) ReadForSend(ctx context.Context, id, authorID string, addresses []s
 		if u, err = s.findUser(tx, authorID); err != nil {
 			return err
 		}
-		refusals := tx.Bucket(bucketRefusals)
 		for i, a := range addresses {
-			refused[i] = refusals.Get(s.seal.AddressHash(a)) != nil
+			refused[i] = refusedOrSuppressed(tx, s.seal.AddressHash(a))
 		}
 		return nil
 	})
@@ -175,7 +174,7 @@ func (s *DB) AddressRefused(ctx context.Context, email string) (bool, error) {
 	key := s.seal.AddressHash(email)
 	refused := false
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
-		refused = tx.Bucket(bucketRefusals).Get(key) != nil
+		refused = refusedOrSuppressed(tx, key)
 		return nil
 	})
 	return refused, err

@@ -70,6 +70,7 @@ var migrations = []migration{
 	schemaOnly(createDeviceBooks),       // devices.go
 	schemaOnly(createPasskeyBuckets),    // passkeys.go
 	schemaOnly(createDeviceCodeBuckets), // devicecodes.go
+	schemaOnly(createSuppressionBucket), // suppressions.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an

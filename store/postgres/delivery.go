@@ -89,7 +89,8 @@ func (s *DB) dueBy(ctx context.Context, table, column string, until int64) (bool
 // which of the address hashes refused, in one snapshot. No row: the message
 // or its author is gone.
 var readForSend = `select ` + qualified("m", messageColumns) + `, ` + qualified("u", userColumns) + `,
-		array(select hash from refusals where hash = any($3))
+		array(select hash from refusals where hash = any($3)
+			union all select hash from suppressions where hash = any($3))
 	from messages m join users u on u.id = $2
 	where m.id = $1`
 
@@ -153,7 +154,7 @@ func (s *DB) RefuseAddress(ctx context.Context, email string, at time.Time) erro
 
 func (s *DB) AddressRefused(ctx context.Context, email string) (bool, error) {
 	var refused bool
-	err := s.pool.QueryRow(ctx, "select exists (select 1 from refusals where hash = $1)", s.seal.AddressHash(email)).Scan(&refused)
+	err := s.pool.QueryRow(ctx, "select exists (select 1 from refusals where hash = $1) or exists (select 1 from suppressions where hash = $1)", s.seal.AddressHash(email)).Scan(&refused)
 	return refused, wrapErr(err)
 }
 

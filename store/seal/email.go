@@ -26,6 +26,9 @@ type emailRecord struct {
 	Date      int64             `json:"date,omitempty"`
 	MessageID string            `json:"messageId,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty"`
+	// ReturnPath: the envelope sender (issue 31's VERP); absent in
+	// emails sealed before it.
+	ReturnPath string `json:"returnPath,omitempty"`
 }
 
 func addressOf(a core.Address) addressRecord { return addressRecord{Name: a.Name, Address: a.Address} }
@@ -33,7 +36,7 @@ func (a addressRecord) core() core.Address   { return core.Address{Name: a.Name,
 
 func marshalEmail(e *core.Email) []byte {
 	r := emailRecord{V: 1, From: addressOf(e.From), Subject: e.Subject, Text: e.Text, HTML: e.HTML,
-		MessageID: e.MessageID, Headers: e.Headers}
+		MessageID: e.MessageID, Headers: e.Headers, ReturnPath: e.ReturnPath}
 	for _, to := range e.To {
 		r.To = append(r.To, addressOf(to))
 	}
@@ -54,7 +57,7 @@ func unmarshalEmail(b []byte) (*core.Email, error) {
 		return nil, core.Errorf(core.EInternal, "an outbox email of an unknown form")
 	}
 	e := &core.Email{From: r.From.core(), Subject: r.Subject, Text: r.Text, HTML: r.HTML,
-		MessageID: r.MessageID, Headers: r.Headers}
+		MessageID: r.MessageID, Headers: r.Headers, ReturnPath: r.ReturnPath}
 	for _, to := range r.To {
 		e.To = append(e.To, to.core())
 	}
@@ -80,6 +83,12 @@ type recipientRecord struct {
 	NextAttemptAt  int64  `json:"nextAttemptAt,omitempty"`
 	LastError      string `json:"lastError,omitempty"`
 	SentAt         int64  `json:"sentAt,omitempty"`
+	// A hard bounce and the soft ones counted (issue 31).
+	BounceAt     int64  `json:"bounceAt,omitempty"`
+	BounceEmail  int    `json:"bounceEmail,omitempty"`
+	BounceStatus string `json:"bounceStatus,omitempty"`
+	BounceReason string `json:"bounceReason,omitempty"`
+	SoftBounces  int    `json:"softBounces,omitempty"`
 }
 
 type recipientsRecord struct {
@@ -106,7 +115,9 @@ func marshalRecipients(rs []core.Recipient) []byte {
 	for i, x := range rs {
 		r.Recipients[i] = recipientRecord{Name: x.Name, Address: x.Address, Status: string(x.Status),
 			EmailMessageID: x.EmailMessageID, Attempts: x.Attempts, NextAttemptAt: nanosOf(x.NextAttemptAt),
-			LastError: x.LastError, SentAt: nanosOf(x.SentAt)}
+			LastError: x.LastError, SentAt: nanosOf(x.SentAt),
+			BounceAt: nanosOf(x.Bounce.At), BounceEmail: int(x.Bounce.Email), BounceStatus: x.Bounce.Status,
+			BounceReason: x.Bounce.Reason, SoftBounces: x.SoftBounces}
 	}
 	b, _ := json.Marshal(r) // strings and numbers always marshal
 	return b
@@ -121,7 +132,9 @@ func unmarshalRecipients(b []byte) ([]core.Recipient, error) {
 	for i, x := range r.Recipients {
 		rs[i] = core.Recipient{Name: x.Name, Address: x.Address, Status: core.RecipientStatus(x.Status),
 			EmailMessageID: x.EmailMessageID, Attempts: x.Attempts, NextAttemptAt: timeOf(x.NextAttemptAt),
-			LastError: x.LastError, SentAt: timeOf(x.SentAt)}
+			LastError: x.LastError, SentAt: timeOf(x.SentAt),
+			Bounce: core.RecipientBounce{At: timeOf(x.BounceAt), Email: core.BounceEmail(x.BounceEmail),
+				Status: x.BounceStatus, Reason: x.BounceReason}, SoftBounces: x.SoftBounces}
 	}
 	return rs, nil
 }

@@ -46,6 +46,8 @@ type Stores struct {
 	Passkeys core.PasskeyStore
 	// DeviceCodes keeps the device flow's requests; nil skips their tests.
 	DeviceCodes core.DeviceCodeStore
+	// Suppressions keeps the suppression list; nil skips its tests.
+	Suppressions core.SuppressionStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -92,6 +94,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"Passkeys", testPasskeys},
 		{"DeviceCodes", testDeviceCodes},
 		{"DeviceCodeExpiry", testDeviceCodeExpiry},
+		{"Suppressions", testSuppressions},
 		{"SessionRotation", testSessionRotation},
 		{"DeleteUserSessions", testDeleteUserSessions},
 		{"DeleteExpiredSessions", testDeleteExpiredSessions},

@@ -14,6 +14,8 @@ export type Recipient = {
   nextAttemptAt?: number;
   /** The mail server's reply of a failure, or of the last try while a retry waits. */
   lastError?: string;
+  /** The address returned an email for good (a hard bounce): fixed by editing the address. */
+  bouncing?: { reason: string; at: number; email: "message" | "notice" };
 };
 
 export type RecipientInput = Pick<Recipient, "name" | "recipient">;
@@ -209,7 +211,7 @@ export function useMessages() {
 /** One entry of a message's timeline (GET /api/messages/{id}/events). */
 export type TimelineEvent = {
   at: number;
-  kind: "created" | "edited" | "postponed" | "rescheduled" | "paused" | "resumed" | "reminded" | "reminder-failed" | "sent" | "retrying" | "failed" | "refused" | "webhook" | "held";
+  kind: "created" | "edited" | "postponed" | "rescheduled" | "paused" | "resumed" | "reminded" | "reminder-failed" | "sent" | "retrying" | "failed" | "refused" | "webhook" | "held" | "bounced" | "complained";
   actor?: string;
   recipient?: string;
   detail?: string;

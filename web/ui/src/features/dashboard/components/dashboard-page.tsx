@@ -1,7 +1,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { MailPlus, Plus } from "../../../components/lucide";
-import { useState } from "react";
-import { Link } from "react-router";
+import { useEffect, useState } from "react";
+import { Link, useSearchParams } from "react-router";
 import { Alert, errorMessage } from "../../../components/form";
 import { Spinner } from "../../../components/loading";
 import { paths } from "../../../config/paths";
@@ -30,6 +30,18 @@ function MessagesCard({ account }: { account: SessionUser }) {
   const [loading, setLoading] = useState(false);
   const failed = messages?.filter((m) => m.status === "failed").length ?? 0;
   const [editing, setEditing] = useState<Editing>({ kind: "closed" });
+  // ?edit=ID (the link of the email about a bouncing recipient) opens that message's dialog once.
+  const [params, setParams] = useSearchParams();
+  const editID = params.get("edit");
+  useEffect(() => {
+    if (!editID || messages === undefined) return;
+    const target = messages.find((m) => m.id === editID);
+    if (target) setEditing({ kind: "edit", message: target });
+    setParams((p) => {
+      p.delete("edit");
+      return p;
+    }, { replace: true });
+  }, [editID, messages, setParams]);
   const limit = account.messageLimit;
   const mayAdd = messages !== undefined && (limit === null || messages.length < limit);
 

@@ -27,7 +27,7 @@ import {
   type RecipientInput,
 } from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
-import { RecipientWarning, TellRecipientNow } from "./recipient-warning";
+import { RecipientBouncing, RecipientWarning, TellRecipientNow } from "./recipient-warning";
 import { salutationNote } from "./salutation";
 import { sameText, useDraft, useLocalDraft, type DraftText } from "./use-draft";
 
@@ -294,6 +294,7 @@ export function MessageDialog({
                         {...form.bind(addressKey(i))}
                       />
                       <RecipientWarning warnings={message?.warnings} field={addressKey(i)} />
+                      <RecipientBouncing message={message} address={form.values[addressKey(i)] ?? ""} />
                       <TellRecipientNow message={message} address={form.values[addressKey(i)] ?? ""} />
                     </div>
                     {i > 0 && (

@@ -5,6 +5,7 @@ import { postponeBlocked, postponedTo, postponeNoEffect } from "../../../lib/pos
 import { showToast } from "../../../lib/toasts";
 import { postponeMessage, updateMessage, type Message } from "../api/messages";
 import { daysLeft, formatDate } from "./dates";
+import { bouncingWords } from "./recipient-warning";
 import { TimelineDialog } from "./timeline-dialog";
 
 // SPEC.md section 9: the postponed toast stays 6 seconds.
@@ -102,6 +103,18 @@ export function MessageRow({
               <small>and {(message.recipients?.length ?? 1) - 1} more</small>
             </>
           )}
+          {message.recipients
+            ?.filter((r) => r.bouncing)
+            .map((r) => (
+              <small key={r.recipient} className="recipient-bouncing" role="note">
+                ⚠ {bouncingWords(r.recipient, r.bouncing!)}.{" "}
+                {!settled && (
+                  <button type="button" className="link-button" onClick={onEdit}>
+                    Change the address
+                  </button>
+                )}
+              </small>
+            ))}
         </span>
       </td>
       <td data-label="Delivery date">

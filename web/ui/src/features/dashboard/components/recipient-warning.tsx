@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { errorMessage } from "../../../components/form";
 import { showToast } from "../../../lib/toasts";
-import { notifyRecipient, type Message, type Warning } from "../api/messages";
+import { notifyRecipient, type Message, type Recipient, type Warning } from "../api/messages";
 
 /** The server's warning about one recipient address of the message just saved (its domain receives no email). */
 export function RecipientWarning({ warnings, field }: { warnings?: Warning[]; field: string }) {
@@ -10,6 +10,24 @@ export function RecipientWarning({ warnings, field }: { warnings?: Warning[]; fi
   return (
     <small className="recipient-warning" role="status">
       ⚠ {warning.message}
+    </small>
+  );
+}
+
+/** The words of a bouncing recipient: which address returned which email, and the remote server's reason. */
+export const bouncingWords = (address: string, b: NonNullable<Recipient["bouncing"]>) =>
+  `${address} returned your ${b.email}: ${b.reason}`;
+
+/**
+ * A saved recipient whose address returned an email for good (a hard bounce), under its address in
+ * the dialog: gone as soon as the address is changed, which is the fix.
+ */
+export function RecipientBouncing({ message, address }: { message?: Message; address: string }) {
+  const saved = message?.recipients?.find((r) => r.recipient.toLowerCase() === address.trim().toLowerCase() && r.bouncing);
+  if (!saved?.bouncing) return null;
+  return (
+    <small className="recipient-bouncing" role="status">
+      ⚠ {bouncingWords(saved.recipient, saved.bouncing)}. Change the address to fix it.
     </small>
   );
 }

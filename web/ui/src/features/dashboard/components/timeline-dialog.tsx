@@ -19,6 +19,8 @@ const kindLabels: Record<TimelineEvent["kind"], string> = {
   refused: "Refused by the recipient",
   webhook: "Webhook called",
   held: "Moved by your hold",
+  bounced: "Returned by the recipient's mail server",
+  complained: "Marked as spam by the recipient",
 };
 
 const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });

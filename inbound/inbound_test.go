@@ -1,0 +1,187 @@
+package inbound_test
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/emersion/go-smtp"
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/inbound"
+	"github.com/sendlater/sendlater/internal/testenv"
+)
+
+const bounceDomain = "bounces.sendlater.test"
+
+func start(t testing.TB, e *testenv.Env, cfg inbound.Config) string {
+	t.Helper()
+	cfg.Addresses, cfg.Processor = e.Graph.Bounces, e.Graph.BounceReports
+	srv, err := inbound.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+// deliver sends raw over SMTP to the listener at addr, from the null
+// sender (as bounces come) to rcpt.
+func deliver(addr, rcpt string, raw []byte) error {
+	c, err := smtp.Dial(addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Hello("mx.example.org"); err != nil {
+		return err
+	}
+	if err := c.Mail("", nil); err != nil {
+		return err
+	}
+	if err := c.Rcpt(rcpt, nil); err != nil {
+		return err
+	}
+	w, err := c.Data()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(raw); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return c.Quit()
+}
+
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "mailer", "bounce", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Each fixture, delivered over SMTP to the listener at the return path of
+// a notice, ends in the right recipient's mark, the author's email and the
+// timeline event; a complaint in the suppression list; a success notice or
+// an email that is no report in nothing.
+func TestFixturesOverSMTP(t *testing.T) {
+	testenv.Backends(t, testenv.Config{BounceDomain: bounceDomain}, fixturesOverSMTP)
+}
+
+func fixturesOverSMTP(t *testing.T, e *testenv.Env) {
+	addr := start(t, e, inbound.Config{})
+	for i, c := range []struct {
+		file, recipient string
+		want            core.BounceOutcome
+		reason          string
+	}{
+		{"postfix-hard.eml", "bob@example.org", core.BounceMarked, "User unknown in virtual mailbox table"},
+		{"gmail-hard.eml", "frank.nobody@gmail.com", core.BounceMarked, "The email account that you tried to reach does not exist"},
+		{"m365-hard.eml", "grace@contoso.com", core.BounceMarked, "RESOLVER.ADR.RecipientNotFound"},
+		{"exim-hard-and-soft.eml", "dan@example.com", core.BounceMarked, "550 No such user here"},
+		{"postfix-delayed.eml", "carol@slow.example.net", core.BounceCounted, ""},
+		{"arf-yahoo.eml", "ivy@yahoo.com", core.BounceSuppressed, ""},
+		{"arf-headers-only.eml", "jack@outlook.com", core.BounceSuppressed, ""},
+		{"delivered.eml", "henry@example.org", core.BounceIgnored, ""},
+		{"not-a-report.eml", "kim@example.org", core.BounceIgnored, ""},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			u := e.MustUser(t, fmt.Sprintf("author%d@example.com", i), "", core.PlanPro)
+			e.MustVerify(t, u.ID)
+			m, err := e.Messages.Create(e.As(u.ID), core.MessageInput{Title: "Letter " + c.file, Body: "Dear you,\nhello",
+				Name: "R", Recipient: c.recipient, Interval: core.Interval1M})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Messages.NotifyRecipient(e.As(u.ID), m.ID, c.recipient); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Delivery.Run(e.Ctx); err != nil {
+				t.Fatal(err)
+			}
+			_, notice := e.Next(t, c.recipient)
+			if err := deliver(addr, notice.From, fixture(t, c.file)); err != nil {
+				t.Fatalf("delivering the report: %v", err)
+			}
+			got, err := e.Store.FindMessageByID(e.Ctx, m.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := got.RecipientList()[0]
+			events, err := e.Store.ListMessageEvents(e.Ctx, m.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := events[len(events)-1]
+			suppressed, _ := e.Store.AddressRefused(e.Ctx, c.recipient)
+			if _, err := e.Delivery.Run(e.Ctx); err != nil { // sends the author's email, if any
+				t.Fatal(err)
+			}
+			switch c.want {
+			case core.BounceMarked:
+				if !r.Bouncing() || !strings.Contains(r.Bounce.Reason, c.reason) || last.Kind != core.EventBounced || last.Recipient != c.recipient {
+					t.Fatalf("recipient %+v, last event %+v", r, last)
+				}
+				p, _ := e.Next(t, u.Email)
+				if !strings.Contains(p.Header.Get("Subject"), c.recipient+"> returned your notice") || !strings.Contains(p.Text, c.reason) {
+					t.Fatalf("author's email %q:\n%s", p.Header.Get("Subject"), p.Text)
+				}
+			case core.BounceCounted:
+				if r.Bouncing() || r.SoftBounces != 1 {
+					t.Fatalf("recipient %+v", r)
+				}
+			case core.BounceSuppressed:
+				if !suppressed || last.Kind != core.EventComplained || r.Bouncing() {
+					t.Fatalf("suppressed %v, last event %+v", suppressed, last)
+				}
+			default:
+				if r.Bouncing() || r.SoftBounces != 0 || suppressed || last.Kind == core.EventBounced {
+					t.Fatalf("recipient %+v, suppressed %v", r, suppressed)
+				}
+			}
+			e.NoMoreEmail(t)
+		})
+	}
+}
+
+// Mail for any other address is refused; so is one too large, and more
+// than the rate allows from one client.
+func TestListenerRefusals(t *testing.T) {
+	e := testenv.New(t, testenv.Config{BounceDomain: bounceDomain})
+	addr := start(t, e, inbound.Config{MaxSize: 8192, RatePerMinute: 5})
+	raw := fixture(t, "postfix-hard.eml")
+	var se *smtp.SMTPError
+	for _, rcpt := range []string{"postmaster@" + bounceDomain, "bounces+x@example.com", "ann@example.com"} {
+		if err := deliver(addr, rcpt, raw); !errors.As(err, &se) || se.Code != 550 {
+			t.Fatalf("RCPT %s: %v", rcpt, err)
+		}
+	}
+	big := append([]byte("Subject: x\r\n\r\n"), []byte(strings.Repeat("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n", 200))...)
+	if err := deliver(addr, "bounces+x@"+bounceDomain, big); !errors.As(err, &se) || se.Code != 552 {
+		t.Fatalf("too large: %v", err)
+	}
+	// A forged token is taken (a bounce server is never told which
+	// tokens exist) and changes nothing.
+	if err := deliver(addr, "bounces+aaaaaaaaaaaaaaaaaaaaaaaa@"+bounceDomain, raw); err != nil {
+		t.Fatalf("a forged token: %v", err)
+	}
+	if l, _ := e.Store.ListSuppressions(e.Ctx); len(l) != 0 {
+		t.Fatal(l)
+	}
+	// Five emails so far: the rate of 5 a minute refuses the sixth.
+	if err := deliver(addr, "bounces+x@"+bounceDomain, raw); !errors.As(err, &se) || se.Code != 421 {
+		t.Fatalf("beyond the rate: %v", err)
+	}
+}
