@@ -211,16 +211,17 @@ func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, erro
 	if strings.HasPrefix(bearer, AccessTokenPrefix) {
 		return a.authenticateAccessToken(ctx, bearer)
 	}
-	c, err := a.verifyIDToken(bearer, a.Clock.Now())
+	now := a.Clock.Now() // one reading for the token, the session and its last use
+	c, err := a.verifyIDToken(bearer, now)
 	if err != nil {
 		return nil, err
 	}
 	id := &Identity{UserID: c.UserID, SessionID: c.SessionID, ExpiresAt: time.Unix(c.ExpiresAt, 0)}
-	s, err := a.checkSession(ctx, id)
+	s, err := a.checkSessionAt(ctx, id, now)
 	if err != nil {
 		return nil, err
 	}
-	a.touchSession(ctx, s.ID, s.LastUsedAt, a.Clock.Now())
+	a.touchSession(ctx, s.ID, s.LastUsedAt, now)
 	id.AuthTime = s.AuthTime
 	return id, nil
 }
@@ -236,12 +237,17 @@ func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, erro
 // returned as a value that may share its RotatedHashes with the kept one:
 // read them, never change them.
 func (a *Auth) checkSession(ctx context.Context, id *Identity) (Session, error) {
+	return a.checkSessionAt(ctx, id, a.Clock.Now())
+}
+
+// checkSessionAt is checkSession at now.
+func (a *Auth) checkSessionAt(ctx context.Context, id *Identity, now time.Time) (Session, error) {
 	gens, keeps := a.Sessions.(UserGenerations)
 	var gen uint64
 	if keeps {
 		gen = gens.UserGeneration(id.UserID)
 		if s, ok := a.checked.Get(id.SessionID, gen); ok && s.UserID == id.UserID {
-			if !a.Clock.Now().Before(s.ExpiresAt) {
+			if !now.Before(s.ExpiresAt) {
 				return Session{}, errInvalidToken()
 			}
 			return s, nil
@@ -251,7 +257,7 @@ func (a *Auth) checkSession(ctx context.Context, id *Identity) (Session, error) 
 	if err != nil {
 		return Session{}, tokenError(err)
 	}
-	if s.UserID != id.UserID || !a.Clock.Now().Before(s.ExpiresAt) {
+	if s.UserID != id.UserID || !now.Before(s.ExpiresAt) {
 		return Session{}, errInvalidToken()
 	}
 	if keeps {
