@@ -51,6 +51,18 @@ func WithIdentitySlot(ctx context.Context, s *IdentitySlot) context.Context {
 	return context.WithValue(ctx, identityKey{}, s)
 }
 
+// Value is what a context carrying s holds for key: s itself under the
+// identity's key (ok), nothing under any other. A server whose own context
+// type carries the slot (one value per request instead of a layer of
+// context.WithValue) answers its Value with it; the identity is then the
+// slot's, as with WithIdentitySlot.
+func (s *IdentitySlot) Value(key any) (v any, ok bool) {
+	if _, ok := key.(identityKey); ok {
+		return s, true
+	}
+	return nil, false
+}
+
 // IdentityFrom returns the identity in ctx, or nil.
 func IdentityFrom(ctx context.Context) *Identity {
 	switch v := ctx.Value(identityKey{}).(type) {

@@ -211,16 +211,17 @@ func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, erro
 	if strings.HasPrefix(bearer, AccessTokenPrefix) {
 		return a.authenticateAccessToken(ctx, bearer)
 	}
-	c, err := a.verifyIDToken(bearer, a.Clock.Now())
+	now := a.Clock.Now() // one reading for the token, the session and its last use
+	c, err := a.verifyIDToken(bearer, now)
 	if err != nil {
 		return nil, err
 	}
 	id := &Identity{UserID: c.UserID, SessionID: c.SessionID, ExpiresAt: time.Unix(c.ExpiresAt, 0)}
-	s, err := a.checkSession(ctx, id)
+	s, err := a.checkSessionAt(ctx, id, now)
 	if err != nil {
 		return nil, err
 	}
-	a.touchSession(ctx, s, a.Clock.Now())
+	a.touchSession(ctx, s.ID, s.LastUsedAt, now)
 	id.AuthTime = s.AuthTime
 	return id, nil
 }
@@ -232,33 +233,39 @@ func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, erro
 // user's generation, read before the store: every write of the user's
 // sessions (sign-out, password change, refresh reuse, an operator's
 // disable, deletion) moves it once committed, so the next check reads the
-// store again; the expiry is checked at every use.
-func (a *Auth) checkSession(ctx context.Context, id *Identity) (*Session, error) {
+// store again; the expiry is checked at every use. The session is
+// returned as a value that may share its RotatedHashes with the kept one:
+// read them, never change them.
+func (a *Auth) checkSession(ctx context.Context, id *Identity) (Session, error) {
+	return a.checkSessionAt(ctx, id, a.Clock.Now())
+}
+
+// checkSessionAt is checkSession at now.
+func (a *Auth) checkSessionAt(ctx context.Context, id *Identity, now time.Time) (Session, error) {
 	gens, keeps := a.Sessions.(UserGenerations)
 	var gen uint64
 	if keeps {
 		gen = gens.UserGeneration(id.UserID)
 		if s, ok := a.checked.Get(id.SessionID, gen); ok && s.UserID == id.UserID {
-			if !a.Clock.Now().Before(s.ExpiresAt) {
-				return nil, errInvalidToken()
+			if !now.Before(s.ExpiresAt) {
+				return Session{}, errInvalidToken()
 			}
-			s.RotatedHashes = slices.Clone(s.RotatedHashes)
-			return &s, nil
+			return s, nil
 		}
 	}
 	s, err := a.Sessions.FindSessionByID(ctx, id.SessionID)
 	if err != nil {
-		return nil, tokenError(err)
+		return Session{}, tokenError(err)
 	}
-	if s.UserID != id.UserID || !a.Clock.Now().Before(s.ExpiresAt) {
-		return nil, errInvalidToken()
+	if s.UserID != id.UserID || !now.Before(s.ExpiresAt) {
+		return Session{}, errInvalidToken()
 	}
 	if keeps {
 		kept := *s
 		kept.RotatedHashes = slices.Clone(s.RotatedHashes)
 		a.checked.Put(id.SessionID, gen, kept)
 	}
-	return s, nil
+	return *s, nil
 }
 
 // VerifyIdentity tells whether the identity in ctx still holds: its ID token

@@ -192,20 +192,21 @@ func (a *Auth) noteDevice(ctx context.Context, u *User, userAgent, network strin
 	}
 }
 
-// touchSession writes now as the last use of s when the last write is
+// touchSession writes now as the last use of session sid, last used at
+// lastUsed, when the last write is
 // SessionSeenInterval old: a failure only leaves it older.
-func (a *Auth) touchSession(ctx context.Context, s *Session, now time.Time) {
-	if now.Sub(s.LastUsedAt) < SessionSeenInterval {
+func (a *Auth) touchSession(ctx context.Context, sid string, lastUsed, now time.Time) {
+	if now.Sub(lastUsed) < SessionSeenInterval {
 		return
 	}
-	_, err := a.Sessions.UpdateSession(ctx, s.ID, func(x *Session) error {
+	_, err := a.Sessions.UpdateSession(ctx, sid, func(x *Session) error {
 		if now.After(x.LastUsedAt) {
 			x.LastUsedAt = now
 		}
 		return nil
 	})
 	if err != nil && ErrorCode(err) != ENotFound {
-		a.log().Warn("recording a session's last use", "sid", s.ID, "err", err)
+		a.log().Warn("recording a session's last use", "sid", sid, "err", err)
 	}
 }
 

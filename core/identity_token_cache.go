@@ -38,17 +38,17 @@ func (v *verifiedTokens) put(token string, c IDTokenClaims) {
 }
 
 // verifyIDToken is VerifyIDToken under a's key, remembered per token.
-func (a *Auth) verifyIDToken(token string, now time.Time) (*IDTokenClaims, error) {
+func (a *Auth) verifyIDToken(token string, now time.Time) (IDTokenClaims, error) {
 	if c, ok := a.verified.get(token); ok {
 		if now.Unix() >= c.ExpiresAt {
-			return nil, errInvalidToken()
+			return IDTokenClaims{}, errInvalidToken()
 		}
-		return &c, nil
+		return c, nil
 	}
 	c, err := VerifyIDToken(a.SigningKey, token, now)
 	if err != nil {
-		return nil, err
+		return IDTokenClaims{}, err
 	}
 	a.verified.put(token, *c)
-	return c, nil
+	return *c, nil
 }

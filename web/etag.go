@@ -23,12 +23,13 @@ func etagOf(b []byte) string {
 	return `W/"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
 }
 
-// notModified sets the ETag tag and, when r's If-None-Match holds it (or
-// is *), answers 304 and reports true.
-func notModified(w http.ResponseWriter, r *http.Request, tag string) bool {
-	w.Header()["Etag"] = []string{tag}
+// notModifiedH sets the ETag header to tagH (one tag, shared, never
+// changed) and, when r's If-None-Match holds the tag (or is *), answers 304
+// and reports true.
+func notModifiedH(w http.ResponseWriter, r *http.Request, tagH []string) bool {
+	w.Header()["Etag"] = tagH
 	inm := r.Header.Get("If-None-Match")
-	if inm == "" || !etagListed(inm, tag) {
+	if inm == "" || !etagListed(inm, tagH[0]) {
 		return false
 	}
 	w.WriteHeader(http.StatusNotModified)

@@ -228,32 +228,35 @@ var (
 // ETag), the reply carries it and is 304 Not Modified, without a body, when
 // r's If-None-Match holds it.
 func writeEncoded(w http.ResponseWriter, r *http.Request, status int, b []byte, tag string) {
-	h := w.Header()
-	h["Cache-Control"] = noStore
-	if tag != "" && notModified(w, r, tag) {
-		return
+	var tagH []string
+	if tag != "" {
+		tagH = []string{tag}
 	}
-	h["Content-Type"] = jsonType
-	h["Content-Length"] = []string{strconv.Itoa(len(b))}
-	w.WriteHeader(status)
-	w.Write(b)
+	writeReady(w, r, status, b, tagH, []string{strconv.Itoa(len(b))}, false)
 }
 
-// writeGzipped is writeEncoded (status 200) for JSON already gzipped: the
-// reply goes out as it is (replyWriter passes a reply that carries its
-// Content-Encoding), with the Vary every compressible reply carries.
-func writeGzipped(w http.ResponseWriter, r *http.Request, gz []byte, tag string) {
+// writeReady writes b, a JSON reply (gzipped when gzipped is set: the reply
+// goes out as it is, replyWriter passing a reply that carries its
+// Content-Encoding, with the Vary every compressible reply carries), with
+// its ETag header value tagH (none when nil) and Content-Length lenH: the
+// values a kept reply keeps beside its bytes (keptReply), shared, never
+// changed, so that a reply from it makes none.
+func writeReady(w http.ResponseWriter, r *http.Request, status int, b []byte, tagH, lenH []string, gzipped bool) {
 	h := w.Header()
 	h["Cache-Control"] = noStore
-	h["Vary"] = varyEncoding
-	if tag != "" && notModified(w, r, tag) {
+	if gzipped {
+		h["Vary"] = varyEncoding
+	}
+	if tagH != nil && notModifiedH(w, r, tagH) {
 		return
 	}
 	h["Content-Type"] = jsonType
-	h["Content-Encoding"] = gzipEncoding
-	h["Content-Length"] = []string{strconv.Itoa(len(gz))}
-	w.WriteHeader(http.StatusOK)
-	w.Write(gz)
+	if gzipped {
+		h["Content-Encoding"] = gzipEncoding
+	}
+	h["Content-Length"] = lenH
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 var gzipEncoding = []string{"gzip"}

@@ -47,12 +47,24 @@ type keptReply struct {
 	body []byte
 	tag  string
 	gz   *keptGzip
+	// The headers' values, made with the reply: its ETag and
+	// Content-Length (writeReady).
+	tagH, lenH []string
 }
 
-// keptGzip is the gzip form of a kept reply's body, made at most once.
+// newKeptReply is body kept with its tag and headers, its gzip form to be
+// made on first use.
+func newKeptReply(body []byte) keptReply {
+	tag := etagOf(body)
+	return keptReply{body: body, tag: tag, gz: new(keptGzip), tagH: []string{tag}, lenH: []string{strconv.Itoa(len(body))}}
+}
+
+// keptGzip is the gzip form of a kept reply's body, made at most once, and
+// its Content-Length.
 type keptGzip struct {
 	once sync.Once
 	b    []byte
+	lenH []string
 }
 
 // gzipped returns e's body gzipped, made on the first call. The level is
@@ -66,6 +78,7 @@ func (e keptReply) gzipped() []byte {
 		zw.Write(e.body)
 		zw.Close()
 		e.gz.b = buf.Bytes()
+		e.gz.lenH = []string{strconv.Itoa(len(e.gz.b))}
 	})
 	return e.gz.b
 }
@@ -110,16 +123,17 @@ func (a *authorAPI) writeKept(w http.ResponseWriter, r *http.Request, what strin
 			return
 		}
 		body := appendEnvelope(nil, data)
-		e = keptReply{body: body, tag: etagOf(body), gz: new(keptGzip)}
+		e = newKeptReply(body)
 		if len(body) <= keptPageMaxSize {
 			a.kept.Put(key, gen, e)
 		}
 	}
 	if rw, ok := w.(*replyWriter); ok && len(e.body) >= compressMinSize && rw.takesGzip() {
-		writeGzipped(w, r, e.gzipped(), e.tag)
+		gz := e.gzipped()
+		writeReady(w, r, http.StatusOK, gz, e.tagH, e.gz.lenH, true)
 		return
 	}
-	writeEncoded(w, r, http.StatusOK, e.body, e.tag)
+	writeReady(w, r, http.StatusOK, e.body, e.tagH, e.lenH, false)
 }
 
 // pageOf reads the page a list request asks for.

@@ -2,10 +2,9 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/netip"
@@ -60,10 +59,18 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach Flush for Server-Sent Events.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// newRequestID is 64 random bits in hex, in one allocation. An id names a
+// request in the logs; it guards nothing, so it comes from the runtime's
+// per-thread generator (ChaCha8, seeded from the system's randomness)
+// rather than from a read of the system's randomness per request.
 func newRequestID() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return hex.EncodeToString(b)
+	var b [16]byte
+	n := rand.Uint64()
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = hexDigits[n&0xf]
+		n >>= 4
+	}
+	return string(b[:])
 }
 
 // withRequest gives every request an id (X-Request-Id), a logger carrying it,
@@ -91,9 +98,8 @@ func withRequest(base *slog.Logger, m core.Metrics, trustedProxies []netip.Prefi
 	hsts := []string{"max-age=31536000"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rq := &request{base: base, id: newRequestID(), client: clientAddress(r, trustedProxies)}
-		ctx := core.WithIdentitySlot(r.Context(), &rq.identity)
-		r = r.WithContext(context.WithValue(ctx, requestKey{}, rq))
+		rq := &request{Context: r.Context(), base: base, id: newRequestID(), client: clientAddress(r, trustedProxies)}
+		r = r.WithContext(rq) // rq is the context: it carries itself and the identity slot
 
 		h := w.Header()
 		rq.idHeader[0] = rq.id
@@ -130,8 +136,9 @@ func withRequest(base *slog.Logger, m core.Metrics, trustedProxies []netip.Prefi
 			if status == 0 { // nothing written: net/http answers 200
 				status = http.StatusOK
 			}
-			m.Request(routeOf(rq.pattern), methodOf(r.Method), status, time.Since(start))
-			logAccess(base, rq, r, start)
+			end := time.Now() // one reading for the metrics and the access line
+			m.Request(routeOf(rq.pattern), methodOf(r.Method), status, end.Sub(start))
+			logAccess(base, rq, r, start, end)
 		}()
 		next.ServeHTTP(reply, r)
 	})
@@ -140,12 +147,11 @@ func withRequest(base *slog.Logger, m core.Metrics, trustedProxies []netip.Prefi
 // logAccess writes a request's access log line. The record is made here,
 // not by Logger.LogAttrs, which walks the stack for a caller no handler of
 // ours writes: that walk was a fifth of the line's cost.
-func logAccess(base *slog.Logger, rq *request, r *http.Request, start time.Time) {
+func logAccess(base *slog.Logger, rq *request, r *http.Request, start, now time.Time) {
 	ctx, h := r.Context(), base.Handler()
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
-	now := time.Now()
 	sent := &rq.reply.sent
 	line := slog.NewRecord(now, slog.LevelInfo, "request", 0)
 	line.AddAttrs(slog.String("request_id", rq.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
@@ -155,22 +161,38 @@ func logAccess(base *slog.Logger, rq *request, r *http.Request, start time.Time)
 }
 
 // request is what withRequest keeps of a request, in one allocation: the
-// request's value in its context. Its logger carries the request's id and
+// request's context itself, the request's context with two values (see
+// Value): itself under requestKey and its identity slot (the
+// core.IdentitySlot's key), instead of a layer of context.WithValue for
+// each. Its logger carries the request's id and
 // is made when a handler first logs, not for every request (the access log
 // line names the id itself). It also carries the request's client
 // (clientIP), the writer of its reply, the slot of its identity (see
 // withIdentity) and the X-Request-Id header's value.
 type request struct {
-	base     *slog.Logger
-	id       string
-	client   string
-	once     sync.Once
-	l        *slog.Logger
-	reply    replyWriter
-	identity core.IdentitySlot
-	idHeader [1]string
+	context.Context // the request's context as it came
+	base            *slog.Logger
+	id              string
+	client          string
+	once            sync.Once
+	l               *slog.Logger
+	reply           replyWriter
+	identity        core.IdentitySlot
+	idHeader        [1]string
 	// pattern is the route the mux chose (routed); empty: none did.
 	pattern string
+}
+
+// Value is the request itself under requestKey, its identity slot under
+// the identity's key, and the context it came with holds for any other key.
+func (rq *request) Value(key any) any {
+	if _, ok := key.(requestKey); ok {
+		return rq
+	}
+	if v, ok := rq.identity.Value(key); ok {
+		return v
+	}
+	return rq.Context.Value(key)
 }
 
 // withIdentity is r acting as id (core.IdentityFrom): id fills the identity

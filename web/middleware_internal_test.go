@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -60,4 +61,55 @@ func TestIdentityStaysWithItsRequest(t *testing.T) {
 	if core.IdentityFrom(r.Context()) != nil || core.IdentityFrom(signed.Context()).UserID != "ann" {
 		t.Fatal("withIdentity outside withRequest")
 	}
+}
+
+type parentKey struct{}
+
+// The request's context (the request struct itself) is the context the
+// request came with, plus the request and its identity slot: a value the
+// connection put there (the admin socket's peer) is still seen, the
+// request's end still reaches contexts made from it, an identity set on top
+// with core.WithIdentity hides the slot's, and every request has an id of
+// its own, 16 hex digits, the one its reply carries.
+func TestRequestIsItsContext(t *testing.T) {
+	ids := map[string]bool{}
+	var mu sync.Mutex
+	h := withRequest(slog.New(slog.DiscardHandler), nil, nil, false, true, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		if ctx.Value(parentKey{}) != "peer" {
+			t.Error("the connection's value is lost")
+		}
+		rq, ok := ctx.Value(requestKey{}).(*request)
+		if !ok || rq.id != w.Header().Get("X-Request-Id") || len(rq.id) != 16 || strings.Trim(rq.id, "0123456789abcdef") != "" {
+			t.Errorf("request id %q, header %q", rq.id, w.Header().Get("X-Request-Id"))
+		}
+		mu.Lock()
+		if ids[rq.id] {
+			t.Errorf("id %s twice", rq.id)
+		}
+		ids[rq.id] = true
+		mu.Unlock()
+		r = withIdentity(r, &core.Identity{UserID: "ann"})
+		over := core.WithIdentity(r.Context(), &core.Identity{UserID: "ben"})
+		if core.IdentityFrom(r.Context()).UserID != "ann" || core.IdentityFrom(over).UserID != "ben" {
+			t.Error("identities mixed")
+		}
+		child, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		if r.URL.Query().Get("end") != "" {
+			<-child.Done() // the request's end (its client gone) reaches it
+		}
+	}))
+	for range 1000 {
+		req := httptest.NewRequest("GET", "/", nil)
+		h.ServeHTTP(httptest.NewRecorder(), req.WithContext(context.WithValue(req.Context(), parentKey{}, "peer")))
+	}
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), parentKey{}, "peer"))
+	done := make(chan struct{})
+	go func() {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(ctx, "GET", "/?end=1", nil))
+		close(done)
+	}()
+	cancel()
+	<-done
 }

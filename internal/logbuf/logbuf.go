@@ -19,17 +19,26 @@ import (
 )
 
 // Writer gathers writes to W and passes them on in order, in batches. Safe
-// for concurrent use; a write is never split, so lines stay whole.
+// for concurrent use; a write is never split, so lines stay whole. A batch
+// is written outside the lock the gathering takes: lines logged while a
+// batch goes out gather in the other buffer instead of waiting for the
+// system call (which, on a busy server, held every request that finished
+// meanwhile).
 type Writer struct {
 	w     io.Writer
 	delay time.Duration
 	limit int
 
-	mu     sync.Mutex
+	mu     sync.Mutex // guards what follows, up to wmu
 	buf    []byte
+	spare  []byte // the other buffer, when no batch being written holds it
 	timer  *time.Timer
 	closed bool
-	err    error // the last write's, reported by Flush
+
+	// wmu is held while a batch is written, taken before mu is let go,
+	// so that batches go out in the order they were gathered.
+	wmu sync.Mutex
+	err error // the last write's, reported by Flush; guarded by wmu
 }
 
 // New returns a Writer that writes to w at most delay after the first
@@ -41,53 +50,64 @@ func New(w io.Writer, delay time.Duration, limit int) *Writer {
 // Write gathers p. After Close it writes p through.
 func (b *Writer) Write(p []byte) (int, error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
+	if b.closed { // through, after any batch still being written
+		b.wmu.Lock()
+		b.mu.Unlock()
+		defer b.wmu.Unlock()
 		return b.w.Write(p)
 	}
 	b.buf = append(b.buf, p...)
 	switch {
 	case len(b.buf) >= b.limit:
-		b.flushLocked()
+		b.flushAndUnlock()
+		return len(p), nil
 	case b.timer == nil:
 		b.timer = time.AfterFunc(b.delay, func() { b.Flush() })
 	}
+	b.mu.Unlock()
 	return len(p), nil
 }
 
-// Flush writes what was gathered.
+// Flush writes what was gathered, after any batch still being written.
 func (b *Writer) Flush() error {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.flushLocked()
-	return b.err
+	return b.flushAndUnlock()
 }
 
 // Close writes what was gathered; later writes go through at once.
 func (b *Writer) Close() error {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.flushLocked()
-	b.closed = true
-	return b.err
+	b.closed = true // set before the batch is taken: nothing gathers after it
+	return b.flushAndUnlock()
 }
 
-func (b *Writer) flushLocked() {
+// flushAndUnlock, called with b.mu held, takes the batch gathered, lets
+// b.mu go and writes the batch; it returns once every batch taken before
+// it is written, with the last write's error.
+func (b *Writer) flushAndUnlock() error {
 	if b.timer != nil {
 		b.timer.Stop()
 		b.timer = nil
 	}
-	if len(b.buf) == 0 {
-		return
+	batch := b.buf
+	b.buf, b.spare = b.spare[:0], nil
+	b.wmu.Lock() // before b.mu goes: batches are written in the order taken
+	b.mu.Unlock()
+	if len(batch) > 0 {
+		if _, err := b.w.Write(batch); err != nil {
+			b.err = err // a log that cannot be written loses the batch, as it would a line
+		}
 	}
-	if _, err := b.w.Write(b.buf); err != nil {
-		b.err = err // a log that cannot be written loses the batch, as it would a line
+	err := b.err
+	b.wmu.Unlock()
+	if cap(batch) <= 4*b.limit { // one huge line does not keep its memory
+		b.mu.Lock()
+		if b.spare == nil {
+			b.spare = batch[:0]
+		}
+		b.mu.Unlock()
 	}
-	if cap(b.buf) > 4*b.limit {
-		b.buf = nil // one huge line does not keep its memory
-	} else {
-		b.buf = b.buf[:0]
-	}
+	return err
 }
 
 // Handler passes records to h, which writes to w, and flushes w after a

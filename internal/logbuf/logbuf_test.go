@@ -2,9 +2,11 @@ package logbuf
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -111,3 +113,61 @@ func TestConcurrentLinesStayWhole(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// serialSink records writes and fails the test if two overlap.
+type serialSink struct {
+	t        *testing.T
+	inflight atomic.Int32
+	sink
+}
+
+func (s *serialSink) Write(p []byte) (int, error) {
+	if s.inflight.Add(1) != 1 {
+		s.t.Error("two writes at once")
+	}
+	defer s.inflight.Add(-1)
+	time.Sleep(50 * time.Microsecond) // a slow destination: gathering goes on meanwhile
+	return s.sink.Write(p)
+}
+
+// Lines logged while a batch is being written (outside the lock) gather
+// in the other buffer: every line still comes out whole, once, in each
+// writer's order, with the destination written by one batch at a time,
+// also across Close.
+func TestBatchesWrittenOutsideTheLockStayWholeAndInOrder(t *testing.T) {
+	s := &serialSink{t: t}
+	w := New(s, time.Millisecond, 256)
+	const writers, lines = 8, 2000
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range lines {
+				w.Write(fmt.Appendf(nil, "g%d n%d\n", g, n))
+				if n == lines/2 && g == 0 {
+					w.Flush()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	w.Write([]byte("last\n"))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("after\n"))
+	all := strings.Join(s.got(), "")
+	got := strings.Split(strings.TrimSuffix(all, "\n"), "\n")
+	if len(got) != writers*lines+2 || got[len(got)-2] != "last" || got[len(got)-1] != "after" {
+		t.Fatalf("%d lines, ending %q, want %d ending last, after", len(got), got[len(got)-2:], writers*lines+2)
+	}
+	next := make([]int, writers)
+	for _, l := range got[:len(got)-2] {
+		var g, n int
+		if _, err := fmt.Sscanf(l, "g%d n%d", &g, &n); err != nil || n != next[g] {
+			t.Fatalf("line %q out of order or broken (want n%d)", l, next[g])
+		}
+		next[g]++
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -150,8 +151,47 @@ func needsQuoting(s string) bool {
 }
 
 // appendRFC3339Millis is slog's: RFC 3339 with exactly three digits of
-// milliseconds.
+// milliseconds. The date, time of day and zone of the second last written
+// are kept (lastSecond): a busy server writes many lines a second, and only
+// the milliseconds change between them.
 func appendRFC3339Millis(b []byte, t time.Time) []byte {
+	t = t.Truncate(time.Millisecond)
+	c := lastSecond.Load()
+	if c == nil || c.unix != t.Unix() || c.loc != t.Location() {
+		if c = newSecond(t); c == nil {
+			return appendRFC3339MillisSlow(b, t)
+		}
+		lastSecond.Store(c)
+	}
+	ms := t.Nanosecond() / 1e6
+	b = append(b, c.head...)
+	b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	return append(b, c.zone...)
+}
+
+// second is one second of one location as RFC 3339 writes it: its date and
+// time of day, and its zone ("Z", "+01:00").
+type second struct {
+	unix       int64
+	loc        *time.Location
+	head, zone string
+}
+
+var lastSecond atomic.Pointer[second]
+
+// newSecond is t's second, or nil when its year is not of four digits.
+func newSecond(t time.Time) *second {
+	const headLen = len("2006-01-02T15:04:05")
+	f := t.Format(time.RFC3339) // no fraction: t's second
+	if len(f) <= headLen || f[headLen] != 'Z' && f[headLen] != '+' && f[headLen] != '-' {
+		return nil
+	}
+	return &second{unix: t.Unix(), loc: t.Location(), head: f[:headLen], zone: f[headLen:]}
+}
+
+// appendRFC3339MillisSlow is slog's own way, for the years newSecond
+// leaves out.
+func appendRFC3339MillisSlow(b []byte, t time.Time) []byte {
 	const prefixLen = len("2006-01-02T15:04:05.000")
 	n := len(b)
 	t = t.Truncate(time.Millisecond).Add(time.Millisecond / 10)

@@ -177,3 +177,31 @@ func TestLinesStayWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptSecondNeverStale: times of other seconds and other zones, in
+// turn and from several goroutines at once, each get their own second and
+// zone, never the one kept from the line before.
+func TestKeptSecondNeverStale(t *testing.T) {
+	locs := []*time.Location{time.UTC, time.Local, time.FixedZone("a", 5*3600+30*60), time.FixedZone("b", -3600)}
+	if ny, err := time.LoadLocation("America/New_York"); err == nil {
+		locs = append(locs, ny)
+	}
+	base := time.Date(2026, 3, 8, 6, 59, 58, 0, time.UTC) // New York's clocks move at 07:00 UTC
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			for range 20000 {
+				tm := base.Add(time.Duration(rng.Int64N(int64(4 * time.Second)))).In(locs[rng.IntN(len(locs))])
+				got := string(appendRFC3339Millis(nil, tm))
+				if want := string(appendRFC3339MillisSlow(nil, tm)); got != want {
+					t.Errorf("%v: %s, want %s", tm, got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
