@@ -119,7 +119,7 @@ func (s *Server) spaHandler() http.Handler {
 	if err != nil {
 		panic(err) // likewise: pages.json is embedded, and its tests parse it
 	}
-	prerendered, err := loadPrerendered(s.UI, s.Public.Site)
+	prerendered, err := loadPrerendered(s.UI, s.Public.Site, s.planList())
 	if err != nil {
 		panic(err) // likewise: the build wrote the list and its pages together
 	}

@@ -28,19 +28,44 @@ if (settings.pageViews && canonical && !document.querySelector('meta[name="robot
 
 const interactions = ["pointerover", "pointerdown", "touchstart", "keydown", "focusin"] as const;
 let clicked: HTMLElement | undefined;
+let submitted: HTMLFormElement | undefined;
 let started = false;
 
-/** Before the app: a button does nothing yet (remembered, clicked again once it does), and a form is not sent as a plain GET. */
+/**
+ * Before the app: a button does nothing yet (remembered, clicked again once it does), and a form
+ * is not sent as a plain POST but again once the app runs (Enter in a field; a button's click
+ * is clicked again instead). The fields take typing all along (keepTyped).
+ */
 function early(event: Event) {
   const target = event.target instanceof Element ? event.target : null;
   if (event.type === "submit") {
     event.preventDefault();
+    const { submitter } = event as SubmitEvent;
+    if (target instanceof HTMLFormElement && (!clicked || submitter !== clicked)) submitted = target;
     start();
   } else if (event.type === "click") {
     const button = target?.closest("button");
     if (button) clicked = button;
   } else {
     start();
+  }
+}
+
+/**
+ * What a visitor typed into a prerendered field before React hydrated it stays on screen, but
+ * React's state still holds the HTML's value (after hydration a field's defaultValue is that
+ * state): each such field tells React once, as the browser does for a keystroke, with the value
+ * React last saw set first through React's own value property so that it sees a change.
+ */
+function keepTyped(within: HTMLElement) {
+  for (const field of within.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("input, textarea")) {
+    if (field.type === "checkbox" || field.type === "radio" || field.value === field.defaultValue) continue;
+    const typed = field.value;
+    const setValue = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(field), "value")?.set;
+    if (!setValue) continue;
+    field.value = field.defaultValue;
+    setValue.call(field, typed);
+    field.dispatchEvent(new Event("input", { bubbles: true }));
   }
 }
 
@@ -52,17 +77,22 @@ function start() {
     boot(root, counted, () => {
       // Until now a click or a submit reached no handler of the app's: from here on they do.
       for (const type of ["click", "submit"]) window.removeEventListener(type, early, true);
-      if (clicked?.isConnected) clicked.click();
-      clicked = undefined;
+      keepTyped(root);
+      // After React applied what keepTyped told it (a keystroke's update is done within its task).
+      setTimeout(() => {
+        if (clicked?.isConnected) clicked.click();
+        if (submitted?.isConnected) submitted.requestSubmit();
+        clicked = submitted = undefined;
+      });
     }),
   );
 }
 
-// The app at once unless this page is whole without it: prerendered as static, in the light
-// theme the prerender used, for a visitor with no session (the server's readable hint cookie,
-// docs/identity.md) and no third party to start.
+// The app at once unless this page is whole without it, or a form that takes typing without it:
+// prerendered (static or form), in the light theme the prerender used, for a visitor with no
+// session (the server's readable hint cookie, docs/identity.md) and no third party to start.
 const deferrable =
-  root.dataset.prerendered === "static" &&
+  (root.dataset.prerendered === "static" || root.dataset.prerendered === "form") &&
   theme === "light" &&
   !hasSessionHint() &&
   !settings.analytics &&
