@@ -17,13 +17,16 @@ const settings = readPublicSettings();
 const theme = storedTheme() ?? systemTheme();
 document.documentElement.dataset.theme = theme;
 
-// The public page the server served, by its canonical path (web/meta.go): counted now, and the
-// app does not count it again.
+// The public page the server served, by its canonical path (web/meta.go): counted, and the app
+// does not count it again. Sent in a task of its own, as is the cookie read below: each is a
+// call the browser answers synchronously, tens of milliseconds on a busy machine, and one long
+// task blocks the page more than two short ones (Lighthouse's total blocking time).
 let counted: string | undefined;
 const canonical = document.querySelector<HTMLLinkElement>('link[rel="canonical"]');
 if (settings.pageViews && canonical && !document.querySelector('meta[name="robots"][content="noindex"]')) {
-  counted = new URL(canonical.href).pathname;
-  sendPageView(counted);
+  const path = new URL(canonical.href).pathname;
+  counted = path;
+  setTimeout(() => sendPageView(path));
 }
 
 const interactions = ["pointerover", "pointerdown", "touchstart", "keydown", "focusin"] as const;
@@ -90,11 +93,11 @@ function start() {
 
 // The app at once unless this page is whole without it, or a form that takes typing without it:
 // prerendered (static or form), in the light theme the prerender used, for a visitor with no
-// session (the server's readable hint cookie, docs/identity.md) and no third party to start.
+// session (the server's readable hint cookie, docs/identity.md, read in a task of its own) and
+// no third party to start.
 const deferrable =
   (root.dataset.prerendered === "static" || root.dataset.prerendered === "form") &&
   theme === "light" &&
-  !hasSessionHint() &&
   !settings.analytics &&
   !settings.chat;
 if (root.dataset.prerendered) {
@@ -102,6 +105,7 @@ if (root.dataset.prerendered) {
 }
 if (deferrable) {
   for (const type of interactions) window.addEventListener(type, early, { capture: true, passive: true });
+  setTimeout(() => hasSessionHint() && start());
 } else {
   start();
 }
