@@ -44,7 +44,8 @@ function early(event: Event) {
   if (event.type === "submit") {
     event.preventDefault();
     const { submitter } = event as SubmitEvent;
-    if (target instanceof HTMLFormElement && (!clicked || submitter !== clicked)) submitted = target;
+    // Sent by the button just clicked: clicking it again sends it; else (Enter) it is sent again.
+    if (target instanceof HTMLFormElement && submitter !== clicked) submitted = target;
     start();
   } else if (event.type === "click") {
     const button = target?.closest("button");
