@@ -35,21 +35,28 @@ let submitted: HTMLFormElement | undefined;
 let started = false;
 
 /**
- * Before the app: a button does nothing yet (remembered, clicked again once it does), and a form
- * is not sent as a plain POST but again once the app runs (Enter in a field; a button's click
- * is clicked again instead). The fields take typing all along (keepTyped).
+ * Before the page is hydrated: a button does nothing yet (remembered, clicked again once the
+ * page is), and a form is not sent as a plain POST but again once it is (Enter in a field; a
+ * button's click is clicked again instead). The fields take typing all along (keepTyped).
  */
 function early(event: Event) {
   const target = event.target instanceof Element ? event.target : null;
+  // Until the page is hydrated, React may see a click or a submit too (the header hydrates a
+  // pass before the page): it is the app's only after keepTyped, so React never sees it here.
   if (event.type === "submit") {
     event.preventDefault();
+    event.stopPropagation();
     const { submitter } = event as SubmitEvent;
     // Sent by the button just clicked: clicking it again sends it; else (Enter) it is sent again.
     if (target instanceof HTMLFormElement && submitter !== clicked) submitted = target;
     start();
   } else if (event.type === "click") {
     const button = target?.closest("button");
-    if (button) clicked = button;
+    if (button) {
+      clicked = button;
+      event.preventDefault();
+      event.stopPropagation();
+    }
   } else {
     start();
   }
