@@ -100,11 +100,11 @@ function start() {
 }
 
 // The app at once unless this page is whole without it, or a form that takes typing without it:
-// prerendered (static or form), in the light theme the prerender used, for a visitor with no
+// prerendered (static, or a form without the social buttons only the app draws), in the light theme the prerender used, for a visitor with no
 // session (the server's readable hint cookie, docs/identity.md, read in a task of its own) and
 // no third party to start.
 const deferrable =
-  (root.dataset.prerendered === "static" || root.dataset.prerendered === "form") &&
+  (root.dataset.prerendered === "static" || (root.dataset.prerendered === "form" && !settings.socialSignIn)) &&
   theme === "light" &&
   !settings.analytics &&
   !settings.chat;
