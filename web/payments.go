@@ -31,9 +31,15 @@ type PlanJSON struct {
 }
 
 func (s *Server) handlePlans(w http.ResponseWriter, r *http.Request) {
-	writeData(w, http.StatusOK, each(s.payments().Plans(), func(p core.Plan) PlanJSON {
+	writeData(w, http.StatusOK, s.planList())
+}
+
+// planList is the plans this server sells, as GET /api/plans answers (and
+// the prerendered pricing page shows, prerender.go).
+func (s *Server) planList() []PlanJSON {
+	return each(s.payments().Plans(), func(p core.Plan) PlanJSON {
 		return PlanJSON{ID: p.ID, Name: p.Name, Price: p.Price, Perks: p.Perks, Purchasable: p.Purchasable}
-	}))
+	})
 }
 
 type checkoutRequest struct {

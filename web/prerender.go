@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"reflect"
 	"strings"
 )
 
@@ -23,13 +24,18 @@ type prerenderedPage struct {
 	// prerendered with the shipped examples, it is not sent where the
 	// operator set any of them.
 	Site []string `json:"site"`
+	// Plans are the plans (GET /api/plans) the page shows, where it shows
+	// them: the build renders it once per set a server may sell, and the
+	// one that is this server's is sent.
+	Plans []PlanJSON `json:"plans"`
 }
 
 // loadPrerendered returns the prerendered HTML to send for each path
 // instead of the empty index.html: every page of the build's list but those
 // showing operator content (site), which the app renders in the browser as
-// before. None for a build without the list.
-func loadPrerendered(ui fs.FS, site *Site) (map[string][]byte, error) {
+// before, and, of a page showing the plans, the variant showing plans. None
+// for a build without the list.
+func loadPrerendered(ui fs.FS, site *Site, plans []PlanJSON) (map[string][]byte, error) {
 	data, err := fs.ReadFile(ui, prerenderDir+"/pages.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -43,7 +49,7 @@ func loadPrerendered(ui fs.FS, site *Site) (map[string][]byte, error) {
 	}
 	out := map[string][]byte{}
 	for _, p := range list {
-		if site.sets(p.Site) {
+		if _, done := out[p.Path]; done || site.sets(p.Site) || p.Plans != nil && !reflect.DeepEqual(p.Plans, plans) {
 			continue
 		}
 		html, err := fs.ReadFile(ui, path.Join(prerenderDir, p.File))

@@ -119,12 +119,13 @@ func (s *Server) spaHandler() http.Handler {
 	if err != nil {
 		panic(err) // likewise: pages.json is embedded, and its tests parse it
 	}
-	prerendered, err := loadPrerendered(s.UI, s.Public.Site)
+	prerendered, err := loadPrerendered(s.UI, s.Public.Site, s.planList())
 	if err != nil {
 		panic(err) // likewise: the build wrote the list and its pages together
 	}
 	public := s.Public
 	public.PageViews = s.PageViews != nil
+	public.SocialSignIn = len(s.flow().Providers()) > 0
 	settings := s.settingsFor(public, public.settingsTag(), s.newLiveStats())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -73,7 +73,7 @@ func TestEveryPageCarriesItsHeadTags(t *testing.T) {
 	}{
 		{"/", "<title>Sendlater</title>", "https://sendlater.test/", 200, false},
 		{"/pricing", "<title>Pricing - Sendlater</title>", "https://sendlater.test/pricing", 200, false},
-		{"/faq/", "<title>Faq - Sendlater</title>", "https://sendlater.test/faq", 200, false},
+		{"/faq/", "<title>FAQ - Sendlater</title>", "https://sendlater.test/faq", 200, false},
 		{"/auth/signin?next=/dashboard", "<title>Welcome back - Sendlater</title>", "https://sendlater.test/auth/signin", 200, false},
 		{"/auth/whatever", "<title>Get yourself an account - Sendlater</title>", "https://sendlater.test/auth/signup", 200, false},
 		{"/legal/privacy-policy", "<title>Privacy Policy - Sendlater</title>", "https://sendlater.test/legal/privacy-policy", 200, false},

@@ -6,7 +6,7 @@ import { axeViolations, expect, openPage, takeNoise } from "./browser.mjs";
 export const anonymousRoutes = [
   ["/", 200, "Sendlater", "Send important messages when the time is right!"],
   ["/about", 200, "About - Sendlater", "About"],
-  ["/faq", 200, "Faq - Sendlater", "Frequently Asked Questions"],
+  ["/faq", 200, "FAQ - Sendlater", "Frequently Asked Questions"],
   ["/contact", 200, "Contact - Sendlater", "Contact Us"],
   ["/pricing", 200, "Pricing - Sendlater", "Pricing"],
   ["/auth/signup", 200, "Get yourself an account - Sendlater", "Get yourself an account"],

@@ -1,6 +1,7 @@
 // The public pages as the server sends them (prerendered at build time, scripts/prerender.mjs):
-// their content is in the HTML, with JavaScript off; and the home page's visitor downloads only
-// the first script until they interact, after which the page works as the app.
+// their content is in the HTML, with JavaScript off; and a visitor of home, pricing or sign-in
+// downloads only the first script until they interact, after which the page works as the app,
+// a form keeping what was typed into it before (docs/web.md, "First paint").
 import { homeTexts } from "./anonymous.mjs";
 import { expect, openPage, takeNoise } from "./browser.mjs";
 
@@ -11,10 +12,10 @@ const prerenderedPages = [
   ["/faq", "Frequently Asked Questions", []],
   ["/legal/terms-of-service", "Terms of Service", []],
   ["/legal/privacy-policy", "Privacy Policy", []],
-  ["/pricing", "Pricing", []],
+  ["/pricing", "Pricing", ["Most popular", "Up to 10 recipients per message", "Trigger an HTTP endpoint", "Choose the plan that makes sense for you."]],
   ["/contact", "Contact Us", ["Send message"]],
-  ["/auth/signin", "Welcome back", ["Email", "Password"]],
-  ["/auth/signup", "Get yourself an account", ["Email", "Password"]],
+  ["/auth/signin", "Welcome back", ["Email", "Password", "Sign in", "Forgot Password?"]],
+  ["/auth/signup", "Get yourself an account", ["Email", "Password", "Confirm password", "Sign up"]],
 ];
 
 // docs/web.md: the JavaScript a visitor downloads before interacting with the home page.
@@ -46,17 +47,26 @@ export async function checkFirstPaint(browser, base, { check }) {
 
   const context = await browser.newContext({ colorScheme: "light" });
   const page = await openPage(context);
-  await check("/ downloads only its first script before the visitor interacts", async () => {
-    const scripts = [];
-    const seen = (request) => request.resourceType() === "script" && scripts.push(request);
-    page.on("requestfinished", seen);
-    await page.goto(base + "/");
+  for (const path of ["/", "/pricing", "/auth/signin"]) {
+    await check(`${path} downloads only its first script before the visitor interacts`, async () => {
+      const scripts = [];
+      const seen = (request) => request.resourceType() === "script" && scripts.push(request);
+      page.on("requestfinished", seen);
+      await page.goto(base + path);
+      await page.waitForLoadState("networkidle");
+      page.off("requestfinished", seen);
+      let bytes = 0;
+      for (const request of scripts) bytes += (await request.sizes()).responseBodySize;
+      expect(scripts.length === 1, `${scripts.length} scripts: ${scripts.map((r) => r.url()).join(", ")}`);
+      expect(bytes <= homeScriptBudget, `${bytes} B of JavaScript, the budget is ${homeScriptBudget} B`);
+    });
+  }
+  await check("/pricing's plans lead to sign up from the visitor's first click", async () => {
+    await page.goto(base + "/pricing");
     await page.waitForLoadState("networkidle");
-    page.off("requestfinished", seen);
-    let bytes = 0;
-    for (const request of scripts) bytes += (await request.sizes()).responseBodySize;
-    expect(scripts.length === 1, `${scripts.length} scripts: ${scripts.map((r) => r.url()).join(", ")}`);
-    expect(bytes <= homeScriptBudget, `${bytes} B of JavaScript, the budget is ${homeScriptBudget} B`);
+    await page.getByRole("button", { name: "Choose Pro" }).click();
+    await page.waitForURL(`${base}/auth/signup?next=/purchase/pro`);
+    await page.getByRole("heading", { level: 1, name: "Get yourself an account" }).waitFor();
   });
   await check("/ works as the app from the visitor's first click", async () => {
     await page.goto(base + "/");
@@ -73,4 +83,82 @@ export async function checkFirstPaint(browser, base, { check }) {
     expect(noise.length === 0, noise.join("; "));
   });
   await context.close();
+
+  await checkColdForms(browser, base, { check });
+}
+
+/**
+ * Someone who opens sign up or sign in and types at once: the field takes each key as it is
+ * pressed, before the app has even loaded (held back here, so that it surely has not), and the
+ * form, once the app runs, sends what was typed, whether Enter or the button sent it first.
+ */
+async function checkColdForms(browser, base, { check }) {
+  const email = `cold-${Date.now()}@example.com`;
+  const password = "quiet-harbour-lantern-82";
+  // Every script asked for after the first (the app, the page's chunk) waits until released.
+  const holdTheApp = async (page) => {
+    let release;
+    const released = new Promise((resolve) => (release = resolve));
+    await page.route(/\/assets\/.*\.js$/, async (route) => {
+      await released;
+      await route.continue();
+    });
+    return release;
+  };
+  const typeInto = async (page, label, text) => {
+    await page.getByLabel(label, { exact: true }).click();
+    await page.keyboard.type(text);
+    const value = await page.getByLabel(label, { exact: true }).inputValue();
+    expect(value === text, `${label} holds "${value}" right after typing "${text}"`);
+  };
+
+  await check("signing up from a cold /auth/signup, typing at once and pressing Enter", async () => {
+    const context = await browser.newContext({ colorScheme: "light" });
+    const page = await openPage(context);
+    await page.goto(`${base}/auth/signup`);
+    await page.waitForLoadState("networkidle");
+    const release = await holdTheApp(page);
+    await typeInto(page, "Email", email);
+    await typeInto(page, "Password", password);
+    await typeInto(page, "Confirm password", password);
+    await page.keyboard.press("Enter");
+    expect(page.url() === `${base}/auth/signup`, `sent before the app ran: ${page.url()}`);
+    release();
+    await page.waitForURL(`${base}/dashboard`);
+    await page.getByText("Remaining messages: 1").first().waitFor();
+    const noise = takeNoise(page);
+    expect(noise.length === 0, noise.join("; "));
+    await context.close();
+  });
+
+  await check("signing in from a cold /auth/signin, typing at once and clicking Sign in", async () => {
+    const context = await browser.newContext({ colorScheme: "light" });
+    const page = await openPage(context);
+    await page.goto(`${base}/auth/signin`);
+    await page.waitForLoadState("networkidle");
+    const release = await holdTheApp(page);
+    await typeInto(page, "Email", email);
+    await typeInto(page, "Password", password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    release();
+    await page.waitForURL(`${base}/dashboard`);
+    await page.getByText("Remaining messages: 1").first().waitFor();
+    const noise = takeNoise(page);
+    expect(noise.length === 0, noise.join("; "));
+    await context.close();
+  });
+
+  await check("signing in from a cold /auth/signin as fast as a script can", async () => {
+    const context = await browser.newContext({ colorScheme: "light" });
+    const page = await openPage(context);
+    await page.goto(`${base}/auth/signin`);
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${base}/dashboard`);
+    await page.getByText("Remaining messages: 1").first().waitFor();
+    const noise = takeNoise(page);
+    expect(noise.length === 0, noise.join("; "));
+    await context.close();
+  });
 }

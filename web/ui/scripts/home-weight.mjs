@@ -3,7 +3,7 @@
 // idle, with the bytes sent for each under brotli (what Chromium asks for) and under gzip
 // alone, against the budgets of docs/web.md (gzip: 35 KB of JavaScript, 15 KB of CSS; exits 1
 // over one).
-//   node scripts/home-weight.mjs <server url>
+//   node scripts/home-weight.mjs <server url> [path, default /]
 import { get } from "node:http";
 import { launch } from "../e2e/browser.mjs";
 
@@ -19,9 +19,11 @@ const bytesSent = (url, encoding) =>
 
 const base = process.argv[2];
 if (!base) {
-  console.error("usage: node scripts/home-weight.mjs <server url>");
+  console.error("usage: node scripts/home-weight.mjs <server url> [path]");
   process.exit(2);
 }
+// Another public page the same way: /pricing, /auth/signin.
+const path = process.argv[3] ?? "/";
 const browser = await launch();
 const assets = [];
 try {
@@ -30,7 +32,7 @@ try {
     const type = request.resourceType();
     if (type === "script" || type === "stylesheet") assets.push({ url: request.url(), type, request });
   });
-  await page.goto(base + "/", { waitUntil: "networkidle" });
+  await page.goto(base + path, { waitUntil: "networkidle" });
   for (const asset of assets) {
     asset.sent = (await asset.request.sizes()).responseBodySize;
     asset.encoding = (await (await asset.request.response()).allHeaders())["content-encoding"] ?? "none";

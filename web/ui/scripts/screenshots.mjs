@@ -107,7 +107,8 @@ try {
         await p.getByRole("button", { name: "Edit" }).click();
         await p.getByRole("dialog", { name: "Update Message" }).waitFor();
       });
-      await shoot(setup, "settings", "/settings/general", (p) => p.getByRole("heading", { name: "Access tokens" }).waitFor());
+      await shoot(setup, "settings", "/settings/general", (p) => p.getByRole("heading", { name: "Sign-in methods" }).waitFor());
+      await shoot(setup, "settings-security", "/settings/security", (p) => p.getByRole("heading", { name: "Access tokens" }).waitFor());
       await shoot(setup, "settings-password", "/settings/password");
       await shoot(newcomer, "dashboard-empty", "/dashboard", (p) => p.getByText("No messages yet.").waitFor());
       // A verification link works once: the first shot uses it, the others get its reply again.

@@ -1,24 +1,62 @@
-import { lazy } from "react";
-import { Route, Routes } from "react-router";
+import { lazy, type ComponentType } from "react";
+import { matchPath, Route, Routes } from "react-router";
 import { paths } from "../config/paths";
 import { RequireAuth } from "./layouts/require-auth";
 import { RootLayout } from "./layouts/root-layout";
 import Home from "./routes/home";
 
+type Page = ComponentType & { load: () => Promise<unknown> };
+
+/**
+ * A page in its own chunk, loaded on first visit (React.lazy), or before: once `load` resolved,
+ * the page renders at once instead of suspending, so a prerendered page hydrates whole in one
+ * pass (boot.tsx loads the chunk of the page it hydrates first; docs/web.md, "First paint").
+ */
+function page(importer: () => Promise<{ default: ComponentType }>): Page {
+  let loaded: ComponentType | undefined;
+  const load = () =>
+    importer().then((module) => {
+      loaded = module.default;
+      return module;
+    });
+  const Lazy = lazy(load);
+  const Page = () => {
+    const Loaded = loaded;
+    return Loaded ? <Loaded /> : <Lazy />;
+  };
+  return Object.assign(Page, { load });
+}
+
 // The home page is in the entry bundle; every other page is its own chunk, loaded on first visit.
-const About = lazy(() => import("./routes/about"));
-const Faq = lazy(() => import("./routes/faq"));
-const Pricing = lazy(() => import("./routes/pricing"));
-const Legal = lazy(() => import("./routes/legal"));
-const Postpone = lazy(() => import("./routes/postpone"));
-const Contact = lazy(() => import("./routes/contact"));
-const Auth = lazy(() => import("./routes/auth"));
-const EmailAction = lazy(() => import("./routes/firebase-action"));
-const Dashboard = lazy(() => import("./routes/dashboard"));
-const Settings = lazy(() => import("./routes/settings"));
-const Device = lazy(() => import("./routes/device"));
-const Purchase = lazy(() => import("./routes/purchase"));
-const NotFound = lazy(() => import("./routes/not-found"));
+const About = page(() => import("./routes/about"));
+const Faq = page(() => import("./routes/faq"));
+const Pricing = page(() => import("./routes/pricing"));
+const Legal = page(() => import("./routes/legal"));
+const Postpone = page(() => import("./routes/postpone"));
+const Contact = page(() => import("./routes/contact"));
+const Auth = page(() => import("./routes/auth"));
+const EmailAction = page(() => import("./routes/firebase-action"));
+const Dashboard = page(() => import("./routes/dashboard"));
+const Settings = page(() => import("./routes/settings"));
+const Device = page(() => import("./routes/device"));
+const Purchase = page(() => import("./routes/purchase"));
+const NotFound = page(() => import("./routes/not-found"));
+
+// The public pages the build prerenders, by path pattern (scripts/prerender.mjs).
+const publicPages: [string, Page][] = [
+  [paths.about.path, About],
+  [paths.faq.path, Faq],
+  [paths.pricing.path, Pricing],
+  [paths.legal.path, Legal],
+  [paths.contact.path, Contact],
+  [paths.auth.path, Auth],
+];
+
+/** Loads the chunk of the public page at pathname, if it has one (none for home, which is in the entry bundle). */
+export async function loadPage(pathname: string) {
+  const found = publicPages.find(([pattern]) => matchPath(pattern, pathname));
+  if (found) await found[1].load();
+}
 
 /**
  * Every page, in react-router's declarative mode: the data router's loaders and actions would

@@ -9,7 +9,6 @@ import {
   type TextareaHTMLAttributes,
 } from "react";
 import { ApiError } from "../lib/api-client";
-import { useHydrated } from "../lib/hydrated";
 
 export type FieldErrors<K extends string> = Partial<Record<K, string>>;
 
@@ -91,16 +90,14 @@ function Help({ id, error }: { id: string; error?: string }) {
   return error === undefined ? null : <small id={id}>{error}</small>;
 }
 
-// The fields are read-only while React hydrates a prerendered form (docs/web.md, "First paint"):
-// what was typed before would be lost, as the form's state starts empty. A form the browser
-// renders itself is editable from its first frame.
+// A prerendered form's fields take typing before the app runs; main.tsx hands what was typed to
+// the form's state once React hydrated it (docs/web.md, "First paint").
 export function TextField({ label, error, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
   const { id, helpId, invalid } = useField(error);
-  const hydrated = useHydrated();
   return (
     <>
       <label htmlFor={id}>{label}</label>
-      <input id={id} {...input} readOnly={!hydrated || input.readOnly} {...invalid} />
+      <input id={id} {...input} {...invalid} />
       <Help id={helpId} error={error} />
     </>
   );
@@ -108,11 +105,10 @@ export function TextField({ label, error, ...input }: FieldProps & InputHTMLAttr
 
 export function TextAreaField({ label, error, ...textarea }: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
   const { id, helpId, invalid } = useField(error);
-  const hydrated = useHydrated();
   return (
     <>
       <label htmlFor={id}>{label}</label>
-      <textarea id={id} {...textarea} readOnly={!hydrated || textarea.readOnly} {...invalid} />
+      <textarea id={id} {...textarea} {...invalid} />
       <Help id={helpId} error={error} />
     </>
   );

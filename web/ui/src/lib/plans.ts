@@ -15,11 +15,38 @@ export type Plan = {
 
 export const getPlans = () => api<Plan[]>("plans", { bearer: false });
 
-/** The plans, read when the component mounts; `error` says why they could not be. */
+// The element beside a prerendered pricing page that holds the plans it shows (scripts/prerender.mjs).
+export const plansBlockId = "prerendered-plans";
+
+// The plans the build prerenders the pricing page with (src/entry-server.tsx sets them).
+let prerenderPlans: Plan[] | undefined;
+export function setPrerenderPlans(plans: Plan[] | undefined) {
+  prerenderPlans = plans;
+}
+
+/**
+ * The plans known without asking: those the build prerendered the page with, which the server
+ * sends only where they are its own (web/prerender.go), so the page hydrates with them and
+ * asks nothing. None elsewhere.
+ */
+function knownPlans(): Plan[] | undefined {
+  if (typeof document === "undefined") return prerenderPlans;
+  const block = document.getElementById(plansBlockId);
+  if (!block?.textContent) return undefined;
+  try {
+    return JSON.parse(block.textContent) as Plan[];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The plans, known or read when the component mounts; `error` says why they could not be. */
 export function usePlans() {
-  const [plans, setPlans] = useState<Plan[]>();
+  const [plans, setPlans] = useState<Plan[] | undefined>(knownPlans);
   const [error, setError] = useState<string>();
+  const known = plans !== undefined;
   useEffect(() => {
+    if (known) return;
     let live = true;
     getPlans().then(
       (list) => live && setPlans(list),
@@ -28,7 +55,7 @@ export function usePlans() {
     return () => {
       live = false;
     };
-  }, []);
+  }, [known]);
   return { plans, error };
 }
 

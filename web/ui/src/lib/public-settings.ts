@@ -4,6 +4,8 @@ export type PublicSettings = {
   chat?: { scriptUrl: string; websiteId: string };
   // The server counts page views itself (POST /api/pageviews): first party, no cookie.
   pageViews?: boolean;
+  // Sign-in providers are configured: sign in and sign up show their buttons, which the app draws.
+  socialSignIn?: boolean;
   // The operator's content of the public pages (config site.*); what is absent keeps the shipped example.
   site?: SiteContent;
 };

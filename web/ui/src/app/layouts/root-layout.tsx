@@ -5,6 +5,7 @@ import { Header } from "../../components/header";
 import { Spinner } from "../../components/loading";
 import { Toaster } from "../../components/toaster";
 import { pagePath } from "../../lib/page-path";
+import { PageShown } from "../../lib/page-shown";
 
 export function RootLayout() {
   const { pathname } = useLocation();
@@ -22,6 +23,7 @@ export function RootLayout() {
         {/* A page's chunk on its first visit. */}
         <Suspense fallback={<Spinner />}>
           <Outlet />
+          <PageShown />
         </Suspense>
       </main>
       <Footer />

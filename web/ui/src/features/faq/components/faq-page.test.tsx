@@ -21,5 +21,5 @@ test("each FAQ item expands and collapses on its own", async () => {
   fireEvent.click(first.querySelector("summary")!);
   expect(first.open).toBe(false);
   expect(second.open).toBe(true);
-  await waitFor(() => expect(document.title).toBe("Faq - Sendlater"));
+  await waitFor(() => expect(document.title).toBe("FAQ - Sendlater"));
 });

@@ -1,7 +1,7 @@
 import { act, screen, waitFor } from "@testing-library/react";
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { user, type SessionUser } from "../../../lib/auth";
-import { lapsedPlanRule } from "../../../lib/plans";
+import { lapsedPlanRule, plansBlockId } from "../../../lib/plans";
 import { fail, mockApi } from "../../../testing/api-mock";
 import { plansHandler, testPlans } from "../../../testing/plans";
 import { renderRoute } from "../../../testing/render-route";
@@ -86,4 +86,24 @@ test("plans that cannot be read say why", async () => {
   mockApi({ "GET plans": () => fail(503, "service/unavailable", "The service is busy. Please try again.") });
   renderRoute("/pricing");
   expect((await screen.findByRole("alert")).textContent).toBe("The service is busy. Please try again.");
+});
+
+test("a prerendered page's plans (beside its HTML) are shown at once, and the server is not asked", async () => {
+  vi.unstubAllGlobals();
+  const calls = mockApi(plansHandler());
+  const block = document.createElement("script");
+  block.type = "application/json";
+  block.id = plansBlockId;
+  block.textContent = JSON.stringify(testPlans({ pro: { price: "12" } }));
+  document.body.append(block);
+  try {
+    renderRoute("/pricing");
+    // Rendered with the page, as hydration needs: no spinner, no request.
+    const cards = await screen.findAllByRole("article");
+    expect(cards[1]!.querySelector(".price")?.textContent).toBe("€12/month");
+    await screen.findByText(lapsedPlanRule);
+    expect(calls.filter((c) => c.path === "plans")).toEqual([]);
+  } finally {
+    block.remove();
+  }
 });
