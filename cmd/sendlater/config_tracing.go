@@ -18,7 +18,7 @@ type TracingConfig struct {
 }
 
 // DefaultSampleRatio is tracing.sample_ratio's default: one trace in ten,
-// cheap enough to leave on (docs/bench-traces.md).
+// cheap enough to leave on (docs/benchmarks-history.md, "Tracing and metrics on against both off").
 const DefaultSampleRatio = 0.1
 
 // tracingDefaults are the tracing keys: off.
