@@ -64,6 +64,19 @@ func (s *Server) passkeys() core.PasskeyAccounts {
 	return p
 }
 
+// passkeysOn tells whether passkeys work on this server: a service that
+// says (core.Auth: a base_url that can be a relying party), or any.
+func (s *Server) passkeysOn() bool {
+	pk := s.passkeys()
+	if pk == nil {
+		return false
+	}
+	if on, ok := pk.(interface{ PasskeysEnabled() bool }); ok {
+		return on.PasskeysEnabled()
+	}
+	return true
+}
+
 func (s *Server) passkeyRoutes(mux *http.ServeMux) {
 	pk := s.passkeys()
 	if pk == nil {

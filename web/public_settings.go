@@ -19,6 +19,10 @@ type PublicSettings struct {
 	// counter (POST /api/pageviews). The server sets it when it counts
 	// (Server.PageViews), whatever cmd put here.
 	PageViews bool `json:"pageViews,omitempty"`
+	// Passkeys tells the SPA that the server does passkeys (its base_url
+	// can be a relying party): the sign-in page's button and autofill and
+	// Settings → Security's list. The server sets it, as PageViews.
+	Passkeys bool `json:"passkeys,omitempty"`
 	// Site is the operator's content of the public pages (site.go); nil:
 	// the SPA's examples.
 	Site *Site `json:"site,omitempty"`
@@ -66,7 +70,7 @@ func (p PublicSettings) origins() []string {
 // settingsTag is the data block the SPA reads its settings from
 // (src/lib/public-settings.ts); none when nothing is configured.
 func (p PublicSettings) settingsTag() string {
-	if !p.thirdParties() && !p.PageViews && p.Site == nil {
+	if !p.thirdParties() && !p.PageViews && !p.Passkeys && p.Site == nil {
 		return ""
 	}
 	b, _ := json.Marshal(p) // plain strings: cannot fail; Marshal escapes <, > and & for HTML

@@ -125,6 +125,7 @@ func (s *Server) spaHandler() http.Handler {
 	}
 	public := s.Public
 	public.PageViews = s.PageViews != nil
+	public.Passkeys = s.passkeysOn()
 	settings := s.settingsFor(public, public.settingsTag(), s.newLiveStats())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -4,6 +4,8 @@ export type PublicSettings = {
   chat?: { scriptUrl: string; websiteId: string };
   // The server counts page views itself (POST /api/pageviews): first party, no cookie.
   pageViews?: boolean;
+  // The server does passkeys (its base_url can be a relying party): the sign-in page's button and autofill, Settings → Security's list.
+  passkeys?: boolean;
   // The operator's content of the public pages (config site.*); what is absent keeps the shipped example.
   site?: SiteContent;
 };
