@@ -34,6 +34,10 @@ func (a *Auth) passkeysOn() error {
 	return nil
 }
 
+// PasskeysEnabled tells whether passkeys work here: a store for them and a
+// relying party (a base_url that can be one).
+func (a *Auth) PasskeysEnabled() bool { return a.passkeysOn() == nil }
+
 // passkeyOwner is the user of the identity in ctx who may change their
 // passkeys: a session with a recent login, not an operator.
 func (a *Auth) passkeyOwner(ctx context.Context) (*User, error) {

@@ -2,7 +2,10 @@ package web
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/sendlater/sendlater/core"
 )
@@ -62,6 +65,20 @@ func (s *Server) passkeys() core.PasskeyAccounts {
 	}
 	p, _ := s.Identities.(core.PasskeyAccounts)
 	return p
+}
+
+// passkeysOn tells whether passkeys work on this server's pages: a
+// service that says (core.Auth: a relying party) or any, at a base_url
+// where browsers offer them.
+func (s *Server) passkeysOn() bool {
+	pk := s.passkeys()
+	if pk == nil || !browsersOfferPasskeys(s.BaseURL) {
+		return false
+	}
+	if on, ok := pk.(interface{ PasskeysEnabled() bool }); ok {
+		return on.PasskeysEnabled()
+	}
+	return true
 }
 
 func (s *Server) passkeyRoutes(mux *http.ServeMux) {
@@ -159,4 +176,19 @@ func (s *Server) passkeyRoutes(mux *http.ServeMux) {
 		}
 		s.writeTokens(w, http.StatusOK, t)
 	})
+}
+
+// browsersOfferPasskeys tells whether browsers run WebAuthn for pages at
+// base: a domain name (never an IP address) over https://, or localhost
+// (passkey.FromBaseURL logs the other cases at start-up).
+func browsersOfferPasskeys(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "" || net.ParseIP(host) != nil {
+		return false
+	}
+	return u.Scheme == "https" || host == "localhost" || strings.HasSuffix(host, ".localhost")
 }

@@ -23,6 +23,10 @@ type PublicSettings struct {
 	// provider buttons, which only the app draws: those pages load it at
 	// once. The server sets it from its providers, whatever cmd put here.
 	SocialSignIn bool `json:"socialSignIn,omitempty"`
+	// Passkeys tells the SPA that the server does passkeys (its base_url
+	// can be a relying party): the sign-in page's button and autofill and
+	// Settings → Security's list. The server sets it, as PageViews.
+	Passkeys bool `json:"passkeys,omitempty"`
 	// Site is the operator's content of the public pages (site.go); nil:
 	// the SPA's examples.
 	Site *Site `json:"site,omitempty"`
@@ -70,7 +74,7 @@ func (p PublicSettings) origins() []string {
 // settingsTag is the data block the SPA reads its settings from
 // (src/lib/public-settings.ts); none when nothing is configured.
 func (p PublicSettings) settingsTag() string {
-	if !p.thirdParties() && !p.PageViews && !p.SocialSignIn && p.Site == nil {
+	if !p.thirdParties() && !p.PageViews && !p.SocialSignIn && !p.Passkeys && p.Site == nil {
 		return ""
 	}
 	b, _ := json.Marshal(p) // plain strings: cannot fail; Marshal escapes <, > and & for HTML

@@ -126,6 +126,7 @@ func (s *Server) spaHandler() http.Handler {
 	public := s.Public
 	public.PageViews = s.PageViews != nil
 	public.SocialSignIn = len(s.flow().Providers()) > 0
+	public.Passkeys = s.passkeysOn()
 	settings := s.settingsFor(public, public.settingsTag(), s.newLiveStats())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -100,11 +100,12 @@ function start() {
 }
 
 // The app at once unless this page is whole without it, or a form that takes typing without it:
-// prerendered (static, or a form without the social buttons only the app draws), in the light theme the prerender used, for a visitor with no
+// prerendered (static, or a form without the social buttons only the app draws and without
+// passkeys, whose autofill must be asked for as the page opens), in the light theme the prerender used, for a visitor with no
 // session (the server's readable hint cookie, docs/identity.md, read in a task of its own) and
 // no third party to start.
 const deferrable =
-  (root.dataset.prerendered === "static" || (root.dataset.prerendered === "form" && !settings.socialSignIn)) &&
+  (root.dataset.prerendered === "static" || (root.dataset.prerendered === "form" && !settings.socialSignIn && !settings.passkeys)) &&
   theme === "light" &&
   !settings.analytics &&
   !settings.chat;

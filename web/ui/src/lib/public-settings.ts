@@ -6,6 +6,8 @@ export type PublicSettings = {
   pageViews?: boolean;
   // Sign-in providers are configured: sign in and sign up show their buttons, which the app draws.
   socialSignIn?: boolean;
+  // The server does passkeys (its base_url can be a relying party): the sign-in page's button and autofill, Settings → Security's list.
+  passkeys?: boolean;
   // The operator's content of the public pages (config site.*); what is absent keeps the shipped example.
   site?: SiteContent;
 };

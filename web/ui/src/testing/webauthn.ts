@@ -27,6 +27,16 @@ export function stubWebAuthn({
 
 export function unstubWebAuthn() {
   Reflect.deleteProperty(navigator, "credentials");
+  document.getElementById("public-settings")?.remove();
+}
+
+/** The server's settings block saying it does passkeys (web/public_settings.go). */
+export function serverDoesPasskeys() {
+  const block = document.createElement("script");
+  block.type = "application/json";
+  block.id = "public-settings";
+  block.textContent = JSON.stringify({ passkeys: true });
+  document.head.append(block);
 }
 
 /** A credential as the browser gives it, with its JSON. */

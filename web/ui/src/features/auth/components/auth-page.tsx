@@ -4,6 +4,8 @@ import { Alert, requireFields, SubmitButton, TextField, useForm, type FieldError
 import { paramTitle } from "../../../config/pages";
 import { paths, type AuthType } from "../../../config/paths";
 import { signIn, signUp, type SecondFactorChallenge } from "../../../lib/auth";
+import { useHydrated } from "../../../lib/hydrated";
+import { readPublicSettings } from "../../../lib/public-settings";
 import { confirmPasswordReset, requestPasswordReset } from "../api/auth";
 import { PasskeySignIn, usePasskeyAutofill } from "./passkey-sign-in";
 import { SecondFactorForm } from "./second-factor-form";
@@ -97,8 +99,11 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
   const keptNext = next === paths.dashboard.href() ? undefined : next;
 
   const signedIn = () => navigate(next, { replace: true });
+  // Passkeys where the server does them; the prerender (no settings) shows the button, so the page does not move.
+  const hydrated = useHydrated();
+  const passkeys = type === "signin" && !second && (!hydrated || readPublicSettings().passkeys === true);
   // Sign-in: a passkey from the email field's autofill, stopped while the password form is sent.
-  const autofill = usePasskeyAutofill(type === "signin" && !second && !done, () => void signedIn(), form.setAlert);
+  const autofill = usePasskeyAutofill(passkeys && hydrated, () => void signedIn(), form.setAlert);
 
   const submit = form.handleSubmit(async ({ email, password }) => {
     switch (type) {
@@ -186,7 +191,7 @@ export function AuthPage({ type, next, oobCode }: { type: AuthType; next: string
             <SubmitButton busy={form.busy}>{buttonLabels[type]}</SubmitButton>
           </form>
         )}
-        {type === "signin" && !second && <PasskeySignIn onSignedIn={() => void signedIn()} autofill={autofill} />}
+        {passkeys && <PasskeySignIn onSignedIn={() => void signedIn()} autofill={autofill} />}
         <footer>
           <Footer type={type} next={keptNext} />
         </footer>

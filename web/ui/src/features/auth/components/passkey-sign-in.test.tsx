@@ -1,10 +1,12 @@
 import { cleanup, fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { afterEach, expect, test, vi } from "vitest";
+import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { endSession, user } from "../../../lib/auth";
 import { deferred, fail, mockApi, ok } from "../../../testing/api-mock";
 import { renderRoute } from "../../../testing/render-route";
 import { testUser } from "../../../testing/session";
-import { credential, refusal, stubWebAuthn, unstubWebAuthn, waitForAbort } from "../../../testing/webauthn";
+import { credential, refusal, stubWebAuthn, unstubWebAuthn, waitForAbort, serverDoesPasskeys } from "../../../testing/webauthn";
+
+beforeEach(serverDoesPasskeys);
 
 afterEach(() => {
   cleanup();
@@ -49,7 +51,7 @@ test("a closed prompt, a refused passkey and a browser without passkeys each say
   fireEvent.click(button);
   await waitFor(() => expect(screen.getByRole("alert").textContent).toBe("This passkey could not sign you in."));
 
-  unstubWebAuthn();
+  Reflect.deleteProperty(navigator, "credentials");
   vi.stubGlobal("PublicKeyCredential", undefined);
   fireEvent.click(button);
   await waitFor(() => expect(screen.getByRole("alert").textContent).toMatch(/^This browser cannot use passkeys/));
@@ -168,4 +170,17 @@ test("the code step without a passkey on the account offers none; a closed promp
   fireEvent.click(within(again).getByRole("button", { name: "Use a passkey" }));
   expect((await within(again).findByRole("alert")).textContent).toMatch(/^No passkey was used/);
   expect(user.value).toBeFalsy();
+});
+
+test("a server without passkeys: no button and no autofill request", async () => {
+  unstubWebAuthn();
+  const webauthn = stubWebAuthn({ conditional: true });
+  document.getElementById("public-settings")?.remove();
+  const calls = mockApi({});
+  renderRoute("/auth/signin");
+  expect((await screen.findByLabelText("Email")).getAttribute("autocomplete")).toBe("username webauthn");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(screen.queryByRole("button", { name: "Sign in with a passkey" })).toBeNull();
+  expect(webauthn.get).not.toHaveBeenCalled();
+  expect(calls.some((c) => c.path.startsWith("auth/passkey"))).toBe(false);
 });

@@ -1,11 +1,13 @@
 import { cleanup, fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { afterEach, expect, test, vi } from "vitest";
+import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { endSession, user } from "../../../lib/auth";
 import { fail, mockApi, ok } from "../../../testing/api-mock";
 import { renderRoute } from "../../../testing/render-route";
 import { signInAs } from "../../../testing/session";
-import { refusal, stubWebAuthn, unstubWebAuthn } from "../../../testing/webauthn";
+import { refusal, stubWebAuthn, unstubWebAuthn, serverDoesPasskeys } from "../../../testing/webauthn";
 import type { Passkey } from "../api/passkeys";
+
+beforeEach(serverDoesPasskeys);
 
 afterEach(() => {
   cleanup();
@@ -165,4 +167,14 @@ test("removing asks first, then for a recent sign-in; the passkey is gone and fo
   expect(await within(r).findByText("The passkey “MacBook” is removed: it no longer signs in to your account.")).toBeTruthy();
   expect(within(r).getAllByRole("listitem").map((li) => li.querySelector("strong")?.textContent)).toEqual(["Phone"]);
   await waitFor(() => expect(document.activeElement?.id).toBe("passkeys-title"));
+});
+
+test("a server without passkeys shows no Passkeys card and asks nothing about them", async () => {
+  unstubWebAuthn();
+  signInAs();
+  const calls = mockApi(security);
+  renderRoute("/settings/security");
+  expect(await screen.findByRole("region", { name: "Where you are signed in" })).toBeTruthy();
+  expect(screen.queryByRole("region", { name: "Passkeys" })).toBeNull();
+  expect(calls.some((c) => c.path.startsWith("me/passkeys"))).toBe(false);
 });

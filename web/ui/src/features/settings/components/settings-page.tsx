@@ -7,6 +7,7 @@ import { Spinner } from "../../../components/loading";
 import { paths, type SettingsSection } from "../../../config/paths";
 import { ApiError } from "../../../lib/api-client";
 import { updateUser, user, type SessionUser } from "../../../lib/auth";
+import { readPublicSettings } from "../../../lib/public-settings";
 import { changePassword, createBillingSession, updateProfile } from "../api/account";
 import { AccessTokens } from "./access-tokens";
 import { LinkedAccounts } from "./linked-accounts";
@@ -168,9 +169,11 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
           )}
           {section === "security" && (
             <>
-              <article className="settings-section">
-                <Passkeys account={account} />
-              </article>
+              {readPublicSettings().passkeys && (
+                <article className="settings-section">
+                  <Passkeys account={account} />
+                </article>
+              )}
               <article className="settings-section">
                 <SecondFactor account={account} />
               </article>
