@@ -13,7 +13,9 @@ import (
 
 // Reasons a recipient's email failed for good.
 const (
-	reasonRefused     = "The recipient has refused all messages sent through this service."
+	// A refusal by the recipient's one-click link, or a complaint (marked
+	// as spam) on the suppression list: both stop all further mail.
+	reasonRefused     = "The recipient has refused all messages sent through this service, or marked one as spam."
 	reasonRejected    = "The recipient's mail server refused the message: "
 	reasonKeptFailing = "Its mail server kept failing for more than 3 days: "
 	// reasonNotMade: the retries of an email that could not be made ran
