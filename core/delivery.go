@@ -58,6 +58,9 @@ type Delivery struct {
 	LeaseDuration time.Duration
 	// Refusals makes the one-click refusal links; nil: none offered.
 	Refusals *RefusalTokens
+	// Opens makes a sealed message's recipients' open links; nil: test
+	// links, which open nothing (previews and tests).
+	Opens *OpenTokens
 	// Confirmations asks a second reminder address set before
 	// confirmation existed to confirm; nil: it is never asked by the pass.
 	Confirmations ReminderAddressAsker

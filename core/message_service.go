@@ -219,7 +219,7 @@ func sameRequest(prev *Message, in MessageInput, err error) (*Message, error) {
 		iv = DefaultInterval
 	}
 	if prev.Title != in.Title || !slices.Equal(recipientInputs(prev.RecipientList()), recipientInputs(newRecipients(in.list()))) ||
-		prev.Body != in.Body || prev.Interval != iv || prev.WebhookURL != in.WebhookURL {
+		prev.Body != in.storedBody() || prev.Interval != iv || prev.WebhookURL != in.WebhookURL {
 		return nil, Errorf(EConflict, "This Idempotency-Key was used for another message; use a new key for a new message.")
 	}
 	return prev, nil

@@ -148,7 +148,7 @@ func logAccess(base *slog.Logger, rq *request, r *http.Request, start time.Time)
 	now := time.Now()
 	sent := &rq.reply.sent
 	line := slog.NewRecord(now, slog.LevelInfo, "request", 0)
-	line.AddAttrs(slog.String("request_id", rq.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+	line.AddAttrs(slog.String("request_id", rq.id), slog.String("method", r.Method), slog.String("path", loggedPath(r.URL.Path)),
 		slog.Int("status", sent.status), slog.Int("bytes", sent.bytes),
 		slog.Float64("duration_ms", float64(now.Sub(start).Microseconds())/1000), slog.String("remote", rq.client))
 	h.Handle(ctx, line)

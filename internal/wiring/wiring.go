@@ -63,6 +63,9 @@ type Options struct {
 	// Domains checks recipients' domains when a message is saved; nil:
 	// no check.
 	Domains core.MailDomains
+	// SealedLinkValidity is how long after delivery a sealed message's
+	// recipient link opens it; zero: core.DefaultOpenValidity.
+	SealedLinkValidity time.Duration
 }
 
 // Keys are the keys derived from the master key; each one set overrides the
@@ -71,6 +74,7 @@ type Keys struct {
 	SigningKey    []byte // ID tokens (core.PurposeIDTokens)
 	RefusalSecret []byte // refusal links (core.PurposeRefusalLinks)
 	LimitKey      []byte // the limits' key hashes (core.PurposeLimitKeys)
+	OpenKey       []byte // sealed messages' open links (core.PurposeSealedOpen)
 }
 
 // Graph is every service of core, wired once.
@@ -91,6 +95,7 @@ type Graph struct {
 	Messages       *core.MessageService
 	Contact        *core.ContactService
 	Postpone       *core.PostponeLinkService
+	Opens          *core.SealedOpenService
 	Refusals       *core.RefusalService
 	WebhookSecrets *core.WebhookSecretService
 	Drafts         *core.DraftService
@@ -140,7 +145,8 @@ func (o *Options) keys() (Keys, error) {
 		return nil
 	}
 	if err := errors.Join(derive(&k.SigningKey, core.PurposeIDTokens),
-		derive(&k.RefusalSecret, core.PurposeRefusalLinks), derive(&k.LimitKey, core.PurposeLimitKeys)); err != nil {
+		derive(&k.RefusalSecret, core.PurposeRefusalLinks), derive(&k.LimitKey, core.PurposeLimitKeys),
+		derive(&k.OpenKey, core.PurposeSealedOpen)); err != nil {
 		return Keys{}, err
 	}
 	return k, nil

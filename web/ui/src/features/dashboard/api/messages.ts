@@ -27,6 +27,12 @@ export type Warning = {
   message: string;
 };
 
+/** What a sealed message holds instead of its text: the envelope only the passphrase opens, and the hint. */
+export type SealedLetter = {
+  envelope?: string;
+  hint?: string;
+};
+
 export type Message = {
   id: string;
   owner: string;
@@ -34,6 +40,8 @@ export type Message = {
   name: string;
   recipient: string;
   message: string;
+  /** A sealed message's envelope and hint (docs/sealed.md); message is then "". */
+  sealed?: SealedLetter;
   interval: Interval;
   // Milliseconds since the epoch, as every time here.
   sendDate: number;
