@@ -11,6 +11,7 @@ const Faq = lazy(() => import("./routes/faq"));
 const Pricing = lazy(() => import("./routes/pricing"));
 const Legal = lazy(() => import("./routes/legal"));
 const Postpone = lazy(() => import("./routes/postpone"));
+const OpenSealed = lazy(() => import("./routes/open"));
 const Contact = lazy(() => import("./routes/contact"));
 const Auth = lazy(() => import("./routes/auth"));
 const EmailAction = lazy(() => import("./routes/firebase-action"));
@@ -33,6 +34,7 @@ export function AppRoutes() {
         <Route path={paths.pricing.path} element={<Pricing />} />
         <Route path={paths.legal.path} element={<Legal />} />
         <Route path={paths.postpone.path} element={<Postpone />} />
+        <Route path={paths.open.path} element={<OpenSealed />} />
         <Route path={paths.contact.path} element={<Contact />} />
         <Route path={paths.auth.path} element={<Auth />} />
         <Route path={paths.firebaseAction.path} element={<EmailAction />} />

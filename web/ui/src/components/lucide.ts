@@ -6,6 +6,7 @@ export { default as Check } from "lucide-react/icons/check";
 export { default as CreditCard } from "lucide-react/icons/credit-card";
 export { default as History } from "lucide-react/icons/history";
 export { default as KeyRound } from "lucide-react/icons/key-round";
+export { default as Lock } from "lucide-react/icons/lock";
 export { default as MailPlus } from "lucide-react/icons/mail-plus";
 export { default as Pencil } from "lucide-react/icons/pencil";
 export { default as Plus } from "lucide-react/icons/plus";

@@ -66,6 +66,10 @@ export type Message = {
 export type MessageFields = Pick<Message, "title" | "name" | "recipient" | "message" | "interval"> & {
   /** The whole list, when it has more than one or changed; else name and recipient are the one. */
   recipients?: RecipientInput[];
+  /** A sealed message's envelope and hint instead of message (which is then ""). */
+  sealed?: SealedLetter;
+  /** The id a new sealed message's envelope is bound to (20 letters and digits, made here). */
+  id?: string;
 };
 
 // The server's pages: the live list sends the first, the rest are read on demand.
