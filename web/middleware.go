@@ -29,7 +29,10 @@ const permissionsPolicy = "accelerometer=(), camera=(), geolocation=(), gyroscop
 const oauthPaths = "/api/auth/oauth/"
 
 // contentSecurityPolicy is the CSP of every reply; the SPA runs under it.
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+// 'wasm-unsafe-eval' lets the browser compile WebAssembly (the Argon2id of
+// sealed messages, hash-wasm, docs/sealed.md) and nothing else: eval and
+// inline scripts stay refused.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; " +
 	"img-src 'self' data: https:; connect-src 'self'; font-src 'self'; object-src 'none'; " +
 	"base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
