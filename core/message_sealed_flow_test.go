@@ -214,3 +214,39 @@ func TestSealedStoreHoldsNoPlaintext(t *testing.T) {
 		}
 	})
 }
+
+// Sealing is a perk of Pro and Business: a free author is refused with the
+// plan's code; a sealed message stays re-sealable after its plan lapsed.
+func TestSealingIsAPaidPerk(t *testing.T) {
+	e := testenv.New(t, testenv.Config{})
+	free := e.MustUser(t, "free@example.com", "", core.PlanStarter)
+	id := core.NewID()
+	env, _ := core.Seal(sealedPassphrase, id, []byte("x"), core.DefaultSealParams)
+	_, err := e.Messages.Create(e.As(free.ID), core.MessageInput{Title: "T", Name: "Ann", Recipient: "ann@example.com",
+		ID: id, Sealed: &core.SealedLetter{Envelope: env.String()}})
+	if core.ErrorCode(err) != core.EFeatureNotIncluded {
+		t.Fatalf("a free author's seal: %v", err)
+	}
+	plain, err := e.Messages.Create(e.As(free.ID), core.MessageInput{Title: "T", Name: "Ann", Recipient: "ann@example.com", Body: "hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _ = core.Seal(sealedPassphrase, plain.ID, []byte("hello"), core.DefaultSealParams)
+	if _, err := e.Messages.Update(e.As(free.ID), plain.ID, core.MessageUpdate{Sealed: &core.SealedLetter{Envelope: env.String()}}); core.ErrorCode(err) != core.EFeatureNotIncluded {
+		t.Fatalf("a free author sealing a message: %v", err)
+	}
+
+	pro := e.MustUser(t, "pro@example.com", "", core.PlanPro)
+	m := sealedMessage(t, e, pro.ID)
+	if _, err := e.Store.UpdateUser(e.Ctx, pro.ID, func(u *core.User) error {
+		u.StripeSubscriptionStatus = "canceled" // the plan lapsed
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	env, _ = core.Seal(sealedPassphrase, m.ID, []byte("changed"), core.DefaultSealParams)
+	got, err := e.Messages.Update(e.As(pro.ID), m.ID, core.MessageUpdate{Sealed: &core.SealedLetter{Envelope: env.String(), Hint: "new"}})
+	if l, _ := got.Sealed(); err != nil || l.Envelope != env.String() || l.Hint != "new" {
+		t.Fatalf("a re-seal after the plan lapsed: %+v %v", l, err)
+	}
+}

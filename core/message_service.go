@@ -150,6 +150,11 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (*Message,
 			return nil, err
 		}
 	}
+	if in.Sealed != nil {
+		if err := s.Prices.requireSealing(u); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.Prices.checkRecipientLimit(u, len(in.list())); err != nil {
 		return nil, err
 	}
@@ -243,6 +248,12 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 		}
 	}
 	m, err := s.update(ctx, u.ID, id, func(m *Message) error {
+		if up.Sealed != nil && !m.IsSealed() {
+			// A new seal is the plan's; a re-seal keeps what was sealed.
+			if err := s.Prices.requireSealing(u); err != nil {
+				return err
+			}
+		}
 		if up.Recipients != nil && len(*up.Recipients) > len(m.RecipientList()) {
 			// A list longer than the plan allows may stay as it was made
 			// (a plan that ended), but may not grow.

@@ -364,6 +364,7 @@ export function MessageDialog({
               ) : (
                 <>
                   <SealFields
+                    allowed={message?.sealed !== undefined || user.peek()?.messageLimit === null}
                     values={form.values}
                     bind={form.bind}
                     disabled={busy}

@@ -1,5 +1,7 @@
 import { useId, useState } from "react";
+import { Link } from "react-router";
 import { TextField } from "../../../components/form";
+import { paths } from "../../../config/paths";
 import { Lock } from "../../../components/lucide";
 import { passphraseBits, sealMinBits } from "../../../lib/sealed";
 
@@ -52,11 +54,13 @@ type Bind = (name: SealField) => {
  * "Seal with a passphrase": the passphrase twice, its strength, an optional hint, and what a
  * seal means. The passphrase never leaves the browser; the letter is sealed here when saved.
  */
-export function SealFields({ values, bind, onToggle, disabled }: {
+export function SealFields({ values, bind, onToggle, disabled, allowed = true }: {
   values: Record<string, string>;
   bind: Bind;
   onToggle: (on: boolean) => void;
   disabled?: boolean;
+  /** Whether the plan includes sealing (Pro and Business), or the message is sealed already. */
+  allowed?: boolean;
 }) {
   const on = values.seal === "on";
   const meterId = useId();
@@ -65,9 +69,22 @@ export function SealFields({ values, bind, onToggle, disabled }: {
   return (
     <fieldset className="seal">
       <label className="seal-toggle">
-        <input type="checkbox" role="switch" checked={on} disabled={disabled} onChange={(e) => onToggle(e.currentTarget.checked)} />
+        <input
+          type="checkbox"
+          role="switch"
+          checked={on}
+          disabled={disabled || !allowed}
+          aria-describedby={allowed ? undefined : `${meterId}-plan`}
+          onChange={(e) => onToggle(e.currentTarget.checked)}
+        />
         <Lock size={18} aria-hidden="true" className="title-icon" /> Seal with a passphrase
       </label>
+      {!allowed && (
+        <small id={`${meterId}-plan`}>
+          Sealed messages, which only your recipients can open, are part of the Pro and Business plans.{" "}
+          <Link to={paths.pricing.href()}>See the plans</Link>
+        </small>
+      )}
       {on && (
         <div className="seal-fields">
           <p className="seal-note">
