@@ -19,6 +19,7 @@ const kindLabels: Record<TimelineEvent["kind"], string> = {
   refused: "Refused by the recipient",
   webhook: "Webhook called",
   held: "Moved by your hold",
+  opened: "Opened from the link",
 };
 
 const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -26,6 +27,8 @@ const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle:
 /** What one entry says beyond its kind: to whom, by whom, the server's reply, the next try. */
 function describe(e: TimelineEvent) {
   const parts: string[] = [];
+  // A sealed message's recipient fetched it from their link (docs/delivery.md).
+  if (e.kind === "opened") return e.recipient ? `by ${e.recipient}` : "";
   if (e.recipient) parts.push(`to ${e.recipient}`);
   if (e.actor) parts.push(`by ${e.actor}`);
   if ((e.kind === "postponed" || e.kind === "rescheduled") && e.detail) parts.push(`to ${when(Date.parse(e.detail))}`);
