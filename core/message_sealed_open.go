@@ -15,7 +15,7 @@ import (
 // message's id and a MAC of it and the recipient's address (128 bits, under
 // a key derived from the master key): nothing is stored to check it, and
 // none can be made without the key. It opens from the recipient's delivery
-// for DefaultOpenValidity (config delivery.sealed_link_days).
+// for DefaultOpenValidity (SealedOpenService.Validity; no config key yet).
 
 // PurposeSealedOpen is the purpose of the key of the recipients' open links.
 const PurposeSealedOpen = "sendlater sealed open links"
