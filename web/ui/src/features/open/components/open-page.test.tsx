@@ -34,7 +34,8 @@ afterEach(() => {
 
 test("the link opens the letter in the browser: a wrong passphrase says so without a request", async () => {
   renderRoute("/open/m1AAAAAAAAAAAAAAAAAA.mac");
-  expect(await screen.findByText("Lisbon")).toBeTruthy();
+  // The page's chunk loads first: slow on a busy machine.
+  expect(await screen.findByText("Lisbon", {}, { timeout: 30_000 })).toBeTruthy();
   expect(calls).toEqual(["/api/open/m1AAAAAAAAAAAAAAAAAA.mac"]);
 
   fireEvent.change(screen.getByLabelText("Passphrase"), { target: { value: "violet harbor quietly mends six copper lanterns" } });
@@ -50,10 +51,10 @@ test("the link opens the letter in the browser: a wrong passphrase says so witho
   expect(calls).toHaveLength(1);
 }, 90_000);
 
-test("a wrong link says so; a test email's link opens nothing and asks nothing", async () => {
+test("a wrong link says so; a test email's link opens nothing and asks nothing", { timeout: 90_000 }, async () => {
   renderRoute("/open/nope");
-  expect((await screen.findByRole("alert")).textContent).toBe("This link does not open a sealed message.");
+  expect((await screen.findByRole("alert", {}, { timeout: 30_000 })).textContent).toBe("This link does not open a sealed message.");
   renderRoute("/open/m1AAAAAAAAAAAAAAAAAA.test");
-  expect(await screen.findByText(/This is the link of a preview or a test email/)).toBeTruthy();
+  expect(await screen.findByText(/This is the link of a preview or a test email/, {}, { timeout: 30_000 })).toBeTruthy();
   expect(calls).toEqual(["/api/open/nope"]);
 });
