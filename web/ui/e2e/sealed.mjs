@@ -70,7 +70,7 @@ try {
       await dialog.getByLabel("Recipient email").fill("ann@example.com");
       await dialog.getByRole("switch", { name: "Seal with a passphrase" }).check();
       await visible(dialog.getByText("cannot recover it"));
-      await dialog.getByLabel("Message").fill(letter);
+      await dialog.getByLabel("Message", { exact: true }).fill(letter);
       await dialog.getByLabel("Passphrase", { exact: true }).fill("correct horse battery staple");
       await dialog.getByLabel("Passphrase again").fill("correct horse battery staple");
       await dialog.getByRole("button", { name: "Create" }).click();
@@ -115,7 +115,9 @@ try {
       await visible(dialog.getByText("This passphrase does not open the letter."));
       await dialog.getByLabel("Passphrase of the sealed letter").fill(passphrase);
       await dialog.getByRole("button", { name: "Open the letter" }).click();
-      const area = dialog.getByLabel("Message");
+      // The locked letter's group names "message" too: wait for it to go, then read the letter.
+      await dialog.getByText("This message is sealed.").waitFor({ state: "detached", timeout: 30000 });
+      const area = dialog.getByLabel("Message", { exact: true });
       await visible(area);
       expect((await area.inputValue()) === letter, `the opened letter: ${await area.inputValue()}`);
       const saved = page.waitForResponse((r) => r.request().method() === "PATCH" && r.url().includes("/api/messages/"));
