@@ -103,6 +103,16 @@ func (pm PriceMap) requireBusiness(u *User) error {
 	return nil
 }
 
+// requireSealing is the one check of sealing a message (docs/sealed.md):
+// a perk of an active Pro or Business plan. A message sealed before the plan
+// lapsed stays sealed, deliverable and re-sealable.
+func (pm PriceMap) requireSealing(u *User) error {
+	if plan, active := pm.PlanOf(u); MessageLimit(plan, active) != 0 {
+		return Errorf(EFeatureNotIncluded, "Sealed messages are part of the Pro and Business plans.")
+	}
+	return nil
+}
+
 // SubscriptionActive reports whether a Stripe subscription status counts as
 // an active plan: "active" or "trialing".
 func SubscriptionActive(status string) bool {

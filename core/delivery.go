@@ -61,6 +61,9 @@ type Delivery struct {
 	// Bounces makes each recipient's return path (VERP); nil: the
 	// sender's address is every email's return path.
 	Bounces *BounceAddresses
+	// Opens makes a sealed message's recipients' open links; nil: test
+	// links, which open nothing (previews and tests).
+	Opens *OpenTokens
 	// Confirmations asks a second reminder address set before
 	// confirmation existed to confirm; nil: it is never asked by the pass.
 	Confirmations ReminderAddressAsker

@@ -216,6 +216,11 @@ type DeliveryEmail struct {
 	MessageID       string
 	Date            time.Time
 	UnsubscribeLink string // one-click refusal of further messages
+	// Sealed says the message is sealed: the email carries no content but
+	// the hint and the recipient's OpenLink (Body is empty).
+	Sealed   bool
+	Hint     string
+	OpenLink string
 }
 
 // DeliveryFailedEmail tells the author a message could not be delivered.

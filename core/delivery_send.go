@@ -179,7 +179,7 @@ func (d *Delivery) deliveryEmail(m *Message, r *Recipient, author *User, now tim
 	e := DeliveryEmail{
 		To:        Address{Name: r.Name, Address: r.Address},
 		Author:    Address{Name: author.Name, Address: author.Email},
-		Body:      m.Body,
+		Body:      m.Text(),
 		WrittenAt: m.CreatedAt,
 		Location:  author.Location(),
 		MessageID: r.EmailMessageID,
@@ -187,6 +187,13 @@ func (d *Delivery) deliveryEmail(m *Message, r *Recipient, author *User, now tim
 	}
 	if d.Refusals != nil {
 		e.UnsubscribeLink = d.BaseURL + "/unsubscribe/" + d.Refusals.Token(r.Address)
+	}
+	if l, ok := m.Sealed(); ok {
+		e.Sealed, e.Hint = true, l.Hint
+		e.OpenLink = d.BaseURL + "/open/" + (*OpenTokens)(nil).TestToken(m.ID)
+		if d.Opens != nil {
+			e.OpenLink = d.BaseURL + "/open/" + d.Opens.Token(m.ID, r.Address)
+		}
 	}
 	return e
 }

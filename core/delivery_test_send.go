@@ -64,9 +64,11 @@ type EmailPreview struct {
 
 // renderDeliveries renders the delivery email of each recipient of m, as
 // the pass composes it (deliveryEmail), without the refusal link: a link
-// in a preview or a test would refuse the recipient's address.
-func renderDeliveries(emails Emails, m *Message, author *User, now time.Time) ([]*Email, error) {
-	d := &Delivery{}
+// in a preview or a test would refuse the recipient's address. A sealed
+// message's open link is a test link (OpenTokens.TestToken), which opens
+// nothing.
+func renderDeliveries(emails Emails, baseURL string, m *Message, author *User, now time.Time) ([]*Email, error) {
+	d := &Delivery{BaseURL: baseURL}
 	var out []*Email
 	for _, r := range m.RecipientList() {
 		e, err := emails.Delivery(d.deliveryEmail(m, &r, author, now))
@@ -126,7 +128,7 @@ func (s *MessageService) previews(m *Message, author *User, now time.Time) ([]Em
 	if s.Emails == nil {
 		return nil, Errorf(EUnavailable, "Previews are not available on this server.")
 	}
-	es, err := renderDeliveries(s.Emails, m, author, now)
+	es, err := renderDeliveries(s.Emails, s.BaseURL, m, author, now)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +181,7 @@ func (s *MessageService) SendTest(ctx context.Context, id string) (int, error) {
 				"%s refused test emails through the link of an earlier email, so none is sent; the preview shows each email.", u.Email)
 		}
 	}
-	es, err := renderDeliveries(s.Emails, m, u, s.Clock.Now())
+	es, err := renderDeliveries(s.Emails, s.BaseURL, m, u, s.Clock.Now())
 	if err != nil {
 		return 0, err
 	}

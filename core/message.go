@@ -111,6 +111,11 @@ type MessageInput struct {
 	// Name and Recipient are then empty or the first's. Else Name and
 	// Recipient are the one recipient.
 	Recipients []RecipientInput
+	// Sealed, when set, is the sealed letter the message holds instead of
+	// Body (which is then empty), and ID the id its envelope is bound to
+	// (20 letters and digits, made by the client: message_sealed_body.go).
+	Sealed *SealedLetter
+	ID     string
 	// IdempotencyKey, when set, makes a retried create find the message
 	// the first made instead of making another (the Idempotency-Key
 	// header): at most MaxIdempotencyKeyLen printable characters.
@@ -129,6 +134,9 @@ type MessageUpdate struct {
 	// Recipients replaces the list; Name and Recipient then are nil or the
 	// first's.
 	Recipients *[]RecipientInput
+	// Sealed replaces the body with a sealed letter (a re-seal); Body
+	// then is nil. A Body given to a sealed message makes it text again.
+	Sealed *SealedLetter
 }
 
 // NewMessage creates a message for owner from valid input: active, with a new
@@ -139,10 +147,10 @@ func NewMessage(owner string, in MessageInput, now time.Time, loc *time.Location
 		iv = DefaultInterval
 	}
 	m := &Message{
-		ID:           NewID(),
+		ID:           in.ID,
 		Owner:        owner,
 		Title:        in.Title,
-		Body:         in.Body,
+		Body:         in.storedBody(),
 		Interval:     iv,
 		SendDate:     AddMonths(now, iv.Months(), loc),
 		IsActive:     true,
@@ -151,6 +159,9 @@ func NewMessage(owner string, in MessageInput, now time.Time, loc *time.Location
 		CreatedAt:    now,
 		UpdatedAt:    now,
 		Status:       StatusScheduled,
+	}
+	if m.ID == "" {
+		m.ID = NewID()
 	}
 	m.setRecipients(newRecipients(in.list()))
 	if in.IdempotencyKey != "" {
@@ -181,6 +192,9 @@ func (m *Message) Apply(up MessageUpdate, now time.Time, loc *time.Location) {
 	}
 	if up.Body != nil {
 		m.Body = *up.Body
+	}
+	if up.Sealed != nil {
+		m.SetSealed(*up.Sealed)
 	}
 	if up.WebhookURL != nil {
 		m.WebhookURL = *up.WebhookURL

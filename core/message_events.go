@@ -103,7 +103,7 @@ func recordEdit(before, after *Message, up MessageUpdate, now time.Time, actor s
 	if !before.SendDate.Equal(after.SendDate) {
 		after.record(now, dateMoveKind(before.SendDate, after.SendDate), actor, MessageEvent{Detail: after.SendDate.UTC().Format(time.RFC3339)})
 	}
-	if up.Title != nil || up.Name != nil || up.Recipient != nil || up.Body != nil || up.Recipients != nil || up.WebhookURL != nil {
+	if up.Title != nil || up.Name != nil || up.Recipient != nil || up.Body != nil || up.Sealed != nil || up.Recipients != nil || up.WebhookURL != nil {
 		after.record(now, EventEdited, actor, MessageEvent{})
 	}
 }

@@ -159,6 +159,11 @@ func (s *MessageService) Create(ctx context.Context, in MessageInput) (_ *Messag
 			return nil, err
 		}
 	}
+	if in.Sealed != nil {
+		if err := s.Prices.requireSealing(u); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.Prices.checkRecipientLimit(u, len(in.list())); err != nil {
 		return nil, err
 	}
@@ -228,7 +233,7 @@ func sameRequest(prev *Message, in MessageInput, err error) (*Message, error) {
 		iv = DefaultInterval
 	}
 	if prev.Title != in.Title || !slices.Equal(recipientInputs(prev.RecipientList()), recipientInputs(newRecipients(in.list()))) ||
-		prev.Body != in.Body || prev.Interval != iv || prev.WebhookURL != in.WebhookURL {
+		prev.Body != in.storedBody() || prev.Interval != iv || prev.WebhookURL != in.WebhookURL {
 		return nil, Errorf(EConflict, "This Idempotency-Key was used for another message; use a new key for a new message.")
 	}
 	return prev, nil
@@ -255,6 +260,12 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 		}
 	}
 	m, err := s.update(ctx, u.ID, id, func(m *Message) error {
+		if up.Sealed != nil && !m.IsSealed() {
+			// A new seal is the plan's; a re-seal keeps what was sealed.
+			if err := s.Prices.requireSealing(u); err != nil {
+				return err
+			}
+		}
 		if up.Recipients != nil && len(*up.Recipients) > len(m.RecipientList()) {
 			// A list longer than the plan allows may stay as it was made
 			// (a plan that ended), but may not grow.

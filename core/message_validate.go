@@ -10,7 +10,7 @@ func (in *MessageInput) Validate() error {
 	validateTitle(f, in.Title)
 	validateRecipients(f, in.list())
 	checkFirstRecipient(f, in.Recipients, &in.Name, &in.Recipient)
-	validateBody(f, in.Body)
+	in.validateContent(f)
 	validateWebhookURL(f, in.WebhookURL)
 	if in.Interval != "" && !in.Interval.Valid() {
 		f["interval"] = "Please choose an interval of 1M, 6M or 12M"
@@ -38,9 +38,7 @@ func (up *MessageUpdate) Validate() error {
 			validateRecipient(f, *up.Recipient)
 		}
 	}
-	if up.Body != nil {
-		validateBody(f, *up.Body)
-	}
+	up.validateContent(f)
 	if up.Interval != nil && !up.Interval.Valid() {
 		f["interval"] = "Please choose an interval of 1M, 6M or 12M"
 	}

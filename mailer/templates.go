@@ -126,6 +126,10 @@ type deliveryView struct {
 	BodyHTML        htmltemplate.HTML // Body escaped, line breaks as <br>
 	Written         string            // when the message was written, in the author's zone
 	UnsubscribeLink string
+	// Sealed: the message is sealed; the email shows the Hint and the
+	// OpenLink instead of a body.
+	Sealed         bool
+	Hint, OpenLink string
 }
 
 // render executes the subject, text and HTML templates of kind into a new
@@ -254,7 +258,7 @@ func (t *Templates) Delivery(d core.DeliveryEmail) (*core.Email, error) {
 		App: t.app, BaseURL: t.baseURL, Salutation: core.Salutation(d.To.Name, d.Body), Author: displayName(d.Author),
 		AuthorAddress: d.Author.Address, AuthorFull: formatAddress(d.Author), Body: d.Body,
 		BodyHTML: htmlLines(d.Body), Written: formatWhen(d.WrittenAt, d.Location),
-		UnsubscribeLink: d.UnsubscribeLink,
+		UnsubscribeLink: d.UnsubscribeLink, Sealed: d.Sealed, Hint: d.Hint, OpenLink: d.OpenLink,
 	}, len(d.Body))
 	if err != nil {
 		return nil, err

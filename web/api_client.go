@@ -98,6 +98,7 @@ func (c *APIClient) Create(ctx context.Context, in core.MessageInput) (*core.Mes
 	return c.message(ctx, "POST", "/api/messages", header, createMessageRequest{
 		Title: in.Title, Name: in.Name, Recipient: in.Recipient, Message: in.Body,
 		Interval: in.Interval, WebhookURL: in.WebhookURL, Recipients: recipientInputsJSON(in.Recipients),
+		ID: in.ID, Sealed: sealedJSON(in.Sealed),
 	})
 }
 
@@ -110,7 +111,7 @@ func updateRequestOf(up core.MessageUpdate) updateMessageRequest {
 	return updateMessageRequest{
 		Title: up.Title, Name: up.Name, Recipient: up.Recipient, Message: up.Body,
 		Interval: up.Interval, IsActive: up.IsActive, WebhookURL: up.WebhookURL,
-		Recipients: recipientInputsJSONPtr(up.Recipients),
+		Recipients: recipientInputsJSONPtr(up.Recipients), Sealed: sealedJSON(up.Sealed),
 	}
 }
 

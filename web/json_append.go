@@ -27,7 +27,22 @@ func appendMessageJSON(b []byte, m *core.Message) []byte {
 	b = append(b, `,"recipient":`...)
 	b = appendJSONString(b, m.Recipient)
 	b = append(b, `,"message":`...)
-	b = appendJSONString(b, m.Body)
+	if l, ok := m.Sealed(); ok {
+		b = append(b, `"","sealed":{`...)
+		sep := ""
+		if l.Envelope != "" {
+			b = append(b, `"envelope":`...)
+			b = appendJSONString(b, l.Envelope)
+			sep = ","
+		}
+		if l.Hint != "" {
+			b = append(b, sep+`"hint":`...)
+			b = appendJSONString(b, l.Hint)
+		}
+		b = append(b, '}')
+	} else {
+		b = appendJSONString(b, m.Body)
+	}
 	b = append(b, `,"interval":`...)
 	b = appendJSONString(b, string(m.Interval))
 	b = append(b, `,"sendDate":`...)

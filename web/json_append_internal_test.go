@@ -29,6 +29,12 @@ func FuzzAppendMessageJSON(f *testing.F) {
 			m.Warnings = []core.Warning{{Code: s, Field: s + "f", Message: s + "m"}, {Code: s, Message: s}}
 			m.Recipients = []core.Recipient{{Name: s, Address: s, Bounce: core.RecipientBounce{At: at, Reason: s + "r", Email: core.BounceNotice}}}
 		}
+		switch ms % 3 { // sealed: with its envelope and hint, and as an operator reads it
+		case 1:
+			m.SetSealed(core.SealedLetter{Envelope: s, Hint: s + "h"})
+		case 2:
+			m.SetSealed(core.SealedLetter{})
+		}
 		for _, ms := range [][]*core.Message{{}, {m}, {m, m}} {
 			want, err := json.Marshal(messagesJSON(ms))
 			if err != nil {

@@ -5,12 +5,15 @@ import "github.com/sendlater/sendlater/core"
 // MessageJSON is a message on the wire (API.md). The admin fields are only
 // filled on the admin socket. The postpone code never leaves the server.
 type MessageJSON struct {
-	ID             string             `json:"id"`
-	Owner          string             `json:"owner"`
-	Title          string             `json:"title"`
-	Name           string             `json:"name"`
-	Recipient      string             `json:"recipient"`
-	Message        string             `json:"message"`
+	ID        string `json:"id"`
+	Owner     string `json:"owner"`
+	Title     string `json:"title"`
+	Name      string `json:"name"`
+	Recipient string `json:"recipient"`
+	Message   string `json:"message"`
+	// Sealed is a sealed message's envelope and hint; message is then "".
+	// An operator's read carries neither (sealed: {}).
+	Sealed         *SealedJSON        `json:"sealed,omitempty"`
 	Interval       core.Interval      `json:"interval"`
 	SendDate       int64              `json:"sendDate"`
 	IsActive       bool               `json:"isActive"`
@@ -57,7 +60,7 @@ type AdminMessageFields struct {
 func NewMessageJSON(m *core.Message) *MessageJSON {
 	return &MessageJSON{
 		ID: m.ID, Owner: m.Owner, Title: m.Title, Name: m.Name, Recipient: m.Recipient,
-		Message: m.Body, Interval: m.Interval, SendDate: millis(m.SendDate), IsActive: m.IsActive,
+		Message: m.Text(), Sealed: sealedOfMessage(m), Interval: m.Interval, SendDate: millis(m.SendDate), IsActive: m.IsActive,
 		Featured: m.Featured, WebhookURL: m.WebhookURL, CreatedAt: millis(m.CreatedAt),
 		Status: m.DisplayStatus(), ReminderSentAt: optMillis(m.ReminderSentAt),
 		DeliveredAt: optMillis(m.DeliveredAt), FailureReason: failureReason(m),
@@ -122,6 +125,9 @@ func (j *MessageJSON) Core() *core.Message {
 		NoPostponeUntil: fromOptMillis(j.PostponeBlockedUntil),
 		Warnings:        warningsCore(j.Warnings),
 	}
+	if l := j.Sealed.core(); l != nil {
+		m.SetSealed(*l)
+	}
 	if a := j.AdminMessageFields; a != nil {
 		m.UpdatedAt, m.Status, m.Attempts, m.LastError = fromMillis(a.UpdatedAt), a.State, a.Attempts, a.LastError
 		m.NextAttemptAt, m.LeaseUntil = fromOptMillis(a.NextAttemptAt), fromOptMillis(a.LeaseUntil)
@@ -132,3 +138,34 @@ func (j *MessageJSON) Core() *core.Message {
 
 // messagesCore is the messages of a decoded list.
 func messagesCore(js []*MessageJSON) []*core.Message { return each(js, (*MessageJSON).Core) }
+
+// SealedJSON is a sealed message's letter on the wire (docs/api.md).
+type SealedJSON struct {
+	Envelope string `json:"envelope,omitempty"`
+	Hint     string `json:"hint,omitempty"`
+}
+
+// core is j as core takes it; nil for nil.
+func (j *SealedJSON) core() *core.SealedLetter {
+	if j == nil {
+		return nil
+	}
+	return &core.SealedLetter{Envelope: j.Envelope, Hint: j.Hint}
+}
+
+// sealedJSON is l on the wire; nil for nil.
+func sealedJSON(l *core.SealedLetter) *SealedJSON {
+	if l == nil {
+		return nil
+	}
+	return &SealedJSON{Envelope: l.Envelope, Hint: l.Hint}
+}
+
+// sealedOfMessage is m's sealed letter on the wire; nil when m is text.
+func sealedOfMessage(m *core.Message) *SealedJSON {
+	l, ok := m.Sealed()
+	if !ok {
+		return nil
+	}
+	return &SealedJSON{Envelope: l.Envelope, Hint: l.Hint}
+}

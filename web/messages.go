@@ -164,6 +164,10 @@ type createMessageRequest struct {
 	// Recipients, when given, are all the recipients; name and recipient
 	// are then absent or the first's.
 	Recipients []RecipientInputJSON `json:"recipients,omitempty"`
+	// Sealed, instead of message, is a sealed message's envelope and hint
+	// (docs/sealed.md); ID is then the id the envelope is bound to.
+	ID     string      `json:"id,omitempty"`
+	Sealed *SealedJSON `json:"sealed,omitempty"`
 }
 
 func (a *authorAPI) handleCreateMessage(w http.ResponseWriter, r *http.Request) {
@@ -214,6 +218,8 @@ type updateMessageRequest struct {
 	WebhookURL *string        `json:"webhookUrl,omitempty"`
 	// Recipients replaces the list.
 	Recipients *[]RecipientInputJSON `json:"recipients,omitempty"`
+	// Sealed re-seals the message (message absent).
+	Sealed *SealedJSON `json:"sealed,omitempty"`
 }
 
 func (a *authorAPI) handleUpdateMessage(w http.ResponseWriter, r *http.Request) {
@@ -235,7 +241,7 @@ func (req *updateMessageRequest) update() core.MessageUpdate {
 	return core.MessageUpdate{
 		Title: req.Title, Name: req.Name, Recipient: req.Recipient, Body: req.Message,
 		Interval: req.Interval, IsActive: req.IsActive, WebhookURL: req.WebhookURL,
-		Recipients: recipientInputsPtr(req.Recipients),
+		Recipients: recipientInputsPtr(req.Recipients), Sealed: req.Sealed.core(),
 	}
 }
 

@@ -50,7 +50,7 @@ func TestPrerenderedPagesAreSentForTheirPaths(t *testing.T) {
 			t.Errorf("%s: no head tags in\n%s", c.path, body)
 		}
 		if hd.Get("Cache-Control") != "no-cache" || !strings.HasPrefix(hd.Get("Content-Type"), "text/html") ||
-			!strings.Contains(hd.Get("Content-Security-Policy"), "script-src 'self';") {
+			!strings.Contains(hd.Get("Content-Security-Policy"), "script-src 'self' 'wasm-unsafe-eval';") {
 			t.Errorf("%s: headers %v", c.path, hd)
 		}
 	}

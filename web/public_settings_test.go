@@ -12,7 +12,7 @@ import (
 func TestThirdPartiesAreOffByDefault(t *testing.T) {
 	rec := serve(spaServer(t), "/")
 	csp := rec.Header().Get("Content-Security-Policy")
-	if strings.Contains(rec.Body.String(), "public-settings") || strings.Contains(csp, "https://") || !strings.Contains(csp, "script-src 'self';") {
+	if strings.Contains(rec.Body.String(), "public-settings") || strings.Contains(csp, "https://") || !strings.Contains(csp, "script-src 'self' 'wasm-unsafe-eval';") {
 		t.Fatalf("with nothing configured: %s\n%s", csp, rec.Body)
 	}
 }
@@ -28,7 +28,7 @@ func TestConfiguredThirdPartiesReachTheSPAAndTheCSP(t *testing.T) {
 	for _, path := range []string{"/", "/api/plans", "/no/such/page"} {
 		csp := serve(h, path).Header().Get("Content-Security-Policy")
 		for _, want := range []string{
-			"script-src 'self' https://stats.example.org https://client.crisp.chat wss://client.relay.crisp.chat;",
+			"script-src 'self' 'wasm-unsafe-eval' https://stats.example.org https://client.crisp.chat wss://client.relay.crisp.chat;",
 			"connect-src 'self' https://stats.example.org https://client.crisp.chat wss://client.relay.crisp.chat;",
 			"frame-src 'self' https://stats.example.org",
 			"frame-ancestors 'none'",

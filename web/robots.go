@@ -16,6 +16,7 @@ func (s *Server) serveRobots(w http.ResponseWriter, r *http.Request) {
 		"Disallow: /settings/\n" +
 		"Disallow: /purchase/\n" +
 		"Disallow: /postpone/\n" +
+		"Disallow: /open/\n" +
 		"Disallow: /firebase-action\n" +
 		"Disallow: /unsubscribe/\n" +
 		"\n" +

@@ -67,6 +67,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 	mux.HandleFunc("GET /api/postpone/{id}", s.handleShowPostpone)
 	mux.HandleFunc("POST /api/postpone/{id}", s.handlePostponeByCode)
+	if s.Opens != nil {
+		mux.HandleFunc("GET /api/open/{token}", s.handleOpenSealed)
+	}
 	mux.HandleFunc("GET /unsubscribe/{token}", s.handleRefusalPage)
 	mux.HandleFunc("POST /unsubscribe/{token}", s.handleRefuse)
 

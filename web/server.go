@@ -39,8 +39,11 @@ type Server struct {
 	Messages   core.Messages
 	Contact    core.ContactForm
 	// The delivery emails' links: postpone (reminders) and refusal.
-	Postpone       core.PostponeLinks
-	Refusals       core.Refusals
+	Postpone core.PostponeLinks
+	Refusals core.Refusals
+	// Opens serves sealed messages' recipient links (GET /api/open/{token});
+	// nil: not served.
+	Opens          core.SealedOpens
 	WebhookSecrets core.WebhookSecrets
 	// Drafts keeps the authors' unsent message forms; nil: no drafts API.
 	Drafts core.Drafts

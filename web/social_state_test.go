@@ -143,7 +143,7 @@ func TestSocialPopupPageIsCSPCompatible(t *testing.T) {
 	defer resp.Body.Close()
 	page, _ := io.ReadAll(resp.Body)
 	body := string(page)
-	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self';") {
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self' 'wasm-unsafe-eval';") {
 		t.Fatalf("CSP %q", csp)
 	}
 	if strings.Count(body, "<script") != 2 || !strings.Contains(body, `<script src="/oauth-popup.js" defer></script>`) ||

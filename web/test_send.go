@@ -75,7 +75,7 @@ func (req *createMessageRequest) input(idempotencyKey string) core.MessageInput 
 	return core.MessageInput{
 		Title: req.Title, Name: req.Name, Recipient: req.Recipient, Body: req.Message,
 		Interval: req.Interval, WebhookURL: req.WebhookURL, IdempotencyKey: idempotencyKey,
-		Recipients: recipientInputs(req.Recipients),
+		Recipients: recipientInputs(req.Recipients), ID: req.ID, Sealed: req.Sealed.core(),
 	}
 }
 
@@ -85,6 +85,7 @@ func (c *APIClient) Preview(ctx context.Context, in core.MessageInput) ([]core.E
 	err := c.t.do(ctx, "POST", "/api/messages/preview", createMessageRequest{
 		Title: in.Title, Name: in.Name, Recipient: in.Recipient, Message: in.Body,
 		Interval: in.Interval, WebhookURL: in.WebhookURL, Recipients: recipientInputsJSON(in.Recipients),
+		ID: in.ID, Sealed: sealedJSON(in.Sealed),
 	}, &out)
 	return previewsCore(out, err)
 }

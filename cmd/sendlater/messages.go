@@ -125,7 +125,10 @@ func newMessagesShowCmd(a *app) *cobra.Command {
 				return cli.PrintJSON(a.stdout, j)
 			}
 			body := "(hidden: add --reveal to print it)"
-			if reveal {
+			switch {
+			case m.IsSealed():
+				body = "sealed (only the author's passphrase opens it; Sendlater cannot)"
+			case reveal:
 				body = "\n" + m.Body
 			}
 			fields := [][2]string{

@@ -44,7 +44,7 @@ func TestThirdPartiesAndPageViewsFromTheConfig(t *testing.T) {
 	// carry no build of the web app); the policy is on every reply.
 	resp, _ := getPage(t, srv.url+"/pricing")
 	csp := resp.Header.Get("Content-Security-Policy")
-	if !strings.Contains(csp, "script-src 'self' https://stats.example.org https://client.crisp.chat wss://client.relay.crisp.chat https://image.crisp.chat;") {
+	if !strings.Contains(csp, "script-src 'self' 'wasm-unsafe-eval' https://stats.example.org https://client.crisp.chat wss://client.relay.crisp.chat https://image.crisp.chat;") {
 		t.Errorf("CSP: %s", csp)
 	}
 

@@ -115,7 +115,7 @@ func (a *app) serve(ctx context.Context) error {
 	srv := &web.Server{
 		Logger: a.log, BaseURL: a.cfg.BaseURL, AppName: a.cfg.AppName, UI: ui.FS(), Clock: core.SystemClock{},
 		Identities: s.Auth, Messages: s.Messages, Contact: s.Contact,
-		Postpone: s.Postpone, Refusals: s.Refusals, WebhookSecrets: s.WebhookSecrets, Drafts: s.Drafts,
+		Postpone: s.Postpone, Refusals: s.Refusals, Opens: s.Opens, WebhookSecrets: s.WebhookSecrets, Drafts: s.Drafts,
 		Payments: s.Payments, Social: s.Social, SocialFlow: s.SocialFlow,
 		Health: st.Ping, Scheduler: s.Delivery.Monitor, Outbox: st, TrustedProxies: proxies,
 		IPv6Prefix: a.cfg.Limits.IPv6Prefix, Public: a.cfg.publicSettings(), SiteCounts: siteCounts(st),

@@ -62,6 +62,8 @@ func build(o Options, k Keys) *Graph {
 		Contacts: st, Outbox: g.Outbox, Emails: emails, To: o.ContactTo, Clock: clock, Limits: g.Limits, Logger: log,
 	}
 	g.Postpone = &core.PostponeLinkService{Messages: st, Users: st, Clock: clock, Limits: g.Limits, Metrics: o.Metrics, Tracer: o.Tracer}
+	g.Opens = &core.SealedOpenService{Messages: st, Users: st, Clock: clock, Limits: g.Limits,
+		Tokens: core.NewOpenTokens(k.OpenKey), Validity: o.SealedLinkValidity}
 	g.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: o.Prices}
 	g.Drafts = &core.DraftService{Drafts: st, Messages: st, Clock: clock}
 	g.Delivery = &core.Delivery{
@@ -73,6 +75,7 @@ func build(o Options, k Keys) *Graph {
 		LeaseDuration: o.LeaseDuration,
 		Refusals:      g.Refusals.Tokens,
 		Bounces:       g.Bounces,
+		Opens:         g.Opens.Tokens,
 		Webhooks:      core.TraceWebhooks(o.Webhooks, o.Tracer),
 		Resets:        g.Auth,
 		Confirmations: g.Auth,

@@ -74,6 +74,9 @@ type Options struct {
 	// BounceDomain is mail.bounce_domain: each email to a recipient gets
 	// the return path bounces+TOKEN@ it; "": none.
 	BounceDomain string
+	// SealedLinkValidity is how long after delivery a sealed message's
+	// recipient link opens it; zero: core.DefaultOpenValidity.
+	SealedLinkValidity time.Duration
 }
 
 // Keys are the keys derived from the master key; each one set overrides the
@@ -83,6 +86,7 @@ type Keys struct {
 	RefusalSecret []byte // refusal links (core.PurposeRefusalLinks)
 	LimitKey      []byte // the limits' key hashes (core.PurposeLimitKeys)
 	BounceSecret  []byte // the return paths' tokens (core.PurposeBounceAddresses)
+	OpenKey       []byte // sealed messages' open links (core.PurposeSealedOpen)
 }
 
 // Graph is every service of core, wired once.
@@ -109,6 +113,7 @@ type Graph struct {
 	Bounces *core.BounceAddresses
 	// BounceReports acts on the bounces and complaints that come back.
 	BounceReports  *core.BounceService
+	Opens          *core.SealedOpenService
 	WebhookSecrets *core.WebhookSecretService
 	Drafts         *core.DraftService
 	Delivery       *core.Delivery
@@ -158,7 +163,8 @@ func (o *Options) keys() (Keys, error) {
 	}
 	if err := errors.Join(derive(&k.SigningKey, core.PurposeIDTokens),
 		derive(&k.RefusalSecret, core.PurposeRefusalLinks), derive(&k.LimitKey, core.PurposeLimitKeys),
-		derive(&k.BounceSecret, core.PurposeBounceAddresses)); err != nil {
+		derive(&k.BounceSecret, core.PurposeBounceAddresses),
+		derive(&k.OpenKey, core.PurposeSealedOpen)); err != nil {
 		return Keys{}, err
 	}
 	return k, nil

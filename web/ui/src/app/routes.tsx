@@ -33,6 +33,7 @@ const Faq = page(() => import("./routes/faq"));
 const Pricing = page(() => import("./routes/pricing"));
 const Legal = page(() => import("./routes/legal"));
 const Postpone = page(() => import("./routes/postpone"));
+const OpenSealed = page(() => import("./routes/open"));
 const Contact = page(() => import("./routes/contact"));
 const Auth = page(() => import("./routes/auth"));
 const EmailAction = page(() => import("./routes/firebase-action"));
@@ -72,6 +73,7 @@ export function AppRoutes() {
         <Route path={paths.pricing.path} element={<Pricing />} />
         <Route path={paths.legal.path} element={<Legal />} />
         <Route path={paths.postpone.path} element={<Postpone />} />
+        <Route path={paths.open.path} element={<OpenSealed />} />
         <Route path={paths.contact.path} element={<Contact />} />
         <Route path={paths.auth.path} element={<Auth />} />
         <Route path={paths.firebaseAction.path} element={<EmailAction />} />

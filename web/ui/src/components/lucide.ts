@@ -7,6 +7,7 @@ export { default as CreditCard } from "lucide-react/icons/credit-card";
 export { default as Fingerprint } from "lucide-react/icons/fingerprint-pattern";
 export { default as History } from "lucide-react/icons/history";
 export { default as KeyRound } from "lucide-react/icons/key-round";
+export { default as Lock } from "lucide-react/icons/lock";
 export { default as MailPlus } from "lucide-react/icons/mail-plus";
 export { default as Pencil } from "lucide-react/icons/pencil";
 export { default as Plus } from "lucide-react/icons/plus";

@@ -28,6 +28,7 @@ export const paths = {
   purchase: { path: pathOf("purchase"), href: (plan: PlanId) => `/purchase/${plan}` },
   firebaseAction: { path: pathOf("firebaseAction"), href: () => "/firebase-action" },
   device: { path: pathOf("device"), href: (code?: string) => (code ? `/device?code=${queryValue(code)}` : "/device") },
+  open: { path: pathOf("open"), href: (token: string) => `/open/${token}` },
   postpone: {
     path: pathOf("postpone"),
     href: (id: string, code: string) => `/postpone/${id}?code=${queryValue(code)}`,

@@ -29,6 +29,12 @@ export type Warning = {
   message: string;
 };
 
+/** What a sealed message holds instead of its text: the envelope only the passphrase opens, and the hint. */
+export type SealedLetter = {
+  envelope?: string;
+  hint?: string;
+};
+
 export type Message = {
   id: string;
   owner: string;
@@ -36,6 +42,8 @@ export type Message = {
   name: string;
   recipient: string;
   message: string;
+  /** A sealed message's envelope and hint (docs/sealed.md); message is then "". */
+  sealed?: SealedLetter;
   interval: Interval;
   // Milliseconds since the epoch, as every time here.
   sendDate: number;
@@ -60,6 +68,10 @@ export type Message = {
 export type MessageFields = Pick<Message, "title" | "name" | "recipient" | "message" | "interval"> & {
   /** The whole list, when it has more than one or changed; else name and recipient are the one. */
   recipients?: RecipientInput[];
+  /** A sealed message's envelope and hint instead of message (which is then ""). */
+  sealed?: SealedLetter;
+  /** The id a new sealed message's envelope is bound to (20 letters and digits, made here). */
+  id?: string;
 };
 
 // The server's pages: the live list sends the first, the rest are read on demand.
@@ -211,7 +223,7 @@ export function useMessages() {
 /** One entry of a message's timeline (GET /api/messages/{id}/events). */
 export type TimelineEvent = {
   at: number;
-  kind: "created" | "edited" | "postponed" | "rescheduled" | "paused" | "resumed" | "reminded" | "reminder-failed" | "sent" | "retrying" | "failed" | "refused" | "webhook" | "held" | "bounced" | "complained";
+  kind: "created" | "edited" | "postponed" | "rescheduled" | "paused" | "resumed" | "reminded" | "reminder-failed" | "sent" | "retrying" | "failed" | "refused" | "webhook" | "held" | "bounced" | "complained" | "opened";
   actor?: string;
   recipient?: string;
   detail?: string;

@@ -1,4 +1,4 @@
-import { useState, type KeyboardEvent } from "react";
+import { useRef, useState, type KeyboardEvent } from "react";
 import {
   Alert,
   errorMessage,
@@ -12,6 +12,7 @@ import {
 import { ConfirmButtons } from "../../../components/confirm-buttons";
 import { Modal } from "../../../components/modal";
 import { user } from "../../../lib/auth";
+import { openSealed, SealedError, sealMessage } from "../../../lib/sealed";
 import { showToast } from "../../../lib/toasts";
 import {
   createMessage,
@@ -29,6 +30,7 @@ import {
 import { addMonths, formatDate, intervalMonths } from "./dates";
 import { RecipientBouncing, RecipientWarning, TellRecipientNow } from "./recipient-warning";
 import { salutationNote } from "./salutation";
+import { newSealedId, SealFields, sealErrors, UnlockSealed } from "./seal-fields";
 import { sameText, useDraft, useLocalDraft, type DraftText } from "./use-draft";
 
 // The fields: the message's, then the rows of the recipients after the first, named as the
@@ -37,8 +39,10 @@ type Field = string;
 const nameKey = (i: number) => (i === 0 ? "name" : `recipients[${i}].name`);
 const addressKey = (i: number) => (i === 0 ? "recipient" : `recipients[${i}].recipient`);
 
-const requiredMessages = (rows: number) => {
-  const messages: Record<string, string> = { title: "Please enter a title", message: "Please enter a message" };
+const requiredMessages = (rows: number, locked: boolean) => {
+  const messages: Record<string, string> = { title: "Please enter a title" };
+  // A sealed letter not opened here stays as it is.
+  if (!locked) messages.message = "Please enter a message";
   for (let i = 0; i < rows; i++) {
     messages[nameKey(i)] = "Please enter a recipient name";
     messages[addressKey(i)] = "Please enter a recipient email address";
@@ -121,8 +125,15 @@ export function MessageDialog({
   const local = useLocalDraft(uid, draftKey, stored);
   const [opening] = useState(() => valuesOf(local ?? stored, message?.interval ?? "1M"));
   const [rows, setRows] = useState(opening.rows);
-  const form = useForm<Field>(opening.values, (values) => requireFields(values, requiredMessages(rows)));
-  const current = draftText(form.values.title ?? "", rowsOf(form.values, rows), form.values.message ?? "", form.values.interval as Interval);
+  // A sealed message opens in the browser before its letter can be edited (UnlockSealed).
+  const [locked, setLocked] = useState(message?.sealed !== undefined);
+  const form = useForm<Field>(
+    { ...opening.values, seal: message?.sealed ? "on" : "", passphrase: "", passphraseConfirm: "", "sealed.hint": message?.sealed?.hint ?? "" },
+    (values) => ({ ...requireFields(values, requiredMessages(rows, locked)), ...(locked ? {} : sealErrors(values)) }),
+  );
+  const sealing = form.values.seal === "on";
+  // A sealed letter's text is never a draft: the draft store is the server's.
+  const current = draftText(form.values.title ?? "", rowsOf(form.values, rows), sealing ? "" : (form.values.message ?? ""), form.values.interval as Interval);
   const draft = useDraft({
     uid,
     draftKey,
@@ -180,11 +191,49 @@ export function MessageDialog({
     return text;
   };
 
-  // The preview is the server's: the delivery's own templates render it.
+  // A new sealed message's id, made here: its envelope is bound to it. One envelope for one
+  // passphrase and text, so that a retried create sends the same request.
+  const [sealedId] = useState(() => message?.id ?? newSealedId());
+  const sealedFor = useRef<{ key: string; envelope: string }>(undefined);
+  const seal = async (values: Record<Field, string>) => {
+    const key = JSON.stringify([values.passphrase, values.message]);
+    if (sealedFor.current?.key !== key) {
+      sealedFor.current = { key, envelope: await sealMessage(values.passphrase ?? "", sealedId, values.message ?? "") };
+    }
+    return { envelope: sealedFor.current.envelope, hint: (values["sealed.hint"] ?? "").trim() };
+  };
+  // What a save or a preview sends: the text, or the letter sealed here, or (a sealed letter
+  // not opened) neither.
+  const contentOf = async (values: Record<Field, string>): Promise<Omit<MessageFields, "interval">> => {
+    const text: Partial<MessageFields> = textOf(values);
+    if (locked || values.seal === "on") {
+      delete text.message; // an edit leaves the sealed letter, or replaces it with sealed
+      if (!locked) Object.assign(text, { sealed: await seal(values) }, message ? {} : { message: "", id: sealedId });
+    }
+    return text as Omit<MessageFields, "interval">;
+  };
+  const openLetter = async (passphrase: string) => {
+    if (!message?.sealed?.envelope) return "This letter cannot be opened here.";
+    try {
+      const text = await openSealed(passphrase, message.id, message.sealed.envelope);
+      form.setValues((v) => ({ ...v, message: text, passphrase, passphraseConfirm: passphrase }));
+      setLocked(false);
+      return undefined;
+    } catch (error) {
+      return error instanceof SealedError && error.kind === "wrong-passphrase"
+        ? "This passphrase does not open the letter."
+        : "This version of Sendlater cannot open this letter.";
+    }
+  };
+
+  // The preview is the server's: the delivery's own templates render it. A sealed letter's
+  // text is shown from this page, as its recipients will read it once opened.
   const [previews, setPreviews] = useState<EmailPreview[]>();
+  const [openedPreview, setOpenedPreview] = useState<string>();
   const preview = form.handleSubmit(async (values) => {
     const list = rowsOf(values, rows);
-    setPreviews(await previewMessage({ ...textOf(values), recipients: list, interval }, message?.id));
+    setPreviews(await previewMessage({ ...(await contentOf(values)), recipients: list, interval }, message?.id));
+    setOpenedPreview(values.seal === "on" && !locked ? values.message : undefined);
   });
   const [testing, setTesting] = useState(false);
   // The server refuses a test to an address not yet confirmed; the button says why first.
@@ -206,7 +255,7 @@ export function MessageDialog({
   };
 
   const save = form.handleSubmit(async (values) => {
-    const text = textOf(values);
+    const text = await contentOf(values);
     // The server reschedules whenever it is sent an interval other than the message's.
     const saved = message
       ? await updateMessage(message.id, interval === message.interval ? text : { ...text, interval })
@@ -311,9 +360,22 @@ export function MessageDialog({
                 )}
                 {recipientLimit === 1 && <small>Upgrade your plan to send a message to up to 10 people.</small>}
               </fieldset>
-              <div className="letter">
-                <TextAreaField label="Message" rows={12} autoFocus={!!local} {...form.bind("message")} />
-              </div>
+              {locked ? (
+                <UnlockSealed hint={message?.sealed?.hint} onOpen={openLetter} disabled={busy} />
+              ) : (
+                <>
+                  <SealFields
+                    allowed={message?.sealed !== undefined || user.peek()?.messageLimit === null}
+                    values={form.values}
+                    bind={form.bind}
+                    disabled={busy}
+                    onToggle={(on) => form.setValues((v) => ({ ...v, seal: on ? "on" : "" }))}
+                  />
+                  <div className="letter">
+                    <TextAreaField label="Message" rows={12} autoFocus={!!local} {...form.bind("message")} />
+                  </div>
+                </>
+              )}
               {/* What the email adds above the body, for the first recipient (each gets their own name). */}
               <small className="salutation-note">{salutationNote(form.values[nameKey(0)] ?? "", form.values.message ?? "")}</small>
             </div>
@@ -360,6 +422,16 @@ export function MessageDialog({
                       <pre>{p.text}</pre>
                     </article>
                   ))}
+                  {openedPreview !== undefined && (
+                    <article className="email-preview">
+                      <header>
+                        <strong>Opened with the passphrase</strong>
+                        <br />
+                        <small>What the recipients read on their link's page</small>
+                      </header>
+                      <pre>{openedPreview}</pre>
+                    </article>
+                  )}
                 </section>
               )}
             </aside>

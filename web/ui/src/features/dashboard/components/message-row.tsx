@@ -1,4 +1,4 @@
-import { CalendarClock, History, Pencil } from "../../../components/lucide";
+import { CalendarClock, History, Lock, Pencil } from "../../../components/lucide";
 import { useEffect, useState } from "react";
 import { errorMessage } from "../../../components/form";
 import { postponeBlocked, postponedTo, postponeNoEffect } from "../../../lib/postpone-words";
@@ -91,7 +91,15 @@ export function MessageRow({
 
   return (
     <tr>
-      <td className="message-title">{message.title}</td>
+      <td className="message-title">
+        {message.title}
+        {message.sealed && (
+          <span className="sealed-mark" title="Sealed with a passphrase">
+            <Lock size={14} aria-hidden="true" className="title-icon" />
+            <span className="visually-hidden"> (sealed)</span>
+          </span>
+        )}
+      </td>
       <td data-label="To">
         <span>
           {message.name}

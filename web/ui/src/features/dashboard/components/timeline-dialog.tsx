@@ -21,6 +21,7 @@ const kindLabels: Record<TimelineEvent["kind"], string> = {
   held: "Moved by your hold",
   bounced: "Returned by the recipient's mail server",
   complained: "Marked as spam by the recipient",
+  opened: "Opened from the link",
 };
 
 const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -28,6 +29,8 @@ const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle:
 /** What one entry says beyond its kind: to whom, by whom, the server's reply, the next try. */
 function describe(e: TimelineEvent) {
   const parts: string[] = [];
+  // A sealed message's recipient fetched it from their link (docs/delivery.md).
+  if (e.kind === "opened") return e.recipient ? `by ${e.recipient}` : "";
   if (e.recipient) parts.push(`to ${e.recipient}`);
   if (e.actor) parts.push(`by ${e.actor}`);
   if ((e.kind === "postponed" || e.kind === "rescheduled") && e.detail) parts.push(`to ${when(Date.parse(e.detail))}`);

@@ -1,0 +1,42 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+)
+
+// sealedOpenJSON is what GET /api/open/{token} answers: a sealed message's
+// envelope, for the open page to open in the browser (docs/sealed.md).
+type sealedOpenJSON struct {
+	MessageID string `json:"messageId"`
+	Envelope  string `json:"envelope"`
+	Hint      string `json:"hint,omitempty"`
+	Author    string `json:"author"`
+	To        string `json:"to"`
+	WrittenAt int64  `json:"writtenAt"`
+}
+
+// handleOpenSealed serves a recipient's open link: no sign-in, the token
+// only, limited per token and per client (core.SealedOpenService).
+func (s *Server) handleOpenSealed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	v, err := s.Opens.Open(r.Context(), r.PathValue("token"), clientIP(r))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, sealedOpenJSON{MessageID: v.MessageID, Envelope: v.Envelope, Hint: v.Hint,
+		Author: v.Author, To: v.To, WrittenAt: millis(v.WrittenAt)})
+}
+
+// loggedPath is path as the access log writes it: a sealed message's open
+// token (which fetches its envelope) replaced by "…".
+func loggedPath(path string) string {
+	for _, p := range []string{"/api/open/", "/open/"} {
+		if strings.HasPrefix(path, p) && len(path) > len(p) {
+			return p + "…"
+		}
+	}
+	return path
+}
