@@ -72,6 +72,10 @@ func TestBuildKeys(t *testing.T) {
 		t.Error("Build without MasterKey and BounceSecret succeeded")
 	}
 	o.Keys.BounceSecret = bytes.Repeat([]byte{7}, 32)
+	if _, _, err := wiring.Build(o); err == nil {
+		t.Error("Build without MasterKey and OpenKey succeeded")
+	}
+	o.Keys.OpenKey = bytes.Repeat([]byte{8}, 32)
 	if _, _, err := wiring.Build(o); err != nil {
 		t.Errorf("Build with every key and no master key: %v", err)
 	}
