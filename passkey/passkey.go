@@ -77,6 +77,9 @@ func New(baseURL, appName string, signingKey []byte, clock core.Clock) (rp *Rely
 	}
 	wa, err := webauthn.New(&webauthn.Config{RPID: rpID, RPDisplayName: appName, RPOrigins: []string{origin}})
 	if err != nil {
+		if problem != "" { // an IP address: say why in the operator's words, not the library's
+			return nil, "", errors.New(problem)
+		}
 		return nil, "", fmt.Errorf("passkeys: %w", err)
 	}
 	if clock == nil {

@@ -25,6 +25,7 @@ var notSettings = []string{
 	"SENDLATER_SKIP_LOG",          // pgtest: where skipped tests are noted for make test
 	"SENDLATER_STRIPE_MOCK",       // billing/stripemock: the stripe-mock binary
 	"SENDLATER_UI_BUILT",          // goreleaser: the web app is built already
+	"SENDLATER_WRITE_TRANSCRIPTS", // the terminal tests rewrite docs/cli/login-*.txt
 	"SENDLATER_ACTIVE_HELP",       // cobra's completion
 	"SENDLATER_COMPLETION_DESCRIPTIONS",
 }
