@@ -27,7 +27,7 @@ try {
     await page.waitForURL((url) => url.pathname === "/auth/signin");
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL((url) => url.pathname === "/device" && url.searchParams.get("code") === code);
     quiet("sign in");
   });

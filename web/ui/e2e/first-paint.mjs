@@ -139,7 +139,7 @@ async function checkColdForms(browser, base, { check }) {
     const release = await holdTheApp(page);
     await typeInto(page, "Email", email);
     await typeInto(page, "Password", password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     release();
     await page.waitForURL(`${base}/dashboard`);
     await page.getByText("Remaining messages: 1").first().waitFor();
@@ -154,7 +154,7 @@ async function checkColdForms(browser, base, { check }) {
     await page.goto(`${base}/auth/signin`);
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password", { exact: true }).fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL(`${base}/dashboard`);
     await page.getByText("Remaining messages: 1").first().waitFor();
     const noise = takeNoise(page);

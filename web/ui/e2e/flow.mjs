@@ -240,7 +240,7 @@ export async function checkSignedInFlow(browser, base, { check }, screenshots) {
     await Promise.race([visible(reauth), visible(ended)]);
     if (await reauth.isVisible()) {
       await reauth.getByLabel("Password").fill(password);
-      await reauth.getByRole("button", { name: "Sign in" }).click();
+      await reauth.getByRole("button", { name: "Sign in", exact: true }).click();
     }
     await visible(ended);
     page.expected = [];
@@ -269,11 +269,11 @@ export async function checkSignedInFlow(browser, base, { check }, screenshots) {
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("not-the-password-1");
     page.expected = [/status of 401/, /HTTP 401 POST .*\/api\/auth\/signin/];
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await visible(page.getByRole("alert").getByText("The email or password is incorrect."));
     page.expected = [];
     await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL(`${base}/dashboard`);
     await visible(page.getByRole("cell", { name: title, exact: true }));
   });

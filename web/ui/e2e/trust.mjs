@@ -35,7 +35,7 @@ try {
     await page.goto(`${base}/auth/signin?next=/dashboard`);
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL(`${base}/dashboard`);
   });
 

@@ -57,7 +57,7 @@ export async function checkSecondFactor(browser, base, { check }) {
     await page.goto(`${base}/auth/signin`);
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await visible(page.getByRole("form", { name: "Second step" }));
   };
 
