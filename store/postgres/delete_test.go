@@ -66,6 +66,13 @@ func TestDeletingAUserWhileTheirMessagesSettle(t *testing.T) {
 			t.Fatalf("DeleteUser returned while the group held a message: %v", err)
 		default:
 		}
+		// The group's connection is in a transaction, which keeps its first
+		// reading of pg_stat_activity (stats_fetch_consistency = cache):
+		// each poll clears it, or a deletion that started waiting after
+		// the first poll would never be seen.
+		if _, err := group.Exec(wait, "select pg_stat_clear_snapshot()"); err != nil {
+			t.Fatal(err)
+		}
 		if err := group.QueryRow(wait, `select exists (select 1 from pg_stat_activity
 			where wait_event_type = 'Lock' and datname = current_database()
 			and (query like 'select 1 from messages where owner%' or query like 'delete from users%'))`).Scan(&waiting); err != nil {
