@@ -74,7 +74,8 @@ lighthouse: tools build
 	$(call WITH_SERVER,node scripts/home-weight.mjs $$url && node scripts/lighthouse.mjs $$url 3)
 
 ## screenshots: docs/screenshots (every screen; light and dark; desktop and phone), against a
-## fresh server
+## fresh server at localhost, where browsers offer passkeys (Lighthouse's is at 127.0.0.1)
+screenshots: WEB_ADDR = localhost:18181
 screenshots: tools build
 	$(call WITH_SERVER,node scripts/screenshots.mjs $$url ../../docs/screenshots $$data/serve.log)
 
