@@ -24,18 +24,19 @@ func (a *Auth) passwordWords(email, name string) []string {
 // letters long, ignoring case) with only digits, symbols and spaces before
 // or after it.
 func contextualPassword(p string, words []string) bool {
-	stem := strings.ToLower(strings.TrimFunc(p, func(r rune) bool { return !unicode.IsLetter(r) }))
-	whole := strings.ToLower(strings.TrimSpace(p))
+	stem := letterStem(p)
 	for _, w := range words {
-		w = strings.ToLower(strings.TrimSpace(w))
-		if len([]rune(w)) < 3 {
-			continue
-		}
-		if stem == w || whole == w || stem == strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if len([]rune(strings.TrimSpace(w))) >= 3 && stem == letterStem(w) {
 			return true
 		}
 	}
 	return false
+}
+
+// letterStem is s in lower case without what comes before its first letter
+// or after its last.
+func letterStem(s string) string {
+	return strings.ToLower(strings.TrimFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }))
 }
 
 // checkPasswordFor is CheckPassword and the context-specific words of the
