@@ -6,6 +6,17 @@ import { api } from "./api-client";
  */
 export const localDraftPrefix = (uid: string) => `sendlater:draft:${uid}:`;
 
+/** The server's copy of a draft (docs/api.md, "Drafts"). */
+export const draftPath = (key: string) => `drafts/${encodeURIComponent(key)}`;
+
+/** What a PUT of a draft sends: the form's four fields, nothing else. */
+export const draftBody = (d: { title?: unknown; recipients?: unknown; message?: unknown; interval?: unknown }) => ({
+  title: d.title,
+  recipients: d.recipients,
+  message: d.message,
+  interval: d.interval,
+});
+
 type Stored = { title?: unknown; recipients?: unknown; message?: unknown; interval?: unknown; updatedAt?: unknown };
 
 /**
@@ -33,10 +44,10 @@ export async function flushLocalDrafts(uid: string, timeoutMs = 3000): Promise<v
       localStorage.removeItem(storageKey); // unreadable: it holds no letter
       return;
     }
-    const path = `drafts/${encodeURIComponent(key)}`;
+    const path = draftPath(key);
     const server = await api<{ updatedAt?: number } | null>(path);
     if (!server || typeof server.updatedAt !== "number" || typeof d.updatedAt !== "number" || server.updatedAt < d.updatedAt) {
-      await api(path, { method: "PUT", body: { title: d.title, recipients: d.recipients, message: d.message, interval: d.interval } });
+      await api(path, { method: "PUT", body: draftBody(d) });
     }
     localStorage.removeItem(storageKey);
   };

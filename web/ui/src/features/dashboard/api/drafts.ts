@@ -1,5 +1,5 @@
 import { api } from "../../../lib/api-client";
-import { localDraftPrefix } from "../../../lib/local-drafts";
+import { draftBody, draftPath as path, localDraftPrefix } from "../../../lib/local-drafts";
 import type { Interval, RecipientInput } from "./messages";
 
 /** The message dialog's unsent form: of a new message (key "new") or of one being edited (its id). */
@@ -14,8 +14,6 @@ export type Draft = {
 
 export type DraftKey = string;
 
-const path = (key: DraftKey) => `drafts/${encodeURIComponent(key)}`;
-
 /** The server's copy (docs/api.md, "Drafts"); undefined when there is none (null) or it cannot be read. */
 export const getServerDraft = (key: DraftKey) =>
   api<Draft | null>(path(key)).then(
@@ -24,7 +22,7 @@ export const getServerDraft = (key: DraftKey) =>
   );
 
 export const putServerDraft = (key: DraftKey, draft: Omit<Draft, "updatedAt">) =>
-  api<Draft>(path(key), { method: "PUT", body: { title: draft.title, recipients: draft.recipients, message: draft.message, interval: draft.interval } });
+  api<Draft>(path(key), { method: "PUT", body: draftBody(draft) });
 
 export const deleteServerDraft = (key: DraftKey) => api<null>(path(key), { method: "DELETE" });
 
