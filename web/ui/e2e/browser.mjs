@@ -49,6 +49,16 @@ export async function openPage(context, { width = 1280, height = 800 } = {}) {
   return page;
 }
 
+/** Signs up at /auth/signup with email and password, as a visitor types it, and waits for the dashboard. */
+export async function signUp(page, base, email, password = "plum-kettle-orbit-47") {
+  await page.goto(`${base}/auth/signup`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByLabel("Confirm password").fill(password);
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await page.waitForURL(`${base}/dashboard`);
+}
+
 /** Takes what the page logged so far, leaving it empty. */
 export function takeNoise(page) {
   return page.noise.splice(0);

@@ -5,7 +5,7 @@
 // its primary action in sight at 1280x800, 1440x900 and 390x844 in both themes; axe clean.
 //   node web/ui/e2e/composer.mjs <server url>
 // `go test ./cmd/sendlater -run ComposerInABrowser` builds the binary, starts it and runs this.
-import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, report, signUp, takeNoise } from "./browser.mjs";
 
 const base = process.argv[2];
 if (!base) {
@@ -56,12 +56,7 @@ async function checkComposer(browser, base, { check }) {
   const letter = "Dear Dora,\n\nthe garden is yours now. Water the roses on Sundays.\n\nLove, Ada";
 
   await check("composer: sign up", async () => {
-    await page.goto(`${base}/auth/signup`);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password", { exact: true }).fill(password);
-    await page.getByLabel("Confirm password").fill(password);
-    await page.getByRole("button", { name: "Sign up" }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await signUp(page, base, email, password);
     await visible(page.getByText("Remaining messages: 1"));
   });
 

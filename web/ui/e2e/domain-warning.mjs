@@ -4,7 +4,7 @@
 // `go test ./cmd/sendlater -run DomainWarningInABrowser` starts the DNS server, the binary and this.
 // A message to an address at lapsed.example is saved, and the dialog stays open on it with the
 // warning under the address (axe-clean, light and dark); fixing the address saves and closes.
-import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, report, signUp, takeNoise } from "./browser.mjs";
 
 const [base] = process.argv.slice(2);
 if (!base) {
@@ -23,12 +23,7 @@ try {
   const title = "For Cy, whose domain lapsed";
 
   await check("sign up", async () => {
-    await page.goto(`${base}/auth/signup`);
-    await page.getByLabel("Email").fill(`e2e-${Date.now()}@example.com`);
-    await page.getByLabel("Password", { exact: true }).fill("plum-kettle-orbit-47");
-    await page.getByLabel("Confirm password").fill("plum-kettle-orbit-47");
-    await page.getByRole("button", { name: "Sign up" }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await signUp(page, base, `e2e-${Date.now()}@example.com`);
   });
 
   await check("a recipient domain without mail is a warning under the address, the message saved", async () => {

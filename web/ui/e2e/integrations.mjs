@@ -7,7 +7,7 @@
 // enabled Add Message appear without a reload (the live list's session user), and a second
 // message is added. Social: the Google button's popup signs in and lands on the dashboard, and
 // the sign-in page marks Google "Last used" next time.
-import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, report, signUp, takeNoise } from "./browser.mjs";
 
 const [base, googleEmail] = process.argv.slice(2);
 if (!base || !googleEmail) {
@@ -42,12 +42,7 @@ try {
   const addMessage = page.getByRole("button", { name: "Add Message" });
 
   await check("a free user with one message", async () => {
-    await page.goto(`${base}/auth/signup`);
-    await page.getByLabel("Email").fill(`payer-${Date.now()}@example.com`);
-    await page.getByLabel("Password", { exact: true }).fill("plum-kettle-orbit-47");
-    await page.getByLabel("Confirm password").fill("plum-kettle-orbit-47");
-    await page.getByRole("button", { name: "Sign up" }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await signUp(page, base, `payer-${Date.now()}@example.com`);
     await createMessage(page, "The first one");
     expect(await addMessage.isDisabled(), "Add Message is enabled on the free plan with one message");
     quiet(page, "the free user");

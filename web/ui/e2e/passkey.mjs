@@ -10,7 +10,7 @@
 // two screens are also photographed at 1280x800 and 390x844 in both themes.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, report, signUp, takeNoise } from "./browser.mjs";
 
 const [base] = process.argv.slice(2);
 if (!base) {
@@ -85,12 +85,7 @@ try {
   const password = "plum-kettle-orbit-47";
 
   await check("passkey: sign up", async () => {
-    await page.goto(`${base}/auth/signup`);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password", { exact: true }).fill(password);
-    await page.getByLabel("Confirm password").fill(password);
-    await page.getByRole("button", { name: "Sign up" }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await signUp(page, base, email, password);
   });
 
   await check("passkey: none yet, add one named Test laptop, listed", async () => {

@@ -3,7 +3,7 @@
 // sign out -> sign in: the code step, the app's next code -> sign out -> sign in with a
 // recovery code, which says how many remain. axe on the new screens, light and dark.
 import { createHmac } from "node:crypto";
-import { axeViolations, expect, openPage, takeNoise } from "./browser.mjs";
+import { axeViolations, expect, openPage, signUp, takeNoise } from "./browser.mjs";
 
 /** The bytes of a base32 (RFC 4648) secret. */
 function base32(secret) {
@@ -67,12 +67,7 @@ export async function checkSecondFactor(browser, base, { check }) {
   let codes = [];
 
   await check("2fa: sign up", async () => {
-    await page.goto(`${base}/auth/signup`);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password", { exact: true }).fill(password);
-    await page.getByLabel("Confirm password").fill(password);
-    await page.getByRole("button", { name: "Sign up" }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await signUp(page, base, email, password);
   });
 
   await check("2fa: set up an authenticator app", async () => {
