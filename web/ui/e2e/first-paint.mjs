@@ -105,6 +105,14 @@ async function checkColdForms(browser, base, { check }) {
     });
     return release;
   };
+  // Signed in: the dashboard, quietly; the context is done.
+  const onTheDashboard = async (page, context) => {
+    await page.waitForURL(`${base}/dashboard`);
+    await page.getByText("Remaining messages: 1").first().waitFor();
+    const noise = takeNoise(page);
+    expect(noise.length === 0, noise.join("; "));
+    await context.close();
+  };
   const typeInto = async (page, label, text) => {
     await page.getByLabel(label, { exact: true }).click();
     await page.keyboard.type(text);
@@ -124,11 +132,7 @@ async function checkColdForms(browser, base, { check }) {
     await page.keyboard.press("Enter");
     expect(page.url() === `${base}/auth/signup`, `sent before the app ran: ${page.url()}`);
     release();
-    await page.waitForURL(`${base}/dashboard`);
-    await page.getByText("Remaining messages: 1").first().waitFor();
-    const noise = takeNoise(page);
-    expect(noise.length === 0, noise.join("; "));
-    await context.close();
+    await onTheDashboard(page, context);
   });
 
   await check("signing in from a cold /auth/signin, typing at once and clicking Sign in", async () => {
@@ -141,11 +145,7 @@ async function checkColdForms(browser, base, { check }) {
     await typeInto(page, "Password", password);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     release();
-    await page.waitForURL(`${base}/dashboard`);
-    await page.getByText("Remaining messages: 1").first().waitFor();
-    const noise = takeNoise(page);
-    expect(noise.length === 0, noise.join("; "));
-    await context.close();
+    await onTheDashboard(page, context);
   });
 
   await check("signing in from a cold /auth/signin as fast as a script can", async () => {
@@ -155,10 +155,6 @@ async function checkColdForms(browser, base, { check }) {
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password", { exact: true }).fill(password);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.waitForURL(`${base}/dashboard`);
-    await page.getByText("Remaining messages: 1").first().waitFor();
-    const noise = takeNoise(page);
-    expect(noise.length === 0, noise.join("; "));
-    await context.close();
+    await onTheDashboard(page, context);
   });
 }
