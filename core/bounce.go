@@ -98,12 +98,22 @@ func (s *BounceService) Process(ctx context.Context, r BounceReport) (BounceOutc
 	}
 	var address string
 	var tell *OutboxItem
+	// asked: the author's email was composed (or found not to go): a
+	// settlement that finds the author not told within AuthorEvery then
+	// leaves the message as it was and asks for it (askTell), so that the
+	// message is read here only for the first bounce of an author in a
+	// while, not for every one (issue 31: bursts of bounces).
+	asked, askTell := r.Kind != BounceHard || s.Emails == nil, false
 	outcome := BounceIgnored
 	fn := func(m *Message) ([]*OutboxItem, error) {
-		outcome, address = BounceIgnored, ""
+		outcome, address, askTell = BounceIgnored, "", false
 		rs := m.RecipientList()
 		if ref.Recipient >= len(rs) || !s.Addresses.Names(ref, rs[ref.Recipient].Address) {
 			return nil, nil // an address replaced since: its mark is gone
+		}
+		if !asked && !s.toldRecently(m.Owner, now) {
+			askTell = true
+			return nil, nil
 		}
 		rs = m.editRecipients()
 		rec := &rs[ref.Recipient]
@@ -128,19 +138,21 @@ func (s *BounceService) Process(ctx context.Context, r BounceReport) (BounceOutc
 		}
 		return nil, nil
 	}
-	undo := func() {}
-	if r.Kind == BounceHard {
-		var err error
-		var u func()
-		if tell, u, err = s.authorEmail(ctx, ref, reason, now); err != nil {
-			return BounceIgnored, err
-		} else if u != nil {
-			undo = u
-		}
-	}
 	_, err := s.Store.SettleMessage(ctx, ref.MessageID, fn)
-	if outcome != BounceMarked || err != nil {
-		undo() // no email went: the author's turn is not used
+	if err == nil && askTell {
+		asked = true
+		t, undo, err := s.authorEmail(ctx, ref, reason, now)
+		if err != nil {
+			return BounceIgnored, err
+		}
+		tell = t
+		_, err = s.Store.SettleMessage(ctx, ref.MessageID, fn)
+		if (outcome != BounceMarked || err != nil) && undo != nil {
+			undo() // no email went: the author's turn is not used
+		}
+		if err != nil && ErrorCode(err) != EMessageNotFound {
+			return BounceIgnored, err
+		}
 	}
 	if ErrorCode(err) == EMessageNotFound {
 		return BounceIgnored, nil
@@ -229,6 +241,15 @@ func (s *BounceService) authorEmail(ctx context.Context, ref BounceRef, reason s
 	}
 	return &OutboxItem{ID: NewID(), Kind: OutboxEmail, Owner: m.Owner, MessageID: m.ID, Recipient: u.Email, Email: e,
 		NextAttemptAt: now}, undo, nil
+}
+
+// toldRecently tells whether owner was sent an email about bounces within
+// AuthorEvery of now.
+func (s *BounceService) toldRecently(owner string, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last, ok := s.told[owner]
+	return ok && now.Sub(last) < s.every()
 }
 
 // maxBounceAuthors is how many authors the rate of emails is kept for

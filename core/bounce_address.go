@@ -163,3 +163,23 @@ func (b *BounceAddresses) IsBounceAddress(address string) bool {
 	at := strings.LastIndexByte(address, '@')
 	return at > len(bounceLocal) && address[at+1:] == b.Domain && strings.HasPrefix(address[:at], bounceLocal)
 }
+
+// feedbackLocal is the local part of the fixed address of feedback loops.
+const feedbackLocal = "fbl"
+
+// FeedbackAddress is the fixed address at the bounce domain to register
+// with the feedback loops of mailbox providers that send their complaint
+// reports (ARF) to one address instead of the email's return path: the
+// inbound listener takes such a report when it quotes one of the return
+// paths made here (see inbound). "" when b is nil.
+func (b *BounceAddresses) FeedbackAddress() string {
+	if b == nil {
+		return ""
+	}
+	return feedbackLocal + "@" + b.Domain
+}
+
+// IsFeedbackAddress tells whether address is FeedbackAddress (any case).
+func (b *BounceAddresses) IsFeedbackAddress(address string) bool {
+	return b != nil && strings.ToLower(strings.Trim(strings.TrimSpace(address), "<>")) == b.FeedbackAddress()
+}

@@ -1,8 +1,10 @@
 // Package inbound is the SMTP listener of mail.inbound.addr: it takes the
 // bounces and complaints sent back to the return paths of the bounce
-// domain (bounces+TOKEN@<mail.bounce_domain>), refuses mail for any other
-// address, reads each report with mailer/bounce and hands it to core's
-// BounceService. It is a transport: what a report means is core's.
+// domain (bounces+TOKEN@<mail.bounce_domain>) and the complaint reports of
+// feedback loops sent to its fixed address (fbl@<mail.bounce_domain>),
+// refuses mail for any other address, reads each report with
+// mailer/bounce and hands it to core's BounceService. It is a transport:
+// what a report means is core's.
 package inbound
 
 import (
@@ -12,6 +14,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -148,7 +152,7 @@ func (se *session) Mail(string, *smtp.MailOptions) error {
 }
 
 func (se *session) Rcpt(to string, _ *smtp.RcptOptions) error {
-	if !se.s.cfg.Addresses.IsBounceAddress(to) {
+	if !se.s.cfg.Addresses.IsBounceAddress(to) && !se.s.cfg.Addresses.IsFeedbackAddress(to) {
 		return errNoSuchUser
 	}
 	se.to = append(se.to, to)
@@ -179,14 +183,44 @@ func (se *session) Data(r io.Reader) error {
 	br.Source = "smtp"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	var done []string
 	for _, to := range se.to {
-		br.ReturnPath = to
-		if _, err := se.s.cfg.Processor.Process(ctx, br); err != nil {
-			se.s.log.Warn("inbound: processing a report failed", "err", err)
-			return errTryLater
+		paths := []string{strings.ToLower(to)}
+		if se.s.cfg.Addresses.IsFeedbackAddress(to) {
+			paths = feedbackPaths(se.s.cfg.Addresses, rep)
+		}
+		for _, p := range paths {
+			if slices.Contains(done, p) {
+				continue // one report to a return path and the loop's address counts once
+			}
+			done = append(done, p)
+			br.ReturnPath = p
+			if _, err := se.s.cfg.Processor.Process(ctx, br); err != nil {
+				se.s.log.Warn("inbound: processing a report failed", "err", err)
+				return errTryLater
+			}
 		}
 	}
 	return nil
+}
+
+// feedbackPaths are the return paths made here that a report sent to the
+// feedback loop's fixed address quotes: only a complaint report (ARF) is
+// read there, by its Original-Mail-From or its returned message's
+// Return-Path (a DSN goes to the return path itself, never there); a
+// report that quotes none of ours, or whose quoted message lost its
+// Return-Path, is dropped.
+func feedbackPaths(a *core.BounceAddresses, rep *bounce.Report) []string {
+	if rep.Type != "feedback-report" {
+		return nil
+	}
+	var out []string
+	for _, p := range rep.ReturnPaths {
+		if a.IsBounceAddress(p) {
+			out = append(out, strings.ToLower(p))
+		}
+	}
+	return out
 }
 
 // Summarize turns a parsed report into what core acts on. An email to a

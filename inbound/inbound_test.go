@@ -185,3 +185,114 @@ func TestListenerRefusals(t *testing.T) {
 		t.Fatalf("beyond the rate: %v", err)
 	}
 }
+
+// A feedback loop that sends its complaint reports (ARF) to the fixed
+// address fbl@<bounce domain> instead of the return path: a report
+// quoting our return path (Original-Mail-From, or the returned message's
+// Return-Path) suppresses that email's recipient; one quoting none of
+// ours (a headers-only report without Return-Path, a forged token), and a
+// DSN sent there, change nothing. The same report sent to both addresses
+// counts once.
+func TestFeedbackLoopAddress(t *testing.T) {
+	testenv.Backends(t, testenv.Config{BounceDomain: bounceDomain}, feedbackLoopAddress)
+}
+
+func feedbackLoopAddress(t *testing.T, e *testenv.Env) {
+	addr := start(t, e, inbound.Config{})
+	fbl := e.Graph.Bounces.FeedbackAddress()
+	if fbl != "fbl@"+bounceDomain {
+		t.Fatalf("feedback address %q", fbl)
+	}
+	u := e.MustUser(t, "ann@example.com", "", core.PlanPro)
+	e.MustVerify(t, u.ID)
+	send := func(recipient string) (*core.Message, string) {
+		m, err := e.Messages.Create(e.As(u.ID), core.MessageInput{Title: "To " + recipient, Body: "Dear you,\nhello",
+			Name: "R", Recipient: recipient, Interval: core.Interval1M})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Messages.NotifyRecipient(e.As(u.ID), m.ID, recipient); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Delivery.Run(e.Ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, notice := e.Next(t, recipient)
+		return m, notice.From
+	}
+	// The Yahoo report names its return path in Original-Mail-From and
+	// in the returned message's Return-Path; each alone is enough.
+	yahoo := string(fixture(t, "arf-yahoo.eml"))
+	const quoted = "bounces+tok7@bounces.sendlater.test"
+	onlyReturnPath := strings.Replace(yahoo, "Original-Mail-From: <"+quoted+">\r\n", "", 1)
+	if onlyReturnPath == yahoo {
+		t.Fatal("the fixture has no Original-Mail-From")
+	}
+	for _, c := range []struct {
+		name, recipient, raw string
+		suppressed           bool
+	}{
+		{"original-mail-from and return-path", "ivy@yahoo.com", yahoo, true},
+		{"return-path alone", "ivy2@yahoo.com", onlyReturnPath, true},
+		{"no return path quoted", "jack@outlook.com", string(fixture(t, "arf-headers-only.eml")), false},
+		{"a dsn", "bob@example.org", string(fixture(t, "postfix-hard.eml")), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, path := send(c.recipient)
+			raw := strings.ReplaceAll(c.raw, quoted, path)
+			if raw == c.raw && c.suppressed {
+				t.Fatal("the fixture quotes no return path")
+			}
+			if err := deliver(addr, strings.ToUpper(fbl), []byte(raw)); err != nil {
+				t.Fatalf("delivering the report: %v", err)
+			}
+			suppressed, err := e.Store.AddressRefused(e.Ctx, c.recipient)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.Store.FindMessageByID(e.Ctx, m.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := got.RecipientList()[0]; suppressed != c.suppressed || r.Bouncing() || r.SoftBounces != 0 {
+				t.Fatalf("suppressed %v (want %v), recipient %+v", suppressed, c.suppressed, r)
+			}
+			if _, err := e.Delivery.Run(e.Ctx); err != nil {
+				t.Fatal(err)
+			}
+			e.NoMoreEmail(t)
+		})
+	}
+	// A forged token quoted is ignored; the report sent to the return
+	// path and to the loop's address in one transaction counts once (one
+	// complained event).
+	m, path := send("kim@example.org")
+	forged := strings.ReplaceAll(yahoo, quoted, "bounces+aaaaaaaaaaaaaaaaaaaaaaaa@"+bounceDomain)
+	if err := deliver(addr, fbl, []byte(forged)); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := e.Store.ListSuppressions(e.Ctx); len(l) != 2 {
+		t.Fatalf("%d suppressed after a forged token, want the 2 before", len(l))
+	}
+	c, err := smtp.Dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.SendMail("", []string{path, fbl}, strings.NewReader(strings.ReplaceAll(yahoo, quoted, path))); err != nil {
+		t.Fatal(err)
+	}
+	events, err := e.Store.ListMessageEvents(e.Ctx, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	complained := 0
+	for _, ev := range events {
+		if ev.Kind == core.EventComplained {
+			complained++
+		}
+	}
+	if complained != 1 {
+		t.Fatalf("%d complained events, want 1", complained)
+	}
+}

@@ -45,8 +45,10 @@ func NewFileTransport(dir string, from core.Address, logger *slog.Logger) (*File
 	return &FileTransport{dir: dir, from: from, logger: logger}, nil
 }
 
-// Send writes e to <dir>/<UTC time>-<message id>.eml with mode 0600. The file
-// appears complete or not at all (temporary file, then rename). It fills
+// Send writes e to <dir>/<UTC time>-<message id>.eml with mode 0600, its
+// return path, if any, in a Return-Path header first (as an MTA delivering
+// it would write). The file appears complete or not at all (temporary
+// file, then rename). It fills
 // e.Date and e.MessageID when they are empty. Write failures are temporary.
 func (o *FileTransport) Send(ctx context.Context, e *core.Email) error {
 	if err := ctx.Err(); err != nil {
@@ -59,6 +61,15 @@ func (o *FileTransport) Send(ctx context.Context, e *core.Email) error {
 	name := time.Now().UTC().Format("20060102T150405.000000000Z") + "-" + fileSafe(e.MessageID) + ".eml"
 	path := filepath.Join(o.dir, name)
 	if err := writeAtomic(path, func(f *os.File) error {
+		if e.ReturnPath != "" {
+			// What the final MTA would add (RFC 5321 4.4): the envelope
+			// sender, the email's VERP return path when there is a bounce
+			// domain, so that an operator (or a test) sees where its
+			// bounces would go.
+			if _, err := fmt.Fprintf(f, "Return-Path: <%s>\r\n", oneLine(e.ReturnPath)); err != nil {
+				return err
+			}
+		}
 		_, err := msg.WriteTo(f)
 		return err
 	}); err != nil {

@@ -3,6 +3,7 @@ package mailer_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -163,6 +164,41 @@ func TestFileTransportLogsTheLinks(t *testing.T) {
 		note := strings.Contains(l, "outbox mode: links are logged so you can follow them; configure mail.smtp.host to send")
 		if note != (i == 0) {
 			t.Errorf("log line %d has the note: %v, want it on the first line only:\n%s", i, note, l)
+		}
+	}
+}
+
+// The outbox keeps an email's return path (the VERP address bounces go
+// to) as the Return-Path header an MTA would add on delivery; an email
+// without one gets none.
+func TestFileTransportKeepsTheReturnPath(t *testing.T) {
+	dir := t.TempDir()
+	o, err := mailer.NewFileTransport(dir, sender, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rp = "bounces+abcdefgh@bounces.sendlater.example"
+	for i, path := range []string{rp, ""} {
+		e := sampleEmail()
+		e.MessageID, e.ReturnPath = fmt.Sprintf("rp-%d@sendlater.example", i), path
+		if err := o.Send(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*-"+e.MessageID+".eml"))
+		if len(files) != 1 {
+			t.Fatalf("outbox holds %d files of %s", len(files), e.MessageID)
+		}
+		raw, _ := os.ReadFile(files[0])
+		p, err := smtptest.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if path != "" {
+			want = "<" + path + ">"
+		}
+		if got := p.Header.Get("Return-Path"); got != want || p.Header.Get("Message-Id") != "<"+e.MessageID+">" {
+			t.Fatalf("Return-Path %q, want %q; headers %v", got, want, p.Header)
 		}
 	}
 }

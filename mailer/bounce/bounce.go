@@ -16,6 +16,7 @@ import (
 	"mime/multipart"
 	"net/mail"
 	"net/textproto"
+	"slices"
 	"strings"
 )
 
@@ -65,6 +66,12 @@ type Report struct {
 	FeedbackType string
 	// ReportingMTA names the system that wrote the report.
 	ReportingMTA string
+	// ReturnPaths are the envelope senders of the email the report is
+	// about, as the report quotes them: an ARF report's Original-Mail-From
+	// and the returned message's Return-Path, lower-cased, without angle
+	// brackets, each once. A report sent to a fixed address (a feedback
+	// loop) is known by them.
+	ReturnPaths []string
 }
 
 // ErrNotAReport is what Parse returns for an email that is neither a
@@ -119,6 +126,9 @@ func Parse(r io.Reader) (*Report, error) {
 		return nil, ErrNotAReport
 	}
 	if returned != nil {
+		for _, v := range returned["Return-Path"] {
+			rep.addReturnPath(v)
+		}
 		rep.MessageID = strings.Trim(strings.TrimSpace(returned.Get("Message-Id")), "<>")
 		if rep.Type == "feedback-report" && len(rep.Recipients) == 0 {
 			// A report without Original-Rcpt-To: the returned email's To.
@@ -215,6 +225,9 @@ func (rep *Report) parseARF(body []byte) {
 	rep.FeedbackType = strings.ToLower(strings.TrimSpace(h.Get("Feedback-Type")))
 	rep.ReportingMTA = typed(h.Get("Reporting-Mta"))
 	kind := rep.complaintKind()
+	for _, v := range h.Values("Original-Mail-From") {
+		rep.addReturnPath(v)
+	}
 	for _, v := range h.Values("Original-Rcpt-To") {
 		if addr := strings.ToLower(strings.Trim(strings.TrimSpace(v), "<>")); addr != "" {
 			rep.Recipients = append(rep.Recipients, Recipient{Address: addr, Kind: kind})
@@ -229,6 +242,18 @@ func (rep *Report) complaintKind() Kind {
 		return Complaint
 	}
 	return Unknown
+}
+
+// maxReturnPaths bounds the return paths kept of one report.
+const maxReturnPaths = 4
+
+// addReturnPath keeps v, an address perhaps in angle brackets, once.
+func (rep *Report) addReturnPath(v string) {
+	v = strings.ToLower(strings.Trim(strings.TrimSpace(v), "<>"))
+	if v == "" || len(rep.ReturnPaths) >= maxReturnPaths || slices.Contains(rep.ReturnPaths, v) {
+		return
+	}
+	rep.ReturnPaths = append(rep.ReturnPaths, v)
 }
 
 // readReturned reads the headers of a returned message (or of its headers

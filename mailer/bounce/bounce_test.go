@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,4 +92,28 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		bounce.Parse(strings.NewReader(in))
 	})
+}
+
+// A complaint report names the envelope sender of the email it is about
+// (Original-Mail-From, the returned message's Return-Path), each once; a
+// headers-only report without them names none; a DSN's returned message
+// its Return-Path, if it kept one.
+func TestParseReturnPaths(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"arf-yahoo.eml", []string{"bounces+tok7@bounces.sendlater.test"}},
+		{"arf-headers-only.eml", nil},
+	} {
+		f, err := os.Open("testdata/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := bounce.Parse(f)
+		f.Close()
+		if err != nil || !slices.Equal(rep.ReturnPaths, c.want) {
+			t.Fatalf("%s: return paths %q, %v; want %q", c.file, rep.ReturnPaths, err, c.want)
+		}
+	}
 }

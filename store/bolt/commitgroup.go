@@ -2,22 +2,37 @@ package bolt
 
 import (
 	"sync"
+	"time"
 
 	"go.etcd.io/bbolt"
 )
 
-// commitGroup commits concurrent updates together without waiting: a call
-// finding no commit in flight starts one at once; calls arriving meanwhile
-// are committed together right after it. Unlike bbolt's Batch it adds no
-// delay, so a pass's workers, each waiting for its outcome to be recorded,
-// are not held up by a timer. A function that fails is retried alone, so
-// its error is its own and the others commit; functions may therefore run
-// more than once.
+// commitGroup commits concurrent updates together: a call finding no
+// commit in flight starts one; calls arriving meanwhile are committed
+// together right after it. Before each commit the group gathers: it waits
+// while calls keep joining, until none joined for gatherGap or gatherMax
+// has passed. Without it, callers that come back at once (a pass's
+// workers, the inbound listener's connections, each waiting for its write
+// to be durable) split into two halves that take turns, each commit
+// holding half of them (issue 31: 2,000 bounce marks from 8 connections
+// took 517 commits). A lone call waits gatherGap, small beside the fsync.
+// A function that fails is retried alone, so its error is its own and the
+// others commit; functions may therefore run more than once.
 type commitGroup struct {
 	mu      sync.Mutex
 	pending []*groupCall
 	running bool
+	// company is signalled by every call that joins the pending ones.
+	company chan struct{}
 }
+
+// gatherGap and gatherMax bound the gathering before a commit: a call
+// waits at most gatherMax more than it would without it, which an fsync
+// (milliseconds) dwarfs.
+const (
+	gatherGap = 200 * time.Microsecond
+	gatherMax = 2 * time.Millisecond
+)
 
 type groupCall struct {
 	fn   func(tx *bbolt.Tx) error
@@ -27,17 +42,48 @@ type groupCall struct {
 func (g *commitGroup) update(db *bbolt.DB, fn func(tx *bbolt.Tx) error) error {
 	c := &groupCall{fn: fn, done: make(chan error, 1)}
 	g.mu.Lock()
+	if g.company == nil {
+		g.company = make(chan struct{}, 1)
+	}
 	g.pending = append(g.pending, c)
 	if !g.running {
 		g.running = true
 		go g.run(db)
 	}
+	select {
+	case g.company <- struct{}{}:
+	default:
+	}
 	g.mu.Unlock()
 	return <-c.done
 }
 
+// gather waits until no call joined for gatherGap, or gatherMax passed.
+func (g *commitGroup) gather() {
+	select {
+	case <-g.company: // the signal of the calls already pending
+	default:
+	}
+	deadline := time.Now().Add(gatherMax)
+	t := time.NewTimer(gatherGap)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.company:
+			left := time.Until(deadline)
+			if left <= 0 {
+				return
+			}
+			t.Reset(min(gatherGap, left))
+		case <-t.C:
+			return
+		}
+	}
+}
+
 func (g *commitGroup) run(db *bbolt.DB) {
 	for {
+		g.gather()
 		g.mu.Lock()
 		calls := g.pending
 		g.pending = nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/sendlater/sendlater/store/seal"
 	"github.com/sendlater/sendlater/store/transfer"
 	"go.etcd.io/bbolt"
 )
@@ -25,7 +26,7 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 			Refusals: n(bucketRefusals), Outbox: n(bucketWebhooks), WebhookSecrets: n(bucketWebhookSecrets),
 			ProviderLinks: n(bucketLinks), BillingEvents: n(bucketBillingEvents), Events: n(bucketEvents),
 			Audit: n(bucketAudit), PageViews: n(bucketPageViews), Drafts: n(bucketDrafts), Passkeys: n(bucketPasskeys),
-			DeviceBooks: n(bucketDeviceBooks),
+			DeviceBooks: n(bucketDeviceBooks), Suppressions: n(bucketSuppressions),
 		}
 		return nil
 	})
@@ -116,6 +117,13 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 				var rec refusalRecord
 				err := decode("refusal", v, &rec)
 				r.Refusals = append(r.Refusals, &transfer.Refusal{Hash: bytes.Clone(k), At: fromUnixNano(rec.At)})
+				return err
+			}},
+			{bucketSuppressions, func(k, v []byte) error {
+				var rec suppressionRecord
+				err := decode("suppression", v, &rec)
+				r.Suppressions = append(r.Suppressions, &seal.Suppression{Hash: bytes.Clone(k), At: rec.At,
+					Address: rec.Address, Reason: rec.Reason})
 				return err
 			}},
 			{bucketWebhooks, func(_, v []byte) error {

@@ -172,6 +172,18 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 				return err
 			}
 		}
+		for _, ss := range r.Suppressions {
+			if len(ss.Hash) == 0 || len(ss.Address) == 0 {
+				return core.Errorf(core.EInvalid, "A suppressed address has no hash or no sealed address.")
+			}
+			v, err := encode(suppressionRecord{header: current, At: ss.At, Address: ss.Address, Reason: ss.Reason})
+			if err != nil {
+				return err
+			}
+			if err := put(bucketSuppressions, ss.Hash, v, func([]byte) error { return tx.Bucket(bucketSuppressions).Put(ss.Hash, v) }); err != nil {
+				return err
+			}
+		}
 		for _, si := range r.Outbox {
 			v, err := encode(outboxRecordOf(si))
 			if err != nil {

@@ -23,9 +23,10 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 		(select count(*) from webhook_secrets), (select count(*) from provider_links),
 		(select count(*) from billing_events), (select count(*) from message_events),
 		(select count(*) from audit_log), (select count(*) from page_views), (select count(*) from drafts),
-		(select count(*) from passkeys), (select count(*) from device_books)`).Scan(&c.Users, &c.Messages, &c.Sessions,
+		(select count(*) from passkeys), (select count(*) from device_books),
+		(select count(*) from suppressions)`).Scan(&c.Users, &c.Messages, &c.Sessions,
 		&c.AccessTokens, &c.ActionCodes, &c.Contacts, &c.Refusals, &c.Outbox, &c.WebhookSecrets, &c.ProviderLinks,
-		&c.BillingEvents, &c.Events, &c.Audit, &c.PageViews, &c.Drafts, &c.Passkeys, &c.DeviceBooks)
+		&c.BillingEvents, &c.Events, &c.Audit, &c.PageViews, &c.Drafts, &c.Passkeys, &c.DeviceBooks, &c.Suppressions)
 	return c, wrapErr(err)
 }
 
@@ -77,6 +78,11 @@ var exports = []exported{
 		f := new(transfer.Refusal)
 		r.Refusals = append(r.Refusals, f)
 		return row.Scan(&f.Hash, at(&f.At))
+	}},
+	{"select hash, suppressed_at, address, reason from suppressions order by hash", func(r *transfer.Records, row pgx.Rows) error {
+		ss := new(seal.Suppression)
+		r.Suppressions = append(r.Suppressions, ss)
+		return row.Scan(&ss.Hash, &ss.At, &ss.Address, &ss.Reason)
 	}},
 	{"select " + outboxColumns + " from outbox order by id", func(r *transfer.Records, row pgx.Rows) error {
 		si := new(seal.OutboxItem)
@@ -211,6 +217,7 @@ var (
 	upsertDraft         = upsert("drafts", "owner, key", "owner, key, message_id, contents, updated_at")
 	upsertPasskey       = upsert("passkeys", "id", passkeyColumns)
 	upsertDeviceBook    = upsert("device_books", "user_id", "user_id, alerts_off, devices")
+	upsertSuppression   = upsert("suppressions", "hash", "hash, suppressed_at, address, reason")
 )
 
 // Import upserts the records in one transaction, sent as one batch of
@@ -237,6 +244,9 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	}
 	for _, f := range r.Refusals {
 		b.Queue(upsertRefusal, f.Hash, nanos(f.At))
+	}
+	for _, ss := range r.Suppressions {
+		b.Queue(upsertSuppression, ss.Hash, ss.At, ss.Address, ss.Reason)
 	}
 	for _, si := range r.Outbox {
 		b.Queue(upsertOutboxRecord, sealedOutboxArgs(si)...)

@@ -49,8 +49,8 @@ func openPostgres(tb testing.TB, key []byte) *postgres.DB {
 // messages in every state, sessions with rotated refresh tokens, access
 // tokens, action codes, contact submissions, refusals, webhook calls and
 // secrets, Stripe customers, applied billing events, linked provider
-// accounts, the audit log, page-view counters, drafts, passkeys and device
-// books. It returns how many of
+// accounts, the audit log, page-view counters, drafts, passkeys, device
+// books, bounce marks and suppressed addresses. It returns how many of
 // each.
 func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 	tb.Helper()
@@ -152,6 +152,16 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 		case 3: // paused
 			_, err := db.UpdateMessage(ctx, m.ID, func(m *core.Message) error { m.IsActive = false; return nil })
 			must(tb, err)
+		case 4: // its address bounced (issue 31): the mark and the soft bounces counted before
+			_, err := db.SettleMessage(ctx, m.ID, func(m *core.Message) ([]*core.OutboxItem, error) {
+				rs := slices.Clone(m.RecipientList())
+				rs[0].Bounce = core.RecipientBounce{At: clock.Now(), Email: core.BounceNotice, Status: "5.1.1",
+					Reason: "550 5.1.1 <" + m.Recipient + ">: Recipient address rejected"}
+				rs[0].SoftBounces = 2
+				m.Recipients = rs
+				return nil, nil
+			})
+			must(tb, err)
 		}
 	}
 	fillAccounts(tb, db, ms, clock.Now(), &c)
@@ -161,6 +171,11 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 		must(tb, db.RefuseAddress(ctx, fmt.Sprintf("refuser%d@example.com", i), clock.Now()))
 		c.Contacts++
 		c.Refusals++
+	}
+	for i := range 3 {
+		must(tb, db.Suppress(ctx, &core.Suppression{Address: fmt.Sprintf("complainer%d@example.com", i),
+			At: clock.Now().Add(time.Duration(i) * time.Minute), Reason: "complaint (smtp): abuse"}))
+		c.Suppressions++
 	}
 	for i := range 30 {
 		e := &core.AuditEntry{At: clock.Now().Add(time.Duration(i%10) * time.Minute), Actor: "ops (uid 1000)",
@@ -206,6 +221,7 @@ func dump(tb testing.TB, s transfer.Store) *transfer.Records {
 		all.Drafts = append(all.Drafts, r.Drafts...)
 		all.Passkeys = append(all.Passkeys, r.Passkeys...)
 		all.DeviceBooks = append(all.DeviceBooks, r.DeviceBooks...)
+		all.Suppressions = append(all.Suppressions, r.Suppressions...)
 		return nil
 	}))
 	// bbolt keeps the timelines by message, PostgreSQL in one sequence.
@@ -243,5 +259,5 @@ func wantReport(tb testing.TB, what string, rep transfer.Report, err error, copi
 func total(c transfer.Counts) int {
 	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.Outbox +
 		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents + c.Events + c.Audit + c.PageViews + c.Drafts + c.Passkeys +
-		c.DeviceBooks
+		c.DeviceBooks + c.Suppressions
 }

@@ -46,6 +46,12 @@ type Records struct {
 	// DeviceBooks are the devices and networks each account signed in
 	// from (keyed hashes only), so that a move sends no new-device email.
 	DeviceBooks []*core.DeviceBook
+	// Suppressions are the addresses that complained (issue 31), known by
+	// their keyed hash, address and reason still sealed. The bounce marks
+	// and soft-bounce counts live on the messages' recipients and the
+	// bounced and complained events in the timelines: they travel with
+	// them.
+	Suppressions []*seal.Suppression
 }
 
 // Draft is an author's draft as a store keeps it: its contents sealed
@@ -79,7 +85,7 @@ type BillingEvent struct {
 // Counts are how many records of each kind a store holds.
 type Counts struct {
 	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, Outbox, WebhookSecrets,
-	ProviderLinks, BillingEvents, Events, Audit, PageViews, Drafts, Passkeys, DeviceBooks int
+	ProviderLinks, BillingEvents, Events, Audit, PageViews, Drafts, Passkeys, DeviceBooks, Suppressions int
 }
 
 // Count is what r holds.
@@ -90,7 +96,7 @@ func (r *Records) Count() Counts {
 		Refusals: len(r.Refusals), Outbox: len(r.Outbox), WebhookSecrets: len(r.WebhookSecrets),
 		ProviderLinks: len(r.ProviderLinks), BillingEvents: len(r.BillingEvents), Events: len(r.Events),
 		Audit: len(r.Audit), PageViews: len(r.PageViews), Drafts: len(r.Drafts), Passkeys: len(r.Passkeys),
-		DeviceBooks: len(r.DeviceBooks),
+		DeviceBooks: len(r.DeviceBooks), Suppressions: len(r.Suppressions),
 	}
 }
 
@@ -103,6 +109,7 @@ func (c Counts) add(d Counts) Counts {
 		ProviderLinks: c.ProviderLinks + d.ProviderLinks, BillingEvents: c.BillingEvents + d.BillingEvents,
 		Events: c.Events + d.Events, Audit: c.Audit + d.Audit, PageViews: c.PageViews + d.PageViews,
 		Drafts: c.Drafts + d.Drafts, Passkeys: c.Passkeys + d.Passkeys, DeviceBooks: c.DeviceBooks + d.DeviceBooks,
+		Suppressions: c.Suppressions + d.Suppressions,
 	}
 }
 
@@ -117,6 +124,7 @@ func (c Counts) kinds() []struct {
 	}{
 		{"users", c.Users}, {"messages", c.Messages}, {"sessions", c.Sessions}, {"access tokens", c.AccessTokens},
 		{"action codes", c.ActionCodes}, {"contact submissions", c.Contacts}, {"refused addresses", c.Refusals},
+		{"suppressed addresses", c.Suppressions},
 		{"outbox items", c.Outbox}, {"webhook secrets", c.WebhookSecrets},
 		{"provider links", c.ProviderLinks}, {"billing events", c.BillingEvents}, {"timeline events", c.Events},
 		{"audit entries", c.Audit}, {"page-view counters", c.PageViews},

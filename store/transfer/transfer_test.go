@@ -175,3 +175,67 @@ func TestCopyVerifiesCounts(t *testing.T) {
 		t.Fatalf("Copy into a used store: %v", err)
 	}
 }
+
+// `store copy` brings the bounce records (issue 31) both ways, sealed as
+// they are: the suppression list reads the same (address, reason, time),
+// a suppressed address is still refused and can be removed by its address
+// in any case, and a bouncing recipient keeps its mark and its count of
+// soft bounces.
+func TestCopyBounceRecords(t *testing.T) {
+	key := pgtest.Key
+	pg := openPostgres(t, key)
+	src := openBolt(t, key)
+	counts := fill(t, src, 20)
+	back := openBolt(t, key)
+	if counts.Suppressions != 3 {
+		t.Fatalf("the source has %d suppressed addresses", counts.Suppressions)
+	}
+	rep, err := transfer.Copy(ctx, src, pg)
+	wantReport(t, "bolt -> postgres", rep, err, counts, total(counts))
+	rep, err = transfer.Copy(ctx, pg, back)
+	wantReport(t, "postgres -> bolt", rep, err, counts, total(counts))
+	rep, err = transfer.Copy(ctx, pg, back)
+	wantReport(t, "postgres -> bolt again", rep, err, counts, 0)
+
+	wantList, err := src.ListSuppressions(ctx)
+	must(t, err)
+	srcMessages, _, err := src.ListMessages(ctx, core.MessageFilter{})
+	must(t, err)
+	bouncing := 0
+	for _, m := range srcMessages {
+		if m.RecipientList()[0].Bouncing() {
+			bouncing++
+		}
+	}
+	if len(wantList) != 3 || bouncing != 2 {
+		t.Fatalf("the source lists %d suppressed addresses and %d bouncing recipients", len(wantList), bouncing)
+	}
+	for _, s := range []interface {
+		core.SuppressionStore
+		core.MessageStore
+		core.DeliveryStore
+	}{pg, back} {
+		list, err := s.ListSuppressions(ctx)
+		must(t, err)
+		if !reflect.DeepEqual(list, wantList) {
+			t.Fatalf("%T: suppressions %+v, want %+v", s, list, wantList)
+		}
+		for _, m := range srcMessages {
+			got, err := s.FindMessageByID(ctx, m.ID)
+			must(t, err)
+			if g, w := got.RecipientList()[0], m.RecipientList()[0]; !reflect.DeepEqual(g.Bounce, w.Bounce) || g.SoftBounces != w.SoftBounces {
+				t.Fatalf("%T: message %s's recipient bounce %+v (%d soft), want %+v (%d soft)", s, m.ID, g.Bounce, g.SoftBounces,
+					w.Bounce, w.SoftBounces)
+			}
+		}
+		refused, err := s.AddressRefused(ctx, "Complainer1@Example.com")
+		must(t, err)
+		removed, err := s.Unsuppress(ctx, "COMPLAINER1@example.com")
+		must(t, err)
+		after, err := s.AddressRefused(ctx, "complainer1@example.com")
+		must(t, err)
+		if !refused || !removed || after {
+			t.Fatalf("%T: suppressed address refused %v, removed %v, refused after removal %v", s, refused, removed, after)
+		}
+	}
+}
