@@ -29,6 +29,7 @@ import (
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/inbound"
 	"github.com/sendlater/sendlater/internal/testenv"
+	"github.com/sendlater/sendlater/metrics"
 	"github.com/sendlater/sendlater/web"
 )
 
@@ -51,11 +52,12 @@ type hooks struct {
 	sns       *httptest.Server
 	confirmed atomic.Int32
 	fetched   atomic.Int32
+	metrics   *metrics.Metrics
 }
 
 func newHooks(t *testing.T, e *testenv.Env) *hooks {
 	t.Helper()
-	h := &hooks{e: e}
+	h := &hooks{e: e, metrics: metrics.New("test")}
 	caKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +102,7 @@ func newHooks(t *testing.T, e *testenv.Env) *hooks {
 		Postmark: inbound.PostmarkConfig{User: hookUser, Password: hookPassword},
 	}
 	srv := &web.Server{BaseURL: testenv.DefaultBaseURL, Clock: e.Clock, Identities: e.Auth, Messages: e.Messages,
-		BounceWebhooks: wh, Logger: discard()}
+		BounceWebhooks: wh, Logger: discard(), Metrics: h.metrics}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -442,6 +444,39 @@ func providerWebhookRefusals(t *testing.T, e *testenv.Env) {
 		t.Fatalf("beyond the refusals: %d %s", status, reply)
 	}
 	unchanged("the refusals")
+
+	// The operator's metrics count every call by provider and outcome.
+	want := map[string]float64{
+		"ses/refused": 6, "ses/processed": 1, "ses/duplicate": 1, "ses/subscribed": 2,
+		"postmark/refused": 16, "postmark/processed": 1, "postmark/duplicate": 1, "postmark/invalid": 1,
+	}
+	if got := h.counted(t); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("sendlater_bounce_webhook_calls_total %v, want %v", got, want)
+	}
+}
+
+// counted reads sendlater_bounce_webhook_calls_total as provider/outcome:
+// value.
+func (h *hooks) counted(t *testing.T) map[string]float64 {
+	t.Helper()
+	fams, err := h.metrics.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range fams {
+		if f.GetName() != "sendlater_bounce_webhook_calls_total" {
+			continue
+		}
+		for _, m := range f.Metric {
+			l := map[string]string{}
+			for _, p := range m.Label {
+				l[p.GetName()] = p.GetValue()
+			}
+			out[l["provider"]+"/"+l["outcome"]] = m.Counter.GetValue()
+		}
+	}
+	return out
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

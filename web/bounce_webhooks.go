@@ -34,17 +34,17 @@ func (s *Server) bounceWebhookRoutes(mux *http.ServeMux) {
 // 5xx makes the provider deliver it again.
 func (s *Server) handleBounceWebhook(provider string, handle func(*http.Request, core.BounceWebhookCall) (core.BounceWebhookOutcome, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		var outcome core.BounceWebhookOutcome
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBounceWebhookBytes))
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
-			writeError(w, r, core.Errorf(core.ETooLarge, "A webhook's body must be at most 300 KiB."))
-			return
+			err = core.Errorf(core.ETooLarge, "A webhook's body must be at most 300 KiB.")
 		case err != nil:
-			writeError(w, r, core.Errorf(core.EInvalid, "The webhook's body could not be read."))
-			return
+			err = core.Errorf(core.EInvalid, "The webhook's body could not be read.")
+		default:
+			outcome, err = handle(r, core.BounceWebhookCall{Body: body, Client: clientIP(r)})
 		}
-		outcome, err := handle(r, core.BounceWebhookCall{Body: body, Client: clientIP(r)})
 		if s.Metrics != nil {
 			s.Metrics.BounceWebhook(provider, webhookOutcome(outcome, err))
 		}
