@@ -106,15 +106,15 @@ func (w *Webhooks) refused(ctx context.Context, client string, err error) error 
 }
 
 // once processes the report r under the provider's id, unless that id
-// was seen: the id is taken first, so that two deliveries at once process
-// one, and given back when processing failed, so that the provider's
-// retry is processed.
+// was seen: the id is taken first (core.Limiter.Once), so that of two
+// deliveries at once exactly one processes, and given back when
+// processing failed, so that the provider's retry is processed.
 func (w *Webhooks) once(ctx context.Context, id string, r core.BounceReport) (core.BounceWebhookOutcome, error) {
-	wait, err := w.Limits.Take(ctx, core.LimitTake{Limit: core.LimitWebhookSeen, Key: id})
+	seen, first, err := w.Limits.Once(ctx, core.LimitWebhookSeen, id)
 	if err != nil {
 		return "", err
 	}
-	if wait > 0 {
+	if !first {
 		w.logger().Info("webhook: seen before, nothing changed", "source", r.Source)
 		return core.WebhookDuplicate, nil
 	}
@@ -123,8 +123,8 @@ func (w *Webhooks) once(ctx context.Context, id string, r core.BounceReport) (co
 		return core.WebhookSkipped, nil
 	}
 	if _, err := w.Processor.Process(ctx, r); err != nil {
-		if cerr := w.Limits.Clear(context.WithoutCancel(ctx), core.LimitWebhookSeen, id); cerr != nil {
-			w.logger().Warn("webhook: forgetting a failed call's id failed", "err", cerr)
+		if rerr := w.Limits.Release(context.WithoutCancel(ctx), core.LimitWebhookSeen, id, seen); rerr != nil {
+			w.logger().Warn("webhook: forgetting a failed call's id failed", "err", rerr)
 		}
 		return "", err
 	}
