@@ -158,6 +158,10 @@ func (h *hooks) snsMessage(t testing.TB, typ, message, version string, edit func
 		m["Message"] = after
 		delete(m, "SignatureAfter")
 	}
+	if after, ok := m["SubjectAfter"]; ok {
+		m["Subject"] = after
+		delete(m, "SubjectAfter")
+	}
 	b, _ := json.Marshal(m)
 	return b
 }
@@ -289,7 +293,12 @@ func providerWebhooks(t *testing.T, e *testenv.Env) {
 			var status int
 			var reply string
 			if c.provider == "ses" {
-				status, reply = h.post(t, "ses", h.snsMessage(t, "Notification", event, c.version, nil), "", "")
+				// Every other one with a Subject, which the signature then covers.
+				var subject func(m map[string]string)
+				if i%2 == 1 {
+					subject = func(m map[string]string) { m["Subject"] = "Amazon SES Email Event Notification" }
+				}
+				status, reply = h.post(t, "ses", h.snsMessage(t, "Notification", event, c.version, subject), "", "")
 			} else {
 				status, reply = h.post(t, "postmark", []byte(event), hookUser, hookPassword)
 			}
@@ -367,6 +376,10 @@ func providerWebhookRefusals(t *testing.T, e *testenv.Env) {
 		{"an hour and more old", func(m map[string]string) {
 			m["Timestamp"] = h.e.Clock.Now().Add(-61 * time.Minute).UTC().Format("2006-01-02T15:04:05.000Z")
 		}, "2"},
+		{"from the future", func(m map[string]string) {
+			m["Timestamp"] = h.e.Clock.Now().Add(20 * time.Minute).UTC().Format("2006-01-02T15:04:05.000Z")
+		}, "1"},
+		{"a Subject added after signing", func(m map[string]string) { m["SubjectAfter"] = "Hello" }, "2"},
 	} {
 		var body []byte
 		if c.name == "a signature of version 1 checked as 2" {
@@ -434,10 +447,11 @@ func providerWebhookRefusals(t *testing.T, e *testenv.Env) {
 		t.Fatalf("too large: %d", status)
 	}
 
-	// Refused calls so far: 5 signatures, certificates and topics (an
-	// old message is not counted), 4 credentials; at 20 the client
-	// waits, even with the right credentials.
-	for range 11 {
+	// Refused calls so far: 6 signatures, certificates and topics (an
+	// old message or one from the future is not counted), 4
+	// credentials; at 20 the client waits, even with the right
+	// credentials.
+	for range 10 {
 		h.post(t, "postmark", pm, hookUser, "wrong")
 	}
 	if status, reply := h.post(t, "postmark", pm, hookUser, hookPassword); status != http.StatusTooManyRequests {
@@ -447,8 +461,8 @@ func providerWebhookRefusals(t *testing.T, e *testenv.Env) {
 
 	// The operator's metrics count every call by provider and outcome.
 	want := map[string]float64{
-		"ses/refused": 6, "ses/processed": 1, "ses/duplicate": 1, "ses/subscribed": 2,
-		"postmark/refused": 16, "postmark/processed": 1, "postmark/duplicate": 1, "postmark/invalid": 1,
+		"ses/refused": 8, "ses/processed": 1, "ses/duplicate": 1, "ses/subscribed": 2,
+		"postmark/refused": 15, "postmark/processed": 1, "postmark/duplicate": 1, "postmark/invalid": 1,
 	}
 	if got := h.counted(t); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("sendlater_bounce_webhook_calls_total %v, want %v", got, want)
