@@ -72,9 +72,10 @@ const PostmarkMetadataKey = "sendlater-verp"
 // email with a return path when Postmark's webhook is configured.
 const PostmarkMetadataHeader = "X-PM-Metadata-" + PostmarkMetadataKey
 
-// maxBounceAge bounds a Postmark event's age: no older than the ids are
-// remembered, so that a replay is always recognized.
-var maxBounceAge = core.LimitWebhookSeen.Window - time.Hour
+// maxBounceAge bounds a Postmark event's age: younger than the ids are
+// remembered (core.LimitWebhookSeen, 7 days), so that a replay is always
+// recognized.
+const maxBounceAge = 6 * 24 * time.Hour
 
 func (w *Webhooks) logger() *slog.Logger {
 	if w.Logger == nil {

@@ -429,6 +429,13 @@ func providerWebhookRefusals(t *testing.T, e *testenv.Env) {
 		t.Fatalf("a replay: %d %s", status, reply)
 	}
 	unchanged("a Postmark replay")
+	old := strings.Replace(string(pm), `"ID": 4323372036854775811`, `"ID": 4323372036854775899`, 1)
+	old = strings.Replace(old, h.e.Clock.Now().Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.0000000Z"),
+		h.e.Clock.Now().Add(-7*24*time.Hour).UTC().Format(time.RFC3339), 1)
+	if status, reply := h.post(t, "postmark", []byte(old), hookUser, hookPassword); status != http.StatusForbidden || !strings.Contains(reply, core.EWebhookRefused) {
+		t.Fatalf("a week old: %d %s", status, reply)
+	}
+	unchanged("a week-old Postmark event")
 
 	// A subscription is confirmed at SNS's URL (here the trusted test
 	// prefix), and only once signed; one elsewhere is logged, not fetched.
@@ -462,7 +469,7 @@ func providerWebhookRefusals(t *testing.T, e *testenv.Env) {
 	// The operator's metrics count every call by provider and outcome.
 	want := map[string]float64{
 		"ses/refused": 8, "ses/processed": 1, "ses/duplicate": 1, "ses/subscribed": 2,
-		"postmark/refused": 15, "postmark/processed": 1, "postmark/duplicate": 1, "postmark/invalid": 1,
+		"postmark/refused": 16, "postmark/processed": 1, "postmark/duplicate": 1, "postmark/invalid": 1,
 	}
 	if got := h.counted(t); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("sendlater_bounce_webhook_calls_total %v, want %v", got, want)
