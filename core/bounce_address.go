@@ -183,3 +183,20 @@ func (b *BounceAddresses) FeedbackAddress() string {
 func (b *BounceAddresses) IsFeedbackAddress(address string) bool {
 	return b != nil && strings.ToLower(strings.Trim(strings.TrimSpace(address), "<>")) == b.FeedbackAddress()
 }
+
+// BounceToken is the TOKEN of a return path bounces+TOKEN@domain: what a
+// provider that replaces the return path is given to keep (Postmark's
+// metadata); "" for any other address.
+func BounceToken(returnPath string) string {
+	at := strings.LastIndexByte(returnPath, '@')
+	if at <= len(bounceLocal) || !strings.HasPrefix(returnPath, bounceLocal) {
+		return ""
+	}
+	tok := returnPath[len(bounceLocal):at]
+	for _, c := range tok {
+		if (c < 'a' || c > 'z') && (c < '2' || c > '7') {
+			return ""
+		}
+	}
+	return tok
+}

@@ -207,6 +207,25 @@ func (lr *Limiter) untake(ctx context.Context, takes []LimitTake, id string) {
 	}
 }
 
+// Once records an event of k under l and reports whether it is the one k
+// holds within the window: of calls at once, exactly one is first (the
+// store serializes a key's hits, and each sees those before it). A call
+// that is not first takes its event back, so that k holds the first's
+// alone; the first gives its event back with Release(l, k, id) when what
+// it guarded failed, so that a later call is first again.
+func (lr *Limiter) Once(ctx context.Context, l Limit, k string) (id string, first bool, err error) {
+	now, id := lr.Clock.Now(), NewID()
+	events, err := lr.Store.HitLimit(ctx, lr.key(l, k), LimitEvent{ID: id, At: now, Expires: now.Add(l.Window)}, now)
+	if err != nil {
+		return "", false, err
+	}
+	if len(events) > 1 {
+		lr.untake(ctx, []LimitTake{{Limit: l, Key: k}}, id)
+		return "", false, nil
+	}
+	return id, true, nil
+}
+
 // LimitTake is one key under one limit, for Take.
 type LimitTake struct {
 	Limit Limit

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -118,4 +119,49 @@ func TestLimiterKeepsNoAddressInClear(t *testing.T) {
 	if rec.keys[0] == rec.keys[1] {
 		t.Fatal("two keys hashed alike")
 	}
+}
+
+// Of many calls of Once on one key at once, exactly one is first; after
+// it releases its event, the next call is first again, and after the
+// window too.
+func TestLimiterOnceIsFirstOnce(t *testing.T) {
+	testenv.Backends(t, testenv.Config{}, func(t *testing.T, e *testenv.Env) {
+		l := core.Limit{Name: "once-test", Max: 1, Window: time.Hour}
+		firsts := make(chan string, 16)
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				id, first, err := e.Limits.Once(e.Ctx, l, "k")
+				if err != nil {
+					t.Error(err)
+				}
+				if first {
+					firsts <- id
+				}
+			})
+		}
+		wg.Wait()
+		close(firsts)
+		var ids []string
+		for id := range firsts {
+			ids = append(ids, id)
+		}
+		if len(ids) != 1 {
+			t.Fatalf("%d calls were first", len(ids))
+		}
+		if _, first, _ := e.Limits.Once(e.Ctx, l, "k"); first {
+			t.Fatal("first again while the first's event holds")
+		}
+		if err := e.Limits.Release(e.Ctx, l, "k", ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		id, first, err := e.Limits.Once(e.Ctx, l, "k")
+		if err != nil || !first {
+			t.Fatalf("not first after the release: %v", err)
+		}
+		e.Clock.Add(time.Hour + time.Second)
+		if _, first, _ := e.Limits.Once(e.Ctx, l, "k"); !first {
+			t.Fatalf("not first after the window (the event %s expired)", id)
+		}
+	})
 }

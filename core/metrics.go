@@ -40,6 +40,10 @@ type Metrics interface {
 	// StripeEventType bounds it) and outcome (applied, duplicate,
 	// invalid, error).
 	StripeEvent(eventType, outcome string)
+	// BounceWebhook is one call of a sending provider's event webhook:
+	// its provider (ses, postmark) and outcome (processed, duplicate,
+	// skipped, subscribed, refused, invalid, error).
+	BounceWebhook(provider, outcome string)
 }
 
 // NoMetrics counts nothing.
@@ -55,6 +59,7 @@ func (NoMetrics) Pass(time.Duration, bool, time.Time)        {}
 func (NoMetrics) Streams(int)                                {}
 func (NoMetrics) Webhook(string)                             {}
 func (NoMetrics) StripeEvent(string, string)                 {}
+func (NoMetrics) BounceWebhook(string, string)               {}
 
 // metricsOr is m, or NoMetrics when there is none.
 func metricsOr(m Metrics) Metrics {

@@ -51,6 +51,11 @@ type SMTPConfig struct {
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 	// DKIM signs every email; nil: none is signed.
 	DKIM *DKIM
+	// TokenHeader names a header that carries the return path's token
+	// (core.BounceToken) on every email sent with a return path: a
+	// provider that replaces the return path with its own keeps it
+	// (Postmark: X-PM-Metadata-sendlater-verp, its metadata); "": none.
+	TokenHeader string
 }
 
 // SMTP sends email through an SMTP server over a small pool of reused
@@ -63,6 +68,7 @@ type SMTP struct {
 	secret  string
 	ours    []string // our systems' names, hidden in the replies an author reads
 	dkim    *DKIM
+	token   string // TokenHeader
 
 	slots chan struct{} // one token per connection that may be in use
 
@@ -160,6 +166,7 @@ func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 		ours:    ourNames(cfg.Host, cfg.Port, cfg.Helo),
 		slots:   make(chan struct{}, cfg.PoolSize),
 		dkim:    cfg.DKIM,
+		token:   cfg.TokenHeader,
 	}, nil
 }
 
@@ -176,6 +183,9 @@ func (s *SMTP) Send(ctx context.Context, e *core.Email) error {
 	msg, err := buildMsg(e, s.from)
 	if err != nil {
 		return err
+	}
+	if tok := core.BounceToken(e.ReturnPath); s.token != "" && tok != "" {
+		msg.SetGenHeader(mail.Header(s.token), tok)
 	}
 	env, err := envelopeOf(msg)
 	if err != nil {

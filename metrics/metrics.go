@@ -27,20 +27,21 @@ type Metrics struct {
 	reg   *prometheus.Registry
 	names *[]string // of the families of ours registered (Families)
 
-	requests  *prometheus.CounterVec
-	latency   *prometheus.HistogramVec
-	inFlight  prometheus.Gauge
-	signIns   *prometheus.CounterVec
-	messages  *prometheus.CounterVec
-	sends     *prometheus.CounterVec
-	late      prometheus.Histogram
-	passes    *prometheus.CounterVec
-	passTime  prometheus.Histogram
-	lastPass  prometheus.Gauge
-	streams   prometheus.Gauge
-	webhooks  *prometheus.CounterVec
-	stripe    *prometheus.CounterVec
-	storeTime *prometheus.HistogramVec
+	requests    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	inFlight    prometheus.Gauge
+	signIns     *prometheus.CounterVec
+	messages    *prometheus.CounterVec
+	sends       *prometheus.CounterVec
+	late        prometheus.Histogram
+	passes      *prometheus.CounterVec
+	passTime    prometheus.Histogram
+	lastPass    prometheus.Gauge
+	streams     prometheus.Gauge
+	webhooks    *prometheus.CounterVec
+	bounceHooks *prometheus.CounterVec
+	stripe      *prometheus.CounterVec
+	storeTime   *prometheus.HistogramVec
 }
 
 var _ core.Metrics = (*Metrics)(nil)
@@ -72,7 +73,9 @@ func New(process string) *Metrics {
 			"When a delivery pass of this process last finished without a store error (Unix time).", perProcess),
 		streams:  f.gauge("live_streams_open", "Live lists (message streams) open on this process.", nil),
 		webhooks: f.counters("webhook_calls_total", "Business webhook calls, by outcome.", "outcome"),
-		stripe:   f.counters("stripe_events_total", "Payment provider events received, by type and outcome.", "type", "outcome"),
+		bounceHooks: f.counters("bounce_webhook_calls_total", "Calls of the sending providers' bounce webhooks, by provider and outcome.",
+			"provider", "outcome"),
+		stripe: f.counters("stripe_events_total", "Payment provider events received, by type and outcome.", "type", "outcome"),
 		storeTime: f.histograms("store_operation_duration_seconds", "Time of the store's transactions, by operation.",
 			prometheus.ExponentialBuckets(0.0001, 4, 10), "operation"),
 	}
@@ -131,6 +134,11 @@ func (m *Metrics) Streams(delta int) { m.streams.Add(float64(delta)) }
 
 // Webhook counts a webhook call's outcome.
 func (m *Metrics) Webhook(outcome string) { m.webhooks.WithLabelValues(outcome).Inc() }
+
+// BounceWebhook counts a call of a provider's bounce webhook.
+func (m *Metrics) BounceWebhook(provider, outcome string) {
+	m.bounceHooks.WithLabelValues(provider, outcome).Inc()
+}
 
 // StripeEvent counts a payment provider's event.
 func (m *Metrics) StripeEvent(eventType, outcome string) {

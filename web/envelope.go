@@ -48,6 +48,7 @@ var statusByCode = map[string]int{
 	core.ENothingToBuy:          http.StatusBadRequest,
 	core.EContactUs:             http.StatusForbidden,
 	core.EInvalidSignature:      http.StatusBadRequest,
+	core.EWebhookRefused:        http.StatusForbidden,
 	core.EAccountExists:         http.StatusConflict,
 	core.ECredentialInUse:       http.StatusConflict,
 	core.EEmailRequired:         http.StatusUnprocessableEntity,

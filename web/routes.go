@@ -64,6 +64,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/stripe-create-checkout-session", s.authed(s.handleCheckout))
 	mux.HandleFunc("POST /api/stripe-create-billing-session", s.authed(s.handlePortal))
 	mux.HandleFunc("POST /api/stripe-webhook", s.handleStripeWebhook)
+	s.bounceWebhookRoutes(mux)
 
 	mux.HandleFunc("GET /api/postpone/{id}", s.handleShowPostpone)
 	mux.HandleFunc("POST /api/postpone/{id}", s.handlePostponeByCode)

@@ -53,6 +53,10 @@ type Server struct {
 	// providers; a nil SocialFlow: none configured.
 	Social     core.SocialSignIn
 	SocialFlow core.SocialFlow
+	// BounceWebhooks takes the sending providers' bounce and complaint
+	// webhooks (POST /api/webhooks/ses, /api/webhooks/postmark); nil: not
+	// served.
+	BounceWebhooks core.BounceWebhooks
 	// Scheduler tells the delivery's health for /healthz; nil: "off".
 	Scheduler core.SchedulerHealth
 	// Health reports whether the store answers.

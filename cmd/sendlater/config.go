@@ -165,6 +165,9 @@ func readConfig(v *viper.Viper, file string) (_ *Config, unknown []error, err er
 	if err := readSecretFile(&c.Mail.SMTP.Password, c.Mail.SMTP.PasswordFile, "mail.smtp.password_file"); err != nil {
 		return nil, unknown, err
 	}
+	if err := readSecretFile(&c.Mail.Postmark.WebhookPassword, c.Mail.Postmark.WebhookPasswordFile, "mail.postmark.webhook_password_file"); err != nil {
+		return nil, unknown, err
+	}
 	if err := readSecretFile(&c.Store.URL, c.Store.URLFile, "store.url_file"); err != nil {
 		return nil, unknown, err
 	}

@@ -42,6 +42,20 @@ type MailConfig struct {
 		RatePerMin int           `mapstructure:"rate_per_minute"`
 		Timeout    time.Duration `mapstructure:"timeout"`
 	} `mapstructure:"inbound"`
+	// SES takes bounces and complaints from Amazon SES through SNS at
+	// POST /api/webhooks/ses: the topics whose messages are taken; none:
+	// off.
+	SES struct {
+		TopicARN []string `mapstructure:"topic_arn"`
+	} `mapstructure:"ses"`
+	// Postmark takes bounces and spam complaints from Postmark's webhook
+	// at POST /api/webhooks/postmark, behind these basic auth credentials;
+	// no password: off.
+	Postmark struct {
+		WebhookUser         string `mapstructure:"webhook_user"`
+		WebhookPassword     string `mapstructure:"webhook_password" secret:"true"`
+		WebhookPasswordFile string `mapstructure:"webhook_password_file"`
+	} `mapstructure:"postmark"`
 	// DKIM signs every email the SMTP transport sends, when all three
 	// are set.
 	DKIM struct {
@@ -58,25 +72,29 @@ const dnsOff = "off"
 // mailDefaults are the defaults of the mail.* keys.
 func mailDefaults() map[string]any {
 	return map[string]any{
-		"mail.from":                    "Sendlater <no-reply@localhost>",
-		"mail.allow_local_recipients":  false,
-		"mail.smtp.host":               "",
-		"mail.smtp.port":               587,
-		"mail.smtp.username":           "",
-		"mail.smtp.password":           "",
-		"mail.smtp.password_file":      "",
-		"mail.smtp.tls":                "starttls",
-		"mail.smtp.timeout":            "30s",
-		"mail.smtp.pool_size":          4,
-		"mail.dns_server":              "",
-		"mail.bounce_domain":           "",
-		"mail.inbound.addr":            "",
-		"mail.inbound.max_size":        int64(1 << 20),
-		"mail.inbound.rate_per_minute": 600,
-		"mail.inbound.timeout":         "60s",
-		"mail.dkim.domain":             "",
-		"mail.dkim.selector":           "",
-		"mail.dkim.private_key_file":   "",
+		"mail.from":                           "Sendlater <no-reply@localhost>",
+		"mail.allow_local_recipients":         false,
+		"mail.smtp.host":                      "",
+		"mail.smtp.port":                      587,
+		"mail.smtp.username":                  "",
+		"mail.smtp.password":                  "",
+		"mail.smtp.password_file":             "",
+		"mail.smtp.tls":                       "starttls",
+		"mail.smtp.timeout":                   "30s",
+		"mail.smtp.pool_size":                 4,
+		"mail.dns_server":                     "",
+		"mail.bounce_domain":                  "",
+		"mail.inbound.addr":                   "",
+		"mail.inbound.max_size":               int64(1 << 20),
+		"mail.inbound.rate_per_minute":        600,
+		"mail.inbound.timeout":                "60s",
+		"mail.ses.topic_arn":                  []string{},
+		"mail.postmark.webhook_user":          "",
+		"mail.postmark.webhook_password":      "",
+		"mail.postmark.webhook_password_file": "",
+		"mail.dkim.domain":                    "",
+		"mail.dkim.selector":                  "",
+		"mail.dkim.private_key_file":          "",
 	}
 }
 
@@ -118,7 +136,41 @@ func (c *Config) validateMail(bad func(key, rule string, got any) error) error {
 	if m.Inbound.Timeout <= 0 {
 		return bad("mail.inbound.timeout", "must be a positive duration, e.g. 60s", m.Inbound.Timeout)
 	}
+	if err := c.validateWebhooks(bad); err != nil {
+		return err
+	}
 	return c.validateDKIM(bad)
+}
+
+// snsTopicARN is an SNS topic's ARN: arn:aws:sns:REGION:ACCOUNT:NAME (or
+// another partition's, aws-cn, aws-us-gov).
+var snsTopicARN = regexp.MustCompile(`^arn:aws(-[a-z]+)*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+
+// validateWebhooks checks mail.ses.* and mail.postmark.*: both need the
+// bounce domain, whose return paths name what bounced.
+func (c *Config) validateWebhooks(bad func(key, rule string, got any) error) error {
+	m := &c.Mail
+	for _, arn := range m.SES.TopicARN {
+		if !snsTopicARN.MatchString(arn) {
+			return bad("mail.ses.topic_arn", "must be SNS topic ARNs, e.g. arn:aws:sns:eu-west-1:123456789012:sendlater-bounces", arn)
+		}
+	}
+	if len(m.SES.TopicARN) > 0 && m.BounceDomain == "" {
+		return bad("mail.ses.topic_arn", "needs mail.bounce_domain: SES reports name the email by its return path bounces+...@ that domain", m.SES.TopicARN)
+	}
+	p := m.Postmark
+	if p.WebhookPassword != "" || p.WebhookUser != "" {
+		if m.BounceDomain == "" {
+			return bad("mail.postmark.webhook_password", "needs mail.bounce_domain: Postmark reports name the email by its return path's token", "(set)")
+		}
+		if p.WebhookUser == "" || strings.ContainsAny(p.WebhookUser, ":@/ ") {
+			return bad("mail.postmark.webhook_user", "must be set with webhook_password, without : @ / or spaces", p.WebhookUser)
+		}
+		if len(p.WebhookPassword) < 16 {
+			return bad("mail.postmark.webhook_password", "must be at least 16 characters (e.g. openssl rand -hex 16)", "(hidden)")
+		}
+	}
+	return nil
 }
 
 // dnsName is a DNS name of letters, digits and inner hyphens in dotted

@@ -165,6 +165,7 @@ func (c *Config) secretFiles() [][2]string {
 		}
 	}
 	add("mail.smtp.password_file", c.Mail.SMTP.PasswordFile)
+	add("mail.postmark.webhook_password_file", c.Mail.Postmark.WebhookPasswordFile)
 	add("mail.dkim.private_key_file", c.Mail.DKIM.PrivateKeyFile)
 	add("store.url_file", c.Store.URLFile)
 	add("stripe.secret_key_file", c.Stripe.SecretKeyFile)

@@ -123,6 +123,7 @@ func (a *app) serve(ctx context.Context) error {
 	if a.cfg.PageViews.Enabled {
 		srv.PageViews = s.PageViews
 	}
+	srv.BounceWebhooks = a.bounceWebhooks(s)
 	if a.metrics != nil {
 		srv.Metrics = a.metrics
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/sendlater/sendlater/core"
+
 	"github.com/sendlater/sendlater/inbound"
 )
 
@@ -33,4 +35,19 @@ func (a *app) openInbound(s *services) (*inbound.Server, error) {
 	}()
 	a.log.Info("inbound SMTP listener for bounces", "inbound_addr", ln.Addr().String(), "bounce_domain", s.Bounces.Domain)
 	return srv, nil
+}
+
+// bounceWebhooks is the providers' bounce webhooks of mail.ses and
+// mail.postmark; nil when neither is set.
+func (a *app) bounceWebhooks(s *services) core.BounceWebhooks {
+	m := a.cfg.Mail
+	if len(m.SES.TopicARN) == 0 && m.Postmark.WebhookPassword == "" || s.Bounces == nil {
+		return nil
+	}
+	a.log.Info("bounce webhooks", "ses_topics", len(m.SES.TopicARN), "postmark", m.Postmark.WebhookPassword != "")
+	return &inbound.Webhooks{
+		Addresses: s.Bounces, Processor: s.BounceReports, Limits: s.Limits, Clock: core.SystemClock{}, Logger: a.log,
+		SES:      inbound.SESConfig{TopicARNs: m.SES.TopicARN},
+		Postmark: inbound.PostmarkConfig{User: m.Postmark.WebhookUser, Password: m.Postmark.WebhookPassword},
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/inbound"
 	"github.com/sendlater/sendlater/internal/wiring"
 	"github.com/sendlater/sendlater/mailer"
 	"github.com/sendlater/sendlater/webhook"
@@ -96,9 +97,13 @@ func (a *app) newMailer() (core.Mailer, error) {
 	if err != nil {
 		return nil, err
 	}
+	var token string
+	if a.cfg.Mail.Postmark.WebhookPassword != "" {
+		token = inbound.PostmarkMetadataHeader // Postmark keeps it as the metadata its webhook sends back
+	}
 	return mailer.NewSMTP(mailer.SMTPConfig{
 		Host: s.Host, Port: s.Port, Username: s.Username, Password: s.Password, TLS: s.TLS,
-		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize, DKIM: dkim,
+		From: sender, Timeout: s.Timeout, PoolSize: s.PoolSize, DKIM: dkim, TokenHeader: token,
 	})
 }
 

@@ -105,6 +105,10 @@ type Config struct {
 	Domains core.MailDomains
 	// BounceDomain is mail.bounce_domain (VERP return paths); default none.
 	BounceDomain string
+	// TokenHeader is the mailer's header of the return path's token
+	// (mailer.SMTPConfig.TokenHeader, set by serve for Postmark); default
+	// none.
+	TokenHeader string
 }
 
 // Env is a store, a mail server, a clock and the services over them.
@@ -165,7 +169,7 @@ func New(tb testing.TB, c Config) *Env {
 	st, db := openStore(tb, c)
 	m, err := mailer.NewSMTP(mailer.SMTPConfig{
 		Host: c.SMTP.Host(), Port: c.SMTP.Port(), TLS: mailer.TLSNone, PoolSize: c.PoolSize,
-		From: core.Address{Name: "Sendlater", Address: Sender}, Timeout: 5 * time.Second,
+		From: core.Address{Name: "Sendlater", Address: Sender}, Timeout: 5 * time.Second, TokenHeader: c.TokenHeader,
 	})
 	if err != nil {
 		tb.Fatal(err)
