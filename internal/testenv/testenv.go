@@ -105,6 +105,8 @@ type Config struct {
 	Domains core.MailDomains
 	// BounceDomain is mail.bounce_domain (VERP return paths); default none.
 	BounceDomain string
+	// SealedLinkValidity is sealed.link_valid_for; zero: a year.
+	SealedLinkValidity time.Duration
 }
 
 // Env is a store, a mail server, a clock and the services over them.
@@ -223,7 +225,7 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, PasswordParams: CheapPasswords,
 		Concurrency: 4, PassLogSize: 10, Process: "test", Metrics: c.Metrics, Domains: c.Domains,
 		Tracer: c.Tracer, Webhooks: c.Webhooks,
-		BounceDomain: c.BounceDomain,
+		BounceDomain: c.BounceDomain, SealedLinkValidity: c.SealedLinkValidity,
 	})
 	if c.Tracer != nil {
 		e.Store.(interface{ TraceTransactions(core.Tracer) }).TraceTransactions(c.Tracer)

@@ -76,6 +76,7 @@ func build(o Options, k Keys) *Graph {
 		Refusals:      g.Refusals.Tokens,
 		Bounces:       g.Bounces,
 		Opens:         g.Opens.Tokens,
+		OpenValidity:  o.SealedLinkValidity,
 		Webhooks:      core.TraceWebhooks(o.Webhooks, o.Tracer),
 		Resets:        g.Auth,
 		Confirmations: g.Auth,
