@@ -145,7 +145,8 @@ func keyPress(k string) tea.KeyPressMsg {
 		"up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown}, "left": {Code: tea.KeyLeft}, "right": {Code: tea.KeyRight},
 		"ctrl+s": {Code: 's', Mod: tea.ModCtrl}, "ctrl+c": {Code: 'c', Mod: tea.ModCtrl},
 		"backspace": {Code: tea.KeyBackspace}, "ctrl+n": {Code: 'n', Mod: tea.ModCtrl}, "ctrl+r": {Code: 'r', Mod: tea.ModCtrl},
-		"ctrl+p": {Code: 'p', Mod: tea.ModCtrl},
+		"ctrl+p": {Code: 'p', Mod: tea.ModCtrl}, "ctrl+l": {Code: 'l', Mod: tea.ModCtrl},
+		"ctrl+u": {Code: 'u', Mod: tea.ModCtrl}, "ctrl+x": {Code: 'x', Mod: tea.ModCtrl},
 	}
 	if m, ok := named[k]; ok {
 		return m
