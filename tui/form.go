@@ -30,6 +30,7 @@ type formView struct {
 	errors   map[string]string // the validation messages, by field
 	problem  string            // what refused the form as a whole (a plan limit)
 	saving   bool
+	sealing  bool // the save seals the letter first
 	dark     bool
 	width    int
 	height   int // the lines the form has, under the page's title
@@ -387,6 +388,8 @@ func (f *formView) content(st styles, now time.Time, loc *time.Location) (lines 
 	switch {
 	case f.problem != "":
 		lines = append(lines, "  "+st.Warn.Render(f.problem))
+	case f.saving && f.sealing:
+		lines = append(lines, "  "+st.Dim.Render("Sealing and saving…"))
 	case f.saving:
 		lines = append(lines, "  "+st.Dim.Render("Saving…"))
 	}

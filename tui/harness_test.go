@@ -33,6 +33,9 @@ type driver struct {
 	stop  func() // ends the program's context and its commands
 	quit  bool
 	width int
+	// patience is how long waitFor waits; zero: 10 s. Argon2id (a seal, an
+	// open) may take seconds on a loaded machine.
+	patience time.Duration
 }
 
 func drive(t testing.TB, cfg tui.Config, width, height int) *driver {
@@ -95,7 +98,11 @@ func (d *driver) waitFor(want string) string {
 
 func (d *driver) waitUntil(what string, ok func(screen string) bool) string {
 	d.t.Helper()
-	deadline := time.After(10 * time.Second)
+	patience := d.patience
+	if patience == 0 {
+		patience = 10 * time.Second
+	}
+	deadline := time.After(patience)
 	for {
 		if s := d.screen(); ok(s) {
 			return s

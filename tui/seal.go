@@ -189,8 +189,13 @@ func (v *sealView) update(msg tea.Msg) tea.Cmd {
 		}
 	}
 	in := v.inputs()[v.focus]
+	before := in.Value()
 	var cmd tea.Cmd
 	*in, cmd = in.Update(msg)
+	if in.Value() != before {
+		// What refused the field is out of date once it changes.
+		delete(v.errors, []string{"passphrase", "passphraseConfirm", "sealed.hint"}[v.focus])
+	}
 	return cmd
 }
 

@@ -73,6 +73,7 @@ func TestALetterSealedInTheTUIOpensFromTheRecipientsLink(t *testing.T) {
 	draftPath := filepath.Join(t.TempDir(), "draft.json")
 	cfg.DraftPath = draftPath
 	d := drive(t, cfg, 100, 40)
+	d.patience = time.Minute
 	d.waitFor("Pro plan · 0 messages")
 
 	d.press("n")
@@ -193,6 +194,7 @@ func TestEditingASealedMessageInTheTUI(t *testing.T) {
 			}
 			cfg, _ := b.open(t, e, ann)
 			d := drive(t, cfg, 100, 40)
+			d.patience = time.Minute
 			d.waitFor("Deeds")
 			d.press("e")
 			s := d.waitFor("Message · sealed: ctrl+l opens it")

@@ -207,6 +207,7 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		m.form.saving, m.form.problem = true, ""
 		m.form.setErrors(nil)
 		job := m.form.sealJob()
+		m.form.sealing = job != nil
 		if job != nil {
 			m.setStatus("Sealing the letter with your passphrase (Argon2id, 64 MiB)…", false)
 		} else {
