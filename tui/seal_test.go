@@ -173,6 +173,9 @@ func TestALetterSealedInTheTUIOpensFromTheRecipientsLink(t *testing.T) {
 	if _, err := core.Open(passphrase+"!", got.Data.MessageID, env); err != core.ErrWrongPassphrase {
 		t.Fatalf("another passphrase: %v", err)
 	}
+	// The author's history says when the recipient opened it.
+	d.press("l")
+	d.waitFor("Opened from the link: by bob@example.com")
 }
 
 // Editing a sealed message, on each implementation: its text is not in

@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/testenv"
+	"github.com/sendlater/sendlater/web"
 )
 
 // A sealed message's link opens for sealed.link_valid_for after delivery
@@ -82,5 +84,55 @@ func TestSealedLinkOpensForItsValidity(t *testing.T) {
 	if status != http.StatusNotFound || out.Message != "This link does not open a sealed message. Check that you copied the whole link from your email; a link opens for 30 days after the message arrived." ||
 		strings.Contains(string(out.Data), "sealed:v1") {
 		t.Fatalf("31 days after: %d %+v", status, out)
+	}
+}
+
+// The rest of the product around a sealed message, over the API: its
+// preview and its test email say it is sealed and carry a test link (which
+// opens nothing), never the envelope; the account's export keeps it sealed,
+// with its hint, as the author's client can open it.
+func TestASealedMessagesPreviewTestAndExport(t *testing.T) {
+	a := startIdentityAPI(t, func(e *testenv.Env, s *web.Server, _ *slog.Logger) { s.Opens = e.Graph.Opens })
+	pro := a.author("pro@example.com")
+	a.grantPlan(pro.uid, core.PlanPro)
+	a.MustVerify(t, pro.uid)
+	id := core.NewID()
+	env, err := core.Seal("violet harbor quietly mends seven copper lanterns", id, []byte("ZEBRA-ORCHID-7731"), core.DefaultSealParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := map[string]any{"envelope": env.String(), "hint": "Lisbon"}
+	m := a.createMessage(pro, map[string]any{"id": id, "message": "", "sealed": sealed})
+
+	var previews []web.EmailPreviewJSON
+	a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/preview", pro.token, map[string]any{}, &previews)
+	if len(previews) != 1 || !strings.Contains(previews[0].Text, "Their hint: Lisbon") ||
+		!strings.Contains(previews[0].Text, "/open/"+id+".test") || strings.Contains(previews[0].Text+previews[0].HTML, "sealed:v1") {
+		t.Fatalf("the preview: %+v", previews)
+	}
+	var sent web.TestSendJSON
+	a.ok(nil, http.StatusOK, "POST", "/api/messages/"+m.ID+"/test", pro.token, nil, &sent)
+	mail := a.email("pro@example.com")
+	if !strings.HasPrefix(mail.Subject, "[Test] A sealed message") || !strings.Contains(mail.Text, identityBaseURL+"/open/"+id+".test") ||
+		strings.Contains(mail.Text+mail.HTML, "sealed:v1") {
+		t.Fatalf("the test email: %s\n%s", mail.Subject, mail.Text)
+	}
+	// The test link opens nothing: the page says so (open.ts's isTestToken).
+	a.fail(nil, http.StatusNotFound, "request/not-found", "GET", "/api/open/"+id+".test", "", nil)
+
+	var export struct {
+		Messages []struct {
+			ID      string `json:"id"`
+			Message string `json:"message"`
+			Sealed  *struct {
+				Envelope string `json:"envelope"`
+				Hint     string `json:"hint"`
+			} `json:"sealed"`
+		} `json:"messages"`
+	}
+	a.ok(nil, http.StatusOK, "GET", "/api/me/export", pro.token, nil, &export)
+	if len(export.Messages) != 1 || export.Messages[0].Message != "" || export.Messages[0].Sealed == nil ||
+		export.Messages[0].Sealed.Envelope != env.String() || export.Messages[0].Sealed.Hint != "Lisbon" {
+		t.Fatalf("the export: %+v", export)
 	}
 }
