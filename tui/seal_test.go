@@ -131,7 +131,7 @@ func TestALetterSealedInTheTUIOpensFromTheRecipientsLink(t *testing.T) {
 	if l, _ := m.Sealed(); l.Hint != "Lisbon, the tram" || strings.Contains(m.Body, "ZEBRA") || m.Title != "Deeds" {
 		t.Fatalf("stored: %q %+v", m.Body, l)
 	}
-	if s := d.screen(); !strings.Contains(s, "Deeds") {
+	if s := d.screen(); !strings.Contains(s, "Deeds (sealed)") {
 		t.Fatalf("not listed:\n%s", s)
 	}
 
