@@ -40,6 +40,11 @@ func TestSealedLinkOpensForItsValidity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The preview says the same period (its link is a test link).
+	if ps, err := e.Messages.PreviewMessage(e.As(u.ID), m.ID, core.MessageUpdate{}); err != nil || len(ps) != 1 ||
+		!strings.Contains(ps[0].Text, "it opens for 30 days") {
+		t.Fatalf("the preview: %+v %v", ps, err)
+	}
 	e.Clock.Set(m.SendDate.Add(time.Minute))
 	if _, err := e.Delivery.Run(e.Ctx); err != nil {
 		t.Fatal(err)
