@@ -30,12 +30,16 @@ type Plan struct {
 // plan names the one below it instead of repeating its perks (Pro's
 // "Unlimited messages" beside Free's "1 message" would read as a
 // contradiction). Pro's recipients are MaxRecipients, said on the card so a
-// buyer knows before paying (issue 28).
+// buyer knows before paying (issue 28); sealing (requireSealing, issue 32)
+// is Pro's, so Business names it by "All Pro perks".
 var (
 	freePerks     = []string{"1 message", "1 recipient", "Edit or postpone your message"}
-	proPerks      = []string{"All Free perks", "Unlimited messages", fmt.Sprintf("Up to %d recipients per message", MaxRecipients)}
+	proPerks      = []string{"All Free perks", "Unlimited messages", fmt.Sprintf("Up to %d recipients per message", MaxRecipients), SealedPerk}
 	businessPerks = []string{"All Pro perks", "Custom-made features", "Trigger an HTTP endpoint"}
 )
+
+// SealedPerk is the pricing cards' line of sealed messages (docs/sealed.md).
+const SealedPerk = "Sealed messages only your recipients can open"
 
 // Plans returns the plans in the order of the pricing screen, none of them
 // purchasable: Payments.Plans says which checkout sells.

@@ -29,6 +29,18 @@ func TestProPerksNameTheRecipientLimit(t *testing.T) {
 	}
 }
 
+// Sealing is a Pro and Business perk (issue 32): the Pro card names it, and
+// Business's "All Pro perks" takes it along, as the plan check does.
+func TestPricingCardsNameSealing(t *testing.T) {
+	pro, _ := core.FindPlan(core.PlanPro)
+	biz, _ := core.FindPlan(core.PlanBusiness)
+	free, _ := core.FindPlan(core.PlanStarter)
+	if !slices.Contains(pro.Perks, "Sealed messages only your recipients can open") || !slices.Contains(biz.Perks, "All Pro perks") ||
+		slices.ContainsFunc(free.Perks, func(p string) bool { return strings.Contains(strings.ToLower(p), "seal") }) {
+		t.Fatalf("perks: Free %q, Pro %q, Business %q", free.Perks, pro.Perks, biz.Perks)
+	}
+}
+
 func TestMayAddMessage(t *testing.T) {
 	tests := []struct {
 		plan        core.PlanID

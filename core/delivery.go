@@ -64,6 +64,9 @@ type Delivery struct {
 	// Opens makes a sealed message's recipients' open links; nil: test
 	// links, which open nothing (previews and tests).
 	Opens *OpenTokens
+	// OpenValidity is how long an open link opens after delivery, as the
+	// email says it (SealedOpenService.Validity); zero: DefaultOpenValidity.
+	OpenValidity time.Duration
 	// Confirmations asks a second reminder address set before
 	// confirmation existed to confirm; nil: it is never asked by the pass.
 	Confirmations ReminderAddressAsker

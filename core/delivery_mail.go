@@ -221,6 +221,9 @@ type DeliveryEmail struct {
 	Sealed   bool
 	Hint     string
 	OpenLink string
+	// OpenFor is how long the link opens after delivery, in words
+	// (OpenValidityWords).
+	OpenFor string
 }
 
 // DeliveryFailedEmail tells the author a message could not be delivered.

@@ -189,7 +189,7 @@ func (d *Delivery) deliveryEmail(m *Message, r *Recipient, author *User, now tim
 		e.UnsubscribeLink = d.BaseURL + "/unsubscribe/" + d.Refusals.Token(r.Address)
 	}
 	if l, ok := m.Sealed(); ok {
-		e.Sealed, e.Hint = true, l.Hint
+		e.Sealed, e.Hint, e.OpenFor = true, l.Hint, OpenValidityWords(d.OpenValidity)
 		e.OpenLink = d.BaseURL + "/open/" + (*OpenTokens)(nil).TestToken(m.ID)
 		if d.Opens != nil {
 			e.OpenLink = d.BaseURL + "/open/" + d.Opens.Token(m.ID, r.Address)

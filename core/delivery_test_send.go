@@ -67,8 +67,8 @@ type EmailPreview struct {
 // in a preview or a test would refuse the recipient's address. A sealed
 // message's open link is a test link (OpenTokens.TestToken), which opens
 // nothing.
-func renderDeliveries(emails Emails, baseURL string, m *Message, author *User, now time.Time) ([]*Email, error) {
-	d := &Delivery{BaseURL: baseURL}
+func renderDeliveries(emails Emails, baseURL string, openValidity time.Duration, m *Message, author *User, now time.Time) ([]*Email, error) {
+	d := &Delivery{BaseURL: baseURL, OpenValidity: openValidity}
 	var out []*Email
 	for _, r := range m.RecipientList() {
 		e, err := emails.Delivery(d.deliveryEmail(m, &r, author, now))
@@ -128,7 +128,7 @@ func (s *MessageService) previews(m *Message, author *User, now time.Time) ([]Em
 	if s.Emails == nil {
 		return nil, Errorf(EUnavailable, "Previews are not available on this server.")
 	}
-	es, err := renderDeliveries(s.Emails, s.BaseURL, m, author, now)
+	es, err := renderDeliveries(s.Emails, s.BaseURL, s.OpenValidity, m, author, now)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (s *MessageService) SendTest(ctx context.Context, id string) (int, error) {
 				"%s refused test emails through the link of an earlier email, so none is sent; the preview shows each email.", u.Email)
 		}
 	}
-	es, err := renderDeliveries(s.Emails, s.BaseURL, m, u, s.Clock.Now())
+	es, err := renderDeliveries(s.Emails, s.BaseURL, s.OpenValidity, m, u, s.Clock.Now())
 	if err != nil {
 		return 0, err
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -15,7 +16,8 @@ import (
 // message's id and a MAC of it and the recipient's address (128 bits, under
 // a key derived from the master key): nothing is stored to check it, and
 // none can be made without the key. It opens from the recipient's delivery
-// for DefaultOpenValidity (SealedOpenService.Validity; no config key yet).
+// for its validity: sealed.link_valid_for, DefaultOpenValidity by default
+// (SealedOpenService.Validity; the email says it, Delivery.OpenValidity).
 
 // PurposeSealedOpen is the purpose of the key of the recipients' open links.
 const PurposeSealedOpen = "sendlater sealed open links"
@@ -23,6 +25,37 @@ const PurposeSealedOpen = "sendlater sealed open links"
 // DefaultOpenValidity is how long after its delivery a recipient's link
 // opens the message.
 const DefaultOpenValidity = 365 * 24 * time.Hour
+
+// The bounds of an open link's validity (the config's sealed.link_valid_for):
+// a day at least, so that a recipient away for a weekend still opens it; ten
+// years at most.
+const (
+	MinOpenValidity = 24 * time.Hour
+	MaxOpenValidity = 10 * DefaultOpenValidity
+)
+
+// OpenValidityWords says validity (zero: DefaultOpenValidity) as the email
+// and the refusal of an expired link do: "a year", "2 years", "30 days",
+// "36 hours".
+func OpenValidityWords(validity time.Duration) string {
+	if validity == 0 {
+		validity = DefaultOpenValidity
+	}
+	const day = 24 * time.Hour
+	switch {
+	case validity == DefaultOpenValidity:
+		return "a year"
+	case validity%DefaultOpenValidity == 0:
+		return fmt.Sprintf("%d years", validity/DefaultOpenValidity)
+	case validity == day:
+		return "a day"
+	case validity%day == 0:
+		return fmt.Sprintf("%d days", validity/day)
+	case validity%time.Hour == 0:
+		return fmt.Sprintf("%d hours", validity/time.Hour)
+	}
+	return validity.String()
+}
 
 // EventOpened: a recipient (Recipient) fetched the sealed message from
 // their link.
@@ -90,8 +123,8 @@ type SealedOpens interface {
 	Open(ctx context.Context, token, client string) (*SealedOpenView, error)
 }
 
-func errOpenLink() error {
-	return Errorf(ENotFound, "This link does not open a sealed message. Check that you copied the whole link from your email; a link opens for a year after the message arrived.")
+func (s *SealedOpenService) errOpenLink() error {
+	return Errorf(ENotFound, "This link does not open a sealed message. Check that you copied the whole link from your email; a link opens for %s after the message arrived.", OpenValidityWords(s.Validity))
 }
 
 // Open returns the sealed message token opens, for client (its address),
@@ -111,11 +144,11 @@ func (s *SealedOpenService) Open(ctx context.Context, token, client string) (*Se
 	}
 	id, _, _ := strings.Cut(token, ".")
 	if ValidID("message", id) != nil {
-		return nil, errOpenLink()
+		return nil, s.errOpenLink()
 	}
 	m, err := s.Messages.FindMessageByID(ctx, id)
 	if ErrorCode(err) == EMessageNotFound {
-		return nil, errOpenLink()
+		return nil, s.errOpenLink()
 	}
 	if err != nil {
 		return nil, err
@@ -127,7 +160,7 @@ func (s *SealedOpenService) Open(ctx context.Context, token, client string) (*Se
 		validity = DefaultOpenValidity
 	}
 	if !sealed || r == nil || r.Status != RecipientSent || s.Clock.Now().After(r.SentAt.Add(validity)) {
-		return nil, errOpenLink()
+		return nil, s.errOpenLink()
 	}
 	author, err := s.Users.FindUserByID(ctx, m.Owner)
 	if err != nil {

@@ -41,6 +41,10 @@ type MessageService struct {
 	// no check.
 	Refusals *RefusalService
 	BaseURL  string
+	// OpenValidity is how long a sealed message's open link opens after
+	// delivery, as previews and tests say it (Delivery.OpenValidity);
+	// zero: DefaultOpenValidity.
+	OpenValidity time.Duration
 	// Tracer makes the spans of Create, Update and Postpone; nil: none.
 	Tracer Tracer
 	// Bounces makes the return path of a recipient's notice (VERP); nil:

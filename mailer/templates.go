@@ -1,6 +1,7 @@
 package mailer
 
 import (
+	"cmp"
 	"embed"
 	"fmt"
 	htmltemplate "html/template"
@@ -130,6 +131,7 @@ type deliveryView struct {
 	// OpenLink instead of a body.
 	Sealed         bool
 	Hint, OpenLink string
+	OpenFor        string // how long the link opens: "a year"
 }
 
 // render executes the subject, text and HTML templates of kind into a new
@@ -259,6 +261,7 @@ func (t *Templates) Delivery(d core.DeliveryEmail) (*core.Email, error) {
 		AuthorAddress: d.Author.Address, AuthorFull: formatAddress(d.Author), Body: d.Body,
 		BodyHTML: htmlLines(d.Body), Written: formatWhen(d.WrittenAt, d.Location),
 		UnsubscribeLink: d.UnsubscribeLink, Sealed: d.Sealed, Hint: d.Hint, OpenLink: d.OpenLink,
+		OpenFor: cmp.Or(d.OpenFor, core.OpenValidityWords(0)),
 	}, len(d.Body))
 	if err != nil {
 		return nil, err

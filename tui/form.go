@@ -30,10 +30,23 @@ type formView struct {
 	errors   map[string]string // the validation messages, by field
 	problem  string            // what refused the form as a whole (a plan limit)
 	saving   bool
+	sealing  bool // the save seals the letter first
 	dark     bool
 	width    int
 	height   int // the lines the form has, under the page's title
 	top      int // the first of its lines shown, when they do not all fit
+
+	// Sealing (seal.go): seal is the passphrase and hint the letter is
+	// sealed with on save, nil for text; locked, a sealed message edited
+	// and not opened (its text is not here); opened, the letter as it was
+	// opened; sealID, the id a seal binds to (the edited message's, or one
+	// made for the new message); canSeal, the plan seals (or the message
+	// is sealed already).
+	seal    *sealChoice
+	locked  bool
+	opened  *openedLetter
+	sealID  string
+	canSeal bool
 }
 
 func newForm(d Draft, editing *core.Message, limit int, st styles) formView {
@@ -51,10 +64,16 @@ func newForm(d Draft, editing *core.Message, limit int, st styles) formView {
 	f.body.CharLimit = 0
 	f.body.MaxHeight = 0
 	f.body.SetValue(d.Body)
+	f.sealID = core.NewID()
+	if editing != nil {
+		f.sealID = editing.ID
+	}
 	if editing != nil && editing.IsSealed() {
-		// The TUI does not seal yet (docs/sealed.md): the letter stays
-		// sealed unless text is written here in its place.
-		f.body.Placeholder = "Sealed with a passphrase: open and edit the letter in the web app. Text written here replaces it, unsealed."
+		// Its text is not here until ctrl+l opens it with the passphrase;
+		// it stays sealed meanwhile.
+		f.locked = true
+		f.body.SetValue("")
+		f.body.Placeholder = "Sealed with a passphrase: ctrl+l opens the letter here to read and edit it."
 	}
 	f.setStyles(st)
 	f.focusOn(0)
@@ -93,6 +112,9 @@ func (f *formView) setStyles(st styles) {
 
 func (f *formView) draft() Draft {
 	d := Draft{Title: f.title.Value(), Interval: string(f.interval), Body: f.body.Value()}
+	if f.seal != nil || f.locked {
+		d.Body = "" // a letter to be sealed is never written to the draft file
+	}
 	d.Name, d.Recipient = f.rows[0].name.Value(), f.rows[0].address.Value()
 	if len(f.rows) > 1 {
 		for _, r := range f.rows {
@@ -206,7 +228,7 @@ func (f *formView) Update(msg tea.Msg, keys keyMap) (cmd tea.Cmd, changed bool) 
 	}
 	if in := f.input(f.focus); in != nil {
 		*in, cmd = in.Update(msg)
-	} else if f.focus == f.bodyField() {
+	} else if f.focus == f.bodyField() && !f.locked {
 		f.body, cmd = f.body.Update(msg)
 	}
 	return cmd, !f.draft().same(before)
@@ -217,6 +239,9 @@ func (f *formView) Update(msg tea.Msg, keys keyMap) (cmd tea.Cmd, changed bool) 
 func (f *formView) messageInput() core.MessageInput {
 	d := f.draft()
 	in := core.MessageInput{Title: d.Title, Body: d.Body, Interval: f.interval}
+	if f.seal != nil {
+		in.ID = f.sealID // the letter is sealed for it (sealJob)
+	}
 	if rs := f.recipientInputs(); len(rs) > 1 {
 		in.Recipients = rs
 	} else {
@@ -236,7 +261,14 @@ func (f *formView) changes() core.MessageUpdate {
 		}
 	}
 	set(&up.Title, d.Title, m.Title)
-	set(&up.Body, d.Body, m.Text()) // a sealed letter is "" here: left as it is
+	switch text := f.body.Value(); {
+	case f.locked, f.seal != nil:
+		// Left as it is, or sealed anew by the save (sealJob).
+	case m.IsSealed():
+		up.Body = &text // opened, and the seal removed: text again
+	default:
+		set(&up.Body, text, m.Text())
+	}
 	was, now := recipientsOf(m), f.recipientInputs()
 	switch {
 	case len(was) == 1 && len(now) == 1:
@@ -251,6 +283,42 @@ func (f *formView) changes() core.MessageUpdate {
 	}
 	return up
 }
+
+// sealLabel says, beside the message's label, whether it is sealed and
+// what ctrl+l does.
+func (f *formView) sealLabel() string {
+	switch {
+	case f.locked:
+		return "sealed: ctrl+l opens it"
+	case f.seal != nil:
+		return "sealed on save · ctrl+l change"
+	case f.canSeal:
+		return "ctrl+l seal with a passphrase"
+	}
+	return "sealing: Pro and Business plans"
+}
+
+// needsSeal tells whether a save seals the letter: it is to be sealed and
+// is not a sealed letter opened and left as it was.
+func (f *formView) needsSeal() bool {
+	return f.seal != nil && (f.opened == nil || f.opened.text != f.body.Value() || f.opened.seal != *f.seal)
+}
+
+// sealJob is the seal a save or a preview makes, nil when none.
+func (f *formView) sealJob() *sealJob {
+	if !f.needsSeal() {
+		return nil
+	}
+	return &sealJob{choice: *f.seal, id: f.sealID, body: f.body.Value()}
+}
+
+// sealJob seals a letter in a tea.Cmd (Argon2id takes a while).
+type sealJob struct {
+	choice   sealChoice
+	id, body string
+}
+
+func (j *sealJob) letter() (*core.SealedLetter, error) { return sealLetter(j.choice, j.id, j.body) }
 
 // deliveryDate is when the message will go: now plus the interval for a new
 // one or a new interval, else its sendDate.
@@ -313,13 +381,15 @@ func (f *formView) content(st styles, now time.Time, loc *time.Location) (lines 
 	errLine("interval")
 	field(f.intervalField(), start, len(lines))
 	start = len(lines)
-	lines = append(lines, label(f.focus == f.bodyField(), "Message"))
+	lines = append(lines, label(f.focus == f.bodyField(), "Message")+st.Dim.Render(" · "+f.sealLabel()))
 	lines = append(lines, strings.Split(f.body.View(), "\n")...)
 	errLine("message")
 	lines = append(lines, "  The message will be delivered on "+f.deliveryDate(now, loc).In(loc).Format("Monday, January 2, 2006")+".")
 	switch {
 	case f.problem != "":
 		lines = append(lines, "  "+st.Warn.Render(f.problem))
+	case f.saving && f.sealing:
+		lines = append(lines, "  "+st.Dim.Render("Sealing and saving…"))
 	case f.saving:
 		lines = append(lines, "  "+st.Dim.Render("Saving…"))
 	}

@@ -1,7 +1,9 @@
 package tui_test
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,7 +79,17 @@ func TestGoldenViews(t *testing.T) {
 	d.press("tab", "tab", "ctrl+s")
 	d.waitFor("Please enter a recipient name")
 	d.golden("form-errors-80x24")
-	d.settle()
+	// The draft is written a keystroke behind, in a command: wait until
+	// the file holds the last one (a loaded machine takes a while).
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		d.settle()
+		if b, _ := os.ReadFile(cfg.DraftPath); strings.Contains(string(b), `"Half"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the draft file never held the title typed")
+		}
+	}
 	d.press("ctrl+c")
 
 	again := drive(t, cfg, 80, 24)

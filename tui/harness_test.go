@@ -33,6 +33,9 @@ type driver struct {
 	stop  func() // ends the program's context and its commands
 	quit  bool
 	width int
+	// patience is how long waitFor waits; zero: 10 s. Argon2id (a seal, an
+	// open) may take seconds on a loaded machine.
+	patience time.Duration
 }
 
 func drive(t testing.TB, cfg tui.Config, width, height int) *driver {
@@ -95,7 +98,11 @@ func (d *driver) waitFor(want string) string {
 
 func (d *driver) waitUntil(what string, ok func(screen string) bool) string {
 	d.t.Helper()
-	deadline := time.After(10 * time.Second)
+	patience := d.patience
+	if patience == 0 {
+		patience = 10 * time.Second
+	}
+	deadline := time.After(patience)
 	for {
 		if s := d.screen(); ok(s) {
 			return s
@@ -145,7 +152,8 @@ func keyPress(k string) tea.KeyPressMsg {
 		"up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown}, "left": {Code: tea.KeyLeft}, "right": {Code: tea.KeyRight},
 		"ctrl+s": {Code: 's', Mod: tea.ModCtrl}, "ctrl+c": {Code: 'c', Mod: tea.ModCtrl},
 		"backspace": {Code: tea.KeyBackspace}, "ctrl+n": {Code: 'n', Mod: tea.ModCtrl}, "ctrl+r": {Code: 'r', Mod: tea.ModCtrl},
-		"ctrl+p": {Code: 'p', Mod: tea.ModCtrl},
+		"ctrl+p": {Code: 'p', Mod: tea.ModCtrl}, "ctrl+l": {Code: 'l', Mod: tea.ModCtrl},
+		"ctrl+u": {Code: 'u', Mod: tea.ModCtrl}, "ctrl+x": {Code: 'x', Mod: tea.ModCtrl},
 	}
 	if m, ok := named[k]; ok {
 		return m

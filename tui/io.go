@@ -149,15 +149,29 @@ func (m *Model) remove(id string) tea.Cmd {
 	})
 }
 
-func (m *Model) create(in core.MessageInput) tea.Cmd {
+func (m *Model) create(in core.MessageInput, job *sealJob) tea.Cmd {
 	return func() tea.Msg {
+		if job != nil {
+			l, err := job.letter()
+			if err != nil {
+				return doneMsg{fromForm: true, err: err}
+			}
+			in.Sealed = l
+		}
 		msg, err := m.cfg.Messages.Create(m.cfg.Ctx, in)
 		return doneMsg{verb: "The message is saved.", message: msg, created: true, fromForm: true, err: err}
 	}
 }
 
-func (m *Model) update(id string, up core.MessageUpdate) tea.Cmd {
+func (m *Model) update(id string, up core.MessageUpdate, job *sealJob) tea.Cmd {
 	return func() tea.Msg {
+		if job != nil {
+			l, err := job.letter()
+			if err != nil {
+				return doneMsg{fromForm: true, id: id, err: err}
+			}
+			up.Sealed = l
+		}
 		msg, err := m.cfg.Messages.Update(m.cfg.Ctx, id, up)
 		return doneMsg{verb: "The message is saved.", id: id, message: msg, fromForm: true, err: err}
 	}

@@ -8,7 +8,7 @@ type keyMap struct {
 	Up, Down, New, Edit, Postpone, Pause, Delete, Preview, Reload, Quit       key.Binding
 	Timeline, Test, Hold, SetHold, EndHold, More, Less, HoldBack, FormPreview key.Binding
 	Yes, No, OpenDraft, DropDraft                                             key.Binding
-	Next, Prev, Left, Right, Save, Cancel, Back                               key.Binding
+	Next, Prev, Left, Right, Save, Cancel, Back, Seal                         key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -44,6 +44,7 @@ func newKeyMap() keyMap {
 		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "interval")),
 		Right:       key.NewBinding(key.WithKeys("right", "l")),
 		Save:        b("save", "ctrl+s"),
+		Seal:        b("seal", "ctrl+l"),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "discard")),
 		Back:        key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back")),
 	}

@@ -106,7 +106,11 @@ func (l *listView) View(st styles, now time.Time, loc *time.Location) string {
 	for i := l.top; i < len(l.messages) && i < l.top+l.height; i++ {
 		m := l.messages[i]
 		status := statusOf(m)
-		line := row(m.Title, cellKeep(recipientOf(m), moreOf(m), rw), status, string(m.Interval),
+		title := m.Title
+		if m.IsSealed() {
+			title = cellKeep(title, " (sealed)", tw) // as the web app's lock says it
+		}
+		line := row(title, cellKeep(recipientOf(m), moreOf(m), rw), status, string(m.Interval),
 			m.SendDate.In(loc).Format("2006-01-02"), daysLeft(m, now))
 		if i == l.cursor {
 			line = st.Selected.Render("›" + line[1:])

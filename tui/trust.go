@@ -116,6 +116,7 @@ var eventLabels = map[core.EventKind]string{
 	core.EventFailed: "Failed", core.EventRefused: "Refused by the recipient", core.EventWebhook: "Webhook called",
 	core.EventHeld:    "Moved by your hold",
 	core.EventBounced: "Returned by the recipient's mail server", core.EventComplained: "Marked as spam by the recipient",
+	core.EventOpened: "Opened from the link",
 }
 
 const whenLayout = "2006-01-02 15:04"
@@ -152,11 +153,20 @@ func (m *Model) timelineLines(id string, loc *time.Location) ([]string, error) {
 			label = string(e.Kind)
 		}
 		var parts []string
-		if e.Recipient != "" {
-			parts = append(parts, "to "+e.Recipient)
-		}
-		if e.Actor != "" {
-			parts = append(parts, "by "+e.Actor)
+		switch {
+		case e.Kind == core.EventOpened:
+			// A recipient opened a sealed message from their link: by
+			// them, as the web app's history says it.
+			if e.Recipient != "" {
+				parts = append(parts, "by "+e.Recipient)
+			}
+		default:
+			if e.Recipient != "" {
+				parts = append(parts, "to "+e.Recipient)
+			}
+			if e.Actor != "" {
+				parts = append(parts, "by "+e.Actor)
+			}
 		}
 		if t, err := time.Parse(time.RFC3339, e.Detail); err == nil && (e.Kind == core.EventPostponed || e.Kind == core.EventRescheduled || e.Kind == core.EventHeld) {
 			parts = append(parts, "to "+t.In(loc).Format(whenLayout))

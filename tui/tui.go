@@ -47,6 +47,7 @@ const (
 	pageForm
 	pagePreview // a text read from the server: the emails, the timeline
 	pageHold
+	pageSeal // the form's seal: a passphrase asked, or the letter opened
 )
 
 // Model is the app's root: the page shown, the list, the form, and what
@@ -68,6 +69,7 @@ type Model struct {
 	textSeq  int  // the text page last opened
 	fromForm bool // the text page is the form's preview: esc goes back to it
 	hold     holdView
+	seal     sealView
 	moreKeys bool          // the help line shows the second row of keys
 	confirm  *core.Message // asked before delete
 	offered  *Draft        // a draft found at start, offered again
@@ -171,6 +173,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case textMsg:
 		m.gotText(msg)
 		return m, nil
+	case openedMsg:
+		m.gotOpened(msg)
+		return m, nil
 	case heldMsg:
 		return m, m.gotHold(msg)
 	case draftLoadedMsg:
@@ -194,6 +199,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.hold.date, cmd = m.hold.date.Update(msg)
 		return m, cmd
+	case pageSeal:
+		return m, m.seal.update(msg)
 	}
 	return m, nil
 }
@@ -272,7 +279,8 @@ func (m *Model) setStatus(s string, isErr bool) {
 }
 
 func (m *Model) done(msg doneMsg) tea.Cmd {
-	if msg.fromForm && m.page == pageForm {
+	if msg.fromForm && (m.page == pageForm || m.page == pageSeal) {
+		m.page = pageForm
 		m.form.saving = false
 		if msg.err != nil {
 			var e *core.Error
@@ -330,6 +338,7 @@ func savedWithWarnings(ws []core.Warning) string {
 func (m *Model) setUser(u *core.SessionUser) {
 	m.user = u
 	m.form.limit = m.recipientLimit()
+	m.form.canSeal = m.maySeal()
 }
 
 // upgrade explains the plan limit (SPEC.md: the Add Message button's

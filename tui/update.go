@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"time"
 
 	"fmt"
@@ -18,6 +19,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.formKey(k)
 	case pageHold:
 		return m.holdKey(k)
+	case pageSeal:
+		return m.sealKey(k)
 	case pagePreview:
 		switch {
 		case key.Matches(k, m.keys.Back):
@@ -131,6 +134,7 @@ func (m *Model) openForm(d Draft, editing *core.Message) tea.Cmd {
 		d.ID = ""
 	}
 	m.form = newForm(d, editing, m.recipientLimit(), m.styles)
+	m.form.canSeal = m.maySeal()
 	m.form.SetSize(m.width, m.bodyHeight()-1) // under the page's title
 	m.page = pageForm
 	m.setStatus("", false)
@@ -160,13 +164,40 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		// so it says the day it was written.
 		loc := m.location()
 		date := m.form.deliveryDate(m.cfg.Now(), loc)
-		in := m.form.messageInput()
-		render := func() ([]core.EmailPreview, error) { return m.cfg.Messages.Preview(m.cfg.Ctx, in) }
+		// A letter to be sealed is sealed for the preview too (in the
+		// command: Argon2id), and its text shown as opened.
+		in, job := m.form.messageInput(), m.form.sealJob()
+		render := func() ([]core.EmailPreview, error) {
+			if job != nil {
+				l, err := job.letter()
+				if err != nil {
+					return nil, err
+				}
+				in.Sealed = l
+			}
+			return m.cfg.Messages.Preview(m.cfg.Ctx, in)
+		}
 		if ed := m.form.editing; ed != nil {
 			id, up := ed.ID, m.form.changes()
-			render = func() ([]core.EmailPreview, error) { return m.cfg.Messages.PreviewMessage(m.cfg.Ctx, id, up) }
+			render = func() ([]core.EmailPreview, error) {
+				if job != nil {
+					l, err := job.letter()
+					if err != nil {
+						return nil, err
+					}
+					up.Sealed = l
+				}
+				return m.cfg.Messages.PreviewMessage(m.cfg.Ctx, id, up)
+			}
 		}
-		cmd := m.openText(previewTitle, func() ([]string, error) { return m.previewLines(render, date, loc) })
+		var opened []string
+		if m.form.seal != nil {
+			opened = append([]string{"── Once opened with the passphrase, the letter reads ──", ""}, strings.Split(m.form.body.Value(), "\n")...)
+		}
+		cmd := m.openText(previewTitle, func() ([]string, error) {
+			lines, err := m.previewLines(render, date, loc)
+			return append(lines, opened...), err
+		})
 		m.fromForm = true
 		return cmd
 	case key.Matches(k, m.keys.Save):
@@ -175,11 +206,19 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.form.saving, m.form.problem = true, ""
 		m.form.setErrors(nil)
-		m.setStatus("Saving…", false)
-		if m.form.editing == nil {
-			return m.create(m.form.messageInput())
+		job := m.form.sealJob()
+		m.form.sealing = job != nil
+		if job != nil {
+			m.setStatus("Sealing the letter with your passphrase (Argon2id, 64 MiB)…", false)
+		} else {
+			m.setStatus("Saving…", false)
 		}
-		return m.update(m.form.editing.ID, m.form.changes())
+		if m.form.editing == nil {
+			return m.create(m.form.messageInput(), job)
+		}
+		return m.update(m.form.editing.ID, m.form.changes(), job)
+	case key.Matches(k, m.keys.Seal):
+		return m.openSeal()
 	}
 	cmd, changed := m.form.Update(k, m.keys)
 	if !changed {

@@ -20,8 +20,11 @@ func (m *Model) bodyHeight() int { return max(m.height-3, 1) }
 
 func (m *Model) resize() {
 	m.list.SetSize(m.width, m.bodyHeight()-2) // the plan line and the column header
-	if m.page == pageForm {
+	if m.page == pageForm || m.page == pageSeal {
 		m.form.SetSize(m.width, m.bodyHeight()-1) // under the page's title
+	}
+	if m.page == pageSeal {
+		m.seal.SetSize(m.width)
 	}
 	m.preview.SetSize(m.width, m.bodyHeight())
 	m.help.SetWidth(m.width)
@@ -48,6 +51,12 @@ func (m *Model) Render() string {
 		body = m.preview.View(m.styles)
 	case pageHold:
 		body = m.hold.View(m.styles, m.user, now, loc)
+	case pageSeal:
+		title := "Seal this message"
+		if m.seal.mode == sealUnlock {
+			title = "Open the sealed letter"
+		}
+		body = m.styles.Title.Render(title) + "\n" + m.seal.View(m.styles)
 	default:
 		body = m.planLine() + "\n" + m.list.View(m.styles, now, loc)
 	}
@@ -131,6 +140,13 @@ func (m *Model) bindings() []key.Binding {
 	switch {
 	case m.page == pageForm:
 		return []key.Binding{k.Next, k.Prev, k.Left, k.Save, k.FormPreview, k.Cancel}
+	case m.page == pageSeal && m.seal.mode == sealUnlock:
+		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")), k.HoldBack}
+	case m.page == pageSeal && m.seal.canDrop:
+		return []key.Binding{k.Next, key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "seal")),
+			key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "do not seal")), k.HoldBack}
+	case m.page == pageSeal:
+		return []key.Binding{k.Next, key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "seal")), k.HoldBack}
 	case m.page == pagePreview:
 		return []key.Binding{k.Up, k.Back}
 	case m.page == pageHold && held(m.user):

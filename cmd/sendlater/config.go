@@ -63,6 +63,9 @@ type Config struct {
 	Webhooks struct {
 		AllowPrivate bool `mapstructure:"allow_private"`
 	} `mapstructure:"webhooks"`
+	Sealed struct {
+		LinkValidFor time.Duration `mapstructure:"link_valid_for"`
+	} `mapstructure:"sealed"`
 	Analytics ThirdPartyConfig `mapstructure:"analytics"`
 	Chat      ThirdPartyConfig `mapstructure:"chat"`
 	PageViews PageViewConfig   `mapstructure:"page_views"`
@@ -101,6 +104,7 @@ var defaults = map[string]any{
 	"scheduler.lease":         "30s",
 	"scheduler.heartbeat_url": "",
 	"webhooks.allow_private":  false,
+	"sealed.link_valid_for":   "8760h",
 }
 
 // newViper returns a viper with the defaults and the environment bound.
@@ -230,6 +234,9 @@ func (c *Config) validate() error {
 	}
 	if err := c.validateScheduler(bad); err != nil {
 		return err
+	}
+	if v := c.Sealed.LinkValidFor; v < core.MinOpenValidity || v > core.MaxOpenValidity {
+		return bad("sealed.link_valid_for", "must be a duration between 24h and 87600h (ten years), how long after delivery a sealed message's link opens, e.g. 8760h for a year", v)
 	}
 	if err := c.validateIntegrations(bad); err != nil {
 		return err

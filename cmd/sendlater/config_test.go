@@ -94,3 +94,25 @@ func TestTrustedProxiesAreValidated(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// sealed.link_valid_for is a duration between a day and ten years; a bad
+// value names the key and the rule, and the default is a year.
+func TestSealedLinkValidForIsValidated(t *testing.T) {
+	dir := t.TempDir()
+	if r := run(t, dir, nil, "config"); r.code != 0 || !strings.Contains(r.stdout, "sealed.link_valid_for = 8760h0m0s\n") {
+		t.Fatalf("the default: %+v", r)
+	}
+	if r := run(t, dir, []string{"SENDLATER_SEALED_LINK_VALID_FOR=720h"}, "config"); r.code != 0 || !strings.Contains(r.stdout, "sealed.link_valid_for = 720h0m0s\n") {
+		t.Fatalf("30 days: %+v", r)
+	}
+	for _, v := range []string{"1h", "100000h", "-8760h"} {
+		r := run(t, dir, []string{"SENDLATER_SEALED_LINK_VALID_FOR=" + v}, "users", "list")
+		if r.code == 0 || !strings.Contains(r.stderr, "sealed.link_valid_for must be a duration between 24h and 87600h") {
+			t.Errorf("%s: exit %d, stderr %q", v, r.code, r.stderr)
+		}
+	}
+	r := run(t, dir, []string{"SENDLATER_SEALED_LINK_VALID_FOR=a year"}, "users", "list")
+	if r.code == 0 || !strings.Contains(r.stderr, "sealed.link_valid_for") {
+		t.Errorf("a year: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -62,11 +62,12 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		ContactTo: parseAddress(a.cfg.Contact.To), OperatorTo: parseAddress(a.cfg.Operator.Email),
 		Concurrency: a.cfg.Scheduler.Concurrency, LeaseDuration: a.cfg.Scheduler.Lease,
 		Interval: a.cfg.Scheduler.Interval, PassLogSize: passLogSize, Process: a.processName(),
-		Webhooks:     webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
-		Billing:      a.billingService(st, clock, prices),
-		SocialFlow:   flow,
-		Domains:      domains,
-		BounceDomain: strings.ToLower(a.cfg.Mail.BounceDomain),
+		Webhooks:           webhook.NewClient(a.cfg.Webhooks.AllowPrivate, webhook.DefaultTimeout),
+		Billing:            a.billingService(st, clock, prices),
+		SocialFlow:         flow,
+		Domains:            domains,
+		BounceDomain:       strings.ToLower(a.cfg.Mail.BounceDomain),
+		SealedLinkValidity: a.cfg.Sealed.LinkValidFor,
 	}
 	if a.metrics != nil {
 		o.Metrics = a.metrics

@@ -109,6 +109,8 @@ type Config struct {
 	// (mailer.SMTPConfig.TokenHeader, set by serve for Postmark); default
 	// none.
 	TokenHeader string
+	// SealedLinkValidity is sealed.link_valid_for; zero: a year.
+	SealedLinkValidity time.Duration
 }
 
 // Env is a store, a mail server, a clock and the services over them.
@@ -227,7 +229,7 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 		BaseURL: e.BaseURL, Reminders: core.DefaultReminders, PasswordParams: CheapPasswords,
 		Concurrency: 4, PassLogSize: 10, Process: "test", Metrics: c.Metrics, Domains: c.Domains,
 		Tracer: c.Tracer, Webhooks: c.Webhooks,
-		BounceDomain: c.BounceDomain,
+		BounceDomain: c.BounceDomain, SealedLinkValidity: c.SealedLinkValidity,
 	})
 	if c.Tracer != nil {
 		e.Store.(interface{ TraceTransactions(core.Tracer) }).TraceTransactions(c.Tracer)

@@ -56,7 +56,7 @@ func build(o Options, k Keys) *Graph {
 	g.Messages = &core.MessageService{
 		Messages: st, Users: st, Prices: o.Prices, Clock: clock, Watcher: st, Verifier: g.Auth, Limits: g.Limits,
 		Emails: emails, Outbox: g.Outbox, Refusals: g.Refusals, BaseURL: o.BaseURL, Refused: st, Metrics: o.Metrics,
-		Domains: o.Domains, Tracer: o.Tracer, Bounces: g.Bounces,
+		Domains: o.Domains, Tracer: o.Tracer, Bounces: g.Bounces, OpenValidity: o.SealedLinkValidity,
 	}
 	g.Contact = &core.ContactService{
 		Contacts: st, Outbox: g.Outbox, Emails: emails, To: o.ContactTo, Clock: clock, Limits: g.Limits, Logger: log,
@@ -76,6 +76,7 @@ func build(o Options, k Keys) *Graph {
 		Refusals:      g.Refusals.Tokens,
 		Bounces:       g.Bounces,
 		Opens:         g.Opens.Tokens,
+		OpenValidity:  o.SealedLinkValidity,
 		Webhooks:      core.TraceWebhooks(o.Webhooks, o.Tracer),
 		Resets:        g.Auth,
 		Confirmations: g.Auth,

@@ -8,7 +8,7 @@ export const testPlans = (overrides: Partial<Record<Plan["id"], Partial<Plan>>> 
     id: "pro",
     name: "Pro",
     price: "10",
-    perks: ["All Free perks", "Unlimited messages", "Up to 10 recipients per message"],
+    perks: ["All Free perks", "Unlimited messages", "Up to 10 recipients per message", "Sealed messages only your recipients can open"],
     purchasable: true,
     ...overrides.pro,
   },

@@ -1,9 +1,24 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { newSealedId, sealErrors, weakPassphrase } from "./seal-fields";
+
+// The checks the TUI makes too (tui/seal.go), in the same words: one file, read by both suites.
+type Check = { name: string; passphrase: string; again: string; hint: string; errors: Record<string, string> };
+const checks: { cases: Check[] } = JSON.parse(readFileSync(resolve(__dirname, "../../../../../../testdata/sealed/checks.json"), "utf8"));
 
 const strong = "violet harbor quietly mends seven copper lanterns";
 
 describe("the seal's checks before sealing", () => {
+  it("says what the TUI says (testdata/sealed/checks.json)", () => {
+    expect(checks.cases.length).toBeGreaterThanOrEqual(8);
+    for (const c of checks.cases) {
+      const errors = sealErrors({ seal: "on", passphrase: c.passphrase, passphraseConfirm: c.again, "sealed.hint": c.hint });
+      const defined = Object.fromEntries(Object.entries(errors).filter(([, v]) => v !== undefined));
+      expect([c.name, defined]).toEqual([c.name, c.errors]);
+    }
+  });
+
   it("checks nothing while the seal is off", () => {
     expect(sealErrors({ seal: "", passphrase: "x" })).toEqual({});
   });

@@ -70,6 +70,8 @@ test("the cards are the server's plans, one source: names, perks, and what check
   expect(calls.map((c) => `${c.method} ${c.path}`)).toContain("GET plans");
   expect(cards.map((card) => card.querySelector("h2")?.textContent)).toEqual(["Free", "ProMost popular", "Business"]);
   expect(cards[1]!.textContent).toContain("Up to 10 recipients per message");
+  expect(cards[1]!.textContent).toContain("Sealed messages only your recipients can open");
+  expect(cards[0]!.textContent).not.toContain("Sealed");
   expect(cards[2]!.textContent).toContain("Trigger an HTTP endpoint");
   expect(cards[2]!.querySelector(".price")?.textContent).toBe("€49/month");
   // Business on sale here: no "Contact us".
