@@ -89,16 +89,21 @@ func (m *Metrics) Handler(a Auth) http.Handler {
 	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Timeout: scrapeTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !a.allows(r) {
-			if a.Token != "" {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
-			} else {
-				w.Header().Set("WWW-Authenticate", `Basic realm="metrics"`)
-			}
-			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			refuse(w, a)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// refuse answers a scraper without a's credentials: 401 and nothing else.
+func refuse(w http.ResponseWriter, a Auth) {
+	if a.Token != "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+	} else {
+		w.Header().Set("WWW-Authenticate", `Basic realm="metrics"`)
+	}
+	http.Error(w, "Unauthorized", http.StatusUnauthorized)
 }
 
 // allows compares the credentials in constant time (of their hashes, so

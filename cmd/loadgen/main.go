@@ -78,6 +78,7 @@ func main() {
 		ceilServe  = flag.String("ceiling-serve", "", "internal: serve the ceiling's bare handler of this spec file")
 		writeServe = flag.String("write-ceiling-serve", "", "internal: serve the write ceiling's bare handler of this spec file")
 		obsRatio   = flag.Float64("observe-ratio", 0.1, "the observe scenario's tracing.sample_ratio")
+		obsProfile = flag.String("observe-profile", "", "the observe scenario: write a CPU profile of each measured run into this directory (metrics.pprof; the off server then has metrics on, unscraped)")
 	)
 	flag.Parse()
 	if *ceilServe != "" {
@@ -101,6 +102,12 @@ func main() {
 	if *bin != "" {
 		var err error
 		srvCfg = serversConfig{bin: *bin, dir: *dataDir, logLevel: *logLevel, replicas: *replicas, postgres: *pgURL}
+		if *obsProfile != "" {
+			// Profiles come from the metrics listener: off gets one too
+			// (its families counted, never scraped).
+			srvCfg.profileAddr = freeAddr()
+			srvCfg.env = append(srvCfg.env, "SENDLATER_METRICS_ADDR="+srvCfg.profileAddr, "SENDLATER_METRICS_PPROF=true")
+		}
 		srv, err = startServers(srvCfg)
 		if err != nil {
 			fatalf("start servers: %v", err)
@@ -184,7 +191,9 @@ func main() {
 			}
 			cfg := srvCfg
 			cfg.dir = "" // a data directory of its own
-			runObserve(srv, setup, cfg, *obsRatio, *conns, *rounds, *warmup, *duration)
+			cfg.env, cfg.profileAddr = nil, ""
+			runObserve(srv, setup, cfg, observeOptions{ratio: *obsRatio, conns: *conns, rounds: *rounds,
+				warmup: *warmup, d: *duration, offProfile: srvCfg.profileAddr, profileDir: *obsProfile})
 			continue
 		case "write-ceiling":
 			if srv == nil {
