@@ -81,7 +81,12 @@ func startScraper(url string) *scraper {
 	return s
 }
 
-func (s *scraper) close() { close(s.stop); s.done.Wait() }
+func (s *scraper) close() {
+	if s.stop != nil {
+		close(s.stop)
+		s.done.Wait()
+	}
+}
 
 // loadAverage is the machine's load over the last minute (uptime's first
 // figure), "-" where /proc/loadavg cannot be read.
@@ -103,6 +108,8 @@ type observeOptions struct {
 	warmup, d     time.Duration
 	offProfile    string // off's metrics listener, with -observe-profile
 	profileDir    string // where CPU profiles go ("": none taken)
+	together      bool   // load off and on at the same time, conns each
+	on            string // what on has: both (metrics and tracing), metrics, tracing
 }
 
 // freeAddr is a loopback address with a port free now.
@@ -151,7 +158,9 @@ func cpuProfile(addr string, d time.Duration, file string) (wait func()) {
 // and tracing on, and measures list and create on each, off then on in
 // odd rounds and on then off in even ones (ABBA), d each after warmup; it
 // prints every run, the on/off ratio of their summed throughput and the
-// CPU time per request over all the rounds. With a profile directory, a CPU
+// CPU time per request over all the rounds. With together, off and on are
+// loaded at the same time (conns connections each), so that the machine's
+// changing load weighs on both alike. With a profile directory, a CPU
 // profile of the whole of each measured run is written there
 // (create-on-2.pprof: round 2's creates on the server with both on).
 func runObserve(off *servers, offSetup *setup, cfg serversConfig, o observeOptions) {
@@ -168,8 +177,14 @@ func runObserve(off *servers, offSetup *setup, cfg serversConfig, o observeOptio
 		}
 		cfg.env = append(cfg.env, "SENDLATER_METRICS_PPROF=true")
 	}
-	cfg.env = append(cfg.env, "SENDLATER_METRICS_ADDR="+metricsAddr,
-		"SENDLATER_TRACING_OTLP_ENDPOINT="+sink.url, fmt.Sprintf("SENDLATER_TRACING_SAMPLE_RATIO=%g", ratio))
+	withMetrics := o.on != "tracing"
+	withTracing := o.on != "metrics"
+	if withMetrics || o.profileDir != "" {
+		cfg.env = append(cfg.env, "SENDLATER_METRICS_ADDR="+metricsAddr)
+	}
+	if withTracing {
+		cfg.env = append(cfg.env, "SENDLATER_TRACING_OTLP_ENDPOINT="+sink.url, fmt.Sprintf("SENDLATER_TRACING_SAMPLE_RATIO=%g", ratio))
+	}
 	on, err := startServers(cfg)
 	if err != nil {
 		fatalf("observe: start the servers with metrics and tracing: %v", err)
@@ -179,9 +194,22 @@ func runObserve(off *servers, offSetup *setup, cfg serversConfig, o observeOptio
 	if err != nil {
 		fatalf("observe: setup: %v", err)
 	}
-	scrape := startScraper("http://" + metricsAddr + "/metrics")
-	fmt.Printf("\nobserve: off (pid %v) and on (pid %v: metrics scraped every second, tracing at %g to an OTLP sink), alternately, c=%d\n",
-		off.pids(), on.pids(), ratio, conns)
+	scrape := &scraper{}
+	if withMetrics {
+		scrape = startScraper("http://" + metricsAddr + "/metrics")
+	}
+	how := "one after the other (ABBA)"
+	if o.together {
+		how = "at the same time"
+	}
+	what := fmt.Sprintf("metrics scraped every second, tracing at %g to an OTLP sink", ratio)
+	switch {
+	case !withTracing:
+		what = "metrics scraped every second, no tracing"
+	case !withMetrics:
+		what = fmt.Sprintf("no metrics, tracing at %g to an OTLP sink", ratio)
+	}
+	fmt.Printf("\nobserve: off (pid %v) and on (pid %v: %s), %s, c=%d\n", off.pids(), on.pids(), what, how, conns)
 	fmt.Printf("%-28s %5s %-4s %10s %8s %8s %8s %8s %6s %9s\n", "scenario", "round", "obs", "req/s", "p50 ms", "p99 ms", "CPU µs", "errors", "load", "UTC")
 	type side struct {
 		name    string
@@ -201,12 +229,14 @@ func runObserve(off *servers, offSetup *setup, cfg serversConfig, o observeOptio
 			order = []side{sides[1], sides[0]}
 		}
 		for _, sc := range []string{"list", "create"} {
-			for _, who := range order {
+			type run struct {
+				res result
+				cpu time.Duration
+			}
+			measure := func(who side) run {
 				req := request("GET", "/api/messages", who.st.listToken, nil)
-				label := fmt.Sprintf("GET /api/messages (20), c=%d", conns)
 				if sc == "create" {
 					req = request("POST", "/api/messages", who.st.createToken, createBody)
-					label = fmt.Sprintf("POST /api/messages, c=%d", conns)
 				}
 				addrs, pids := who.srv.addrs(), who.srv.pids()
 				closedLoop(addrs, conns, warmup, req)
@@ -218,6 +248,27 @@ func runObserve(off *servers, offSetup *setup, cfg serversConfig, o observeOptio
 				res := closedLoop(addrs, conns, d, req)
 				cpu = cpuTime(pids) - cpu
 				wait()
+				return run{res, cpu}
+			}
+			runs := make([]run, len(order))
+			if o.together {
+				// Both at once: the machine's load is the same for both.
+				var wg sync.WaitGroup
+				for i, who := range order {
+					wg.Go(func() { runs[i] = measure(who) })
+				}
+				wg.Wait()
+			} else {
+				for i, who := range order {
+					runs[i] = measure(who)
+				}
+			}
+			for i, who := range order {
+				res, cpu := runs[i].res, runs[i].cpu
+				label := fmt.Sprintf("GET /api/messages (20), c=%d", conns)
+				if sc == "create" {
+					label = fmt.Sprintf("POST /api/messages, c=%d", conns)
+				}
 				rate := float64(res.n) / res.elapsed.Seconds()
 				sums[sc+" "+who.name] += rate
 				cpus[sc+" "+who.name] += cpu
