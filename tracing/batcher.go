@@ -86,36 +86,27 @@ func (b *batcher) run() {
 		case <-b.stop:
 			return
 		case <-t.C:
-			b.exportAll(context.Background())
 		case <-b.full:
-			b.exportFull(context.Background())
 		case flushed := <-b.flushes:
 			b.exportAll(context.Background())
 			close(flushed)
+			continue
 		}
+		b.exportAll(context.Background())
 	}
 }
 
-// exportFull exports the full batches queued; the rest waits for the
-// interval (spans keep coming while a batch is exported: going on with
-// what came meanwhile would send many small batches).
-func (b *batcher) exportFull(ctx context.Context) error { return b.exportBatches(ctx, b.size) }
-
-// exportAll exports everything queued, a batch at a time.
-func (b *batcher) exportAll(ctx context.Context) error { return b.exportBatches(ctx, 1) }
-
-// exportBatches exports batches of up to b.size while at least least
-// spans are queued.
-func (b *batcher) exportBatches(ctx context.Context, least int) error {
+// exportAll exports what is queued, a batch at a time.
+func (b *batcher) exportAll(ctx context.Context) error {
 	b.export.Lock()
 	defer b.export.Unlock()
 	for {
 		b.mu.Lock()
-		if len(b.queue) < least || len(b.queue) == 0 {
+		n := min(len(b.queue), b.size)
+		if n == 0 {
 			b.mu.Unlock()
 			return nil
 		}
-		n := min(len(b.queue), b.size)
 		batch := make([]sdktrace.ReadOnlySpan, n)
 		copy(batch, b.queue)
 		b.queue = append(b.queue[:0], b.queue[n:]...)

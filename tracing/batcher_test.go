@@ -160,18 +160,3 @@ func TestNewExportsOverOTLP(t *testing.T) {
 		t.Fatalf("%d exports of %d bytes", posts.Load(), bytes.Load())
 	}
 }
-
-// TestBatcherKeepsPartialBatches: after a full batch, the few spans that
-// follow wait for the interval instead of going out as a small batch.
-func TestBatcherKeepsPartialBatches(t *testing.T) {
-	exp := &batches{}
-	b := newBatcher(exp, 3, 100, time.Hour)
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(b))
-	defer tp.Shutdown(context.Background())
-	endSpans(tp, "a", "b", "c", "d")
-	waitFor(t, "the full batch", func() bool { _, n := exp.got(); return len(n) >= 3 })
-	time.Sleep(50 * time.Millisecond)
-	if s, _ := exp.got(); len(s) != 1 || s[0] != 3 {
-		t.Fatalf("batches %v, want one of 3 (d waits)", s)
-	}
-}
