@@ -64,8 +64,7 @@ func New(ctx context.Context, cfg Config) (*Tracer, error) {
 		semconv.ServiceVersion(cfg.Version),
 	)
 	tp := sdktrace.NewTracerProvider(
-		// Batched without a wake-up a span (batcher).
-		sdktrace.WithSpanProcessor(newBatcher(exp, batchSize, batchQueue, batchInterval)),
+		sdktrace.WithBatcher(exp),
 		sdktrace.WithResource(res),
 		// Start decides new traces by the ratio itself; the provider
 		// records what Start lets through, and follows parents.
