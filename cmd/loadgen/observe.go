@@ -230,8 +230,9 @@ func runObserve(off *servers, offSetup *setup, cfg serversConfig, o observeOptio
 		}
 		for _, sc := range []string{"list", "create"} {
 			type run struct {
-				res result
-				cpu time.Duration
+				res       result
+				cpu       time.Duration
+				load, utc string // at the run's end
 			}
 			measure := func(who side) run {
 				req := request("GET", "/api/messages", who.st.listToken, nil)
@@ -248,7 +249,7 @@ func runObserve(off *servers, offSetup *setup, cfg serversConfig, o observeOptio
 				res := closedLoop(addrs, conns, d, req)
 				cpu = cpuTime(pids) - cpu
 				wait()
-				return run{res, cpu}
+				return run{res, cpu, loadAverage(), time.Now().UTC().Format("15:04:05")}
 			}
 			runs := make([]run, len(order))
 			if o.together {
@@ -274,8 +275,7 @@ func runObserve(off *servers, offSetup *setup, cfg serversConfig, o observeOptio
 				cpus[sc+" "+who.name] += cpu
 				reqs[sc+" "+who.name] += res.n
 				fmt.Printf("%-28s %5d %-4s %10.0f %8.2f %8.2f %8s %8d %6s %9s\n", label, round, who.name, rate,
-					ms(res.pct(50)), ms(res.pct(99)), perRequest(cpu, res.n, true), res.errors, loadAverage(),
-					time.Now().UTC().Format("15:04:05"))
+					ms(res.pct(50)), ms(res.pct(99)), perRequest(cpu, res.n, true), res.errors, runs[i].load, runs[i].utc)
 				if res.firstError != "" {
 					fmt.Printf("  first error: %s\n", res.firstError)
 				}
