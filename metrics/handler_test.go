@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/sendlater/sendlater/metrics"
@@ -45,5 +46,40 @@ func TestHandlerAuth(t *testing.T) {
 				t.Fatalf("a refusal says %q, %q", rec.Header().Get("WWW-Authenticate"), rec.Body.String())
 			}
 		})
+	}
+}
+
+// TestProfiles: Go's profiles (metrics.pprof) answer only a scraper with
+// the credentials, and never the process's command line.
+func TestProfiles(t *testing.T) {
+	h := metrics.Profiles(metrics.Auth{Token: "s3cret"})
+	serve := func(path, token string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", path, nil)
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		h.ServeHTTP(rec, r)
+		return rec
+	}
+	for _, path := range []string{"/debug/pprof/", "/debug/pprof/heap", "/debug/pprof/goroutine?debug=2", "/debug/pprof/profile?seconds=1"} {
+		if rec := serve(path, ""); rec.Code != 401 || len(rec.Body.String()) > 20 {
+			t.Errorf("%s without the token: %d %q", path, rec.Code, rec.Body.String())
+		}
+		if rec := serve(path, "wrong"); rec.Code != 401 {
+			t.Errorf("%s with a wrong token: %d", path, rec.Code)
+		}
+	}
+	if rec := serve("/debug/pprof/", "s3cret"); rec.Code != 200 || !strings.Contains(rec.Body.String(), "goroutine") {
+		t.Errorf("the index: %d %.200q", rec.Code, rec.Body.String())
+	}
+	if rec := serve("/debug/pprof/goroutine?debug=1", "s3cret"); rec.Code != 200 || !strings.Contains(rec.Body.String(), "TestProfiles") {
+		t.Errorf("the goroutines: %d %.200q", rec.Code, rec.Body.String())
+	}
+	if rec := serve("/debug/pprof/cmdline", "s3cret"); rec.Code != 404 || strings.Contains(rec.Body.String(), "metrics.test") {
+		t.Errorf("the command line: %d %q", rec.Code, rec.Body.String())
+	}
+	if rec := serve("/debug/pprof/nothing", "s3cret"); rec.Code != 404 {
+		t.Errorf("an unknown profile: %d", rec.Code)
 	}
 }

@@ -11,6 +11,7 @@ package metrics
 
 import (
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,6 +43,22 @@ type Metrics struct {
 	bounceHooks *prometheus.CounterVec
 	stripe      *prometheus.CounterVec
 	storeTime   *prometheus.HistogramVec
+
+	// series are the request series met so far (requestKey →
+	// *requestSeries), and stores the store's (op → prometheus.Observer):
+	// looked up once, not by label values on every request (hashing and
+	// checking three labels twice a request was most of what the metrics
+	// cost it; docs/bench-trace-overhead.md). Both sets are bounded like
+	// the labels.
+	series sync.Map
+	stores sync.Map
+}
+
+type requestKey struct{ route, method, code string }
+
+type requestSeries struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
 }
 
 var _ core.Metrics = (*Metrics)(nil)
@@ -94,9 +111,17 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // Request counts one HTTP request.
 func (m *Metrics) Request(route, method string, status int, took time.Duration) {
-	code := statusClass(status)
-	m.requests.WithLabelValues(route, method, code).Inc()
-	m.latency.WithLabelValues(route, method, code).Observe(took.Seconds())
+	k := requestKey{route, method, statusClass(status)}
+	v, ok := m.series.Load(k)
+	if !ok {
+		v, _ = m.series.LoadOrStore(k, &requestSeries{
+			count:   m.requests.WithLabelValues(k.route, k.method, k.code),
+			latency: m.latency.WithLabelValues(k.route, k.method, k.code),
+		})
+	}
+	rs := v.(*requestSeries)
+	rs.count.Inc()
+	rs.latency.Observe(took.Seconds())
 }
 
 // InFlight moves the requests being answered.
@@ -147,7 +172,11 @@ func (m *Metrics) StripeEvent(eventType, outcome string) {
 
 // StoreOp observes one store transaction of operation op.
 func (m *Metrics) StoreOp(op string, took time.Duration) {
-	m.storeTime.WithLabelValues(op).Observe(took.Seconds())
+	v, ok := m.stores.Load(op)
+	if !ok {
+		v, _ = m.stores.LoadOrStore(op, m.storeTime.WithLabelValues(op))
+	}
+	v.(prometheus.Observer).Observe(took.Seconds())
 }
 
 // statusClasses are the code label's values, by status / 100.

@@ -104,19 +104,23 @@ func cpuNow() time.Duration {
 
 // BenchmarkList is one authenticated GET /api/messages (20 messages)
 // without the network: tracing off, on but sampling nothing, one in ten,
-// and every request; and observed: metrics on and tracing at one in ten.
+// and every request; observed: metrics on and tracing at one in ten; and
+// otlp0.1, otlp1: tracing.New's tracer (serve's) to a local OTLP/HTTP
+// collector at one in ten and every request.
 func BenchmarkList(b *testing.B) {
 	for _, mode := range []struct {
 		name    string
 		ratio   float64
 		metrics bool
-	}{{"off", -1, false}, {"ratio0", 0, false}, {"ratio0.1", 0.1, false}, {"ratio1", 1, false}, {"observed", 0.1, true}} {
+		otlp    bool // through tracing.New, as serve does
+	}{{"off", -1, false, false}, {"ratio0", 0, false, false}, {"ratio0.1", 0.1, false, false}, {"ratio1", 1, false, false},
+		{"observed", 0.1, true, false}, {"otlp0.1", 0.1, false, true}, {"otlp1", 1, false, true}} {
 		b.Run(mode.name, func(b *testing.B) {
 			var m core.Metrics
 			if mode.metrics {
 				m = metrics.New("bench")
 			}
-			h, token := benchServerWith(b, mode.ratio, m)
+			h, token := benchServerOTLP(b, mode.ratio, m, mode.otlp)
 			b.ReportAllocs()
 			b.ResetTimer()
 			defer reportCPU(b)()

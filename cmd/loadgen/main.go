@@ -56,28 +56,31 @@ import (
 
 func main() {
 	var (
-		bin        = flag.String("bin", "", "sendlater binary to start (fresh data dir, free port)")
-		base       = flag.String("url", "", "base URL of a running server (instead of -bin)")
-		pid        = flag.Int("pid", 0, "with -url: the server's process id, to read its memory")
-		conns      = flag.Int("c", 64, "connections (closed-loop scenarios and sign-in workers)")
-		duration   = flag.Duration("d", 10*time.Second, "measured duration of each scenario")
-		warmup     = flag.Duration("warmup", 2*time.Second, "unmeasured load before each scenario")
-		scenarios  = flag.String("scenarios", "list,create,create-rate,signin", "scenarios to run, in order")
-		createRate = flag.Float64("create-rate", 1500, "creates per second of the create-rate scenario (open loop)")
-		signinRate = flag.Float64("signin-rate", 25, "sign-ins per second (open loop)")
-		logLevel   = flag.String("log-level", "info", "with -bin: the server's log.level (info logs every request)")
-		dataDir    = flag.String("data", "", "with -bin: data directory (default: a new temporary one, removed after)")
-		replicas   = flag.Int("replicas", 1, "with -bin: serve processes on one store (more than one needs -postgres)")
-		pgURL      = flag.String("postgres", "", "with -bin: store.driver postgres, in a new schema of this database (dropped after)")
-		deliveries = flag.Int("deliveries", 20000, "messages the deliver scenario makes due at once")
-		heavyList  = flag.Int("heavy-list", 5000, "messages of the streams scenario's heavy user")
-		streams    = flag.Int("streams", 50, "live lists the streams scenario's heavy user opens")
-		burst      = flag.Int("burst", 100, "sign-ins of the signin-burst scenario, all at once")
-		burstIdle  = flag.Duration("burst-idle", 30*time.Second, "how long signin-burst waits for memory to return to its baseline")
-		rounds     = flag.Int("rounds", 2, "rounds of the ceiling scenario (each read on each server per round)")
-		ceilServe  = flag.String("ceiling-serve", "", "internal: serve the ceiling's bare handler of this spec file")
-		writeServe = flag.String("write-ceiling-serve", "", "internal: serve the write ceiling's bare handler of this spec file")
-		obsRatio   = flag.Float64("observe-ratio", 0.1, "the observe scenario's tracing.sample_ratio")
+		bin         = flag.String("bin", "", "sendlater binary to start (fresh data dir, free port)")
+		base        = flag.String("url", "", "base URL of a running server (instead of -bin)")
+		pid         = flag.Int("pid", 0, "with -url: the server's process id, to read its memory")
+		conns       = flag.Int("c", 64, "connections (closed-loop scenarios and sign-in workers)")
+		duration    = flag.Duration("d", 10*time.Second, "measured duration of each scenario")
+		warmup      = flag.Duration("warmup", 2*time.Second, "unmeasured load before each scenario")
+		scenarios   = flag.String("scenarios", "list,create,create-rate,signin", "scenarios to run, in order")
+		createRate  = flag.Float64("create-rate", 1500, "creates per second of the create-rate scenario (open loop)")
+		signinRate  = flag.Float64("signin-rate", 25, "sign-ins per second (open loop)")
+		logLevel    = flag.String("log-level", "info", "with -bin: the server's log.level (info logs every request)")
+		dataDir     = flag.String("data", "", "with -bin: data directory (default: a new temporary one, removed after)")
+		replicas    = flag.Int("replicas", 1, "with -bin: serve processes on one store (more than one needs -postgres)")
+		pgURL       = flag.String("postgres", "", "with -bin: store.driver postgres, in a new schema of this database (dropped after)")
+		deliveries  = flag.Int("deliveries", 20000, "messages the deliver scenario makes due at once")
+		heavyList   = flag.Int("heavy-list", 5000, "messages of the streams scenario's heavy user")
+		streams     = flag.Int("streams", 50, "live lists the streams scenario's heavy user opens")
+		burst       = flag.Int("burst", 100, "sign-ins of the signin-burst scenario, all at once")
+		burstIdle   = flag.Duration("burst-idle", 30*time.Second, "how long signin-burst waits for memory to return to its baseline")
+		rounds      = flag.Int("rounds", 2, "rounds of the ceiling scenario (each read on each server per round)")
+		ceilServe   = flag.String("ceiling-serve", "", "internal: serve the ceiling's bare handler of this spec file")
+		writeServe  = flag.String("write-ceiling-serve", "", "internal: serve the write ceiling's bare handler of this spec file")
+		obsRatio    = flag.Float64("observe-ratio", 0.1, "the observe scenario's tracing.sample_ratio")
+		obsOn       = flag.String("observe-on", "both", "the observe scenario: what the on server has: both (metrics and tracing), metrics, tracing")
+		obsTogether = flag.Bool("observe-together", false, "the observe scenario: load off and on at the same time (-c connections each) instead of one after the other")
+		obsProfile  = flag.String("observe-profile", "", "the observe scenario: write a CPU profile of each measured run into this directory (metrics.pprof; the off server then has metrics on, unscraped)")
 	)
 	flag.Parse()
 	if *ceilServe != "" {
@@ -101,6 +104,12 @@ func main() {
 	if *bin != "" {
 		var err error
 		srvCfg = serversConfig{bin: *bin, dir: *dataDir, logLevel: *logLevel, replicas: *replicas, postgres: *pgURL}
+		if *obsProfile != "" {
+			// Profiles come from the metrics listener: off gets one too
+			// (its families counted, never scraped).
+			srvCfg.profileAddr = freeAddr()
+			srvCfg.env = append(srvCfg.env, "SENDLATER_METRICS_ADDR="+srvCfg.profileAddr, "SENDLATER_METRICS_PPROF=true")
+		}
 		srv, err = startServers(srvCfg)
 		if err != nil {
 			fatalf("start servers: %v", err)
@@ -184,7 +193,12 @@ func main() {
 			}
 			cfg := srvCfg
 			cfg.dir = "" // a data directory of its own
-			runObserve(srv, setup, cfg, *obsRatio, *conns, *rounds, *warmup, *duration)
+			if *obsOn != "both" && *obsOn != "metrics" && *obsOn != "tracing" {
+				fatalf("-observe-on: both, metrics or tracing")
+			}
+			cfg.env, cfg.profileAddr = nil, ""
+			runObserve(srv, setup, cfg, observeOptions{ratio: *obsRatio, conns: *conns, rounds: *rounds,
+				warmup: *warmup, d: *duration, offProfile: srvCfg.profileAddr, profileDir: *obsProfile, together: *obsTogether, on: *obsOn})
 			continue
 		case "write-ceiling":
 			if srv == nil {

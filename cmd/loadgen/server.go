@@ -41,6 +41,7 @@ type serversConfig struct {
 	replicas           int
 	postgres           string   // a database URL: store.driver postgres in a new schema of it
 	env                []string // more of the servers' environment (the observe scenario's)
+	profileAddr        string   // the metrics listener serving /debug/pprof/ (-observe-profile)
 }
 
 func startServers(c serversConfig) (*servers, error) {

@@ -15,6 +15,9 @@ type MetricsConfig struct {
 	Username     string `mapstructure:"username"`
 	Password     string `mapstructure:"password" secret:"true"`
 	PasswordFile string `mapstructure:"password_file"`
+	// Pprof serves Go's profiles (/debug/pprof/) on the same listener,
+	// behind the same credentials: off by default.
+	Pprof bool `mapstructure:"pprof"`
 }
 
 // metricsDefaults are the metrics keys, all off.
@@ -23,6 +26,7 @@ func metricsDefaults() map[string]any {
 	for _, k := range []string{"addr", "token", "token_file", "username", "password", "password_file"} {
 		d["metrics."+k] = ""
 	}
+	d["metrics.pprof"] = false
 	return d
 }
 
@@ -42,8 +46,8 @@ const minMetricsToken = 16
 func (c *Config) validateMetrics(bad func(key, rule string, got any) error) error {
 	m := &c.Metrics
 	if m.Addr == "" {
-		if m.Token != "" || m.Username != "" || m.Password != "" {
-			return fmt.Errorf("config: metrics.token, metrics.username and metrics.password need metrics.addr (the endpoint is off without it)")
+		if m.Token != "" || m.Username != "" || m.Password != "" || m.Pprof {
+			return fmt.Errorf("config: metrics.token, metrics.username, metrics.password and metrics.pprof need metrics.addr (the endpoint is off without it)")
 		}
 		return nil
 	}
@@ -62,6 +66,11 @@ func (c *Config) validateMetrics(bad func(key, rule string, got any) error) erro
 	}
 	if (m.Username == "") != (m.Password == "") {
 		return fmt.Errorf("config: metrics.username and metrics.password must be set together")
+	}
+	if host, _, _ := net.SplitHostPort(m.Addr); m.Pprof && m.Token == "" && m.Username == "" && !isLoopback(host) {
+		// Profiles show the code's stacks and what it holds: a
+		// scraper's credentials, or a loopback address, always.
+		return bad("metrics.pprof", "needs metrics.token or metrics.username and metrics.password when metrics.addr is not a loopback address", m.Addr)
 	}
 	return nil
 }

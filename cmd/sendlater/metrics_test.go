@@ -92,6 +92,8 @@ func TestMetricsConfig(t *testing.T) {
 		{"SENDLATER_METRICS_TOKEN=" + metricsToken, "need metrics.addr"},
 		{"SENDLATER_METRICS_ADDR=127.0.0.1:9191\x00SENDLATER_METRICS_TOKEN=short", "metrics.token must be at least 16 characters"},
 		{"SENDLATER_METRICS_ADDR=127.0.0.1:9191\x00SENDLATER_METRICS_USERNAME=prom", "metrics.username and metrics.password must be set together"},
+		{"SENDLATER_METRICS_PPROF=true", "need metrics.addr"},
+		{"SENDLATER_METRICS_ADDR=0.0.0.0:9191\x00SENDLATER_METRICS_PPROF=true", "metrics.pprof needs metrics.token or metrics.username and metrics.password"},
 	} {
 		r := run(t, t.TempDir(), strings.Split(c.env, "\x00"), "config")
 		if r.code == 0 || !strings.Contains(r.stderr, c.want) {
@@ -101,5 +103,28 @@ func TestMetricsConfig(t *testing.T) {
 	r := run(t, t.TempDir(), []string{"SENDLATER_METRICS_ADDR=127.0.0.1:9191", "SENDLATER_METRICS_PASSWORD=hunter2", "SENDLATER_METRICS_USERNAME=prom"}, "config")
 	if r.code != 0 || !strings.Contains(r.stdout, "metrics.password = ********") || strings.Contains(r.stdout, "hunter2") {
 		t.Errorf("config: %+v", r)
+	}
+}
+
+// TestServeProfiles: with metrics.pprof, serve answers Go's profiles on the
+// metrics listener to the scraper's token only; the public port has none.
+func TestServeProfiles(t *testing.T) {
+	s := startServer(t, t.TempDir(), "SENDLATER_METRICS_ADDR=127.0.0.1:0", "SENDLATER_METRICS_TOKEN="+metricsToken, "SENDLATER_METRICS_PPROF=true")
+	m := metricsAddr.FindStringSubmatch(s.logs.String())
+	if m == nil {
+		t.Fatalf("serve did not say where its metrics are:\n%s", s.logs)
+	}
+	profiles := "http://" + m[1] + "/debug/pprof/"
+	if code, body := get(t, profiles+"goroutine?debug=1", ""); code != 401 || strings.Contains(body, "goroutine") {
+		t.Fatalf("profiles without the token: %d %q", code, body)
+	}
+	if code, body := get(t, profiles+"goroutine?debug=1", metricsToken); code != 200 || !strings.Contains(body, "net/http.(*Server).Serve") {
+		t.Fatalf("profiles with the token: %d %.300q", code, body)
+	}
+	if code, _ := get(t, profiles+"cmdline", metricsToken); code != 404 {
+		t.Fatalf("the command line: %d", code)
+	}
+	if code, body := get(t, s.url+"/debug/pprof/goroutine?debug=1", metricsToken); strings.Contains(body, "net/http.(*Server).Serve") {
+		t.Fatalf("the public port served profiles (%d)", code)
 	}
 }

@@ -56,7 +56,12 @@ func (a *app) openMetrics(m *metrics.Metrics, st store, s *services) (*metricsEn
 		return nil, fmt.Errorf("metrics.addr %s: %w", cfg.Addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler(metrics.Auth{Token: cfg.Token, Username: cfg.Username, Password: cfg.Password}))
+	auth := metrics.Auth{Token: cfg.Token, Username: cfg.Username, Password: cfg.Password}
+	mux.Handle("GET /metrics", m.Handler(auth))
+	if cfg.Pprof {
+		mux.Handle("GET /debug/pprof/", metrics.Profiles(auth))
+		a.log.Info("Go profiles on the metrics listener (metrics.pprof)", "metrics_addr", ln.Addr().String(), "path", "/debug/pprof/")
+	}
 	e := &metricsEndpoint{m: m, ln: ln, srv: &http.Server{
 		Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),

@@ -49,7 +49,7 @@ func (o *Traces) Begin(ctx context.Context, access string) (context.Context, fun
 	if tp == nil || !(*tp).Traced(ctx) || InSpan(ctx) {
 		return ctx, noEnd
 	}
-	_, span := (*tp).Start(ctx, "store."+method(), core.SpanClient)
+	_, span := (*tp).Start(ctx, method(), core.SpanClient)
 	span.SetString("db.system.name", o.system)
 	span.SetString("store.access", access)
 	return context.WithValue(ctx, inSpan{}, true), span.End
@@ -60,14 +60,35 @@ func InSpan(ctx context.Context) bool {
 	return ctx.Value(inSpan{}) != nil
 }
 
-// method is the store's exported method that runs the transaction: the
-// first caller outside this package whose name is exported ("CreateMessage"
-// of ".../store/bolt.(*DB).CreateMessage.func1"), or "transaction". Each
-// return address is named once (names): symbolizing a stack on every
-// recorded transaction cost more than the rest of its span.
+// method is the span name of the store's exported method that runs the
+// transaction: the first caller outside this package whose name is
+// exported ("store.CreateMessage" of ".../store/bolt.(*DB).CreateMessage.func1"),
+// or "store.transaction". Each return address is named once (names):
+// symbolizing a stack on every recorded transaction cost more than the
+// rest of its span.
+//
+// The stack is walked a few frames first (the store's method is two or
+// three above, under Start and view or update): walking 24 frames of a
+// request's deep stack on every recorded transaction was a third of what
+// tracing cost a create (docs/bench-trace-overhead.md).
 func method() string {
 	var pcs [24]uintptr
-	n := runtime.Callers(3, pcs[:])
+	if name := methodOf(pcs[:shallow], 4); name != "" {
+		return name
+	}
+	if name := methodOf(pcs[:], 4); name != "" {
+		return name
+	}
+	return "store.transaction"
+}
+
+// shallow is how many frames method reads first.
+const shallow = 6
+
+// methodOf is the first exported store method among the callers from
+// skip on, at most len(pcs) of them; "" if none.
+func methodOf(pcs []uintptr, skip int) string {
+	n := runtime.Callers(skip, pcs)
 	for _, pc := range pcs[:n] {
 		if v, ok := names.Load(pc); ok {
 			if name := v.(string); name != "" {
@@ -77,17 +98,20 @@ func method() string {
 		}
 		var name string
 		if f := runtime.FuncForPC(pc - 1); f != nil {
-			name = exported(f.Name())
+			if m := exported(f.Name()); m != "" {
+				name = "store." + m // made once, not per span
+			}
 		}
 		names.Store(pc, name)
 		if name != "" {
 			return name
 		}
 	}
-	return "transaction"
+	return ""
 }
 
-// names are the exported store methods of return addresses ("": none).
+// names are the span names of return addresses ("store.CreateMessage";
+// "": not a store's exported method).
 var names sync.Map
 
 // exported is the method name of fn when it is an exported method of a
