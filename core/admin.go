@@ -30,6 +30,7 @@ type Store interface {
 	PasskeyStore
 	DeviceCodeStore
 	SuppressionStore
+	AttachmentStore
 	Backuper
 	DueQueue
 }
