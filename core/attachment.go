@@ -215,7 +215,7 @@ func trimUnit(v float64, unit string) string {
 
 // CleanAttachmentName is the name a file is kept under: the last element
 // of what the client sent (no folder), without control or format
-// characters, spaces trimmed, at most MaxAttachmentNameLen bytes (cut on a
+// characters (a line break or tab is a space), spaces trimmed, at most MaxAttachmentNameLen bytes (cut on a
 // rune, the extension kept). "" when nothing is left.
 func CleanAttachmentName(name string) string {
 	name = strings.ToValidUTF8(name, "")
@@ -224,11 +224,11 @@ func CleanAttachmentName(name string) string {
 		name = name[i+1:]
 	}
 	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '"' {
-			return -1
-		}
 		if unicode.IsSpace(r) {
 			return ' '
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '"' {
+			return -1
 		}
 		return r
 	}, name)

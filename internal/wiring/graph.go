@@ -66,6 +66,10 @@ func build(o Options, k Keys) *Graph {
 		Tokens: core.NewOpenTokens(k.OpenKey), Validity: o.SealedLinkValidity}
 	g.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: o.Prices}
 	g.Drafts = &core.DraftService{Drafts: st, Messages: st, Clock: clock}
+	if o.Blobs != nil {
+		g.Attachments = &core.AttachmentService{Attachments: st, Messages: st, Users: st, Blobs: o.Blobs,
+			Prices: o.Prices, Clock: clock, Key: k.AttachmentKey, Limits: o.AttachmentLimits, PartSize: o.AttachmentPartSize}
+	}
 	g.Delivery = &core.Delivery{
 		Messages: st, Users: st, Store: st, Mailer: core.TraceMailer(o.Mailer, o.Tracer), Emails: emails, Clock: clock,
 		BaseURL:       o.BaseURL,
