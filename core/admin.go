@@ -134,6 +134,9 @@ type AdminAudit interface {
 
 // AdminService implements Admin over the stores.
 type AdminService struct {
+	// Files removes the bytes of deleted messages' and accounts' files;
+	// nil: none.
+	Files    FileBytes
 	Users    UserStore
 	Messages MessageStore
 	Backuper Backuper

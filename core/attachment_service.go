@@ -545,3 +545,57 @@ func (s *AttachmentService) DeleteMessageFiles(ctx context.Context, files []*Att
 	}
 	return errors.Join(errs...)
 }
+
+// FileBytes removes the bytes of files whose records a deletion of their
+// message or account took (the store deletes the records in the deletion's
+// transaction; the bytes are in the BlobStore). A deletion gathers the
+// files first, deletes, then removes their bytes; a crash between leaves
+// orphans that Collect removes.
+type FileBytes interface {
+	MessageFiles(ctx context.Context, messageID string) ([]*Attachment, error)
+	UserFiles(ctx context.Context, userID string) ([]*Attachment, error)
+	DeleteMessageFiles(ctx context.Context, files []*Attachment) error
+}
+
+var _ FileBytes = (*AttachmentService)(nil)
+
+// MessageFiles are the files of a message about to be deleted.
+func (s *AttachmentService) MessageFiles(ctx context.Context, messageID string) ([]*Attachment, error) {
+	return s.Attachments.MessageAttachments(ctx, messageID)
+}
+
+// UserFiles are the files of an account about to be deleted.
+func (s *AttachmentService) UserFiles(ctx context.Context, userID string) ([]*Attachment, error) {
+	var files []*Attachment
+	err := s.Attachments.EachAttachment(ctx, func(a *Attachment) error {
+		if a.Owner == userID {
+			files = append(files, a)
+		}
+		return nil
+	})
+	return files, err
+}
+
+// deleting runs del between gathering the files of a message (or, with
+// message "", of user) and removing their bytes. Bytes that fail to go are
+// orphans for Collect: the deletion itself has happened.
+func deleting(ctx context.Context, files FileBytes, message, user string, del func() error) error {
+	if files == nil {
+		return del()
+	}
+	var gathered []*Attachment
+	var err error
+	if message != "" {
+		gathered, err = files.MessageFiles(ctx, message)
+	} else {
+		gathered, err = files.UserFiles(ctx, user)
+	}
+	if err != nil {
+		return err
+	}
+	if err := del(); err != nil {
+		return err
+	}
+	_ = files.DeleteMessageFiles(ctx, gathered)
+	return nil
+}

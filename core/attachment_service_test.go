@@ -278,3 +278,45 @@ func TestAttachmentGCRemovesOrphansOnly(t *testing.T) {
 		}
 	})
 }
+
+// Deleting a message removes its files' bytes, and deleting an account
+// (here by the operator) every file's of it; another author's stay.
+func TestAttachmentBytesGoWithMessageAndAccount(t *testing.T) {
+	attachEnv(t, func(t *testing.T, e *testenv.Env, _ *s3mem.Backend) {
+		ann := e.MustUser(t, "ann@example.com", "", core.PlanPro)
+		bob := e.MustUser(t, "bob@example.com", "", core.PlanPro)
+		upload := func(owner string, m *core.Message) *core.Attachment {
+			ctx := e.As(owner)
+			a, err := e.Attachments.Create(ctx, m.ID, "f.bin", testPart+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := make([]byte, testPart+1)
+			for off := int64(0); off < int64(len(data)); off += testPart {
+				if _, err := e.Attachments.Upload(ctx, m.ID, a.ID, off, bytes.NewReader(data[off:min(off+testPart, int64(len(data)))])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return a
+		}
+		blobsOf := func(a *core.Attachment) int {
+			n := 0
+			e.Blobs.ListBlobs(e.Ctx, core.AttachmentBlobPrefix+a.ID+"/", func(string, int64) error { n++; return nil })
+			return n
+		}
+		m1, m2, mb := mustMessage(t, e, ann.ID), mustMessage(t, e, ann.ID), mustMessage(t, e, bob.ID)
+		f1, f2, fb := upload(ann.ID, m1), upload(ann.ID, m2), upload(bob.ID, mb)
+		if err := e.Messages.Delete(e.As(ann.ID), m1.ID); err != nil {
+			t.Fatal(err)
+		}
+		if blobsOf(f1) != 0 || blobsOf(f2) != 2 {
+			t.Fatalf("after the message's delete: %d and %d blobs, want 0 and 2", blobsOf(f1), blobsOf(f2))
+		}
+		if err := e.Admin.DeleteUser(core.WithOperator(e.Ctx, "alice"), ann.Email); err != nil {
+			t.Fatal(err)
+		}
+		if blobsOf(f2) != 0 || blobsOf(fb) != 2 {
+			t.Fatalf("after the account's delete: %d and %d blobs, want 0 and bob's 2", blobsOf(f2), blobsOf(fb))
+		}
+	})
+}

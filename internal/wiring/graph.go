@@ -93,6 +93,9 @@ func build(o Options, k Keys) *Graph {
 		Emails: emails, Outbox: g.Outbox, Clock: clock, BaseURL: o.BaseURL, Logger: log}
 	g.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: o.Prices, Clock: clock,
 		Delivery: g.Delivery, Billing: g.Billing, Auth: g.Auth, Contacts: st, Audit: st, Suppressions: st}
+	if g.Attachments != nil {
+		g.Messages.Files, g.Auth.Files, g.Admin.Files = g.Attachments, g.Attachments, g.Attachments
+	}
 	g.Operator = &core.OperatorAudit{Messages: g.Messages, Account: g.Auth, Users: st, Audit: st, Clock: clock}
 	g.Summary = &core.Summary{Store: st, Outbox: g.Outbox, Emails: emails, Limits: g.Limits, Clock: clock,
 		To: o.OperatorTo, Logger: log}
