@@ -68,6 +68,8 @@ type Config struct {
 	PageViews PageViewConfig   `mapstructure:"page_views"`
 	Metrics   MetricsConfig    `mapstructure:"metrics"`
 	Tracing   TracingConfig    `mapstructure:"tracing"`
+	// Attachments are messages' files: where kept, each plan's limits.
+	Attachments AttachmentsConfig `mapstructure:"attachments"`
 
 	// reminders is scheduler.reminders checked and ordered: the one value
 	// the store and the delivery pass both read.
@@ -229,6 +231,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.validateIntegrations(bad); err != nil {
+		return err
+	}
+	if err := c.validateAttachments(bad); err != nil {
 		return err
 	}
 	if err := c.validateSite(bad); err != nil {

@@ -95,8 +95,12 @@ func build(o Options, k Keys) *Graph {
 		Delivery: g.Delivery, Billing: g.Billing, Auth: g.Auth, Contacts: st, Audit: st, Suppressions: st}
 	if g.Attachments != nil {
 		g.Messages.Files, g.Auth.Files, g.Admin.Files = g.Attachments, g.Attachments, g.Attachments
+		g.Admin.Collector, g.Admin.StaleUploads = g.Attachments, o.StaleUploads
 	}
 	g.Operator = &core.OperatorAudit{Messages: g.Messages, Account: g.Auth, Users: st, Audit: st, Clock: clock}
+	if g.Attachments != nil {
+		g.Operator.Files = g.Attachments
+	}
 	g.Summary = &core.Summary{Store: st, Outbox: g.Outbox, Emails: emails, Limits: g.Limits, Clock: clock,
 		To: o.OperatorTo, Logger: log}
 	g.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, DeviceCodes: st, Limits: g.Limits, Clock: clock, Logger: log}

@@ -87,6 +87,9 @@ type Options struct {
 	// AttachmentPartSize is the upload protocol's part; zero:
 	// core.DefaultAttachmentPartSize.
 	AttachmentPartSize int64
+	// StaleUploads is how long an upload may stay incomplete before
+	// attachments gc removes it; zero: core.DefaultStaleUpload.
+	StaleUploads time.Duration
 }
 
 // Keys are the keys derived from the master key; each one set overrides the

@@ -16,21 +16,35 @@ import (
 	"github.com/sendlater/sendlater/blob/s3"
 )
 
-// Bucket is the one bucket of New's server.
-const Bucket = "attachments"
+// The one bucket of the server, New's prefix, and the credentials (the
+// server checks none).
+const (
+	Bucket    = "attachments"
+	Prefix    = "sendlater/"
+	AccessKey = "test"
+	SecretKey = "test-secret"
+)
 
-// New starts a server for the test's life and returns a store over its
-// bucket (objects under "sendlater/") and the server's backend, to search.
-func New(tb testing.TB) (*s3.Store, *s3mem.Backend) {
+// Start starts a server for the test's life and returns its endpoint
+// (host:port, plain http) and backend, to search.
+func Start(tb testing.TB) (endpoint string, backend *s3mem.Backend) {
 	tb.Helper()
-	backend := s3mem.New()
+	backend = s3mem.New()
 	srv := httptest.NewServer(gofakes3.New(backend).Server())
 	tb.Cleanup(srv.Close)
 	if err := backend.CreateBucket(Bucket); err != nil {
 		tb.Fatal(err)
 	}
-	st, err := s3.Open(s3.Config{Endpoint: strings.TrimPrefix(srv.URL, "http://"), Bucket: Bucket,
-		AccessKey: "test", SecretKey: "test-secret", Region: "us-east-1", Insecure: true, Prefix: "sendlater/"})
+	return strings.TrimPrefix(srv.URL, "http://"), backend
+}
+
+// New starts a server (Start) and returns a store over its bucket (objects
+// under Prefix) and the server's backend.
+func New(tb testing.TB) (*s3.Store, *s3mem.Backend) {
+	tb.Helper()
+	endpoint, backend := Start(tb)
+	st, err := s3.Open(s3.Config{Endpoint: endpoint, Bucket: Bucket,
+		AccessKey: AccessKey, SecretKey: SecretKey, Region: "us-east-1", Insecure: true, Prefix: Prefix})
 	if err != nil {
 		tb.Fatal(err)
 	}
