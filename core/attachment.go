@@ -166,10 +166,10 @@ func CheckAttachmentQuota(q AttachmentQuota, size int64, messageFiles int, messa
 	switch {
 	case messageFiles+1 > q.MaxFiles:
 		return ErrAttachmentQuota("files", fmt.Sprintf("A message can have at most %d files.", q.MaxFiles))
-	case messageBytes+size > q.PerMessage:
+	case size > q.PerMessage || messageBytes+size > q.PerMessage: // the first also keeps the sum from overflowing
 		return ErrAttachmentQuota("size", fmt.Sprintf("The files of one message can total at most %s on your plan (%s used).",
 			FormatBytes(q.PerMessage), FormatBytes(messageBytes)))
-	case accountBytes+size > q.PerAccount:
+	case size > q.PerAccount || accountBytes+size > q.PerAccount:
 		return ErrAttachmentQuota("size", fmt.Sprintf("The files of your account can total at most %s on your plan (%s used).",
 			FormatBytes(q.PerAccount), FormatBytes(accountBytes)))
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"math"
 	"reflect"
 	"sync"
 	"testing"
@@ -114,6 +115,9 @@ func testAttachmentQuota(t *testing.T, s Stores) {
 		t.Fatalf("the fourth file: %+v, want the field files", e)
 	}
 	err = s.Attachments.CreateAttachment(ctx, newUpload(s, m2, "b", 1001, 128), q)
+	wantCode(t, err, core.EPlanLimit)
+	// A size that would overflow the sum is over, not under.
+	err = s.Attachments.CreateAttachment(ctx, newUpload(s, m2, "b", math.MaxInt64, 128), q)
 	wantCode(t, err, core.EPlanLimit)
 	must(t, s.Attachments.CreateAttachment(ctx, newUpload(s, m2, "b", 1000, 128), q))
 	// 300 + 1000 reserved: 201 more is over the account's 1500.
