@@ -450,14 +450,21 @@ type GCReport struct {
 // a record exists before its first blob, so a blob whose file has no
 // record is an orphan, and one of a listed part with another token is a
 // failed attempt.
-func (s *AttachmentService) Collect(ctx context.Context, stale time.Duration) (GCReport, error) {
+//
+// A store that lists no file at all while the storage holds blobs is most
+// likely not the store those blobs belong to (a `store copy`, which does
+// not carry files yet, or a wrong bucket): Collect then removes nothing
+// and says so, unless force.
+func (s *AttachmentService) Collect(ctx context.Context, stale time.Duration, force bool) (GCReport, error) {
 	var rep GCReport
 	if stale <= 0 {
 		stale = DefaultStaleUpload
 	}
 	cutoff := s.Clock.Now().Add(-stale)
 	var old []string
+	records := 0
 	if err := s.Attachments.EachAttachment(ctx, func(a *Attachment) error {
+		records++
 		if a.State == AttachmentUploading && a.CreatedAt.Before(cutoff) {
 			old = append(old, a.ID)
 		}
@@ -484,28 +491,32 @@ func (s *AttachmentService) Collect(ctx context.Context, stale time.Duration) (G
 	}); err != nil {
 		return rep, err
 	}
-	records := map[string]*Attachment{}
+	if records == 0 && len(blobs) > 0 && !force {
+		return rep, Errorf(EConflict, "The store lists no file but the storage holds %d parts: they may be another store's "+
+			"(store copy does not carry files yet, or another bucket). Nothing was removed; run with --force to remove them.", len(blobs))
+	}
+	byID := map[string]*Attachment{}
 	for _, b := range blobs {
 		id, _, _, ok := parsePartKey(b.key)
 		if !ok {
 			continue
 		}
-		if _, seen := records[id]; seen {
+		if _, seen := byID[id]; seen {
 			continue
 		}
 		a, err := s.Attachments.Attachment(ctx, id)
 		if ErrorCode(err) == EAttachmentNotFound {
-			records[id] = nil
+			byID[id] = nil
 			continue
 		}
 		if err != nil {
 			return rep, err
 		}
-		records[id] = a
+		byID[id] = a
 	}
 	for _, b := range blobs {
 		id, index, token, ok := parsePartKey(b.key)
-		a := records[id]
+		a := byID[id]
 		live := ok && a != nil && (index < len(a.Parts) && a.Parts[index] == token ||
 			index >= len(a.Parts) && a.State == AttachmentUploading)
 		if live {

@@ -242,7 +242,7 @@ func TestAttachmentGCRemovesOrphansOnly(t *testing.T) {
 		put(core.AttachmentBlobPrefix + "GONE/00000.x")
 		put(done.PartKey(0, "failedattempt"))
 		e.Clock.Add(time.Hour)
-		rep, err := e.Attachments.Collect(e.Ctx, 0)
+		rep, err := e.Attachments.Collect(e.Ctx, 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +260,7 @@ func TestAttachmentGCRemovesOrphansOnly(t *testing.T) {
 		}
 		// A week later the upload under way is stale: it goes, its parts too.
 		e.Clock.Add(core.DefaultStaleUpload)
-		rep, err = e.Attachments.Collect(e.Ctx, 0)
+		rep, err = e.Attachments.Collect(e.Ctx, 0, false)
 		if err != nil || rep.StaleUploads != 1 || rep.Orphans != 2 || rep.Kept != 2 {
 			t.Fatalf("gc a week later: %+v %v", rep, err)
 		}

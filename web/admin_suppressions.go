@@ -26,7 +26,7 @@ type GCReportJSON struct {
 }
 
 func (s *AdminServer) handleCollectFiles(w http.ResponseWriter, r *http.Request) {
-	rep, err := s.Admin.CollectFiles(r.Context())
+	rep, err := s.Admin.CollectFiles(r.Context(), r.URL.Query().Get("force") == "true")
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -35,9 +35,13 @@ func (s *AdminServer) handleCollectFiles(w http.ResponseWriter, r *http.Request)
 }
 
 // CollectFiles runs attachments gc in the server.
-func (c *AdminClient) CollectFiles(ctx context.Context) (core.GCReport, error) {
+func (c *AdminClient) CollectFiles(ctx context.Context, force bool) (core.GCReport, error) {
 	var out GCReportJSON
-	if err := c.t.do(ctx, "POST", "/admin/attachments/gc", nil, &out); err != nil {
+	path := "/admin/attachments/gc"
+	if force {
+		path += "?force=true"
+	}
+	if err := c.t.do(ctx, "POST", path, nil, &out); err != nil {
 		return core.GCReport{}, err
 	}
 	return core.GCReport(out), nil

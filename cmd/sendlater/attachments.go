@@ -19,17 +19,19 @@ func newAttachmentsCmd(a *app) *cobra.Command {
 }
 
 func newAttachmentsGCCmd(a *app) *cobra.Command {
-	var asJSON bool
+	var asJSON, force bool
 	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "Remove files' bytes that no file needs: a crash's orphans and stale uploads (audited)",
 		Long: "Removes the uploads left incomplete longer than attachments.stale_uploads, then every stored part\n" +
 			"that no file lists (left by a crash between a deletion's record and its bytes, or by a failed\n" +
 			"part), keeping the parts of every live file and of uploads under way. Through the running\n" +
-			"server's admin socket when one answers, else over the store opened directly.",
+			"server's admin socket when one answers, else over the store opened directly. A store that lists no\n" +
+			"file while the storage holds parts removes nothing (they may be another store's: store copy does not\n" +
+			"carry files yet) unless --force.",
 		Args: cobra.NoArgs,
 		RunE: withAdmin(a, func(cmd *cobra.Command, args []string, admin core.AdminFiles) error {
-			rep, err := admin.CollectFiles(cmd.Context())
+			rep, err := admin.CollectFiles(cmd.Context(), force)
 			if err != nil {
 				return err
 			}
@@ -41,5 +43,6 @@ func newAttachmentsGCCmd(a *app) *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&force, "force", false, "remove orphans even when the store lists no file at all")
 	return cmd
 }
