@@ -30,6 +30,7 @@ type Store interface {
 	PasskeyStore
 	DeviceCodeStore
 	SuppressionStore
+	AttachmentStore
 	Backuper
 	DueQueue
 }
@@ -50,6 +51,7 @@ type Admin interface {
 	AdminBilling
 	AdminAudit
 	AdminSuppressions
+	AdminFiles
 }
 
 // AdminUsers manages accounts (core/admin_users.go) and reads the contact
@@ -133,11 +135,18 @@ type AdminAudit interface {
 
 // AdminService implements Admin over the stores.
 type AdminService struct {
-	Users    UserStore
-	Messages MessageStore
-	Backuper Backuper
-	Prices   PriceMap
-	Clock    Clock
+	// Files removes the bytes of deleted messages' and accounts' files;
+	// nil: none.
+	Files FileBytes
+	// Collector collects the files' orphans, with StaleUploads (zero:
+	// DefaultStaleUpload); nil: no files in this process.
+	Collector    FileCollector
+	StaleUploads time.Duration
+	Users        UserStore
+	Messages     MessageStore
+	Backuper     Backuper
+	Prices       PriceMap
+	Clock        Clock
 	// Delivery runs passes for SendDue and DeliverNow; nil refuses them.
 	Delivery *Delivery
 	// Billing syncs subscriptions; nil: payments are not configured.

@@ -16,9 +16,11 @@ import (
 type OperatorAudit struct {
 	Messages Messages
 	Account  Account
-	Users    UserStore // names the user in the entries
-	Audit    AuditStore
-	Clock    Clock
+	// Files are the author's files (AuthorFiles); nil: none.
+	Files Attachments
+	Users UserStore // names the user in the entries
+	Audit AuditStore
+	Clock Clock
 }
 
 // AuthorMessages and AuthorAccount are the services that record.

@@ -215,7 +215,7 @@ func (s *AdminService) DeleteUser(ctx context.Context, idOrEmail string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Users.DeleteUser(ctx, u.ID); err != nil {
+	if err := deleting(ctx, s.Files, "", u.ID, func() error { return s.Users.DeleteUser(ctx, u.ID) }); err != nil {
 		return err
 	}
 	if err := a.endEverySession(ctx, u.ID, ""); err != nil {
@@ -268,7 +268,7 @@ func (s *AdminService) DeleteMessage(ctx context.Context, id string) error {
 	if _, err := s.steer(ctx, id, func(*Message) error { return nil }); err != nil {
 		return err
 	}
-	if err := s.Messages.DeleteMessage(ctx, id); err != nil {
+	if err := deleting(ctx, s.Files, id, "", func() error { return s.Messages.DeleteMessage(ctx, id) }); err != nil {
 		return err
 	}
 	return s.audit(ctx, "messages.delete", id, "deleted")

@@ -26,6 +26,7 @@ const (
 	EFeatureNotIncluded    = "plan/feature-not-included"
 	EMessageNotFound       = "message/not-found"
 	EDraftNotFound         = "draft/not-found"
+	EAttachmentNotFound    = "attachment/not-found"
 	EInvalidPostponeCode   = "message/invalid-postpone-code"
 	EUserNotFound          = "user/not-found"
 	ETokenNotFound         = "token/not-found"

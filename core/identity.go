@@ -31,7 +31,9 @@ const (
 // tokens. It implements Account and Identities. Dependencies are fields,
 // wired in cmd; the zero values of the optional ones are safe defaults.
 type Auth struct {
-	Users        UserStore
+	Users UserStore
+	// Files removes the bytes of a deleted account's files; nil: none.
+	Files        FileBytes
 	Sessions     SessionStore
 	AccessTokens AccessTokenStore
 	ActionCodes  ActionCodeStore

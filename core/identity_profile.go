@@ -282,7 +282,7 @@ func (a *Auth) DeleteAccount(ctx context.Context) error {
 		return err
 	}
 	id := IdentityFrom(ctx)
-	if err := a.Users.DeleteUser(ctx, id.UserID); err != nil {
+	if err := deleting(ctx, a.Files, "", id.UserID, func() error { return a.Users.DeleteUser(ctx, id.UserID) }); err != nil {
 		return tokenError(err)
 	}
 	return a.endEverySession(ctx, id.UserID, "")

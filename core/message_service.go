@@ -12,9 +12,11 @@ import (
 // ctx. Dependencies are fields, wired in cmd.
 type MessageService struct {
 	Messages MessageStore
-	Users    UserStore
-	Prices   PriceMap
-	Clock    Clock
+	// Files removes the bytes of a deleted message's files; nil: none.
+	Files  FileBytes
+	Users  UserStore
+	Prices PriceMap
+	Clock  Clock
 	// Watcher, Verifier and Limits serve Follow: the store tells of changes,
 	// the identity service whether the follower's identity still holds.
 	// Without them Follow answers service/unavailable.
@@ -323,7 +325,7 @@ func (s *MessageService) Delete(ctx context.Context, id string) error {
 	if _, err := s.Get(ctx, id); err != nil {
 		return err
 	}
-	return s.Messages.DeleteMessage(ctx, id)
+	return deleting(ctx, s.Files, id, "", func() error { return s.Messages.DeleteMessage(ctx, id) })
 }
 
 // update edits the owner's message in one store transaction.

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"io"
 	"time"
 )
 
@@ -158,6 +159,17 @@ type Drafts interface {
 	Get(ctx context.Context, key string) (*Draft, error)
 	Put(ctx context.Context, key string, d Draft) (*Draft, error)
 	Delete(ctx context.Context, key string) error
+}
+
+// Attachments are the signed-in author's files of their messages
+// (core/attachment_service.go): the upload in parts, reads and deletion.
+type Attachments interface {
+	Create(ctx context.Context, messageID, name string, size int64) (*Attachment, error)
+	Get(ctx context.Context, messageID, id string) (*Attachment, error)
+	List(ctx context.Context, messageID string) ([]*Attachment, error)
+	Upload(ctx context.Context, messageID, id string, offset int64, body io.Reader) (*Attachment, error)
+	Open(ctx context.Context, messageID, id string) (*Attachment, *AttachmentReader, error)
+	Delete(ctx context.Context, messageID, id string) error
 }
 
 // SchedulerHealth tells whether the schedulers keep passing: of the

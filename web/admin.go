@@ -34,6 +34,9 @@ type AdminServer struct {
 	// PageViews reads the page-view counters (GET /admin/pageviews); nil:
 	// the route answers not found.
 	PageViews core.PageViewStats
+	// Attachments serve the author's files routes for the user an operator
+	// acts for (core.OperatorAudit's); nil: not served.
+	Attachments core.Attachments
 
 	httpServer *http.Server
 	path       string
@@ -73,6 +76,9 @@ func (s *AdminServer) Handler() http.Handler {
 	s.suppressionRoutes(mux)
 	author := &authorAPI{messages: s.Messages, account: s.Account, heartbeat: s.StreamHeartbeat, stopping: s.shutdown.done()}
 	author.routes(mux, s.actAs, s.actAs, func(h http.HandlerFunc) http.HandlerFunc { return h })
+	if s.Attachments != nil {
+		filesRoutes(mux, s.Attachments, s.actAs)
+	}
 	mux.HandleFunc("/", handleAPINotFound)
 	l := s.Logger
 	if l == nil {

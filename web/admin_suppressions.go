@@ -14,6 +14,37 @@ import (
 func (s *AdminServer) suppressionRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /admin/suppressions", s.handleListSuppressions)
 	mux.HandleFunc("DELETE /admin/suppressions/{address}", s.handleRemoveSuppression)
+	mux.HandleFunc("POST /admin/attachments/gc", s.handleCollectFiles)
+}
+
+// GCReportJSON is what `sendlater attachments gc` did.
+type GCReportJSON struct {
+	StaleUploads int   `json:"staleUploads"`
+	Orphans      int   `json:"orphans"`
+	OrphanBytes  int64 `json:"orphanBytes"`
+	Kept         int   `json:"kept"`
+}
+
+func (s *AdminServer) handleCollectFiles(w http.ResponseWriter, r *http.Request) {
+	rep, err := s.Admin.CollectFiles(r.Context(), r.URL.Query().Get("force") == "true")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, GCReportJSON(rep))
+}
+
+// CollectFiles runs attachments gc in the server.
+func (c *AdminClient) CollectFiles(ctx context.Context, force bool) (core.GCReport, error) {
+	var out GCReportJSON
+	path := "/admin/attachments/gc"
+	if force {
+		path += "?force=true"
+	}
+	if err := c.t.do(ctx, "POST", path, nil, &out); err != nil {
+		return core.GCReport{}, err
+	}
+	return core.GCReport(out), nil
 }
 
 // SuppressionJSON is an address on the suppression list.

@@ -76,9 +76,11 @@ func (c *replyWriter) WriteHeader(status int) {
 	}
 	c.status = status
 	// Replies without a body, or with one already encoded, to a client that
-	// takes no gzip, or known to be too small, need no holding back.
+	// takes no gzip, or known to be too small, need no holding back; nor
+	// do files (a download, a range of one), sent as their bytes are.
 	h := c.Header()
 	if !c.accepts || status < 200 || status == http.StatusNoContent || status == http.StatusNotModified ||
+		status == http.StatusPartialContent || headerValue(h, "Content-Disposition") != "" ||
 		headerValue(h, "Content-Encoding") != "" || !compressible(headerValue(h, "Content-Type")) || knownSmall(h) {
 		c.decide(false)
 	}

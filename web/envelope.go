@@ -37,6 +37,7 @@ var statusByCode = map[string]int{
 	core.EFeatureNotIncluded:    http.StatusForbidden,
 	core.EMessageNotFound:       http.StatusNotFound,
 	core.EDraftNotFound:         http.StatusNotFound,
+	core.EAttachmentNotFound:    http.StatusNotFound,
 	core.ETestEmailsRefused:     http.StatusForbidden,
 	core.ERecipientRefused:      http.StatusForbidden,
 	core.EInvalidPostponeCode:   http.StatusForbidden,

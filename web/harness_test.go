@@ -181,7 +181,7 @@ func newTestServer(e *testenv.Env, log *slog.Logger) *web.Server {
 	return &web.Server{
 		Logger: log, BaseURL: identityBaseURL, AppName: "Sendlater", Clock: e.Clock,
 		Identities: e.Auth, Messages: e.Messages, Contact: e.Contact,
-		Postpone: e.Postpone, Refusals: e.Refuse, WebhookSecrets: e.WebhookSecrets, Drafts: e.Drafts, Social: e.Social,
+		Postpone: e.Postpone, Refusals: e.Refuse, WebhookSecrets: e.WebhookSecrets, Drafts: e.Drafts, Social: e.Social, Attachments: e.Attachments,
 		StreamHeartbeat: testHeartbeat, Outbox: e.DB, Generations: e.DB,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 	}

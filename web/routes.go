@@ -56,6 +56,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	if s.Drafts != nil {
 		draftsRoutes(mux, s.Drafts, s.authed)
 	}
+	if s.Attachments != nil {
+		filesRoutes(mux, s.Attachments, s.authed)
+	}
 
 	mux.HandleFunc("POST /api/contact", s.handleContact)
 	if s.PageViews != nil {

@@ -21,7 +21,7 @@ func scopedAPI(t *testing.T, e *testenv.Env) *identityAPI {
 		Logger: slogDiscard(), BaseURL: identityBaseURL, AppName: "Sendlater", Clock: e.Clock,
 		Identities: e.Auth, Messages: e.Messages, Contact: e.Contact,
 		Postpone: e.Postpone, Refusals: e.Refuse, WebhookSecrets: e.WebhookSecrets, Social: e.Social,
-		StreamHeartbeat: testHeartbeat, Drafts: e.Drafts,
+		StreamHeartbeat: testHeartbeat, Drafts: e.Drafts, Attachments: e.Attachments,
 	}
 	if g, ok := e.Store.(core.UserGenerations); ok {
 		s.Generations = g // the kept replies, as serve wires them

@@ -47,6 +47,9 @@ type Server struct {
 	WebhookSecrets core.WebhookSecrets
 	// Drafts keeps the authors' unsent message forms; nil: no drafts API.
 	Drafts core.Drafts
+	// Attachments are the authors' files of their messages
+	// (/api/messages/{id}/files...); nil: no files API.
+	Attachments core.Attachments
 	// Payments sells plans; nil: core.PaymentsOff (not configured).
 	Payments core.Payments
 	// Social signs in with social providers through SocialFlow's

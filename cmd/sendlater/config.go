@@ -71,6 +71,8 @@ type Config struct {
 	PageViews PageViewConfig   `mapstructure:"page_views"`
 	Metrics   MetricsConfig    `mapstructure:"metrics"`
 	Tracing   TracingConfig    `mapstructure:"tracing"`
+	// Attachments are messages' files: where kept, each plan's limits.
+	Attachments AttachmentsConfig `mapstructure:"attachments"`
 
 	// reminders is scheduler.reminders checked and ordered: the one value
 	// the store and the delivery pass both read.
@@ -239,6 +241,9 @@ func (c *Config) validate() error {
 		return bad("sealed.link_valid_for", "must be a duration between 24h and 87600h (ten years), how long after delivery a sealed message's link opens, e.g. 8760h for a year", v)
 	}
 	if err := c.validateIntegrations(bad); err != nil {
+		return err
+	}
+	if err := c.validateAttachments(bad); err != nil {
 		return err
 	}
 	if err := c.validateSite(bad); err != nil {

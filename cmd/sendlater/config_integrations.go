@@ -64,6 +64,7 @@ func integrationDefaults() map[string]any {
 		d["stripe."+k] = ""
 	}
 	maps.Copy(d, metricsDefaults())
+	maps.Copy(d, attachmentsDefaults())
 	maps.Copy(d, tracingDefaults())
 	for _, id := range core.SocialProviders {
 		for _, k := range providerKeys {
@@ -95,6 +96,9 @@ func (c *Config) readIntegrationSecrets() error {
 		return err
 	}
 	if err := c.readMetricsSecrets(); err != nil {
+		return err
+	}
+	if err := c.readAttachmentsSecrets(); err != nil {
 		return err
 	}
 	for _, p := range c.Auth.providers() {

@@ -18,7 +18,8 @@ func newMessagesCmd(a *app) *cobra.Command {
 	cmd.AddCommand(newMessagesListCmd(a), newMessagesShowCmd(a),
 		newMessagesRescheduleCmd(a), newMessagesDeliverNowCmd(a),
 		newMessagesSetActiveCmd(a, false), newMessagesSetActiveCmd(a, true),
-		newMessagesPostponeCmd(a), newMessagesDeleteCmd(a))
+		newMessagesPostponeCmd(a), newMessagesDeleteCmd(a),
+		newMessagesAttachCmd(a), newMessagesDetachCmd(a), newMessagesFilesCmd(a))
 	return cmd
 }
 

@@ -74,6 +74,7 @@ func newRootCmd() *cobra.Command {
 		newStatsCmd(a),
 		newContactsCmd(a),
 		newSuppressionsCmd(a),
+		newAttachmentsCmd(a),
 		newAuditCmd(a),
 		newDocsCmd(a),
 		newDKIMCmd(a),

@@ -124,6 +124,11 @@ func (a *app) serve(ctx context.Context) error {
 		srv.PageViews = s.PageViews
 	}
 	srv.BounceWebhooks = a.bounceWebhooks(s)
+	if s.Attachments != nil {
+		srv.Attachments = s.Attachments
+	} else {
+		a.log.Info("files are off: attachments.storage is store and this store keeps no files yet; set attachments.storage: s3")
+	}
 	if a.metrics != nil {
 		srv.Metrics = a.metrics
 	}
@@ -142,6 +147,9 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	admin := &web.AdminServer{Admin: s.Admin, Messages: s.Operator.AuthorMessages(), Account: s.Operator.AuthorAccount(),
 		Prices: a.cfg.prices(), Logger: a.log, PageViews: s.PageViews}
+	if s.Attachments != nil {
+		admin.Attachments = s.Operator.AuthorFiles()
+	}
 	if err := admin.Open(a.cfg.socketPath()); err != nil {
 		ln.Close()
 		return fmt.Errorf("admin socket: %w", err)

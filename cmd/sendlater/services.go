@@ -69,6 +69,11 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		BounceDomain:       strings.ToLower(a.cfg.Mail.BounceDomain),
 		SealedLinkValidity: a.cfg.Sealed.LinkValidFor,
 	}
+	if o.Blobs, err = a.blobs(st); err != nil {
+		closeMailer()
+		return nil, nil, err
+	}
+	o.AttachmentLimits, o.StaleUploads = a.cfg.attachmentLimits(), a.cfg.Attachments.StaleUploads
 	if a.metrics != nil {
 		o.Metrics = a.metrics
 	}

@@ -111,6 +111,13 @@ type Config struct {
 	TokenHeader string
 	// SealedLinkValidity is sealed.link_valid_for; zero: a year.
 	SealedLinkValidity time.Duration
+	// Blobs keeps the attachments' bytes; default blob/s3 over an S3
+	// server in the test's process (blob/s3/s3test).
+	Blobs core.BlobStore
+	// AttachmentLimits are the plans' limits of files; default core's.
+	AttachmentLimits map[core.PlanID]core.AttachmentLimits
+	// AttachmentPartSize is the upload's part; default core's.
+	AttachmentPartSize int64
 }
 
 // Env is a store, a mail server, a clock and the services over them.
@@ -141,6 +148,9 @@ type Env struct {
 	Admin          *core.AdminService
 	Operator       *core.OperatorAudit
 	PageViews      *core.PageViewService
+	Attachments    *core.AttachmentService
+	// Blobs is where the attachments' sealed bytes are.
+	Blobs core.BlobStore
 	// Graph is every service as internal/wiring built it (the fields
 	// above are its services; Summary, Sweeper, Scheduler are here).
 	Graph *wiring.Graph
@@ -183,7 +193,10 @@ func New(tb testing.TB, c Config) *Env {
 	clock := core.NewManualClock(c.Start)
 	e := &Env{
 		Ctx: context.Background(), Store: st, DB: db, Clock: clock, BaseURL: c.BaseURL,
-		Mailer: m, Emails: emails, Mailbox: Mailbox{SMTP: c.SMTP},
+		Mailer: m, Emails: emails, Mailbox: Mailbox{SMTP: c.SMTP}, Blobs: c.Blobs,
+	}
+	if e.Blobs == nil {
+		e.Blobs = &lazyBlobs{tb: tb}
 	}
 	tb.Cleanup(e.wire(tb, c))
 	return e
@@ -230,6 +243,7 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 		Concurrency: 4, PassLogSize: 10, Process: "test", Metrics: c.Metrics, Domains: c.Domains,
 		Tracer: c.Tracer, Webhooks: c.Webhooks,
 		BounceDomain: c.BounceDomain, SealedLinkValidity: c.SealedLinkValidity,
+		Blobs: e.Blobs, AttachmentLimits: c.AttachmentLimits, AttachmentPartSize: c.AttachmentPartSize,
 	})
 	if c.Tracer != nil {
 		e.Store.(interface{ TraceTransactions(core.Tracer) }).TraceTransactions(c.Tracer)
@@ -241,7 +255,7 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 	e.Limits, e.Outbox, e.Auth, e.Social = g.Limits, g.Outbox, g.Auth, g.Social
 	e.Messages, e.Contact, e.Postpone = g.Messages, g.Contact, g.Postpone
 	e.Refuse, e.Refusals = g.Refusals, g.Refusals.Tokens
-	e.Drafts = g.Drafts
+	e.Drafts, e.Attachments = g.Drafts, g.Attachments
 	e.WebhookSecrets, e.Delivery, e.Admin, e.Operator, e.PageViews = g.WebhookSecrets, g.Delivery, g.Admin, g.Operator, g.PageViews
 	// What the outbox holds leaves before a test reads the mailbox, as the
 	// server's woken scheduler would send it.

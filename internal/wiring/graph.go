@@ -66,6 +66,10 @@ func build(o Options, k Keys) *Graph {
 		Tokens: core.NewOpenTokens(k.OpenKey), Validity: o.SealedLinkValidity}
 	g.WebhookSecrets = &core.WebhookSecretService{Users: st, Store: st, Prices: o.Prices}
 	g.Drafts = &core.DraftService{Drafts: st, Messages: st, Clock: clock}
+	if o.Blobs != nil {
+		g.Attachments = &core.AttachmentService{Attachments: st, Messages: st, Users: st, Blobs: o.Blobs,
+			Prices: o.Prices, Clock: clock, Key: k.AttachmentKey, Limits: o.AttachmentLimits, PartSize: o.AttachmentPartSize}
+	}
 	g.Delivery = &core.Delivery{
 		Messages: st, Users: st, Store: st, Mailer: core.TraceMailer(o.Mailer, o.Tracer), Emails: emails, Clock: clock,
 		BaseURL:       o.BaseURL,
@@ -90,7 +94,14 @@ func build(o Options, k Keys) *Graph {
 		Emails: emails, Outbox: g.Outbox, Clock: clock, BaseURL: o.BaseURL, Logger: log}
 	g.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: o.Prices, Clock: clock,
 		Delivery: g.Delivery, Billing: g.Billing, Auth: g.Auth, Contacts: st, Audit: st, Suppressions: st}
+	if g.Attachments != nil {
+		g.Messages.Files, g.Auth.Files, g.Admin.Files = g.Attachments, g.Attachments, g.Attachments
+		g.Admin.Collector, g.Admin.StaleUploads = g.Attachments, o.StaleUploads
+	}
 	g.Operator = &core.OperatorAudit{Messages: g.Messages, Account: g.Auth, Users: st, Audit: st, Clock: clock}
+	if g.Attachments != nil {
+		g.Operator.Files = g.Attachments
+	}
 	g.Summary = &core.Summary{Store: st, Outbox: g.Outbox, Emails: emails, Limits: g.Limits, Clock: clock,
 		To: o.OperatorTo, Logger: log}
 	g.Sweeper = &core.Sweeper{Sessions: st, ActionCodes: st, DeviceCodes: st, Limits: g.Limits, Clock: clock, Logger: log}

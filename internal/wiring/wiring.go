@@ -77,6 +77,19 @@ type Options struct {
 	// SealedLinkValidity is how long after delivery a sealed message's
 	// recipient link opens it; zero: core.DefaultOpenValidity.
 	SealedLinkValidity time.Duration
+
+	// Blobs keeps the attachments' sealed bytes (attachments.storage:
+	// the store's own, or blob/s3); nil: no attachments API.
+	Blobs core.BlobStore
+	// AttachmentLimits are the plans' limits (attachments.*); a plan
+	// missing from it has core.DefaultAttachmentLimits'.
+	AttachmentLimits map[core.PlanID]core.AttachmentLimits
+	// AttachmentPartSize is the upload protocol's part; zero:
+	// core.DefaultAttachmentPartSize.
+	AttachmentPartSize int64
+	// StaleUploads is how long an upload may stay incomplete before
+	// attachments gc removes it; zero: core.DefaultStaleUpload.
+	StaleUploads time.Duration
 }
 
 // Keys are the keys derived from the master key; each one set overrides the
@@ -87,6 +100,7 @@ type Keys struct {
 	LimitKey      []byte // the limits' key hashes (core.PurposeLimitKeys)
 	BounceSecret  []byte // the return paths' tokens (core.PurposeBounceAddresses)
 	OpenKey       []byte // sealed messages' open links (core.PurposeSealedOpen)
+	AttachmentKey []byte // files sealed at rest (core.PurposeAttachments)
 }
 
 // Graph is every service of core, wired once.
@@ -116,8 +130,10 @@ type Graph struct {
 	Opens          *core.SealedOpenService
 	WebhookSecrets *core.WebhookSecretService
 	Drafts         *core.DraftService
-	Delivery       *core.Delivery
-	Admin          *core.AdminService
+	// Attachments is the authors' files; nil when Options.Blobs is.
+	Attachments *core.AttachmentService
+	Delivery    *core.Delivery
+	Admin       *core.AdminService
 	// Operator is the author's services for an operator acting for a user
 	// (the admin socket's author routes, tui --user): they record in the
 	// audit log what the operator does and reads.
@@ -164,7 +180,7 @@ func (o *Options) keys() (Keys, error) {
 	if err := errors.Join(derive(&k.SigningKey, core.PurposeIDTokens),
 		derive(&k.RefusalSecret, core.PurposeRefusalLinks), derive(&k.LimitKey, core.PurposeLimitKeys),
 		derive(&k.BounceSecret, core.PurposeBounceAddresses),
-		derive(&k.OpenKey, core.PurposeSealedOpen)); err != nil {
+		derive(&k.OpenKey, core.PurposeSealedOpen), derive(&k.AttachmentKey, core.PurposeAttachments)); err != nil {
 		return Keys{}, err
 	}
 	return k, nil

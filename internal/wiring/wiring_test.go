@@ -15,7 +15,7 @@ import (
 func options(t *testing.T) wiring.Options {
 	e := testenv.New(t, testenv.Config{})
 	return wiring.Options{Store: e.Store, Mailer: &mailertest.Mailer{}, Emails: e.Emails, Clock: e.Clock,
-		MasterKey: testenv.Key}
+		MasterKey: testenv.Key, Blobs: e.Blobs}
 }
 
 // Every service of the graph is built: one added to Graph and forgotten in
@@ -76,6 +76,10 @@ func TestBuildKeys(t *testing.T) {
 		t.Error("Build without MasterKey and OpenKey succeeded")
 	}
 	o.Keys.OpenKey = bytes.Repeat([]byte{8}, 32)
+	if _, _, err := wiring.Build(o); err == nil {
+		t.Error("Build without MasterKey and AttachmentKey succeeded")
+	}
+	o.Keys.AttachmentKey = bytes.Repeat([]byte{9}, 32)
 	if _, _, err := wiring.Build(o); err != nil {
 		t.Errorf("Build with every key and no master key: %v", err)
 	}

@@ -34,7 +34,7 @@ func stores(db *bolt.DB) storetest.Stores {
 	return storetest.Stores{
 		Users: db, Messages: db, Sessions: db, Tokens: db, ActionCodes: db, Contacts: db,
 		Delivery: db, Billing: db, Links: db, Health: db, Watcher: db, Limits: db, PageViews: db,
-		Audit: db, Drafts: db, Devices: db, Passkeys: db, DeviceCodes: db, Suppressions: db,
+		Audit: db, Drafts: db, Devices: db, Passkeys: db, DeviceCodes: db, Suppressions: db, Attachments: db,
 	}
 }
 

@@ -282,6 +282,9 @@ func (s *DB) deleteMessage(tx *bbolt.Tx, id string) error {
 	if err := tx.Bucket(bucketDrafts).Delete(ownerID(r.Owner, id)); err != nil {
 		return err
 	}
+	if err := s.deleteMessageAttachments(tx, id); err != nil {
+		return err
+	}
 	for _, e := range r.index().entries() {
 		if e.key != nil {
 			if err := tx.Bucket(e.bucket).Delete(e.key); err != nil {

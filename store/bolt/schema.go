@@ -71,6 +71,8 @@ var migrations = []migration{
 	schemaOnly(createPasskeyBuckets),    // passkeys.go
 	schemaOnly(createDeviceCodeBuckets), // devicecodes.go
 	schemaOnly(createSuppressionBucket), // suppressions.go
+	schemaOnly(reservedVersion17),       // attachments.go: the store's blobs take it at merge
+	schemaOnly(createAttachmentBuckets), // attachments.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an

@@ -131,6 +131,9 @@ func (s *DB) DeleteUser(ctx context.Context, id string) error {
 		if err := deleteUserDrafts(tx, id); err != nil {
 			return err
 		}
+		if err := s.deleteUserAttachments(tx, id); err != nil {
+			return err
+		}
 		if err := tx.Bucket(bucketWebhookSecrets).Delete([]byte(id)); err != nil {
 			return err
 		}

@@ -48,6 +48,9 @@ type Stores struct {
 	DeviceCodes core.DeviceCodeStore
 	// Suppressions keeps the suppression list; nil skips its tests.
 	Suppressions core.SuppressionStore
+	// Attachments keeps the records of messages' files; nil skips their
+	// tests.
+	Attachments core.AttachmentStore
 	// Clock stamps what the suite writes; nil: a ManualClock at Epoch.
 	Clock *core.ManualClock
 	// Reminders are the offsets the backend reschedules with; nil: the
@@ -131,6 +134,10 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"PageViewsConcurrent", needsPageViews(testPageViewsConcurrent)},
 		{"Drafts", needsDrafts(testDrafts)},
 		{"DraftsGoWithMessageAndUser", needsDrafts(testDraftsGoWithMessageAndUser)},
+		{"Attachments", needsAttachments(testAttachments)},
+		{"AttachmentQuota", needsAttachments(testAttachmentQuota)},
+		{"AttachmentQuotaRace", needsAttachments(testAttachmentQuotaRace)},
+		{"AttachmentsGoWithMessageAndUser", needsAttachments(testAttachmentsGoWithMessageAndUser)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

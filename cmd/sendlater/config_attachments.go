@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sendlater/sendlater/blob/s3"
+	"github.com/sendlater/sendlater/core"
+)
+
+// AttachmentsConfig is where messages' files are kept and how many bytes
+// each plan may attach (docs/attachments.md).
+type AttachmentsConfig struct {
+	// Storage is "store" (inside the store: bbolt or PostgreSQL) or "s3"
+	// (S3-compatible object storage, for clusters).
+	Storage string `mapstructure:"storage"`
+	S3      struct {
+		Endpoint      string `mapstructure:"endpoint"`
+		Bucket        string `mapstructure:"bucket"`
+		Region        string `mapstructure:"region"`
+		Prefix        string `mapstructure:"prefix"`
+		AccessKey     string `mapstructure:"access_key"`
+		SecretKey     string `mapstructure:"secret_key" secret:"true"`
+		SecretKeyFile string `mapstructure:"secret_key_file"`
+		Insecure      bool   `mapstructure:"insecure"`
+	} `mapstructure:"s3"`
+	Starter  PlanFilesConfig `mapstructure:"starter"`
+	Pro      PlanFilesConfig `mapstructure:"pro"`
+	Business PlanFilesConfig `mapstructure:"business"`
+	// StaleUploads is how long an incomplete upload lives before
+	// `attachments gc` removes it.
+	StaleUploads time.Duration `mapstructure:"stale_uploads"`
+}
+
+// PlanFilesConfig is one plan's limits, in bytes (0 on per_message: the
+// plan has no files).
+type PlanFilesConfig struct {
+	PerMessage int64 `mapstructure:"per_message"`
+	PerAccount int64 `mapstructure:"per_account"`
+}
+
+// attachmentsDefaults are the attachments keys: inside the store, core's
+// limits.
+func attachmentsDefaults() map[string]any {
+	d := map[string]any{"attachments.storage": "store", "attachments.s3.insecure": false,
+		"attachments.stale_uploads": core.DefaultStaleUpload.String()}
+	for _, k := range []string{"endpoint", "bucket", "region", "prefix", "access_key", "secret_key", "secret_key_file"} {
+		d["attachments.s3."+k] = ""
+	}
+	for _, p := range []core.PlanID{core.PlanStarter, core.PlanPro, core.PlanBusiness} {
+		l := core.DefaultAttachmentLimits[p]
+		d["attachments."+string(p)+".per_message"] = l.PerMessage
+		d["attachments."+string(p)+".per_account"] = l.PerAccount
+	}
+	return d
+}
+
+// readAttachmentsSecrets resolves attachments.s3.secret_key_file.
+func (c *Config) readAttachmentsSecrets() error {
+	return readSecretFile(&c.Attachments.S3.SecretKey, c.Attachments.S3.SecretKeyFile, "attachments.s3.secret_key_file")
+}
+
+// validateAttachments checks the attachments keys: a known storage, s3's
+// keys complete when it is chosen, limits of 0 or more bytes.
+func (c *Config) validateAttachments(bad func(key, rule string, got any) error) error {
+	a := &c.Attachments
+	switch a.Storage {
+	case "store":
+	case "s3":
+		for key, v := range map[string]string{"attachments.s3.endpoint": a.S3.Endpoint, "attachments.s3.bucket": a.S3.Bucket,
+			"attachments.s3.access_key": a.S3.AccessKey, "attachments.s3.secret_key": a.S3.SecretKey} {
+			if v == "" {
+				return bad(key, "must be set when attachments.storage is s3", v)
+			}
+		}
+	default:
+		return bad("attachments.storage", "must be store or s3", a.Storage)
+	}
+	for plan, l := range c.attachmentLimits() {
+		key := "attachments." + string(plan)
+		if l.PerMessage < 0 || l.PerAccount < 0 {
+			return bad(key+".per_message", "and per_account must be 0 or more bytes", fmt.Sprint(l.PerMessage, " ", l.PerAccount))
+		}
+		if l.PerMessage > l.PerAccount {
+			return bad(key+".per_account", fmt.Sprintf("must be at least per_message (%d bytes)", l.PerMessage), l.PerAccount)
+		}
+	}
+	if a.StaleUploads < time.Hour {
+		return bad("attachments.stale_uploads", "must be at least 1h", a.StaleUploads)
+	}
+	return nil
+}
+
+// attachmentLimits are the plans' limits of files.
+func (c *Config) attachmentLimits() map[core.PlanID]core.AttachmentLimits {
+	a := &c.Attachments
+	return map[core.PlanID]core.AttachmentLimits{
+		core.PlanStarter:  {PerMessage: a.Starter.PerMessage, PerAccount: a.Starter.PerAccount},
+		core.PlanPro:      {PerMessage: a.Pro.PerMessage, PerAccount: a.Pro.PerAccount},
+		core.PlanBusiness: {PerMessage: a.Business.PerMessage, PerAccount: a.Business.PerAccount},
+	}
+}
+
+// blobs is where the files' sealed bytes go (attachments.storage); nil
+// when the store keeps none yet: the files API is then off.
+func (a *app) blobs(st store) (core.BlobStore, error) {
+	cfg := a.cfg.Attachments
+	if cfg.Storage == "s3" {
+		return s3.Open(s3.Config{Endpoint: cfg.S3.Endpoint, Bucket: cfg.S3.Bucket, Region: cfg.S3.Region, Prefix: cfg.S3.Prefix,
+			AccessKey: cfg.S3.AccessKey, SecretKey: cfg.S3.SecretKey, Insecure: cfg.S3.Insecure})
+	}
+	return storeBlobs(st), nil
+}
+
+// storeBlobs returns the blobs kept inside the store (attachments.storage:
+// store). The store's own BlobStore is built in another change (a
+// Blobs() core.BlobStore method on both stores); until it is merged this
+// returns nil and the files API is off with storage "store".
+// MERGE: return st.Blobs().
+func storeBlobs(st store) core.BlobStore {
+	_ = st
+	return nil
+}
