@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // MaxPictureURLLen bounds the profile picture's URL.
@@ -74,36 +75,107 @@ func (a *Auth) User(ctx context.Context) (*User, error) { return signedInUser(ct
 // committed write of the user or their messages moves it; what depends on
 // the time (a hold's end) is worked out at every call.
 func (a *Auth) Me(ctx context.Context) (*SessionUser, error) {
+	su, _, err := a.MeTerm(ctx)
+	return su, err
+}
+
+// meGenerations are the generations Me keeps what it reads under: the
+// users' store's, when it keeps them and also holds the messages (whether
+// the user has any is part of the answer); nil: nothing is kept.
+func (a *Auth) meGenerations() UserGenerations {
+	if gens, ok := a.Users.(UserGenerations); ok && any(a.Messages) == any(a.Users) {
+		return gens
+	}
+	return nil
+}
+
+// MeTerm says how long an answer of Me holds (Auth.MeTerm): while the
+// user's generation has not moved from what MeGeneration returned before
+// Me read and, unless Until is zero, before Until, the start or the end of
+// a hold, which changes the answer without a write. Keep false: the answer
+// is not to be kept at all, because it depends on what no generation
+// covers (whether the second reminder address refused every email, which
+// the recipients' refusals decide) or the store keeps no generations.
+type MeTerm struct {
+	Until time.Time
+	Keep  bool
+}
+
+// MeGeneration is the id and the generation of the user of the identity in
+// ctx, read before anything of theirs, for a reader that keeps what
+// MeTerm returned (the encoded reply of GET /api/me) under it; ok false:
+// nothing of Me is to be kept (no one signed in, or the store keeps no
+// generations).
+func (a *Auth) MeGeneration(ctx context.Context) (userID string, gen uint64, ok bool) {
+	id := IdentityFrom(ctx)
+	gens := a.meGenerations()
+	if id == nil || id.UserID == "" || gens == nil {
+		return "", 0, false
+	}
+	return id.UserID, gens.UserGeneration(id.UserID), true
+}
+
+// MeHolds reports whether an answer of Me kept under its generation (which
+// the keeper checked) still holds at this time: its term's Until has not
+// come. One clock reading, only for a user with a hold.
+func (a *Auth) MeHolds(t MeTerm) bool {
+	return t.Keep && (t.Until.IsZero() || a.Clock.Now().Before(t.Until))
+}
+
+// MeTerm is Me with how long its answer holds (MeTerm).
+func (a *Auth) MeTerm(ctx context.Context) (*SessionUser, MeTerm, error) {
 	id, err := signedIn(ctx)
 	if err != nil {
-		return nil, err
+		return nil, MeTerm{}, err
 	}
-	gens, keeps := a.Users.(UserGenerations)
-	keeps = keeps && any(a.Messages) == any(a.Users)
+	gens := a.meGenerations()
+	keeps := gens != nil
 	var gen uint64
 	if keeps {
 		gen = gens.UserGeneration(id.UserID)
 		if r, ok := a.mine.Get(id.UserID, gen); ok {
 			r.user.Providers = slices.Clone(r.user.Providers) // the reply's, not the kept one
-			su := a.sessionUserOf(&r.user, r.hasMessages)
-			return su, refusalState(ctx, a.Refused, su)
+			return a.meOf(ctx, &r.user, r.hasMessages, keeps)
 		}
 	}
 	u, err := a.User(ctx)
 	if err != nil {
-		return nil, err
+		return nil, MeTerm{}, err
 	}
 	hasMessages, err := a.hasMessages(ctx, u)
 	if err != nil {
-		return nil, err
+		return nil, MeTerm{}, err
 	}
 	if keeps {
 		kept := *u
 		kept.Providers = slices.Clone(u.Providers)
 		a.mine.Put(id.UserID, gen, meRead{user: kept, hasMessages: hasMessages})
 	}
-	su := a.sessionUserOf(u, hasMessages)
-	return su, refusalState(ctx, a.Refused, su)
+	return a.meOf(ctx, u, hasMessages, keeps)
+}
+
+// meOf is Me's answer for u at this time and how long it holds.
+func (a *Auth) meOf(ctx context.Context, u *User, hasMessages, keeps bool) (*SessionUser, MeTerm, error) {
+	now := a.Clock.Now()
+	su := u.Session(a.Prices, hasMessages)
+	su.HoldUntil = activeHold(u, now)
+	t := MeTerm{Until: holdTurn(u, now), Keep: keeps && (su.ReminderAddress == "" || a.Refused == nil)}
+	if err := refusalState(ctx, a.Refused, &su); err != nil {
+		return nil, MeTerm{}, err
+	}
+	return &su, t, nil
+}
+
+// holdTurn is when u's hold next starts or ends after now, which changes
+// what activeHold says; zero: it never will (no hold, or one past).
+func holdTurn(u *User, now time.Time) time.Time {
+	switch {
+	case u.HoldUntil.IsZero() || !now.Before(u.HoldUntil):
+		return time.Time{}
+	case now.Before(u.HoldSince):
+		return u.HoldSince
+	}
+	return u.HoldUntil
 }
 
 // meRead is what Me read for a user.

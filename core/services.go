@@ -77,6 +77,17 @@ type Account interface {
 	RevokeAccessToken(ctx context.Context, id string) error
 }
 
+// MeKeeper is an optional part of an Account (Auth) that says how long an
+// answer of Me holds, so that a reader may keep what it made of it (the
+// encoded reply of GET /api/me) under the user's generation: MeGeneration
+// before the read, MeTerm for the answer and its term, MeHolds before
+// reusing it.
+type MeKeeper interface {
+	MeGeneration(ctx context.Context) (userID string, gen uint64, ok bool)
+	MeTerm(ctx context.Context) (*SessionUser, MeTerm, error)
+	MeHolds(t MeTerm) bool
+}
+
 // Identities is what the server does for clients that sign up, sign in,
 // prove who they are and act on their whole account: the identity
 // operations beyond Account. Auth implements it.

@@ -25,6 +25,9 @@ type authorAPI struct {
 	// (writeKept). Nil: every read is read and encoded.
 	gens core.UserGenerations
 	kept core.GenerationCache[keptReply]
+	// keptMe are the replies of GET /api/me, kept likewise when the
+	// account says how long they hold (core.MeKeeper; writeKeptMe).
+	keptMe core.GenerationCache[keptMe]
 	// metrics counts the open live lists; nil: not counted.
 	metrics core.Metrics
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/sendlater/sendlater/core"
 )
@@ -10,6 +11,12 @@ import (
 // the sensitive part only the public server serves.
 
 func (a *authorAPI) handleMe(w http.ResponseWriter, r *http.Request) {
+	if mk, ok := a.account.(core.MeKeeper); ok && a.gens != nil {
+		if who, gen, ok := mk.MeGeneration(r.Context()); ok {
+			a.writeKeptMe(w, r, mk, who, gen)
+			return
+		}
+	}
 	su, err := a.account.Me(r.Context())
 	if err != nil {
 		writeError(w, r, err)
@@ -144,4 +151,48 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeData(w, http.StatusOK, NewAccountExportJSON(x))
+}
+
+// keptMe is the encoded reply of GET /api/me kept for a user (writeKeptMe):
+// the reply (untagged: /api/me has no ETag) and how long Me's answer holds.
+type keptMe struct {
+	reply keptReply
+	term  core.MeTerm
+}
+
+// What the kept replies of /api/me may hold: at most keptMes of at most
+// keptPageMaxSize bytes; one is about 700 bytes, so about 3 MiB for as many
+// users, and as much again at the most for their gzip forms.
+const keptMes = 4096
+
+// writeKeptMe answers GET /api/me from its encoded reply, kept under the
+// user's generation gen, read before Me read anything (MeGeneration), as
+// the list's pages are (writeKept): any committed write of the user, their
+// sessions or their messages moves it, on every replica, and the next read
+// encodes the reply again. It is also made again once its term ends (a
+// hold's start or end, which changes the reply without a write) and never
+// kept when Me's answer depends on what no generation covers (MeTerm.Keep).
+// It is keyed by the user's id: one user's is never another's. A client
+// that takes gzip gets its gzip form, made once, when the reply is large
+// enough to be worth it.
+func (a *authorAPI) writeKeptMe(w http.ResponseWriter, r *http.Request, mk core.MeKeeper, who string, gen uint64) {
+	e, ok := a.keptMe.Get(who, gen)
+	if !ok || !mk.MeHolds(e.term) {
+		su, term, err := mk.MeTerm(r.Context())
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		body := appendEnvelope(nil, func(b []byte) []byte { return appendSessionUserJSON(b, su) })
+		e = keptMe{reply: keptReply{body: body, gz: new(keptGzip), lenH: []string{strconv.Itoa(len(body))}}, term: term}
+		if term.Keep && len(body) <= keptPageMaxSize {
+			a.keptMe.Put(who, gen, e)
+		}
+	}
+	if rw, ok := w.(*replyWriter); ok && len(e.reply.body) >= compressMinSize && rw.takesGzip() {
+		gz := e.reply.gzipped()
+		writeReady(w, r, http.StatusOK, gz, nil, e.reply.gz.lenH, true)
+		return
+	}
+	writeReady(w, r, http.StatusOK, e.reply.body, nil, e.reply.lenH, false)
 }

@@ -49,7 +49,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	author := &authorAPI{
 		messages: s.Messages, account: s.Identities, heartbeat: s.StreamHeartbeat,
 		stopping: s.shutdown.done(), signedOut: s.clearRefreshCookie, gens: s.Generations,
-		kept: core.GenerationCache[keptReply]{Max: keptPages}, metrics: s.Metrics,
+		kept: core.GenerationCache[keptReply]{Max: keptPages}, keptMe: core.GenerationCache[keptMe]{Max: keptMes},
+		metrics: s.Metrics,
 	}
 	author.routes(mux, s.authed, func(h http.HandlerFunc) http.HandlerFunc { return s.authedBy(streamToken, h) }, s.gate.quick)
 

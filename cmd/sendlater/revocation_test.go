@@ -159,4 +159,52 @@ func TestKeptListsOnEveryReplica(t *testing.T) {
 	if _, code := message(); code != http.StatusNotFound {
 		t.Fatalf("the other replica's next read of the deleted message: %d", code)
 	}
+
+	// /api/me's reply is kept likewise: a profile change on one replica, a
+	// write of the store, a message added (which turns canAddMessage on
+	// the free plan) show in the other's very next read.
+	type me struct {
+		Name          string `json:"name"`
+		CanAddMessage bool   `json:"canAddMessage"`
+	}
+	read := func() me {
+		t.Helper()
+		var m me
+		if code := api(t, c, "GET", b.url+"/api/me", s.idToken, nil, &m); code != http.StatusOK {
+			t.Fatalf("GET /api/me on the other replica: %d", code)
+		}
+		return m
+	}
+	read()
+	if m := read(); !m.CanAddMessage { // kept
+		t.Fatalf("the other replica's /api/me: %+v", m)
+	}
+	if code := api(t, c, "PATCH", a.url+"/api/me", s.idToken, map[string]string{"name": "Ann Other"}, nil); code != http.StatusOK {
+		t.Fatalf("PATCH /api/me on one replica: %d", code)
+	}
+	if m := read(); m.Name != "Ann Other" {
+		t.Fatalf("the other replica's next /api/me after a profile change: %+v", m)
+	}
+	read() // kept again
+	u, err := db.FindUserByEmail(context.Background(), "lists@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateUser(context.Background(), u.ID, func(u *core.User) error {
+		u.Name = "Ann Store"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if m := read(); m.Name != "Ann Store" {
+		t.Fatalf("the replica's next /api/me after another process wrote the store: %+v", m)
+	}
+	if code := api(t, c, "POST", a.url+"/api/messages", s.idToken, map[string]string{
+		"title": "Second", "name": "Ann", "recipient": "ann@example.com", "message": "For later.", "interval": "1M",
+	}, nil); code != http.StatusCreated {
+		t.Fatalf("create on one replica: %d", code)
+	}
+	if m := read(); m.CanAddMessage {
+		t.Fatalf("the other replica's next /api/me after a create on the free plan: %+v", m)
+	}
 }
