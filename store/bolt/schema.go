@@ -71,6 +71,7 @@ var migrations = []migration{
 	schemaOnly(createPasskeyBuckets),    // passkeys.go
 	schemaOnly(createDeviceCodeBuckets), // devicecodes.go
 	schemaOnly(createSuppressionBucket), // suppressions.go
+	schemaOnly(createBlobBuckets),       // blobs.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an
