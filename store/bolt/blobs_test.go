@@ -129,3 +129,34 @@ func TestBlobDeleteFreesTheSpace(t *testing.T) {
 		t.Fatalf("%d chunks", chunks)
 	}
 }
+
+// The bbolt file holds no plaintext of a file sealed (core.SealAttachment)
+// and stored; the same search finds a file stored unsealed, so it would
+// see one.
+func TestBlobFileHoldsNoPlaintext(t *testing.T) {
+	marker := []byte("PLAINTEXT-MARKER the will is in the desk ")
+	search := func(t *testing.T, seal bool) bool {
+		path := filepath.Join(t.TempDir(), "sendlater.db")
+		db := MustOpen(t, path)
+		for i, size := range []int{1, 100, 5000} { // a chunk's part, chunks, across write batches
+			plain := bytes.Repeat(marker, size)
+			var r io.Reader = bytes.NewReader(plain)
+			if seal {
+				var err error
+				r, err = core.SealAttachment(bytes.Repeat([]byte{9}, 32), "f1", r)
+				must(t, err)
+			}
+			_, err := db.Blobs().PutBlob(ctx, "m1/f"+string(rune('a'+i)), r)
+			must(t, err)
+		}
+		b, err := os.ReadFile(path) // every commit is on disk
+		must(t, err)
+		return bytes.Contains(b, marker[:16])
+	}
+	if search(t, true) {
+		t.Fatal("the bbolt file holds plaintext of a sealed file")
+	}
+	if !search(t, false) {
+		t.Fatal("the search does not find a file stored unsealed: it could not see plaintext")
+	}
+}

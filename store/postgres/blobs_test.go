@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"io"
 	"sync"
@@ -149,5 +150,62 @@ func TestBlobSweepTakesOnlyIdlePuts(t *testing.T) {
 	}
 	if chunks, pending := blobLeftovers(t, url); chunks != 4 || pending != 0 {
 		t.Fatalf("after the sweep: %d chunk rows, %d pending", chunks, pending)
+	}
+}
+
+// No table of the schema holds plaintext of a file sealed
+// (core.SealAttachment) and stored, read as text or as bytes (a bytea
+// column reads as hex); the same search finds a file stored unsealed, so
+// it would see one.
+func TestBlobTablesHoldNoPlaintext(t *testing.T) {
+	marker := []byte("PLAINTEXT-MARKER the will is in the desk ")
+	search := func(t *testing.T, seal bool) []string {
+		url := pgtest.URL(t)
+		db := mustOpen(t, url)
+		for i, size := range []int{1, 100, 5000} { // a chunk's part, chunks, across write batches
+			plain := bytes.Repeat(marker, size)
+			var r io.Reader = bytes.NewReader(plain)
+			if seal {
+				var err error
+				r, err = core.SealAttachment(bytes.Repeat([]byte{9}, 32), "f1", r)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := db.Blobs().PutBlob(ctx, "m1/f"+string(rune('a'+i)), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		rows, err := conn.Query(ctx, "select table_name from information_schema.tables where table_schema = current_schema()")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil || len(tables) < 10 {
+			t.Fatalf("tables %v %v", tables, err)
+		}
+		var found []string
+		for _, table := range tables {
+			var dump []byte
+			if err := conn.QueryRow(ctx, "select coalesce(string_agg(t::text, E'\\n'), '') from "+pgx.Identifier{table}.Sanitize()+" t").Scan(&dump); err != nil {
+				t.Fatal(err)
+			}
+			dump = bytes.ToLower(dump)
+			if bytes.Contains(dump, bytes.ToLower(marker[:16])) || bytes.Contains(dump, []byte(hex.EncodeToString(marker[:16]))) {
+				found = append(found, table)
+			}
+		}
+		return found
+	}
+	if found := search(t, true); len(found) > 0 {
+		t.Fatalf("tables %v hold plaintext of a sealed file", found)
+	}
+	if found := search(t, false); len(found) != 1 || found[0] != "blob_chunks" {
+		t.Fatalf("the search finds a file stored unsealed in %v, want [blob_chunks]: it could not see plaintext", found)
 	}
 }
