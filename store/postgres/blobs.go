@@ -30,7 +30,7 @@ const (
 	// sealed chunk reads one row.
 	blobChunk = core.AttachmentChunkSize + 16
 	// blobBatch is how many bytes one round trip of a put writes.
-	blobBatch = 16 * blobChunk
+	blobBatch = 4 * blobChunk
 	// maxBlobKey bounds a key's length.
 	maxBlobKey = 1024
 	// blobPutIdle is how long a put may go without writing a batch before
