@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -137,4 +138,86 @@ func (m Memory) String() string {
 		"; RSS " + mib(int64(m.RSSBefore)) + " -> peak " + mib(int64(m.RSSPeak)) + " (+" + mib(m.RSSGrowth()) + "), after " + mib(int64(m.RSSAfter)) +
 		"; anonymous RSS +" + mib(m.AnonGrowth()) +
 		"; put " + m.Put.Round(time.Millisecond).String() + ", read " + m.Read.Round(time.Millisecond).String()
+}
+
+// OtherWrites puts a file of size bytes into s while write (another small
+// write of the same store) runs again and again, and returns how long each
+// of those writes took: what a put makes other writers wait.
+func OtherWrites(t testing.TB, s core.BlobStore, key string, size int64, write func() error) []time.Duration {
+	t.Helper()
+	stop := make(chan struct{})
+	done := make(chan []time.Duration)
+	go func() {
+		var took []time.Duration
+		for {
+			select {
+			case <-stop:
+				done <- took
+				return
+			default:
+			}
+			start := time.Now()
+			if err := write(); err != nil {
+				t.Error(err)
+				done <- took
+				return
+			}
+			took = append(took, time.Since(start))
+		}
+	}()
+	n, err := s.PutBlob(context.Background(), key, io.LimitReader(rand.NewChaCha8([32]byte{2}), size))
+	close(stop)
+	took := <-done
+	if err != nil || n != size {
+		t.Fatalf("put %d bytes: %d %v", size, n, err)
+	}
+	return took
+}
+
+// Quantile is the q-th quantile (0..1) of ds, in milliseconds (0 for none).
+func Quantile(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[min(len(s)-1, int(q*float64(len(s))))]) / float64(time.Millisecond)
+}
+
+// Bench25MB is the benchmark of both stores' Blobs: each round puts a
+// 25 MB sealed file and reads it back (MeasureMemory), then puts another
+// while write runs again and again, after timing write alone as often; it
+// reports the memory of the last round and the writes' quantiles.
+func Bench25MB(b *testing.B, s core.BlobStore, write func() error) {
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		m := MeasureMemory(b, s, 25<<20)
+		if err := s.DeleteBlob(ctx, "memory/f1"); err != nil {
+			b.Fatal(err)
+		}
+		during := OtherWrites(b, s, "writers/f1", 25<<20, write)
+		if err := s.DeleteBlob(ctx, "writers/f1"); err != nil {
+			b.Fatal(err)
+		}
+		var alone []time.Duration
+		for range max(len(during), 50) {
+			start := time.Now()
+			if err := write(); err != nil {
+				b.Fatal(err)
+			}
+			alone = append(alone, time.Since(start))
+		}
+		b.ReportMetric(float64(m.HeapGrowth())/(1<<20), "heap-MiB")
+		b.ReportMetric(float64(m.AnonGrowth())/(1<<20), "anon-rss-MiB")
+		b.ReportMetric(float64(m.RSSGrowth())/(1<<20), "rss-MiB")
+		b.ReportMetric(float64(m.TotalAlloc)/(1<<20), "alloc-MiB")
+		b.ReportMetric(float64(m.Put)/float64(time.Millisecond), "put-ms")
+		b.ReportMetric(float64(m.Read)/float64(time.Millisecond), "read-ms")
+		b.ReportMetric(float64(len(during)), "writes-during")
+		b.ReportMetric(Quantile(alone, 0.5), "write-alone-p50-ms")
+		b.ReportMetric(Quantile(alone, 0.99), "write-alone-p99-ms")
+		b.ReportMetric(Quantile(during, 0.5), "write-during-p50-ms")
+		b.ReportMetric(Quantile(during, 0.99), "write-during-p99-ms")
+		b.ReportMetric(Quantile(during, 1), "write-during-max-ms")
+	}
 }

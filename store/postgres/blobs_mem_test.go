@@ -18,3 +18,9 @@ func TestBlobPut25MBKeepsHeapSmall(t *testing.T) {
 		t.Fatalf("a 25 MB put and read grew the heap by %d bytes, the anonymous RSS by %d", m.HeapGrowth(), m.AnonGrowth())
 	}
 }
+
+// go test ./store/postgres -run '^$' -bench BenchmarkBlob25MB -benchtime=1x -count=5
+func BenchmarkBlob25MB(b *testing.B) {
+	db := mustOpen(b, pgtest.URL(b))
+	blobtest.Bench25MB(b, db.Blobs(), func() error { return db.CountPageView(ctx, "2026-11-28", "/faq") })
+}
