@@ -72,6 +72,11 @@ func TestBlobCrashRecovery(t *testing.T) {
 		rounds = 4
 	}
 	path := filepath.Join(t.TempDir(), "sendlater.db")
+	// The store exists before the first kill (a kill during its creation
+	// is TestCrashRecovery's), so that it always opens read-only.
+	first, err := bolt.Open(path, bolt.Options{Key: testKey})
+	must(t, err)
+	must(t, first.Close())
 	var acknowledged []string
 	cut := 0
 	for round := range rounds {
