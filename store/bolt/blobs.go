@@ -212,13 +212,15 @@ func (b blobStore) OpenBlob(ctx context.Context, key string) (core.BlobReader, e
 	if err != nil {
 		return nil, err
 	}
-	return &blobReader{s: b.s, id: id, size: size}, nil
+	return &blobReader{s: b.s, ctx: ctx, id: id, size: size}, nil
 }
 
 // blobReader reads one blob, a read transaction a ReadAt (none is held
-// between reads, so a slow download never holds up the file's growth).
+// between reads, so a slow download never holds up the file's growth),
+// under the context of OpenBlob (a download whose request ended stops).
 type blobReader struct {
 	s      *DB
+	ctx    context.Context
 	id     uint64
 	size   int64
 	mu     sync.Mutex
@@ -252,7 +254,7 @@ func (r *blobReader) ReadAt(p []byte, off int64) (int, error) {
 		want = want[:rest]
 	}
 	n := 0
-	err := r.s.db.View(func(tx *bbolt.Tx) error {
+	err := r.s.view(r.ctx, func(tx *bbolt.Tx) error {
 		chunks := tx.Bucket(bucketBlobChunks)
 		for n < len(want) {
 			at := off + int64(n)
@@ -266,7 +268,7 @@ func (r *blobReader) ReadAt(p []byte, off int64) (int, error) {
 		return nil
 	})
 	if err != nil {
-		return n, wrapErr(err)
+		return n, err
 	}
 	if n < len(p) {
 		return n, io.EOF

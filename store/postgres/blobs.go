@@ -147,10 +147,11 @@ func (b blobStore) OpenBlob(ctx context.Context, key string) (core.BlobReader, e
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	return &blobReader{s: b.s, ctx: context.WithoutCancel(ctx), id: id, size: size}, nil
+	return &blobReader{s: b.s, ctx: ctx, id: id, size: size}, nil
 }
 
-// blobReader reads one blob: each ReadAt one query for the rows it spans.
+// blobReader reads one blob: each ReadAt one query for the rows it spans,
+// under the context of OpenBlob (a download whose request ended stops).
 type blobReader struct {
 	s      *DB
 	ctx    context.Context
