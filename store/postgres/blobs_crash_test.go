@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/postgres/pgtest"
@@ -147,7 +149,7 @@ func TestBlobCrashRecovery(t *testing.T) {
 func runAndKillBlobs(t *testing.T, url string, d time.Duration) ([]string, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcessBlobWriter$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashBlobsEnv+"="+url)
+	cmd.Env = append(os.Environ(), crashBlobsEnv+"="+url+"&application_name="+crashBlobsApp)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -182,5 +184,29 @@ func runAndKillBlobs(t *testing.T, url string, d time.Duration) ([]string, strin
 	if strings.Contains(stderr.String(), "helper:") {
 		t.Fatalf("the helper failed: %s", stderr.String())
 	}
+	// The server finishes a statement the killed process had sent (a put's
+	// last one may so commit its file after the kill) before it sees the
+	// connection closed: wait for its sessions to end, so that the checks
+	// see the store as the kill leaves it for good.
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var n int
+		if err := conn.QueryRow(ctx, "select count(*) from pg_stat_activity where application_name = $1", crashBlobsApp).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions of the killed process still open after a minute", n)
+		}
+	}
 	return keys, stderr.String()
 }
+
+// crashBlobsApp names the helper process's sessions (application_name).
+const crashBlobsApp = "sendlater_blob_crash"
