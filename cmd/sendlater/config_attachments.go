@@ -101,23 +101,14 @@ func (c *Config) attachmentLimits() map[core.PlanID]core.AttachmentLimits {
 	}
 }
 
-// blobs is where the files' sealed bytes go (attachments.storage); nil
-// when the store keeps none yet: the files API is then off.
+// blobs is where the files' sealed bytes go (attachments.storage): the
+// store itself (bbolt chunked values, PostgreSQL chunk rows), or S3.
 func (a *app) blobs(st store) (core.BlobStore, error) {
 	cfg := a.cfg.Attachments
 	if cfg.Storage == "s3" {
 		return s3.Open(s3.Config{Endpoint: cfg.S3.Endpoint, Bucket: cfg.S3.Bucket, Region: cfg.S3.Region, Prefix: cfg.S3.Prefix,
 			AccessKey: cfg.S3.AccessKey, SecretKey: cfg.S3.SecretKey, Insecure: cfg.S3.Insecure})
 	}
-	return storeBlobs(st), nil
+	return st.Blobs(), nil
 }
 
-// storeBlobs returns the blobs kept inside the store (attachments.storage:
-// store). The store's own BlobStore is built in another change (a
-// Blobs() core.BlobStore method on both stores); until it is merged this
-// returns nil and the files API is off with storage "store".
-// MERGE: return st.Blobs().
-func storeBlobs(st store) core.BlobStore {
-	_ = st
-	return nil
-}

@@ -21,6 +21,7 @@ const envPrefix = "SENDLATER_"
 var notSettings = []string{
 	"SENDLATER_TEST_POSTGRES_URL", // pgtest: the PostgreSQL server of the tests
 	"SENDLATER_TEST_CRASH_STORE",  // store/bolt's crash test: its child's store
+	"SENDLATER_TEST_CRASH_BLOBS",  // the blob crash tests (store/bolt, store/postgres): their child's store
 	"SENDLATER_REQUIRE_*",         // tests fail instead of skipping: POSTGRES, STRIPE, BROWSER, TERMINAL, RELEASE
 	"SENDLATER_SKIP_LOG",          // pgtest: where skipped tests are noted for make test
 	"SENDLATER_STRIPE_MOCK",       // billing/stripemock: the stripe-mock binary

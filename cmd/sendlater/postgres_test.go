@@ -1,9 +1,11 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -195,13 +197,23 @@ func TestStoreCopyBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An attached file, sealed as the attachments service seals it.
+	file := bytes.Repeat([]byte("a scanned will "), 20000)
+	sealed, err := core.SealAttachment(bytes.Repeat([]byte{7}, 32), "f1", bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantFile bytes.Buffer
+	if _, err := src.Blobs().PutBlob(ctx, ms[0].ID+"/f1", io.TeeReader(sealed, &wantFile)); err != nil {
+		t.Fatal(err)
+	}
 	src.Close()
 	key := "SENDLATER_ENCRYPTION_KEY=" + hex.EncodeToString(dataKey(t, dir))
 
 	r := run(t, dir, []string{key}, "store", "copy", "--from", "bolt:data/sendlater.db", "--to", "postgres:"+url)
 	if r.code != 0 || !strings.Contains(r.stdout, "copied from bolt data/sendlater.db to postgres: 1 users, 2 messages") ||
-		!strings.Contains(r.stdout, ", 2 audit entries, 2 page-view counters, 0 drafts, 0 passkeys, 0 device books\n") ||
-		!strings.Contains(r.stdout, "7 records were new or changed in postgres; the counts match") {
+		!strings.Contains(r.stdout, ", 2 audit entries, 2 page-view counters, 0 drafts, 0 passkeys, 0 device books, 1 attached files\n") ||
+		!strings.Contains(r.stdout, "8 records were new or changed in postgres; the counts match") {
 		t.Fatalf("copy to postgres: %+v", r)
 	}
 	r = run(t, dir, []string{key}, "store", "copy", "--from", "bolt:data/sendlater.db", "--to", "postgres:"+url)
@@ -218,7 +230,7 @@ func TestStoreCopyBothWays(t *testing.T) {
 		t.Fatalf("stats on postgres after the copy (twice):\n%s", r.stdout)
 	}
 	r = run(t, dir, []string{key}, "store", "copy", "--from", "postgres:"+url, "--to", "bolt:back.db")
-	if r.code != 0 || !strings.Contains(r.stdout, "7 records were new or changed in bolt back.db") {
+	if r.code != 0 || !strings.Contains(r.stdout, "8 records were new or changed in bolt back.db") {
 		t.Fatalf("copy back to bolt: %+v", r)
 	}
 	back := openStore(t, dir, filepath.Join(dir, "back.db"))
@@ -236,6 +248,14 @@ func TestStoreCopyBothWays(t *testing.T) {
 	views, err := back.PageViews(ctx, "")
 	if err != nil || !reflect.DeepEqual(views, wantViews) {
 		t.Fatalf("page views after the round trip: %+v %v, want %+v", views, err, wantViews)
+	}
+	f, err := back.Blobs().OpenBlob(ctx, ms[0].ID+"/f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, err := io.ReadAll(io.NewSectionReader(f, 0, f.Size())); err != nil || !bytes.Equal(got, wantFile.Bytes()) {
+		t.Fatalf("the attached file after the round trip: %d bytes, %v; want the %d sealed bytes unchanged", len(got), err, wantFile.Len())
 	}
 
 	for _, tt := range []struct {

@@ -127,7 +127,7 @@ func (a *app) serve(ctx context.Context) error {
 	if s.Attachments != nil {
 		srv.Attachments = s.Attachments
 	} else {
-		a.log.Info("files are off: attachments.storage is store and this store keeps no files yet; set attachments.storage: s3")
+		a.log.Info("files are off: no storage for them")
 	}
 	if a.metrics != nil {
 		srv.Metrics = a.metrics

@@ -22,13 +22,15 @@ func newStoreCopyCmd(a *app) *cobra.Command {
 		Short: "Copy every record of one store into another (bbolt <-> PostgreSQL)",
 		Long: "Copies every user, message (with its timeline), session, access token, action code, contact\n" +
 			"submission, delivery record (refusals, webhook calls and secrets), linked sign-in account,\n" +
-			"applied payment event, audit log entry and page-view counter from one store into another, e.g.\n\n" +
+			"applied payment event, audit log entry, page-view counter and attached file (kept inside the\n" +
+			"store) from one store into another, e.g.\n\n" +
 			"  sendlater store copy --from bolt:data/sendlater.db --to postgres:postgres://sendlater@db/sendlater\n\n" +
 			"WHERE is a bbolt file, or a PostgreSQL URL (empty: the PG* environment variables). Message\n" +
-			"contents are copied still encrypted: both stores use the configured encryption key. Records\n" +
-			"are upserted, so a copy can be rerun (a rerun changes nothing; a page-view counter is set to\n" +
-			"the source's count, not added to); at the end the destination must hold as many records of\n" +
-			"each kind as the source. Stop every server first: writes made during the copy are not in it.",
+			"contents and attached files are copied still encrypted: both stores use the configured\n" +
+			"encryption key. Records are upserted and a file the destination holds already is left as it\n" +
+			"is, so a copy can be rerun (a rerun changes nothing; a page-view counter is set to the\n" +
+			"source's count, not added to); at the end the destination must hold as many records of each\n" +
+			"kind as the source. Stop every server first: writes made during the copy are not in it.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()

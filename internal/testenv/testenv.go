@@ -111,8 +111,9 @@ type Config struct {
 	TokenHeader string
 	// SealedLinkValidity is sealed.link_valid_for; zero: a year.
 	SealedLinkValidity time.Duration
-	// Blobs keeps the attachments' bytes; default blob/s3 over an S3
-	// server in the test's process (blob/s3/s3test).
+	// Blobs keeps the attachments' bytes; default the store's own (as
+	// serve's attachments.storage: store), else blob/s3 over an S3 server
+	// in the test's process (blob/s3/s3test).
 	Blobs core.BlobStore
 	// AttachmentLimits are the plans' limits of files; default core's.
 	AttachmentLimits map[core.PlanID]core.AttachmentLimits
@@ -194,6 +195,9 @@ func New(tb testing.TB, c Config) *Env {
 	e := &Env{
 		Ctx: context.Background(), Store: st, DB: db, Clock: clock, BaseURL: c.BaseURL,
 		Mailer: m, Emails: emails, Mailbox: Mailbox{SMTP: c.SMTP}, Blobs: c.Blobs,
+	}
+	if b, ok := st.(interface{ Blobs() core.BlobStore }); ok && e.Blobs == nil {
+		e.Blobs = b.Blobs() // the default of serve: the files inside the store
 	}
 	if e.Blobs == nil {
 		e.Blobs = &lazyBlobs{tb: tb}

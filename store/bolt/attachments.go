@@ -37,11 +37,6 @@ func createAttachmentBuckets(tx *bbolt.Tx) error {
 	return nil
 }
 
-// reservedVersion17 holds version 17's place for the blobs kept inside
-// the store (another change, built at the same time): the lead's merge
-// puts its migration here.
-func reservedVersion17(*bbolt.Tx) error { return nil }
-
 type attachmentRecord struct {
 	MessageID    string   `json:"m"`
 	Owner        string   `json:"o"`

@@ -107,7 +107,12 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.ReadOnly {
 		err = bdb.View(s.checkSchema)
 	} else {
-		err = bdb.Update(s.migrate)
+		err = bdb.Update(func(tx *bbolt.Tx) error {
+			if err := s.migrate(tx); err != nil {
+				return err
+			}
+			return sweepBlobPuts(tx) // blobs.go: puts a crash cut short
+		})
 	}
 	if err != nil {
 		bdb.Close()

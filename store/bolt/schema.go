@@ -71,7 +71,7 @@ var migrations = []migration{
 	schemaOnly(createPasskeyBuckets),    // passkeys.go
 	schemaOnly(createDeviceCodeBuckets), // devicecodes.go
 	schemaOnly(createSuppressionBucket), // suppressions.go
-	schemaOnly(reservedVersion17),       // attachments.go: the store's blobs take it at merge
+	schemaOnly(createBlobBuckets),       // blobs.go
 	schemaOnly(createAttachmentBuckets), // attachments.go
 }
 

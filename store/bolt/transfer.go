@@ -26,7 +26,7 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 			Refusals: n(bucketRefusals), Outbox: n(bucketWebhooks), WebhookSecrets: n(bucketWebhookSecrets),
 			ProviderLinks: n(bucketLinks), BillingEvents: n(bucketBillingEvents), Events: n(bucketEvents),
 			Audit: n(bucketAudit), PageViews: n(bucketPageViews), Drafts: n(bucketDrafts), Passkeys: n(bucketPasskeys),
-			DeviceBooks: n(bucketDeviceBooks), Suppressions: n(bucketSuppressions),
+			DeviceBooks: n(bucketDeviceBooks), Suppressions: n(bucketSuppressions), Files: n(bucketBlobs),
 		}
 		return nil
 	})

@@ -158,6 +158,9 @@ func (s *DB) start(ctx context.Context, mustExist bool) error {
 	if err := s.checkKey(ctx, conn.Conn()); err != nil {
 		return err
 	}
+	if _, err := s.SweepBlobPuts(ctx, blobPutIdle); err != nil { // blobs.go
+		return err
+	}
 	return s.sealClearRows(ctx)
 }
 

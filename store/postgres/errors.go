@@ -42,6 +42,7 @@ var constraintErrors = map[string]func() error{
 	"device_codes_device_key":      errDeviceCodeExists,
 	"device_codes_user_code_key":   errDeviceCodeExists,
 	"device_codes_user_id_fkey":    core.ErrUserNotFound,
+	"blobs_key":                    core.ErrBlobExists,
 }
 
 // wrapErr turns driver errors into core codes (DESIGN rule 3): a violated

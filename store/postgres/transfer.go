@@ -24,9 +24,9 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 		(select count(*) from billing_events), (select count(*) from message_events),
 		(select count(*) from audit_log), (select count(*) from page_views), (select count(*) from drafts),
 		(select count(*) from passkeys), (select count(*) from device_books),
-		(select count(*) from suppressions)`).Scan(&c.Users, &c.Messages, &c.Sessions,
+		(select count(*) from suppressions), (select count(*) from blobs where size is not null)`).Scan(&c.Users, &c.Messages, &c.Sessions,
 		&c.AccessTokens, &c.ActionCodes, &c.Contacts, &c.Refusals, &c.Outbox, &c.WebhookSecrets, &c.ProviderLinks,
-		&c.BillingEvents, &c.Events, &c.Audit, &c.PageViews, &c.Drafts, &c.Passkeys, &c.DeviceBooks, &c.Suppressions)
+		&c.BillingEvents, &c.Events, &c.Audit, &c.PageViews, &c.Drafts, &c.Passkeys, &c.DeviceBooks, &c.Suppressions, &c.Files)
 	return c, wrapErr(err)
 }
 

@@ -259,5 +259,5 @@ func wantReport(tb testing.TB, what string, rep transfer.Report, err error, copi
 func total(c transfer.Counts) int {
 	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.Outbox +
 		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents + c.Events + c.Audit + c.PageViews + c.Drafts + c.Passkeys +
-		c.DeviceBooks + c.Suppressions
+		c.DeviceBooks + c.Suppressions + c.Files
 }

@@ -4,13 +4,15 @@
 // opened on the way), the operators' audit log and the page-view counters
 // included, copied into the
 // destination with upserts, so a copy can be rerun and a rerun changes
-// nothing; the counts are verified at the end. Each backend exposes its
+// nothing; then the attachments' files inside the store (their sealed bytes,
+// streamed unopened); the counts are verified at the end. Each backend exposes its
 // records through Store; the copy knows no backend.
 package transfer
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -86,6 +88,8 @@ type BillingEvent struct {
 type Counts struct {
 	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, Outbox, WebhookSecrets,
 	ProviderLinks, BillingEvents, Events, Audit, PageViews, Drafts, Passkeys, DeviceBooks, Suppressions int
+	// Files are the attachments' files the store keeps (Store.Blobs).
+	Files int
 }
 
 // Count is what r holds.
@@ -110,6 +114,7 @@ func (c Counts) add(d Counts) Counts {
 		Events: c.Events + d.Events, Audit: c.Audit + d.Audit, PageViews: c.PageViews + d.PageViews,
 		Drafts: c.Drafts + d.Drafts, Passkeys: c.Passkeys + d.Passkeys, DeviceBooks: c.DeviceBooks + d.DeviceBooks,
 		Suppressions: c.Suppressions + d.Suppressions,
+		Files:        c.Files + d.Files,
 	}
 }
 
@@ -129,6 +134,7 @@ func (c Counts) kinds() []struct {
 		{"provider links", c.ProviderLinks}, {"billing events", c.BillingEvents}, {"timeline events", c.Events},
 		{"audit entries", c.Audit}, {"page-view counters", c.PageViews},
 		{"drafts", c.Drafts}, {"passkeys", c.Passkeys}, {"device books", c.DeviceBooks},
+		{"attached files", c.Files},
 	}
 }
 
@@ -155,12 +161,15 @@ type Store interface {
 	Import(ctx context.Context, r *Records) (changed int, err error)
 	// Counts counts the records of each kind.
 	Counts(ctx context.Context) (Counts, error)
+	// Blobs is where the store keeps the attachments' sealed bytes.
+	Blobs() core.BlobStore
 }
 
 // Report is what Copy did.
 type Report struct {
-	Copied  Counts // the source's records, every one copied
-	Changed int    // of those, how many were new or different in the destination
+	Copied    Counts // the source's records, every one copied
+	Changed   int    // of those, how many were new or different in the destination
+	FileBytes int64  // the bytes of the files copied (Copied.Files)
 }
 
 // batchSize is how many records one Import writes: one transaction (and one
@@ -190,6 +199,9 @@ func Copy(ctx context.Context, from, to Store) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	if err := copyFiles(ctx, from.Blobs(), to.Blobs(), &rep); err != nil {
+		return rep, err
+	}
 	held, err := to.Counts(ctx)
 	if err != nil {
 		return rep, err
@@ -203,4 +215,40 @@ func Copy(ctx context.Context, from, to Store) (Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// copyFiles streams every file of from into to, its sealed bytes unopened
+// and unchanged (a file is written once: one the destination holds under
+// the same key and size is the same file, and is left as it is).
+func copyFiles(ctx context.Context, from, to core.BlobStore, rep *Report) error {
+	return from.ListBlobs(ctx, "", func(key string, size int64) error {
+		rep.Copied.Files++
+		rep.FileBytes += size
+		if held, err := to.OpenBlob(ctx, key); err == nil {
+			n := held.Size()
+			held.Close()
+			if n != size {
+				return core.Errorf(core.EConflict,
+					"The destination holds another file under %q (%d bytes, the source's %d): it held other files before. Copy into an empty store.",
+					key, n, size)
+			}
+			return nil
+		} else if core.ErrorCode(err) != core.ENotFound {
+			return err
+		}
+		r, err := from.OpenBlob(ctx, key)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		n, err := to.PutBlob(ctx, key, io.NewSectionReader(r, 0, r.Size()))
+		if err != nil {
+			return err
+		}
+		if n != size {
+			return core.Errorf(core.EInternal, "The file %q was copied with %d bytes of its %d.", key, n, size)
+		}
+		rep.Changed++
+		return nil
+	})
 }
