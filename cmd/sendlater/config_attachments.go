@@ -111,4 +111,3 @@ func (a *app) blobs(st store) (core.BlobStore, error) {
 	}
 	return st.Blobs(), nil
 }
-
