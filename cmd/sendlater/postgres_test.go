@@ -212,7 +212,7 @@ func TestStoreCopyBothWays(t *testing.T) {
 
 	r := run(t, dir, []string{key}, "store", "copy", "--from", "bolt:data/sendlater.db", "--to", "postgres:"+url)
 	if r.code != 0 || !strings.Contains(r.stdout, "copied from bolt data/sendlater.db to postgres: 1 users, 2 messages") ||
-		!strings.Contains(r.stdout, ", 2 audit entries, 2 page-view counters, 0 drafts, 0 passkeys, 0 device books, 1 attached files\n") ||
+		!strings.Contains(r.stdout, ", 2 audit entries, 2 page-view counters, 0 drafts, 0 passkeys, 0 device books, 0 file records, 1 attached files\n") ||
 		!strings.Contains(r.stdout, "8 records were new or changed in postgres; the counts match") {
 		t.Fatalf("copy to postgres: %+v", r)
 	}

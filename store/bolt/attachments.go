@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/transfer"
 )
 
 // The attachments' records (schema version 18, issue 33; their bytes are
@@ -252,5 +254,51 @@ func (s *DB) EachAttachment(ctx context.Context, fn func(*core.Attachment) error
 			}
 			return fn(a)
 		})
+	})
+}
+
+// exportAttachment is the record of file id as stored, its name sealed
+// (store copy).
+func exportAttachment(id string, v []byte) (*transfer.Attachment, error) {
+	var r attachmentRecord
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, fmt.Errorf("decode the record of file %q: %w", id, err)
+	}
+	a := &transfer.Attachment{ID: id, MessageID: r.MessageID, Owner: r.Owner, Name: r.Name, Type: r.Type,
+		Size: r.Size, PartSize: r.PartSize, Executable: r.Executable, ClientSealed: r.ClientSealed,
+		Parts: r.Parts, State: r.State, CreatedAt: time.Unix(0, r.CreatedAt).UTC()}
+	if r.CompletedAt != 0 {
+		a.CompletedAt = time.Unix(0, r.CompletedAt).UTC()
+	}
+	return a, nil
+}
+
+// importAttachment writes the record of a file with its two indexes, with
+// put (Import's).
+func importAttachment(tx *bbolt.Tx, a *transfer.Attachment, put func(bucket, key, v []byte, write func(old []byte) error) error) error {
+	for _, id := range []struct{ what, id string }{{"attachment", a.ID}, {"message", a.MessageID}, {"user", a.Owner}} {
+		if err := core.ValidID(id.what, id.id); err != nil {
+			return err
+		}
+	}
+	r := attachmentRecord{MessageID: a.MessageID, Owner: a.Owner, Name: a.Name, Type: a.Type, Size: a.Size,
+		Executable: a.Executable, ClientSealed: a.ClientSealed, PartSize: a.PartSize, Parts: a.Parts,
+		State: a.State, CreatedAt: a.CreatedAt.UnixNano()}
+	if !a.CompletedAt.IsZero() {
+		r.CompletedAt = a.CompletedAt.UnixNano()
+	}
+	v, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	key := []byte(a.ID)
+	return put(bucketAttachments, key, v, func([]byte) error {
+		if err := tx.Bucket(bucketAttachments).Put(key, v); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketAttachmentsByMessage).Put(ownerID(a.MessageID, a.ID), nil); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketAttachmentsByOwner).Put(ownerID(a.Owner, a.ID), binary.BigEndian.AppendUint64(nil, uint64(a.Size)))
 	})
 }

@@ -27,6 +27,7 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 			ProviderLinks: n(bucketLinks), BillingEvents: n(bucketBillingEvents), Events: n(bucketEvents),
 			Audit: n(bucketAudit), PageViews: n(bucketPageViews), Drafts: n(bucketDrafts), Passkeys: n(bucketPasskeys),
 			DeviceBooks: n(bucketDeviceBooks), Suppressions: n(bucketSuppressions), Files: n(bucketBlobs),
+			Attachments: n(bucketAttachments),
 		}
 		return nil
 	})
@@ -180,6 +181,11 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 			{bucketDeviceBooks, func(k, v []byte) error {
 				b, err := decodeDeviceBook(string(k), v)
 				r.DeviceBooks = append(r.DeviceBooks, b)
+				return err
+			}},
+			{bucketAttachments, func(k, v []byte) error {
+				a, err := exportAttachment(string(k), v)
+				r.Attachments = append(r.Attachments, a)
 				return err
 			}},
 		}

@@ -334,5 +334,10 @@ func importAccountRecords(tx *bbolt.Tx, r *transfer.Records, put func(bucket, ke
 			return err
 		}
 	}
+	for _, a := range r.Attachments {
+		if err := importAttachment(tx, a, put); err != nil {
+			return err
+		}
+	}
 	return nil
 }

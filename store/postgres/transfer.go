@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -24,9 +25,11 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 		(select count(*) from billing_events), (select count(*) from message_events),
 		(select count(*) from audit_log), (select count(*) from page_views), (select count(*) from drafts),
 		(select count(*) from passkeys), (select count(*) from device_books),
-		(select count(*) from suppressions), (select count(*) from blobs where size is not null)`).Scan(&c.Users, &c.Messages, &c.Sessions,
+		(select count(*) from suppressions), (select count(*) from blobs where size is not null),
+		(select count(*) from attachments)`).Scan(&c.Users, &c.Messages, &c.Sessions,
 		&c.AccessTokens, &c.ActionCodes, &c.Contacts, &c.Refusals, &c.Outbox, &c.WebhookSecrets, &c.ProviderLinks,
-		&c.BillingEvents, &c.Events, &c.Audit, &c.PageViews, &c.Drafts, &c.Passkeys, &c.DeviceBooks, &c.Suppressions, &c.Files)
+		&c.BillingEvents, &c.Events, &c.Audit, &c.PageViews, &c.Drafts, &c.Passkeys, &c.DeviceBooks, &c.Suppressions, &c.Files,
+		&c.Attachments)
 	return c, wrapErr(err)
 }
 
@@ -119,6 +122,23 @@ var exports = []exported{
 		pc := new(core.PageViewCount)
 		r.PageViews = append(r.PageViews, pc)
 		return row.Scan(&pc.Day, &pc.Path, &pc.Views)
+	}},
+	{"select " + attachmentColumns + " from attachments order by id", func(r *transfer.Records, row pgx.Rows) error {
+		a := new(transfer.Attachment)
+		r.Attachments = append(r.Attachments, a)
+		var completed *time.Time
+		if err := row.Scan(&a.ID, &a.MessageID, &a.Owner, &a.Name, &a.Type, &a.Size, &a.Executable, &a.ClientSealed,
+			&a.PartSize, &a.Parts, &a.State, &a.CreatedAt, &completed); err != nil {
+			return err
+		}
+		a.CreatedAt = a.CreatedAt.UTC()
+		if len(a.Parts) == 0 {
+			a.Parts = nil
+		}
+		if completed != nil {
+			a.CompletedAt = completed.UTC()
+		}
+		return nil
 	}},
 	{"select owner, key, updated_at, contents from drafts order by owner, key", func(r *transfer.Records, row pgx.Rows) error {
 		d := new(transfer.Draft)
@@ -215,6 +235,7 @@ var (
 	upsertAudit         = upsert("audit_log", "id", auditColumns)
 	upsertPageViews     = upsert("page_views", "day, path", "day, path, views")
 	upsertDraft         = upsert("drafts", "owner, key", "owner, key, message_id, contents, updated_at")
+	upsertAttachment    = upsert("attachments", "id", attachmentColumns)
 	upsertPasskey       = upsert("passkeys", "id", passkeyColumns)
 	upsertDeviceBook    = upsert("device_books", "user_id", "user_id, alerts_off, devices")
 	upsertSuppression   = upsert("suppressions", "hash", "hash, suppressed_at, address, reason")
@@ -328,6 +349,18 @@ func queueAccountRecords(b *pgx.Batch, r *transfer.Records) error {
 			return err
 		}
 		b.Queue(upsertDeviceBook, book.UserID, book.AlertsOff, raw)
+	}
+	for _, a := range r.Attachments {
+		var completed *time.Time
+		if !a.CompletedAt.IsZero() {
+			completed = &a.CompletedAt
+		}
+		parts := a.Parts
+		if parts == nil {
+			parts = []string{}
+		}
+		b.Queue(upsertAttachment, a.ID, a.MessageID, a.Owner, a.Name, a.Type, a.Size, a.Executable, a.ClientSealed,
+			a.PartSize, parts, a.State, a.CreatedAt, completed)
 	}
 	return nil
 }

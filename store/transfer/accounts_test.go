@@ -41,6 +41,21 @@ func fillAccounts(tb testing.TB, db *bolt.DB, ms []*core.Message, at time.Time, 
 		c.Passkeys++
 		c.DeviceBooks++
 	}
+	// Files' records (issue 33): one whole in two parts, one upload under
+	// way; the quota is no matter here.
+	q := core.AttachmentQuota{MaxFiles: 10, PerMessage: 1 << 30, PerAccount: 1 << 30}
+	for i, m := range ms[:2] {
+		a := &core.Attachment{ID: core.NewID(), MessageID: m.ID, Owner: m.Owner, Name: fmt.Sprintf("will %d.pdf", i),
+			Size: 3 << 20, PartSize: 2 << 20, State: core.AttachmentUploading, CreatedAt: at}
+		must(tb, db.CreateAttachment(ctx, a, q))
+		_, err := db.AddAttachmentPart(ctx, a.ID, 0, "tok0", "application/pdf", false, at.Add(time.Minute))
+		must(tb, err)
+		if i == 0 {
+			_, err = db.AddAttachmentPart(ctx, a.ID, 1, "tok1", "", false, at.Add(2*time.Minute))
+			must(tb, err)
+		}
+		c.Attachments++
+	}
 }
 
 // accountsOpen checks, through s's own reads, that a copy brought the
@@ -50,6 +65,7 @@ func accountsOpen(tb testing.TB, src, s interface {
 	core.DraftStore
 	core.PasskeyStore
 	core.DeviceBookStore
+	core.AttachmentStore
 }, want *transfer.Records) {
 	tb.Helper()
 	if len(want.Drafts) == 0 || len(want.Passkeys) == 0 || len(want.DeviceBooks) == 0 {
@@ -76,6 +92,23 @@ func accountsOpen(tb testing.TB, src, s interface {
 		must(tb, err)
 		if !reflect.DeepEqual(got, b) {
 			tb.Fatalf("%T: device book %+v, want %+v", s, got, b)
+		}
+	}
+	if len(want.Attachments) == 0 {
+		tb.Fatal("the source has no files' records")
+	}
+	for _, a := range want.Attachments {
+		got, err := s.Attachment(ctx, a.ID)
+		must(tb, err)
+		orig, err := src.Attachment(ctx, a.ID)
+		must(tb, err)
+		if !reflect.DeepEqual(got, orig) {
+			tb.Fatalf("%T: file %s opens to %+v, want %+v", s, a.ID, got, orig)
+		}
+		of, err := s.MessageAttachments(ctx, a.MessageID)
+		must(tb, err)
+		if len(of) != 1 || of[0].ID != a.ID {
+			tb.Fatalf("%T: message %s lists %d files, want %s", s, a.MessageID, len(of), a.ID)
 		}
 	}
 }

@@ -222,6 +222,7 @@ func dump(tb testing.TB, s transfer.Store) *transfer.Records {
 		all.Passkeys = append(all.Passkeys, r.Passkeys...)
 		all.DeviceBooks = append(all.DeviceBooks, r.DeviceBooks...)
 		all.Suppressions = append(all.Suppressions, r.Suppressions...)
+		all.Attachments = append(all.Attachments, r.Attachments...)
 		return nil
 	}))
 	// bbolt keeps the timelines by message, PostgreSQL in one sequence.
@@ -259,5 +260,5 @@ func wantReport(tb testing.TB, what string, rep transfer.Report, err error, copi
 func total(c transfer.Counts) int {
 	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.Outbox +
 		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents + c.Events + c.Audit + c.PageViews + c.Drafts + c.Passkeys +
-		c.DeviceBooks + c.Suppressions + c.Files
+		c.DeviceBooks + c.Suppressions + c.Attachments + c.Files
 }

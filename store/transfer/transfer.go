@@ -54,6 +54,24 @@ type Records struct {
 	// bounced and complained events in the timelines: they travel with
 	// them.
 	Suppressions []*seal.Suppression
+	// Attachments are the files' records (issue 33), names still sealed,
+	// after their users and messages; the files' bytes are blobs, copied
+	// after every record.
+	Attachments []*Attachment
+}
+
+// Attachment is a file's record as a store keeps it: its name sealed
+// (seal.Sealer.SealAttachmentName), the rest as core.Attachment has it.
+type Attachment struct {
+	ID, MessageID, Owner     string
+	Name                     []byte
+	Type                     string
+	Size, PartSize           int64
+	Executable, ClientSealed bool
+	Parts                    []string
+	State                    string
+	// CompletedAt is zero while the file is being uploaded.
+	CreatedAt, CompletedAt time.Time
 }
 
 // Draft is an author's draft as a store keeps it: its contents sealed
@@ -88,6 +106,8 @@ type BillingEvent struct {
 type Counts struct {
 	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, Outbox, WebhookSecrets,
 	ProviderLinks, BillingEvents, Events, Audit, PageViews, Drafts, Passkeys, DeviceBooks, Suppressions int
+	// Attachments are the files' records.
+	Attachments int
 	// Files are the attachments' files the store keeps (Store.Blobs).
 	Files int
 }
@@ -100,7 +120,7 @@ func (r *Records) Count() Counts {
 		Refusals: len(r.Refusals), Outbox: len(r.Outbox), WebhookSecrets: len(r.WebhookSecrets),
 		ProviderLinks: len(r.ProviderLinks), BillingEvents: len(r.BillingEvents), Events: len(r.Events),
 		Audit: len(r.Audit), PageViews: len(r.PageViews), Drafts: len(r.Drafts), Passkeys: len(r.Passkeys),
-		DeviceBooks: len(r.DeviceBooks), Suppressions: len(r.Suppressions),
+		DeviceBooks: len(r.DeviceBooks), Suppressions: len(r.Suppressions), Attachments: len(r.Attachments),
 	}
 }
 
@@ -113,8 +133,8 @@ func (c Counts) add(d Counts) Counts {
 		ProviderLinks: c.ProviderLinks + d.ProviderLinks, BillingEvents: c.BillingEvents + d.BillingEvents,
 		Events: c.Events + d.Events, Audit: c.Audit + d.Audit, PageViews: c.PageViews + d.PageViews,
 		Drafts: c.Drafts + d.Drafts, Passkeys: c.Passkeys + d.Passkeys, DeviceBooks: c.DeviceBooks + d.DeviceBooks,
-		Suppressions: c.Suppressions + d.Suppressions,
-		Files:        c.Files + d.Files,
+		Suppressions: c.Suppressions + d.Suppressions, Attachments: c.Attachments + d.Attachments,
+		Files: c.Files + d.Files,
 	}
 }
 
@@ -134,7 +154,7 @@ func (c Counts) kinds() []struct {
 		{"provider links", c.ProviderLinks}, {"billing events", c.BillingEvents}, {"timeline events", c.Events},
 		{"audit entries", c.Audit}, {"page-view counters", c.PageViews},
 		{"drafts", c.Drafts}, {"passkeys", c.Passkeys}, {"device books", c.DeviceBooks},
-		{"attached files", c.Files},
+		{"file records", c.Attachments}, {"attached files", c.Files},
 	}
 }
 
