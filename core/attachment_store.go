@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"io"
+	"sync"
 )
 
 // BlobStore keeps the sealed bytes of attachments (SealAttachment) under
@@ -36,3 +37,38 @@ func ErrBlobNotFound() error { return Errorf(ENotFound, "The file could not be f
 
 // ErrBlobExists is a key written before.
 func ErrBlobExists() error { return Errorf(EConflict, "A file with this key already exists.") }
+
+// BlobReadGuard is what the stores' BlobReaders share: Close, and the
+// part of a ReadAt's buffer a read may fill. Embed it.
+type BlobReadGuard struct {
+	mu     sync.Mutex
+	closed bool
+}
+
+// Close marks the reader closed: every later read fails.
+func (g *BlobReadGuard) Close() error {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	return nil
+}
+
+// Window is the part of p a ReadAt at off of a blob of size fills: an
+// error once closed or for a negative offset, io.EOF at or past the end.
+func (g *BlobReadGuard) Window(p []byte, off, size int64) ([]byte, error) {
+	g.mu.Lock()
+	closed := g.closed
+	g.mu.Unlock()
+	switch {
+	case closed:
+		return nil, Errorf(EInvalid, "The file was closed.")
+	case off < 0:
+		return nil, Errorf(EInvalid, "A read must start at an offset of 0 or more.")
+	case off >= size:
+		return nil, io.EOF
+	}
+	if rest := size - off; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	return p, nil
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/sendlater/sendlater/core"
@@ -219,42 +218,22 @@ func (b blobStore) OpenBlob(ctx context.Context, key string) (core.BlobReader, e
 // between reads, so a slow download never holds up the file's growth),
 // under the context of OpenBlob (a download whose request ended stops).
 type blobReader struct {
-	s      *DB
-	ctx    context.Context
-	id     uint64
-	size   int64
-	mu     sync.Mutex
-	closed bool
+	s    *DB
+	ctx  context.Context
+	id   uint64
+	size int64
+	core.BlobReadGuard
 }
 
 func (r *blobReader) Size() int64 { return r.size }
 
-func (r *blobReader) Close() error {
-	r.mu.Lock()
-	r.closed = true
-	r.mu.Unlock()
-	return nil
-}
-
 func (r *blobReader) ReadAt(p []byte, off int64) (int, error) {
-	r.mu.Lock()
-	closed := r.closed
-	r.mu.Unlock()
-	if closed {
-		return 0, core.Errorf(core.EInvalid, "The file was closed.")
-	}
-	if off < 0 {
-		return 0, core.Errorf(core.EInvalid, "A read must start at an offset of 0 or more.")
-	}
-	if off >= r.size {
-		return 0, io.EOF
-	}
-	want := p
-	if rest := r.size - off; int64(len(want)) > rest {
-		want = want[:rest]
+	want, err := r.Window(p, off, r.size)
+	if err != nil {
+		return 0, err
 	}
 	n := 0
-	err := r.s.view(r.ctx, func(tx *bbolt.Tx) error {
+	err = r.s.view(r.ctx, func(tx *bbolt.Tx) error {
 		chunks := tx.Bucket(bucketBlobChunks)
 		for n < len(want) {
 			at := off + int64(n)
