@@ -3,7 +3,9 @@ package core
 import (
 	"context"
 	"io"
+	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // BlobStore keeps the sealed bytes of attachments (SealAttachment) under
@@ -34,6 +36,18 @@ type BlobReader interface {
 
 // ErrBlobNotFound is a key no BlobStore holds.
 func ErrBlobNotFound() error { return Errorf(ENotFound, "The file could not be found.") }
+
+// MaxBlobKey bounds a blob key's length (S3's own limit).
+const MaxBlobKey = 1024
+
+// CheckBlobKey refuses a key no BlobStore should hold: empty, longer than
+// MaxBlobKey, not UTF-8 or with a NUL.
+func CheckBlobKey(key string) error {
+	if key == "" || len(key) > MaxBlobKey || strings.ContainsRune(key, 0) || !utf8.ValidString(key) {
+		return Errorf(EInvalid, "A file key must be 1 to %d bytes of UTF-8 text, without NUL.", MaxBlobKey)
+	}
+	return nil
+}
 
 // ErrBlobExists is a key written before.
 func ErrBlobExists() error { return Errorf(EConflict, "A file with this key already exists.") }

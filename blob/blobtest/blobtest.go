@@ -64,6 +64,19 @@ func Run(t *testing.T, open func(t *testing.T) core.BlobStore) {
 			t.Fatalf("after a refused second put: %q %v", p, err)
 		}
 	})
+	t.Run("KeysRefused", func(t *testing.T) {
+		s := open(t)
+		long := string(bytes.Repeat([]byte("k"), core.MaxBlobKey+1))
+		for _, key := range []string{"", long, "a\x00b", "bad\xff"} {
+			if _, err := s.PutBlob(ctx, key, bytes.NewReader([]byte("x"))); core.ErrorCode(err) != core.EInvalid {
+				t.Fatalf("put under %.20q: %v, want %s", key, err, core.EInvalid)
+			}
+		}
+		// S3 counts its prefix in the limit: a store may keep a little less.
+		if _, err := s.PutBlob(ctx, string(bytes.Repeat([]byte("k"), core.MaxBlobKey/2)), bytes.NewReader([]byte("x"))); err != nil {
+			t.Fatalf("put under a key of %d bytes: %v", core.MaxBlobKey/2, err)
+		}
+	})
 	t.Run("DeleteAndMissing", func(t *testing.T) {
 		s := open(t)
 		if _, err := s.OpenBlob(ctx, "none"); core.ErrorCode(err) != core.ENotFound {

@@ -69,6 +69,12 @@ func (s *Store) Check(ctx context.Context) error {
 }
 
 func (s *Store) PutBlob(ctx context.Context, key string, r io.Reader) (int64, error) {
+	// The prefix counts in S3's limit on a key.
+	if err := core.CheckBlobKey(key); err != nil {
+		return 0, err
+	} else if err := core.CheckBlobKey(s.prefix + key); err != nil {
+		return 0, err
+	}
 	// If-None-Match: * makes the put fail when the key exists, in one
 	// request (S3 conditional writes; servers without them write anyway,
 	// so the stat below keeps the rule for them too).

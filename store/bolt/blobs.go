@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/sendlater/sendlater/core"
 	"go.etcd.io/bbolt"
@@ -46,8 +44,6 @@ const (
 	// blobBatch is how many bytes one write transaction of a put stores:
 	// the most a put holds in memory.
 	blobBatch = 16 * blobChunk
-	// maxBlobKey bounds a key's length.
-	maxBlobKey = 1024
 )
 
 // blobRecord is a complete blob: its put id and its size.
@@ -74,16 +70,8 @@ func (s *DB) Blobs() core.BlobStore { return blobStore{s} }
 
 var _ core.BlobStore = blobStore{}
 
-// checkBlobKey refuses a key no store should hold.
-func checkBlobKey(key string) error {
-	if key == "" || len(key) > maxBlobKey || strings.ContainsRune(key, 0) || !utf8.ValidString(key) {
-		return core.Errorf(core.EInvalid, "A file key must be 1 to %d bytes of UTF-8 text, without NUL.", maxBlobKey)
-	}
-	return nil
-}
-
 func (b blobStore) PutBlob(ctx context.Context, key string, r io.Reader) (int64, error) {
-	if err := checkBlobKey(key); err != nil {
+	if err := core.CheckBlobKey(key); err != nil {
 		return 0, err
 	}
 	var id uint64
@@ -192,7 +180,7 @@ func sweepBlobPuts(tx *bbolt.Tx) error {
 }
 
 func (b blobStore) OpenBlob(ctx context.Context, key string) (core.BlobReader, error) {
-	if checkBlobKey(key) != nil {
+	if core.CheckBlobKey(key) != nil {
 		return nil, core.ErrBlobNotFound() // no put stores such a key
 	}
 	var id uint64
@@ -256,7 +244,7 @@ func (r *blobReader) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func (b blobStore) DeleteBlob(ctx context.Context, key string) error {
-	if checkBlobKey(key) != nil {
+	if core.CheckBlobKey(key) != nil {
 		return nil // no put stores such a key
 	}
 	return b.s.update(ctx, func(tx *bbolt.Tx) error {

@@ -30,8 +30,6 @@ const (
 	blobChunk = core.AttachmentChunkSize + 16
 	// blobBatch is how many bytes one round trip of a put writes.
 	blobBatch = 4 * blobChunk
-	// maxBlobKey bounds a key's length.
-	maxBlobKey = 1024
 	// blobPutIdle is how long a put may go without writing a batch before
 	// the sweep takes it for one a crash cut short.
 	blobPutIdle = time.Hour
@@ -45,15 +43,8 @@ func (s *DB) Blobs() core.BlobStore { return blobStore{s} }
 
 var _ core.BlobStore = blobStore{}
 
-func checkBlobKey(key string) error {
-	if key == "" || len(key) > maxBlobKey || strings.ContainsRune(key, 0) || !utf8.ValidString(key) {
-		return core.Errorf(core.EInvalid, "A file key must be 1 to %d bytes of UTF-8 text, without NUL.", maxBlobKey)
-	}
-	return nil
-}
-
 func (b blobStore) PutBlob(ctx context.Context, key string, r io.Reader) (int64, error) {
-	if err := checkBlobKey(key); err != nil {
+	if err := core.CheckBlobKey(key); err != nil {
 		return 0, err
 	}
 	var id int64
@@ -135,7 +126,7 @@ func (s *DB) SweepBlobPuts(ctx context.Context, idle time.Duration) (int64, erro
 }
 
 func (b blobStore) OpenBlob(ctx context.Context, key string) (core.BlobReader, error) {
-	if checkBlobKey(key) != nil {
+	if core.CheckBlobKey(key) != nil {
 		return nil, core.ErrBlobNotFound() // no put stores such a key
 	}
 	var id, size int64
@@ -203,7 +194,7 @@ func (r *blobReader) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func (b blobStore) DeleteBlob(ctx context.Context, key string) error {
-	if checkBlobKey(key) != nil {
+	if core.CheckBlobKey(key) != nil {
 		return nil // no put stores such a key
 	}
 	_, err := b.s.pool.Exec(ctx, "delete from blobs where key = $1 and size is not null", key) // and its chunks
