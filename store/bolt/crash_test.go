@@ -1,13 +1,9 @@
 package bolt_test
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/internal/crashtest"
 	"github.com/sendlater/sendlater/store/bolt"
 	"github.com/sendlater/sendlater/store/storetest"
 )
@@ -142,38 +139,7 @@ func TestCrashRecovery(t *testing.T) {
 }
 
 // runAndKill runs the helper writer on path, sends it SIGKILL after d and
-// returns the ids it acknowledged (whole lines only) and its stderr.
+// returns the ids it acknowledged and its stderr.
 func runAndKill(t *testing.T, path string, d time.Duration) ([]string, string) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcessWriter$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashStoreEnv+"="+path)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	must(t, err)
-	must(t, cmd.Start())
-	var ids []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r := bufio.NewReader(out)
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil { // a line cut by the kill was never acknowledged
-				io.Copy(io.Discard, r)
-				return
-			}
-			if id, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "created "); ok {
-				ids = append(ids, id)
-			}
-		}
-	}()
-	time.Sleep(d)
-	must(t, cmd.Process.Kill()) // SIGKILL: no deferred close, no flush
-	<-done
-	cmd.Wait()
-	if strings.Contains(stderr.String(), "helper:") {
-		t.Fatalf("the helper failed: %s", stderr.String())
-	}
-	return ids, stderr.String()
+	return crashtest.RunAndKill(t, "TestHelperProcessWriter", []string{crashStoreEnv + "=" + path}, "created ", d)
 }

@@ -1,24 +1,16 @@
 package postgres_test
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"strconv"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/blob/blobtest"
+	"github.com/sendlater/sendlater/internal/crashtest"
 	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/postgres/pgtest"
 )
@@ -27,19 +19,9 @@ import (
 // writes to.
 const crashBlobsEnv = "SENDLATER_TEST_CRASH_BLOBS"
 
-// crashBlob is the content of the blob of key, made from the key alone:
-// its size (up to 3 MiB, so most puts span several round trips) and a
-// reader of its bytes. The parent knows what to expect.
-func crashBlob(key string) (int64, io.Reader) {
-	sum := sha256.Sum256([]byte(key))
-	size := int64(binary.BigEndian.Uint32(sum[:4]) % (3 << 20))
-	return size, io.LimitReader(rand.NewChaCha8(sum), size)
-}
-
 // TestHelperProcessBlobWriter is not a test: TestBlobCrashRecovery runs the
 // test binary again with only this function, and kills it while it puts
-// blobs from 4 writers at once. A key is printed only once its put has
-// returned.
+// blobs from 4 writers at once (blobtest.WriteUntilKilled).
 func TestHelperProcessBlobWriter(t *testing.T) {
 	url := os.Getenv(crashBlobsEnv)
 	if url == "" {
@@ -50,23 +32,7 @@ func TestHelperProcessBlobWriter(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(2)
 	}
-	run := strconv.FormatInt(time.Now().UnixNano(), 36)
-	var seq atomic.Int64
-	for w := range 4 {
-		go func() {
-			for {
-				key := fmt.Sprintf("%s/w%d/%d", run, w, seq.Add(1))
-				want, r := crashBlob(key)
-				n, err := db.Blobs().PutBlob(ctx, key, r)
-				if err != nil || n != want {
-					fmt.Fprintln(os.Stderr, "helper:", key, n, err)
-					os.Exit(2)
-				}
-				fmt.Fprintf(os.Stdout, "put %s\n", key)
-			}
-		}()
-	}
-	select {}
+	blobtest.WriteUntilKilled(db.Blobs())
 }
 
 // A SIGKILL of a process putting blobs loses no acknowledged blob, lists
@@ -87,51 +53,19 @@ func TestBlobCrashRecovery(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: Open after SIGKILL: %v\nhelper stderr: %s", round, err, stderr)
 		}
-		blobs := db.Blobs()
-		listed := map[string]bool{}
-		chunks := 0
-		check := func(key string, size int64) error {
-			listed[key] = true
-			want, wr := crashBlob(key)
-			if size != want {
-				t.Fatalf("round %d: %s listed with %d bytes, want %d", round, key, size, want)
-			}
-			r, err := blobs.OpenBlob(ctx, key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			got, err := io.ReadAll(io.NewSectionReader(r, 0, r.Size()))
-			wantBytes, _ := io.ReadAll(wr)
-			if err != nil || !bytes.Equal(got, wantBytes) {
-				t.Fatalf("round %d: %s reads back other bytes: %v", round, key, err)
-			}
-			chunks += int((size + core.AttachmentChunkSize + 15) / (core.AttachmentChunkSize + 16))
-			return nil
-		}
 		// Every blob listed, acknowledged or not (killed between its last
 		// commit and its line), reads back whole, before and after the
 		// sweep of what the kill cut short.
-		if err := blobs.ListBlobs(ctx, "", check); err != nil {
-			t.Fatal(err)
-		}
+		listed, _ := blobtest.CheckAfterCrash(t, db.Blobs(), acknowledged)
 		n, err := db.SweepBlobPuts(ctx, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cut += n
 		before := len(listed)
-		listed, chunks = map[string]bool{}, 0
-		if err := blobs.ListBlobs(ctx, "", check); err != nil {
-			t.Fatal(err)
-		}
+		listed, chunks := blobtest.CheckAfterCrash(t, db.Blobs(), acknowledged)
 		if len(listed) != before {
 			t.Fatalf("round %d: %d blobs listed before the sweep, %d after", round, before, len(listed))
-		}
-		for _, key := range acknowledged {
-			if !listed[key] {
-				t.Fatalf("round %d: acknowledged blob %s is gone", round, key)
-			}
 		}
 		if stored, pending := blobLeftovers(t, url); stored != chunks || pending != 0 {
 			t.Fatalf("round %d: %d chunk rows for %d in the listed blobs, %d puts pending", round, stored, chunks, pending)
@@ -145,45 +79,10 @@ func TestBlobCrashRecovery(t *testing.T) {
 }
 
 // runAndKillBlobs runs the blob writer on url, sends it SIGKILL after d
-// and returns the keys it acknowledged (whole lines only) and its stderr.
+// and returns the keys it acknowledged and its stderr.
 func runAndKillBlobs(t *testing.T, url string, d time.Duration) ([]string, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcessBlobWriter$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashBlobsEnv+"="+url+"&application_name="+crashBlobsApp)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r := bufio.NewReader(out)
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil { // a line cut by the kill was never acknowledged
-				io.Copy(io.Discard, r)
-				return
-			}
-			if key, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "put "); ok {
-				keys = append(keys, key)
-			}
-		}
-	}()
-	time.Sleep(d)
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no deferred close, no flush
-		t.Fatal(err)
-	}
-	<-done
-	cmd.Wait()
-	if strings.Contains(stderr.String(), "helper:") {
-		t.Fatalf("the helper failed: %s", stderr.String())
-	}
+	keys, stderr := crashtest.RunAndKill(t, "TestHelperProcessBlobWriter", []string{crashBlobsEnv + "=" + url + "&application_name=" + crashBlobsApp}, blobtest.CrashPut, d)
 	// The server finishes a statement the killed process had sent (a put's
 	// last one may so commit its file after the kill) before it sees the
 	// connection closed: wait for its sessions to end, so that the checks
@@ -205,7 +104,7 @@ func runAndKillBlobs(t *testing.T, url string, d time.Duration) ([]string, strin
 			t.Fatalf("%d sessions of the killed process still open after a minute", n)
 		}
 	}
-	return keys, stderr.String()
+	return keys, stderr
 }
 
 // crashBlobsApp names the helper process's sessions (application_name).
