@@ -8,8 +8,7 @@
 // desktop and a phone when SCREENSHOTS names a directory); the fix opens the dialog with the
 // warning under the address, and saving a new address clears the row's mark.
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, photograph as shotsOf, report, takeNoise } from "./browser.mjs";
 
 const [base, email, password, title, bounced, fixed] = process.argv.slice(2);
 if (!base || !email || !password || !title || !bounced || !fixed) {
@@ -28,21 +27,7 @@ try {
   const context = await browser.newContext({ reducedMotion: "reduce" });
   const page = await openPage(context);
   const row = () => page.getByRole("row").filter({ has: page.getByRole("cell", { name: title, exact: true }) });
-  const photograph = async (name) => {
-    if (!shots) return;
-    for (const [size, width, height] of [
-      ["desktop", 1280, 800],
-      ["phone", 390, 844],
-    ]) {
-      await page.setViewportSize({ width, height });
-      for (const scheme of ["light", "dark"]) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({ path: join(shots, `${name}-${scheme}-${size}.png`), fullPage: true });
-      }
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.emulateMedia({ colorScheme: "light" });
-  };
+  const photograph = (name) => shotsOf(page, shots, name);
 
   await check("sign in", async () => {
     await page.goto(`${base}/auth/signin?next=/dashboard`);

@@ -2,6 +2,7 @@
 // ever downloaded), pages that record every console error, page error and failed request, and
 // axe-core's accessibility check.
 import { AxeBuilder } from "@axe-core/playwright";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 
 /** The Chromium every script here drives, and the flags of the project's standards. */
@@ -15,6 +16,27 @@ export const chromiumFlags = [
   "--disable-component-update",
   "--disable-sync",
 ];
+
+/**
+ * Screenshots of page as it stands into the folder shots (nothing when it is unset): desktop and
+ * phone, light and dark, named NAME-SCHEME-SIZE.png like docs/screenshots. The page is left at
+ * the desktop size in light.
+ */
+export async function photograph(page, shots, name) {
+  if (!shots) return;
+  for (const [size, width, height] of [
+    ["desktop", 1280, 800],
+    ["phone", 390, 844],
+  ]) {
+    await page.setViewportSize({ width, height });
+    for (const scheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: join(shots, `${name}-${scheme}-${size}.png`), fullPage: true });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: "light" });
+}
 
 export function launch() {
   return chromium.launch({ executablePath: chromiumPath, args: chromiumFlags });

@@ -9,8 +9,7 @@
 // axe on Settings → Security and on the sign-in page, light and dark. With SCREENSHOTS=<dir>, the
 // two screens are also photographed at 1280x800 and 390x844 in both themes.
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { axeViolations, checker, expect, launch, openPage, report, signUp, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, photograph as shotsOf, report, signUp, takeNoise } from "./browser.mjs";
 
 const [base] = process.argv.slice(2);
 if (!base) {
@@ -65,21 +64,7 @@ try {
     }
     await page.emulateMedia({ colorScheme: "light" });
   };
-  const photograph = async (name) => {
-    if (!shots) return;
-    for (const [size, width, height] of [
-      ["desktop", 1280, 800],
-      ["phone", 390, 844],
-    ]) {
-      await page.setViewportSize({ width, height });
-      for (const scheme of ["light", "dark"]) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({ path: join(shots, `${name}-${size}-${scheme}.png`), fullPage: true });
-      }
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.emulateMedia({ colorScheme: "light" });
-  };
+  const photograph = (name) => shotsOf(page, shots, name);
   const section = () => page.getByRole("region", { name: "Passkeys" });
   const email = `e2e-passkey-${Date.now()}@example.com`;
   const password = "plum-kettle-orbit-47";
