@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,28 +40,9 @@ func TestBounceInABrowser(t *testing.T) {
 
 	const email, password = "bounce@example.com", "plum-kettle-orbit-47"
 	const title, bounced, fixed = "For Bob, whose address died", "bob@example.com", "bob.new@example.com"
-	body, _ := json.Marshal(map[string]string{"email": email, "password": password})
-	resp, err := http.Post(srv.url+"/api/auth/signup", "application/json", bytes.NewReader(body))
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("sign up: %v %v", resp, err)
-	}
-	resp.Body.Close()
+	signUpAuthor(t, srv, email, password)
 	// Notices go only from a confirmed address: follow the link first.
-	sent, err := mail.WaitFor(1, 30*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	verify, err := sent[0].Parse()
-	if err != nil {
-		t.Fatal(err)
-	}
-	link, err := url.Parse(verify.Link(srv.url + "/firebase-action"))
-	if err != nil || link.Query().Get("oobCode") == "" {
-		t.Fatalf("the verification email's link: %q, %v", verify.Links(), err)
-	}
-	if code, _ := authCall(t, srv.url, "/api/auth/action/apply", map[string]string{"oobCode": link.Query().Get("oobCode")}, ""); code != http.StatusOK {
-		t.Fatalf("following the verification link: %d", code)
-	}
+	verifyFirstEmail(t, srv, mail)
 	code, s := authCall(t, srv.url, "/api/auth/signin", map[string]string{"email": email, "password": password}, "")
 	if code != http.StatusOK {
 		t.Fatalf("sign in: %d", code)
@@ -76,7 +56,7 @@ func TestBounceInABrowser(t *testing.T) {
 	if code := apiCall(t, srv, "POST", "/api/messages/"+created.Data.ID+"/notify", s.idToken, `{"recipient":"`+bounced+`"}`, nil); code/100 != 2 {
 		t.Fatalf("tell the recipient now: %d", code)
 	}
-	sent, err = mail.WaitFor(2, 30*time.Second)
+	sent, err := mail.WaitFor(2, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,11 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sendlater/sendlater/dnscheck/dnstest"
+	"github.com/sendlater/sendlater/mailer/smtptest"
 	"github.com/sendlater/sendlater/web/ui"
 )
 
@@ -133,4 +137,38 @@ func TestDomainWarningInABrowser(t *testing.T) {
 		t.Fatalf("the browser checks failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
 	}
 	t.Logf("%s", out)
+}
+
+// signUpAuthor signs email up on srv over the API, as a browser test's
+// author.
+func signUpAuthor(t *testing.T, srv *server, email, password string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"email": email, "password": password})
+	resp, err := http.Post(srv.url+"/api/auth/signup", "application/json", bytes.NewReader(body))
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("sign up: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// verifyFirstEmail follows the link of the verification email, the first
+// email mail received: tests, notices and the like go only to a confirmed
+// address.
+func verifyFirstEmail(t *testing.T, srv *server, mail *smtptest.Server) {
+	t.Helper()
+	sent, err := mail.WaitFor(1, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify, err := sent[0].Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := url.Parse(verify.Link(srv.url + "/firebase-action"))
+	if err != nil || link.Query().Get("oobCode") == "" {
+		t.Fatalf("the verification email's link: %q, %v", verify.Links(), err)
+	}
+	if code, _ := authCall(t, srv.url, "/api/auth/action/apply", map[string]string{"oobCode": link.Query().Get("oobCode")}, ""); code != http.StatusOK {
+		t.Fatalf("following the verification link: %d", code)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,12 +35,7 @@ func TestSealedInABrowser(t *testing.T) {
 	srv := startServer(t, dir, env...)
 
 	const email, password = "sealer@example.com", "plum-kettle-orbit-47"
-	body, _ := json.Marshal(map[string]string{"email": email, "password": password})
-	resp, err := http.Post(srv.url+"/api/auth/signup", "application/json", bytes.NewReader(body))
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("sign up: %v %v", resp, err)
-	}
-	resp.Body.Close()
+	signUpAuthor(t, srv, email, password)
 	mustRunEnv(t, dir, env, "users", "set-plan", email, "pro")
 
 	runScript := func(args ...string) {

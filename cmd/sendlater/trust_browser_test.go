@@ -1,11 +1,8 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/url"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -32,30 +29,11 @@ func TestTrustInABrowser(t *testing.T) {
 	srv := startServer(t, dir, env...)
 
 	const email, password = "trust@example.com", "plum-kettle-orbit-47"
-	body, _ := json.Marshal(map[string]string{"email": email, "password": password})
-	resp, err := http.Post(srv.url+"/api/auth/signup", "application/json", bytes.NewReader(body))
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("sign up: %v %v", resp, err)
-	}
-	resp.Body.Close()
+	signUpAuthor(t, srv, email, password)
 	mustRunEnv(t, dir, env, "users", "set-plan", email, "pro")
 	// Test emails go only to a confirmed address: the author follows the
 	// verification email's link first.
-	sent, err := mail.WaitFor(1, 30*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	verify, err := sent[0].Parse()
-	if err != nil {
-		t.Fatal(err)
-	}
-	link, err := url.Parse(verify.Link(srv.url + "/firebase-action"))
-	if err != nil || link.Query().Get("oobCode") == "" {
-		t.Fatalf("the verification email's link: %q, %v", verify.Links(), err)
-	}
-	if code, _ := authCall(t, srv.url, "/api/auth/action/apply", map[string]string{"oobCode": link.Query().Get("oobCode")}, ""); code != http.StatusOK {
-		t.Fatalf("following the verification link: %d", code)
-	}
+	verifyFirstEmail(t, srv, mail)
 
 	runScript := func(phase string) {
 		t.Helper()
