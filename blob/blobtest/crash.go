@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -89,4 +90,47 @@ func CheckAfterCrash(t testing.TB, s core.BlobStore, acknowledged []string) (map
 		}
 	}
 	return listed, chunks
+}
+
+// PutsOfOneKeyAtOnce puts 2 MiB under one key from 4 writers at once: one
+// wins, the others are refused with EConflict, and the winner's bytes are
+// not mixed with another's. It returns how many sealed chunks the winner
+// spans, for the store's own check that the losers left none. A store that
+// cannot hold the rule atomically (S3 without conditional writes) does not
+// run it.
+func PutsOfOneKeyAtOnce(t testing.TB, s core.BlobStore) (chunks int) {
+	t.Helper()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won, refused := 0, 0
+	for i := range 4 {
+		wg.Go(func() {
+			_, err := s.PutBlob(ctx, "same", bytes.NewReader(bytes.Repeat([]byte{byte(i)}, 2<<20)))
+			mu.Lock()
+			defer mu.Unlock()
+			switch core.ErrorCode(err) {
+			case "":
+				won++
+			case core.EConflict:
+				refused++
+			default:
+				t.Errorf("put %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if won != 1 || refused != 3 {
+		t.Fatalf("%d won, %d refused", won, refused)
+	}
+	r, err := s.OpenBlob(ctx, "same")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	all, err := io.ReadAll(io.NewSectionReader(r, 0, r.Size()))
+	if err != nil || len(all) != 2<<20 || !bytes.Equal(all, bytes.Repeat(all[:1], len(all))) {
+		t.Fatalf("the winner's bytes are mixed with another's: %d %v", len(all), err)
+	}
+	return (2<<20 + core.AttachmentChunkSize + 15) / (core.AttachmentChunkSize + 16)
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/sendlater/sendlater/blob/blobtest"
@@ -67,40 +66,9 @@ func TestBlobPutCutShortLeavesNothing(t *testing.T) {
 // no chunk behind.
 func TestBlobConcurrentPutsOfOneKey(t *testing.T) {
 	db := MustOpen(t, filepath.Join(t.TempDir(), "sendlater.db"))
-	blobs := db.Blobs()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	won, refused := 0, 0
-	for i := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := blobs.PutBlob(ctx, "same", bytes.NewReader(bytes.Repeat([]byte{byte(i)}, 2<<20)))
-			mu.Lock()
-			defer mu.Unlock()
-			switch core.ErrorCode(err) {
-			case "":
-				won++
-			case core.EConflict:
-				refused++
-			default:
-				t.Errorf("put %d: %v", i, err)
-			}
-		}()
-	}
-	wg.Wait()
-	if won != 1 || refused != 3 {
-		t.Fatalf("%d won, %d refused", won, refused)
-	}
-	r, err := blobs.OpenBlob(ctx, "same")
-	must(t, err)
-	all, err := io.ReadAll(io.NewSectionReader(r, 0, r.Size()))
-	must(t, err)
-	if len(all) != 2<<20 || !bytes.Equal(all, bytes.Repeat(all[:1], len(all))) {
-		t.Fatalf("the winner's bytes are mixed with another's")
-	}
+	want := blobtest.PutsOfOneKeyAtOnce(t, db.Blobs())
 	chunks, pending, err := db.BlobLeftovers()
-	if want := (2<<20 + core.AttachmentChunkSize + 15) / (core.AttachmentChunkSize + 16); chunks != want || pending != 0 || err != nil {
+	if chunks != want || pending != 0 || err != nil {
 		t.Fatalf("%d chunks (want %d), %d pending, %v", chunks, want, pending, err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"sync"
 	"testing"
 	"time"
 
@@ -78,40 +77,7 @@ func TestBlobPutCutShortLeavesNothing(t *testing.T) {
 // no row behind.
 func TestBlobConcurrentPutsOfOneKey(t *testing.T) {
 	url := pgtest.URL(t)
-	blobs := mustOpen(t, url).Blobs()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	won, refused := 0, 0
-	for i := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := blobs.PutBlob(ctx, "same", bytes.NewReader(bytes.Repeat([]byte{byte(i)}, 2<<20)))
-			mu.Lock()
-			defer mu.Unlock()
-			switch core.ErrorCode(err) {
-			case "":
-				won++
-			case core.EConflict:
-				refused++
-			default:
-				t.Errorf("put %d: %v", i, err)
-			}
-		}()
-	}
-	wg.Wait()
-	if won != 1 || refused != 3 {
-		t.Fatalf("%d won, %d refused", won, refused)
-	}
-	r, err := blobs.OpenBlob(ctx, "same")
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := io.ReadAll(io.NewSectionReader(r, 0, r.Size()))
-	if err != nil || len(all) != 2<<20 || !bytes.Equal(all, bytes.Repeat(all[:1], len(all))) {
-		t.Fatalf("the winner's bytes: %d %v", len(all), err)
-	}
-	want := (2<<20 + core.AttachmentChunkSize + 15) / (core.AttachmentChunkSize + 16)
+	want := blobtest.PutsOfOneKeyAtOnce(t, mustOpen(t, url).Blobs())
 	if chunks, pending := blobLeftovers(t, url); chunks != want || pending != 0 {
 		t.Fatalf("%d chunk rows (want %d), %d pending", chunks, want, pending)
 	}
