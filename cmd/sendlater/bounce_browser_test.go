@@ -2,11 +2,9 @@ package main_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,8 +24,7 @@ import (
 // the bouncing row with "Change the address", and the new address saved
 // in the dialog clears it (the API agrees).
 func TestBounceInABrowser(t *testing.T) {
-	browser := chromium(t)
-	node, suite := browserSuite(t)
+	b := needBrowser(t)
 	mail := smtptest.Start(t)
 	dns := dnstest.MustStart(t)
 	dns.Add(t, "example.com. 300 IN MX 10 mx.example.com.")
@@ -95,15 +92,7 @@ func TestBounceInABrowser(t *testing.T) {
 		t.Fatalf("after the DSN: %d %+v", code, got)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(filepath.Dir(suite), "bounce.mjs"), srv.url, email, password, title, bounced, fixed)
-	cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the browser checks failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
-	}
-	t.Logf("%s", out)
+	b.run(t, srv, 3*time.Minute, "bounce.mjs", email, password, title, bounced, fixed)
 	got = listed{}
 	if code := apiCall(t, srv, "GET", "/api/messages", s.idToken, "", &got); code != http.StatusOK || len(got.Data) != 1 ||
 		got.Data[0].Recipients[0].Recipient != fixed || got.Data[0].Recipients[0].Bouncing != nil {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,20 +67,11 @@ func browserSuite(t *testing.T) (node, script string) {
 // second factor (e2e/twofactor.mjs): an authenticator app set up with codes
 // the suite computes, sign-ins with its code and with a recovery code.
 func TestWebAppInABrowser(t *testing.T) {
-	browser := chromium(t)
-	node, script := browserSuite(t)
+	b := needBrowser(t)
 	dir := t.TempDir()
 	srv := startServer(t, dir)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script, srv.url)
-	cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the browser suite failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
-	}
-	t.Logf("%s", out)
+	b.run(t, srv, 6*time.Minute, "suite.mjs")
 	assertPageViewsCounted(t, dir)
 }
 
@@ -122,21 +114,12 @@ func assertPageViewsCounted(t *testing.T, dir string) {
 // message to a domain without mail is saved and its dialog shows the
 // warning under the address; the fixed address saves without one.
 func TestDomainWarningInABrowser(t *testing.T) {
-	browser := chromium(t)
-	node, suite := browserSuite(t)
+	b := needBrowser(t)
 	dns := dnstest.MustStart(t)
 	dns.Add(t, "example.com. 300 IN MX 10 mx.example.com.", `lapsed.example. 300 IN TXT "parked"`)
 	srv := startServer(t, t.TempDir(), "SENDLATER_MAIL_DNS_SERVER="+dns.Addr)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(filepath.Dir(suite), "domain-warning.mjs"), srv.url)
-	cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the browser checks failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
-	}
-	t.Logf("%s", out)
+	b.run(t, srv, 3*time.Minute, "domain-warning.mjs")
 }
 
 // signUpAuthor signs email up on srv over the API, as a browser test's
@@ -171,4 +154,31 @@ func verifyFirstEmail(t *testing.T, srv *server, mail *smtptest.Server) {
 	if code, _ := authCall(t, srv.url, "/api/auth/action/apply", map[string]string{"oobCode": link.Query().Get("oobCode")}, ""); code != http.StatusOK {
 		t.Fatalf("following the verification link: %d", code)
 	}
+}
+
+// browserTools is what a browser test runs: node, the e2e folder and the
+// Chromium, or the test is skipped (or fails where they are required).
+type browserTools struct{ node, e2e, chromium string }
+
+func needBrowser(t *testing.T) browserTools {
+	t.Helper()
+	chromium := chromium(t)
+	node, suite := browserSuite(t)
+	return browserTools{node: node, e2e: filepath.Dir(suite), chromium: chromium}
+}
+
+// run runs the e2e script name (say "bounce.mjs") against srv with args
+// after its address, within d, and fails the test with the script's output
+// and the server's log when it fails.
+func (b browserTools) run(t *testing.T, srv *server, d time.Duration, name string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, b.node, append([]string{filepath.Join(b.e2e, name), srv.url}, args...)...)
+	cmd.Env = append(cleanEnv(), "CHROMIUM="+b.chromium)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s failed: %v\n%s\nserver log:\n%s", name, strings.Join(args, " "), err, out, srv.logs)
+	}
+	t.Logf("%s", out)
 }

@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -284,21 +283,12 @@ func TestIntegrationConfigIsValidated(t *testing.T) {
 // message; a visitor signs in with Google in the popup, lands on the
 // dashboard, and finds Google marked "Last used" on the next sign-in.
 func TestPaymentsAndSocialInABrowser(t *testing.T) {
-	browser := chromium(t)
-	node, suite := browserSuite(t)
+	b := needBrowser(t)
 	in := newIntegrations(t)
 	srv := in.start(t, t.TempDir())
 	in.stripe.Webhook(srv.url+"/api/stripe-webhook", testWebhookSecret, true)
 	const googleEmail = "ada.social@example.com"
 	in.oauth.Next(oauthtest.NewPerson("1001", googleEmail, true))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(filepath.Dir(suite), "integrations.mjs"), srv.url, googleEmail)
-	cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the browser checks failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
-	}
-	t.Logf("%s", out)
+	b.run(t, srv, 4*time.Minute, "integrations.mjs", googleEmail)
 }

@@ -1,10 +1,8 @@
 package main_test
 
 import (
-	"context"
 	"net/url"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -80,17 +78,8 @@ func TestAppNameIsTheTOTPIssuer(t *testing.T) {
 // on the dashboard, and removes the passkey; axe finds nothing on Settings
 // → Security and the sign-in page in light and dark.
 func TestPasskeysInABrowser(t *testing.T) {
-	browser := chromium(t)
-	node, suite := browserSuite(t)
+	b := needBrowser(t)
 	srv := startLocalhostServer(t, t.TempDir())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(filepath.Dir(suite), "passkey.mjs"), srv.url)
-	cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the passkey checks failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
-	}
-	t.Logf("%s", out)
+	b.run(t, srv, 3*time.Minute, "passkey.mjs")
 }

@@ -2,11 +2,9 @@ package main_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,9 +24,7 @@ import (
 // The data directory (the bbolt file, the outbox) holds neither the letter
 // nor the passphrase.
 func TestSealedInABrowser(t *testing.T) {
-	browser := chromium(t)
-	node, suite := browserSuite(t)
-	script := filepath.Join(filepath.Dir(suite), "sealed.mjs")
+	b := needBrowser(t)
 	mail := smtptest.Start(t)
 	dir := t.TempDir()
 	env := smtpEnv(mail)
@@ -40,15 +36,7 @@ func TestSealedInABrowser(t *testing.T) {
 
 	runScript := func(args ...string) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, node, append([]string{script, srv.url}, args...)...)
-		cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("sealed.mjs %s failed: %v\n%s\nserver log:\n%s", args[0], err, out, srv.logs)
-		}
-		t.Logf("%s", out)
+		b.run(t, srv, 3*time.Minute, "sealed.mjs", args...)
 	}
 	runScript("seal", email, password)
 

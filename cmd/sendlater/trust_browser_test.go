@@ -1,10 +1,7 @@
 package main_test
 
 import (
-	"context"
 	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,9 +17,7 @@ import (
 // opens the message's History from its row and sees one "sent" per
 // recipient.
 func TestTrustInABrowser(t *testing.T) {
-	browser := chromium(t)
-	node, suite := browserSuite(t)
-	script := filepath.Join(filepath.Dir(suite), "trust.mjs")
+	b := needBrowser(t)
 	mail := smtptest.Start(t)
 	dir := t.TempDir()
 	env := smtpEnv(mail)
@@ -37,15 +32,7 @@ func TestTrustInABrowser(t *testing.T) {
 
 	runScript := func(phase string) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, node, script, srv.url, email, password, phase)
-		cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("trust.mjs %s failed: %v\n%s\nserver log:\n%s", phase, err, out, srv.logs)
-		}
-		t.Logf("%s", out)
+		b.run(t, srv, 3*time.Minute, "trust.mjs", email, password, phase)
 	}
 	runScript("create")
 
