@@ -142,8 +142,8 @@ type Graph struct {
 	Attachments *core.AttachmentService
 	// FileLinks serves the recipients' file links; nil when Attachments is.
 	FileLinks *core.FileLinkService
-	Delivery    *core.Delivery
-	Admin       *core.AdminService
+	Delivery  *core.Delivery
+	Admin     *core.AdminService
 	// Operator is the author's services for an operator acting for a user
 	// (the admin socket's author routes, tui --user): they record in the
 	// audit log what the operator does and reads.
