@@ -80,7 +80,8 @@ func FileTestToken(fileID string) string { return fileID + "." + fileTestMark }
 // AttachmentDownload counts one recipient's downloads of one file.
 type AttachmentDownload struct {
 	FileID    string
-	Recipient int // the recipient's index in the message's list
+	Recipient int    // the recipient's index in the message's list
+	Address   string // the recipient's address (AttachmentService.List); not stored
 	Count     int
 	FirstAt   time.Time
 	LastAt    time.Time

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -97,6 +98,14 @@ func fetch(t *testing.T, url string, headers ...string) (*http.Response, []byte)
 	b, err := io.ReadAll(res.Body)
 	must(t, err)
 	return res, b
+}
+
+// authorToken is a personal access token of uid, to call the API as them.
+func authorToken(t *testing.T, e *testenv.Env, uid string) string {
+	t.Helper()
+	_, secret, err := e.Auth.CreateAccessToken(e.Acting(&core.Identity{UserID: uid, SessionID: "test", AuthTime: e.Clock.Now()}), "test", []string{core.ScopeMessagesRead})
+	must(t, err)
+	return secret
 }
 
 func randomFile(n int, head string) []byte {
@@ -217,6 +226,22 @@ func TestFileLinksDeliverTheFiles(t *testing.T) {
 			must(t, err)
 			if len(counts) != 1 || counts[0].Recipient != 0 || counts[0].Count != 2 {
 				t.Fatalf("the will's downloads: %+v", counts)
+			}
+			// The author's list of the files says them.
+			var list []web.FileJSON
+			a.ok(nil, http.StatusOK, "GET", "/api/messages/"+m.ID+"/files", authorToken(t, e, u.ID), nil, &list)
+			for _, f := range list {
+				want := map[string]string{fw.ID: "ann@example.com 2", fs.ID: "bob@example.com 1"}[f.ID]
+				got := ""
+				for _, d := range f.Downloads {
+					got += fmt.Sprintf("%s %d", d.Recipient, d.Count)
+					if d.FirstAt == 0 || d.LastAt < d.FirstAt {
+						t.Fatalf("the times of %+v", d)
+					}
+				}
+				if got != want {
+					t.Fatalf("the list says %q of %s, want %q", got, f.Name, want)
+				}
 			}
 
 			// Past its validity a link is gone (410), with the period named.

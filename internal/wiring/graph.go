@@ -69,7 +69,8 @@ func build(o Options, k Keys) *Graph {
 	g.Drafts = &core.DraftService{Drafts: st, Messages: st, Clock: clock}
 	if o.Blobs != nil {
 		g.Attachments = &core.AttachmentService{Attachments: st, Messages: st, Users: st, Blobs: o.Blobs,
-			Prices: o.Prices, Clock: clock, Key: k.AttachmentKey, Limits: o.AttachmentLimits, PartSize: o.AttachmentPartSize}
+			Prices: o.Prices, Clock: clock, Key: k.AttachmentKey, Limits: o.AttachmentLimits, PartSize: o.AttachmentPartSize,
+			Downloads: st}
 		g.FileLinks = &core.FileLinkService{Attachments: st, Downloads: st, Messages: st, Files: g.Attachments,
 			Clock: clock, Limits: g.Limits, Tokens: core.NewFileLinks(k.FileLinkKey), Validity: o.FileLinkValidity}
 	}
