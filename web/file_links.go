@@ -23,8 +23,9 @@ var fileLinkPage = template.Must(template.New("file-link").Parse(`<!doctype html
 <meta name="robots" content="noindex"><meta name="color-scheme" content="light dark">
 <title>{{.Title}} · {{.App}}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5;color-scheme:light dark}
-h1{font-size:1.5rem}a{color:#4f4bc9}@media (prefers-color-scheme:dark){a{color:#a5a3ff}}</style></head>
-<body><h1>{{.Title}}</h1>
+h1{font-size:1.5rem;margin:.5rem 0 1rem}a,.app{color:#4f4bc9}.app{font-weight:600;margin:0}
+@media (prefers-color-scheme:dark){a,.app{color:#a5a3ff}}</style></head>
+<body><p class="app">{{.App}}</p><h1>{{.Title}}</h1>
 <p>{{.Message}}</p>
 {{if .SignIn}}<p><a href="{{.SignIn}}">Open your messages in {{.App}}</a></p>{{end}}
 </body></html>`))
@@ -35,7 +36,7 @@ type fileLinkPageData struct {
 
 // fileLinkTitles are the pages' headings by the refusal's code.
 var fileLinkTitles = map[string]string{
-	core.EAttachmentNotFound: "This link downloads no file",
+	core.EAttachmentNotFound: "File not found",
 	core.EFileLinkExpired:    "This link has expired",
 	core.EFileTestLink:       "A test email's link",
 	core.ETooManyRequests:    "Please try again later",

@@ -205,7 +205,7 @@ func TestFileLinksDeliverTheFiles(t *testing.T) {
 			// A browser gets a page that says it.
 			res, body = fetch(t, base+fw.ID+".AAAAAAAAAAAAAAAAAAAAAA", "Accept", "text/html,*/*")
 			if res.StatusCode != http.StatusNotFound || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") ||
-				!strings.Contains(string(body), "This link downloads no file") {
+				!strings.Contains(string(body), "<h1>File not found</h1>") {
 				t.Fatalf("the page of a forged link: %d %s", res.StatusCode, body)
 			}
 
