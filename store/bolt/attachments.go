@@ -290,6 +290,10 @@ func exportAttachment(id string, v []byte) (*transfer.Attachment, error) {
 	if r.CompletedAt != 0 {
 		a.CompletedAt = time.Unix(0, r.CompletedAt).UTC()
 	}
+	for _, d := range r.Downloads {
+		a.Downloads = append(a.Downloads, core.AttachmentDownload{Recipient: d.Recipient, Count: d.Count,
+			FirstAt: time.Unix(0, d.FirstAt).UTC(), LastAt: time.Unix(0, d.LastAt).UTC()})
+	}
 	return a, nil
 }
 
@@ -306,6 +310,10 @@ func importAttachment(tx *bbolt.Tx, a *transfer.Attachment, put func(bucket, key
 		State: a.State, CreatedAt: a.CreatedAt.UnixNano()}
 	if !a.CompletedAt.IsZero() {
 		r.CompletedAt = a.CompletedAt.UnixNano()
+	}
+	for _, d := range a.Downloads {
+		r.Downloads = append(r.Downloads, downloadRecord{Recipient: d.Recipient, Count: d.Count,
+			FirstAt: d.FirstAt.UnixNano(), LastAt: d.LastAt.UnixNano()})
 	}
 	v, err := json.Marshal(r)
 	if err != nil {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -36,4 +37,30 @@ func (s *DB) AttachmentDownloads(ctx context.Context, id string) ([]core.Attachm
 		out = append(out, d)
 	}
 	return out, wrapErr(rows.Err())
+}
+
+// attachmentDownloadsJSON is a column of the export of attachments: the
+// file's downloads as [[recipient, count, first, last], ...], the times
+// in microseconds since the epoch (store copy).
+const attachmentDownloadsJSON = `(select coalesce(json_agg(json_build_array(d.recipient, d.count,
+	(extract(epoch from d.first_at) * 1000000)::bigint, (extract(epoch from d.last_at) * 1000000)::bigint) order by d.recipient), '[]')
+	from attachment_downloads d where d.attachment_id = attachments.id)`
+
+// upsertAttachmentDownload writes a copied file's downloads: a rerun of
+// the copy sets them again, never adds, and changes no row it finds equal.
+var upsertAttachmentDownload = upsert("attachment_downloads", "attachment_id, recipient",
+	"attachment_id, recipient, count, first_at, last_at")
+
+// decodeDownloads reads attachmentDownloadsJSON.
+func decodeDownloads(b []byte) ([]core.AttachmentDownload, error) {
+	var rows [][4]int64
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return nil, err
+	}
+	var out []core.AttachmentDownload
+	for _, r := range rows {
+		out = append(out, core.AttachmentDownload{Recipient: int(r[0]), Count: int(r[1]),
+			FirstAt: time.UnixMicro(r[2]).UTC(), LastAt: time.UnixMicro(r[3]).UTC()})
+	}
+	return out, nil
 }
