@@ -358,3 +358,25 @@ func TestFileLinksOfATestSendAreTheAuthors(t *testing.T) {
 			}
 		})
 }
+
+// A link is limited like the sealed open links: past 120 requests an hour
+// on one token, 429 with Retry-After, whatever the token.
+func TestFileLinksAreRateLimited(t *testing.T) {
+	e := testenv.New(t, testenv.Config{BaseURL: identityBaseURL, Start: testenv.DefaultStart})
+	a := fileLinkAPI(t, e)
+	url := a.srv.URL() + "/files/AAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA"
+	for i := range core.LimitFileToken.Max {
+		if res, _ := fetch(t, url); res.StatusCode != http.StatusNotFound {
+			t.Fatalf("request %d: %d", i+1, res.StatusCode)
+		}
+	}
+	res, body := fetch(t, url, "Accept", "text/html")
+	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" ||
+		!strings.Contains(string(body), "Please try again later") {
+		t.Fatalf("past the limit: %d %v %s", res.StatusCode, res.Header, body)
+	}
+	e.Clock.Add(time.Hour + time.Minute)
+	if res, _ := fetch(t, url); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("an hour later: %d", res.StatusCode)
+	}
+}
