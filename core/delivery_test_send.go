@@ -66,7 +66,8 @@ type EmailPreview struct {
 // the pass composes it (deliveryEmail), without the refusal link: a link
 // in a preview or a test would refuse the recipient's address. A sealed
 // message's open link is a test link (OpenTokens.TestToken), which opens
-// nothing.
+// nothing; the files' links are test links (FileTestToken), which download
+// only for the author, signed in.
 func renderDeliveries(emails Emails, baseURL string, openValidity, fileValidity time.Duration, m *Message, files []*Attachment, author *User, now time.Time) ([]*Email, error) {
 	d := &Delivery{BaseURL: baseURL, OpenValidity: openValidity, FileValidity: fileValidity}
 	var out []*Email
