@@ -31,6 +31,7 @@ type Store interface {
 	DeviceCodeStore
 	SuppressionStore
 	AttachmentStore
+	AttachmentDownloadStore
 	Backuper
 	DueQueue
 }

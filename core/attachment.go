@@ -71,6 +71,10 @@ type Attachment struct {
 	CreatedAt time.Time
 	// CompletedAt is when the last part arrived; zero while uploading.
 	CompletedAt time.Time
+	// Downloads are the recipients' downloads from their links, by
+	// recipient: filled by AttachmentService.List for the author, never
+	// by the stores' reads.
+	Downloads []AttachmentDownload
 }
 
 // PartCount is how many parts the whole file has (an empty file one).

@@ -48,6 +48,9 @@ type AttachmentService struct {
 	// PartSize is a new upload's part size, a multiple of
 	// AttachmentChunkSize; zero: DefaultAttachmentPartSize.
 	PartSize int64
+	// Downloads counts the recipients' downloads, which List shows; nil:
+	// not shown.
+	Downloads AttachmentDownloadStore
 }
 
 var _ Attachments = (*AttachmentService)(nil)
@@ -159,7 +162,35 @@ func (s *AttachmentService) List(ctx context.Context, messageID string) ([]*Atta
 	if err != nil {
 		return nil, err
 	}
-	return s.Attachments.MessageAttachments(ctx, m.ID)
+	as, err := s.Attachments.MessageAttachments(ctx, m.ID)
+	if err != nil || s.Downloads == nil {
+		return as, err
+	}
+	rs := m.RecipientList()
+	for _, a := range as {
+		if a.State != AttachmentComplete || !anySent(rs) {
+			continue
+		}
+		if a.Downloads, err = s.Downloads.AttachmentDownloads(ctx, a.ID); err != nil {
+			return nil, err
+		}
+		for i := range a.Downloads {
+			if r := a.Downloads[i].Recipient; r < len(rs) {
+				a.Downloads[i].Address = rs[r].Address
+			}
+		}
+	}
+	return as, nil
+}
+
+// anySent reports whether a recipient of rs was sent the message.
+func anySent(rs []Recipient) bool {
+	for _, r := range rs {
+		if r.Status == RecipientSent {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrUploadOffset is an upload sent from another offset than where it

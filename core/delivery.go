@@ -67,6 +67,19 @@ type Delivery struct {
 	// OpenValidity is how long an open link opens after delivery, as the
 	// email says it (SealedOpenService.Validity); zero: DefaultOpenValidity.
 	OpenValidity time.Duration
+	// Files lists and opens a message's files for its emails; nil: no
+	// file is listed.
+	Files *AttachmentService
+	// FileLinks makes the recipients' file links; nil: test links, which
+	// download only for the author (previews and tests).
+	FileLinks *FileLinks
+	// FileValidity is how long a file link downloads after delivery, as
+	// the email says it (FileLinkService.Validity); zero:
+	// DefaultFileLinkValidity.
+	FileValidity time.Duration
+	// InlineMax is attachments.inline_max: when a message's files total at
+	// most this many bytes, its emails also carry them; 0: never.
+	InlineMax int64
 	// Confirmations asks a second reminder address set before
 	// confirmation existed to confirm; nil: it is never asked by the pass.
 	Confirmations ReminderAddressAsker

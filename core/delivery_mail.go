@@ -26,6 +26,9 @@ type Email struct {
 	Date      time.Time
 	MessageID string            // without angle brackets, e.g. "abc@sendlater.local"
 	Headers   map[string]string // extra headers, e.g. List-Unsubscribe
+	// Attachments are files the email carries (attachments.inline_max);
+	// none usually: a delivery links its files.
+	Attachments []EmailAttachment
 	// ReturnPath is the envelope sender (SMTP MAIL FROM), where bounces go:
 	// a recipient's VERP address (BounceAddresses); empty: the sender's.
 	ReturnPath string
@@ -224,6 +227,12 @@ type DeliveryEmail struct {
 	// OpenFor is how long the link opens after delivery, in words
 	// (OpenValidityWords).
 	OpenFor string
+	// Files are the message's files, each with the recipient's link;
+	// FilesFor is how long the links download, in words.
+	Files    []DeliveryFile
+	FilesFor string
+	// Attachments are the files the email also carries (InlineMax).
+	Attachments []EmailAttachment
 }
 
 // DeliveryFailedEmail tells the author a message could not be delivered.

@@ -47,6 +47,11 @@ func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, 
 	m, author := read.cur, read.author
 	var out []recipientOutcome
 	rs := m.RecipientList()
+	files, inline, err := d.emailFiles(ctx, m)
+	if err != nil {
+		d.passError(counts, log, err) // every recipient stays pending: due again at once
+		return nil
+	}
 	for i := range rs {
 		r := &rs[i]
 		if r.settled() || r.NextAttemptAt.After(now) {
@@ -66,7 +71,9 @@ func (d *Delivery) sendEach(ctx context.Context, read *sendRead, now time.Time, 
 			out = append(out, o)
 			continue
 		}
-		email, err := d.Emails.Delivery(d.deliveryEmail(m, r, author, now))
+		de := d.deliveryEmail(m, r, author, files, now)
+		de.Attachments = inline
+		email, err := d.Emails.Delivery(de)
 		if err != nil {
 			err, o.notMade = emailNotMade(log, err), true
 		} else {

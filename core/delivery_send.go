@@ -175,7 +175,7 @@ func isTemporary(err error) bool {
 	return errors.As(err, &t)
 }
 
-func (d *Delivery) deliveryEmail(m *Message, r *Recipient, author *User, now time.Time) DeliveryEmail {
+func (d *Delivery) deliveryEmail(m *Message, r *Recipient, author *User, files []*Attachment, now time.Time) DeliveryEmail {
 	e := DeliveryEmail{
 		To:        Address{Name: r.Name, Address: r.Address},
 		Author:    Address{Name: author.Name, Address: author.Email},
@@ -194,6 +194,13 @@ func (d *Delivery) deliveryEmail(m *Message, r *Recipient, author *User, now tim
 		if d.Opens != nil {
 			e.OpenLink = d.BaseURL + "/open/" + d.Opens.Token(m.ID, r.Address)
 		}
+	}
+	if e.Files = d.fileList(m, r, files); e.Files != nil {
+		validity := d.FileValidity
+		if validity == 0 {
+			validity = DefaultFileLinkValidity
+		}
+		e.FilesFor = OpenValidityWords(validity)
 	}
 	return e
 }

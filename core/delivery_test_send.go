@@ -66,12 +66,13 @@ type EmailPreview struct {
 // the pass composes it (deliveryEmail), without the refusal link: a link
 // in a preview or a test would refuse the recipient's address. A sealed
 // message's open link is a test link (OpenTokens.TestToken), which opens
-// nothing.
-func renderDeliveries(emails Emails, baseURL string, openValidity time.Duration, m *Message, author *User, now time.Time) ([]*Email, error) {
-	d := &Delivery{BaseURL: baseURL, OpenValidity: openValidity}
+// nothing; the files' links are test links (FileTestToken), which download
+// only for the author, signed in.
+func renderDeliveries(emails Emails, baseURL string, openValidity, fileValidity time.Duration, m *Message, files []*Attachment, author *User, now time.Time) ([]*Email, error) {
+	d := &Delivery{BaseURL: baseURL, OpenValidity: openValidity, FileValidity: fileValidity}
 	var out []*Email
 	for _, r := range m.RecipientList() {
-		e, err := emails.Delivery(d.deliveryEmail(m, &r, author, now))
+		e, err := emails.Delivery(d.deliveryEmail(m, &r, author, files, now))
 		if err != nil {
 			return nil, err
 		}
@@ -94,7 +95,7 @@ func (s *MessageService) Preview(ctx context.Context, in MessageInput) ([]EmailP
 		return nil, err
 	}
 	now := s.Clock.Now()
-	return s.previews(NewMessage(u.ID, in, now, u.Location()), u, now)
+	return s.previews(ctx, NewMessage(u.ID, in, now, u.Location()), false, u, now)
 }
 
 // PreviewMessage renders what each recipient of the author's stored
@@ -120,15 +121,36 @@ func (s *MessageService) PreviewMessage(ctx context.Context, id string, up Messa
 	now := s.Clock.Now()
 	edited := *m // Apply replaces the recipients' slice, never writes into it
 	edited.Apply(up, now, u.Location())
-	return s.previews(&edited, u, now)
+	return s.previews(ctx, &edited, true, u, now)
 }
 
-// previews renders each recipient's email of m by author.
-func (s *MessageService) previews(m *Message, author *User, now time.Time) ([]EmailPreview, error) {
+// previewFiles are the complete files of the stored message m, as its
+// emails will list them.
+func (s *MessageService) previewFiles(ctx context.Context, m *Message) ([]*Attachment, error) {
+	if s.Files == nil {
+		return nil, nil
+	}
+	as, err := s.Files.MessageFiles(ctx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	return completeFiles(as), nil
+}
+
+// previews renders each recipient's email of m by author; stored: m is
+// kept (its files are listed, with test links).
+func (s *MessageService) previews(ctx context.Context, m *Message, stored bool, author *User, now time.Time) ([]EmailPreview, error) {
 	if s.Emails == nil {
 		return nil, Errorf(EUnavailable, "Previews are not available on this server.")
 	}
-	es, err := renderDeliveries(s.Emails, s.BaseURL, s.OpenValidity, m, author, now)
+	var files []*Attachment
+	if stored {
+		var err error
+		if files, err = s.previewFiles(ctx, m); err != nil {
+			return nil, err
+		}
+	}
+	es, err := renderDeliveries(s.Emails, s.BaseURL, s.OpenValidity, s.FileValidity, m, files, author, now)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +203,11 @@ func (s *MessageService) SendTest(ctx context.Context, id string) (int, error) {
 				"%s refused test emails through the link of an earlier email, so none is sent; the preview shows each email.", u.Email)
 		}
 	}
-	es, err := renderDeliveries(s.Emails, s.BaseURL, s.OpenValidity, m, u, s.Clock.Now())
+	files, err := s.previewFiles(ctx, m)
+	if err != nil {
+		return 0, err
+	}
+	es, err := renderDeliveries(s.Emails, s.BaseURL, s.OpenValidity, s.FileValidity, m, files, u, s.Clock.Now())
 	if err != nil {
 		return 0, err
 	}

@@ -47,6 +47,10 @@ type MessageService struct {
 	// delivery, as previews and tests say it (Delivery.OpenValidity);
 	// zero: DefaultOpenValidity.
 	OpenValidity time.Duration
+	// FileValidity is how long a file's link downloads after delivery, as
+	// previews and tests say it (Delivery.FileValidity); zero:
+	// DefaultFileLinkValidity.
+	FileValidity time.Duration
 	// Tracer makes the spans of Create, Update and Postpone; nil: none.
 	Tracer Tracer
 	// Bounces makes the return path of a recipient's notice (VERP); nil:

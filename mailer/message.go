@@ -5,6 +5,7 @@
 package mailer
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base32"
 	"errors"
@@ -115,6 +116,16 @@ func buildMsg(e *core.Email, from core.Address) (*mail.Msg, error) {
 		m.SetBodyString(mail.TypeTextPlain, e.Text)
 	default:
 		m.SetBodyString(mail.TypeTextHTML, e.HTML)
+	}
+	for _, a := range e.Attachments {
+		typ := a.Type
+		if typ == "" {
+			typ = "application/octet-stream"
+		}
+		err := m.AttachReader(oneLine(a.Name), bytes.NewReader(a.Data), mail.WithFileContentType(mail.ContentType(typ)))
+		if err != nil {
+			return nil, fmt.Errorf("mailer: attach a file: %w", err)
+		}
 	}
 	return m, nil
 }

@@ -132,6 +132,10 @@ type deliveryView struct {
 	Sealed         bool
 	Hint, OpenLink string
 	OpenFor        string // how long the link opens: "a year"
+	// Files are the message's files with the recipient's links; FilesFor
+	// is how long the links download: "90 days".
+	Files    []core.DeliveryFile
+	FilesFor string
 }
 
 // render executes the subject, text and HTML templates of kind into a new
@@ -261,8 +265,8 @@ func (t *Templates) Delivery(d core.DeliveryEmail) (*core.Email, error) {
 		AuthorAddress: d.Author.Address, AuthorFull: formatAddress(d.Author), Body: d.Body,
 		BodyHTML: htmlLines(d.Body), Written: formatWhen(d.WrittenAt, d.Location),
 		UnsubscribeLink: d.UnsubscribeLink, Sealed: d.Sealed, Hint: d.Hint, OpenLink: d.OpenLink,
-		OpenFor: cmp.Or(d.OpenFor, core.OpenValidityWords(0)),
-	}, len(d.Body))
+		OpenFor: cmp.Or(d.OpenFor, core.OpenValidityWords(0)), Files: d.Files, FilesFor: d.FilesFor,
+	}, len(d.Body)+len(d.Files)*200)
 	if err != nil {
 		return nil, err
 	}
@@ -270,6 +274,7 @@ func (t *Templates) Delivery(d core.DeliveryEmail) (*core.Email, error) {
 	e.ReplyTo = &author
 	e.MessageID = d.MessageID
 	e.Date = d.Date
+	e.Attachments = d.Attachments
 	if d.UnsubscribeLink != "" {
 		e.Headers = map[string]string{
 			"List-Unsubscribe":      "<" + d.UnsubscribeLink + ">",

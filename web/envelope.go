@@ -38,6 +38,8 @@ var statusByCode = map[string]int{
 	core.EMessageNotFound:       http.StatusNotFound,
 	core.EDraftNotFound:         http.StatusNotFound,
 	core.EAttachmentNotFound:    http.StatusNotFound,
+	core.EFileLinkExpired:       http.StatusGone,
+	core.EFileTestLink:          http.StatusUnauthorized,
 	core.ETestEmailsRefused:     http.StatusForbidden,
 	core.ERecipientRefused:      http.StatusForbidden,
 	core.EInvalidPostponeCode:   http.StatusForbidden,

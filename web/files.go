@@ -28,6 +28,17 @@ type FileJSON struct {
 	PartSize     int64  `json:"partSize"`
 	CreatedAt    int64  `json:"createdAt"`
 	CompletedAt  int64  `json:"completedAt,omitempty"`
+	// Downloads are the recipients' downloads from their links, in the
+	// list of a delivered message's files.
+	Downloads []FileDownloadJSON `json:"downloads,omitempty"`
+}
+
+// FileDownloadJSON is one recipient's downloads of a file.
+type FileDownloadJSON struct {
+	Recipient string `json:"recipient"` // the address
+	Count     int    `json:"count"`
+	FirstAt   int64  `json:"firstAt"`
+	LastAt    int64  `json:"lastAt"`
 }
 
 func newFileJSON(a *core.Attachment) *FileJSON {
@@ -36,6 +47,10 @@ func newFileJSON(a *core.Attachment) *FileJSON {
 		CreatedAt: millis(a.CreatedAt)}
 	if !a.CompletedAt.IsZero() {
 		f.CompletedAt = millis(a.CompletedAt)
+	}
+	for _, d := range a.Downloads {
+		f.Downloads = append(f.Downloads, FileDownloadJSON{Recipient: d.Address, Count: d.Count,
+			FirstAt: millis(d.FirstAt), LastAt: millis(d.LastAt)})
 	}
 	return f
 }

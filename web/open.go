@@ -31,9 +31,10 @@ func (s *Server) handleOpenSealed(w http.ResponseWriter, r *http.Request) {
 }
 
 // loggedPath is path as the access log writes it: a sealed message's open
-// token (which fetches its envelope) replaced by "…".
+// token (which fetches its envelope) and a file link's token replaced by
+// "…".
 func loggedPath(path string) string {
-	for _, p := range []string{"/api/open/", "/open/"} {
+	for _, p := range []string{"/api/open/", "/open/", "/files/"} {
 		if strings.HasPrefix(path, p) && len(path) > len(p) {
 			return p + "…"
 		}

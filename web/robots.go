@@ -17,6 +17,7 @@ func (s *Server) serveRobots(w http.ResponseWriter, r *http.Request) {
 		"Disallow: /purchase/\n" +
 		"Disallow: /postpone/\n" +
 		"Disallow: /open/\n" +
+		"Disallow: /files/\n" +
 		"Disallow: /firebase-action\n" +
 		"Disallow: /unsubscribe/\n" +
 		"\n" +

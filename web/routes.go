@@ -75,6 +75,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	if s.Opens != nil {
 		mux.HandleFunc("GET /api/open/{token}", s.handleOpenSealed)
 	}
+	if s.FileLinks != nil {
+		mux.HandleFunc("GET "+core.FileLinkPath+"{token}", s.handleFileLink)
+	}
 	mux.HandleFunc("GET /unsubscribe/{token}", s.handleRefusalPage)
 	mux.HandleFunc("POST /unsubscribe/{token}", s.handleRefuse)
 

@@ -41,6 +41,9 @@ type Server struct {
 	// The delivery emails' links: postpone (reminders) and refusal.
 	Postpone core.PostponeLinks
 	Refusals core.Refusals
+	// FileLinks serves the recipients' file links (GET /files/{token});
+	// nil: no such route.
+	FileLinks core.FileDownloads
 	// Opens serves sealed messages' recipient links (GET /api/open/{token});
 	// nil: not served.
 	Opens          core.SealedOpens

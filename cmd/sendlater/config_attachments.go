@@ -30,6 +30,12 @@ type AttachmentsConfig struct {
 	// StaleUploads is how long an incomplete upload lives before
 	// `attachments gc` removes it.
 	StaleUploads time.Duration `mapstructure:"stale_uploads"`
+	// LinkValidFor is how long after delivery a recipient's file link
+	// downloads.
+	LinkValidFor time.Duration `mapstructure:"link_valid_for"`
+	// InlineMax: a message's files totalling at most this many bytes also
+	// go in its emails; 0: never.
+	InlineMax int64 `mapstructure:"inline_max"`
 }
 
 // PlanFilesConfig is one plan's limits, in bytes (0 on per_message: the
@@ -43,7 +49,8 @@ type PlanFilesConfig struct {
 // limits.
 func attachmentsDefaults() map[string]any {
 	d := map[string]any{"attachments.storage": "store", "attachments.s3.insecure": false,
-		"attachments.stale_uploads": core.DefaultStaleUpload.String()}
+		"attachments.stale_uploads": core.DefaultStaleUpload.String(), "attachments.link_valid_for": "2160h",
+		"attachments.inline_max": 0}
 	for _, k := range []string{"endpoint", "bucket", "region", "prefix", "access_key", "secret_key", "secret_key_file"} {
 		d["attachments.s3."+k] = ""
 	}
@@ -88,8 +95,19 @@ func (c *Config) validateAttachments(bad func(key, rule string, got any) error) 
 	if a.StaleUploads < time.Hour {
 		return bad("attachments.stale_uploads", "must be at least 1h", a.StaleUploads)
 	}
+	if v := a.LinkValidFor; v < core.MinOpenValidity || v > core.MaxOpenValidity {
+		return bad("attachments.link_valid_for", "must be a duration between 24h and 87600h (ten years), how long after delivery a recipient's file link downloads, e.g. 2160h for 90 days", v)
+	}
+	if a.InlineMax < 0 || a.InlineMax > maxInline {
+		return bad("attachments.inline_max", fmt.Sprintf("must be 0 (never) to %d bytes, the most a message's files may total to go in its emails", maxInline), a.InlineMax)
+	}
 	return nil
 }
+
+// maxInline bounds attachments.inline_max: a delivery holds the files it
+// attaches in memory (once a message, for all its recipients), and mail
+// servers refuse emails much larger (base64 adds a third).
+const maxInline = 10_000_000
 
 // attachmentLimits are the plans' limits of files.
 func (c *Config) attachmentLimits() map[core.PlanID]core.AttachmentLimits {

@@ -125,7 +125,7 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	srv.BounceWebhooks = a.bounceWebhooks(s)
 	if s.Attachments != nil {
-		srv.Attachments = s.Attachments
+		srv.Attachments, srv.FileLinks = s.Attachments, s.FileLinks
 	} else {
 		a.log.Info("files are off: no storage for them")
 	}

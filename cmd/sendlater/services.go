@@ -74,6 +74,7 @@ func (a *app) build(st store, key []byte) (s *services, release func(), err erro
 		return nil, nil, err
 	}
 	o.AttachmentLimits, o.StaleUploads = a.cfg.attachmentLimits(), a.cfg.Attachments.StaleUploads
+	o.FileLinkValidity, o.InlineMax = a.cfg.Attachments.LinkValidFor, a.cfg.Attachments.InlineMax
 	if a.metrics != nil {
 		o.Metrics = a.metrics
 	}

@@ -119,6 +119,11 @@ type Config struct {
 	AttachmentLimits map[core.PlanID]core.AttachmentLimits
 	// AttachmentPartSize is the upload's part; default core's.
 	AttachmentPartSize int64
+	// FileLinkValidity is attachments.link_valid_for; zero: 90 days.
+	FileLinkValidity time.Duration
+	// InlineMax is attachments.inline_max; zero: files never go in the
+	// emails.
+	InlineMax int64
 }
 
 // Env is a store, a mail server, a clock and the services over them.
@@ -248,6 +253,7 @@ func (e *Env) wire(tb testing.TB, c Config) (release func()) {
 		Tracer: c.Tracer, Webhooks: c.Webhooks,
 		BounceDomain: c.BounceDomain, SealedLinkValidity: c.SealedLinkValidity,
 		Blobs: e.Blobs, AttachmentLimits: c.AttachmentLimits, AttachmentPartSize: c.AttachmentPartSize,
+		FileLinkValidity: c.FileLinkValidity, InlineMax: c.InlineMax,
 	})
 	if c.Tracer != nil {
 		e.Store.(interface{ TraceTransactions(core.Tracer) }).TraceTransactions(c.Tracer)

@@ -57,6 +57,7 @@ func build(o Options, k Keys) *Graph {
 		Messages: st, Users: st, Prices: o.Prices, Clock: clock, Watcher: st, Verifier: g.Auth, Limits: g.Limits,
 		Emails: emails, Outbox: g.Outbox, Refusals: g.Refusals, BaseURL: o.BaseURL, Refused: st, Metrics: o.Metrics,
 		Domains: o.Domains, Tracer: o.Tracer, Bounces: g.Bounces, OpenValidity: o.SealedLinkValidity,
+		FileValidity: o.FileLinkValidity,
 	}
 	g.Contact = &core.ContactService{
 		Contacts: st, Outbox: g.Outbox, Emails: emails, To: o.ContactTo, Clock: clock, Limits: g.Limits, Logger: log,
@@ -68,7 +69,10 @@ func build(o Options, k Keys) *Graph {
 	g.Drafts = &core.DraftService{Drafts: st, Messages: st, Clock: clock}
 	if o.Blobs != nil {
 		g.Attachments = &core.AttachmentService{Attachments: st, Messages: st, Users: st, Blobs: o.Blobs,
-			Prices: o.Prices, Clock: clock, Key: k.AttachmentKey, Limits: o.AttachmentLimits, PartSize: o.AttachmentPartSize}
+			Prices: o.Prices, Clock: clock, Key: k.AttachmentKey, Limits: o.AttachmentLimits, PartSize: o.AttachmentPartSize,
+			Downloads: st}
+		g.FileLinks = &core.FileLinkService{Attachments: st, Downloads: st, Messages: st, Files: g.Attachments,
+			Clock: clock, Limits: g.Limits, Tokens: core.NewFileLinks(k.FileLinkKey), Validity: o.FileLinkValidity}
 	}
 	g.Delivery = &core.Delivery{
 		Messages: st, Users: st, Store: st, Mailer: core.TraceMailer(o.Mailer, o.Tracer), Emails: emails, Clock: clock,
@@ -89,6 +93,10 @@ func build(o Options, k Keys) *Graph {
 		Monitor:       &core.PassMonitor{Store: st, Clock: clock, Process: o.Process, Logger: log},
 		Metrics:       o.Metrics,
 		Tracer:        o.Tracer,
+	}
+	if g.FileLinks != nil {
+		g.Delivery.Files, g.Delivery.FileLinks = g.Attachments, g.FileLinks.Tokens
+		g.Delivery.FileValidity, g.Delivery.InlineMax = o.FileLinkValidity, o.InlineMax
 	}
 	g.BounceReports = &core.BounceService{Addresses: g.Bounces, Messages: st, Store: st, Suppressions: st, Users: st,
 		Emails: emails, Outbox: g.Outbox, Clock: clock, BaseURL: o.BaseURL, Logger: log}

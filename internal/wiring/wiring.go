@@ -90,6 +90,13 @@ type Options struct {
 	// StaleUploads is how long an upload may stay incomplete before
 	// attachments gc removes it; zero: core.DefaultStaleUpload.
 	StaleUploads time.Duration
+	// FileLinkValidity is attachments.link_valid_for: how long after
+	// delivery a recipient's file link downloads; zero:
+	// core.DefaultFileLinkValidity.
+	FileLinkValidity time.Duration
+	// InlineMax is attachments.inline_max: a message's files totalling at
+	// most this many bytes also go in its emails; 0: never.
+	InlineMax int64
 }
 
 // Keys are the keys derived from the master key; each one set overrides the
@@ -101,6 +108,7 @@ type Keys struct {
 	BounceSecret  []byte // the return paths' tokens (core.PurposeBounceAddresses)
 	OpenKey       []byte // sealed messages' open links (core.PurposeSealedOpen)
 	AttachmentKey []byte // files sealed at rest (core.PurposeAttachments)
+	FileLinkKey   []byte // recipients' file links (core.PurposeFileLinks)
 }
 
 // Graph is every service of core, wired once.
@@ -132,8 +140,10 @@ type Graph struct {
 	Drafts         *core.DraftService
 	// Attachments is the authors' files; nil when Options.Blobs is.
 	Attachments *core.AttachmentService
-	Delivery    *core.Delivery
-	Admin       *core.AdminService
+	// FileLinks serves the recipients' file links; nil when Attachments is.
+	FileLinks *core.FileLinkService
+	Delivery  *core.Delivery
+	Admin     *core.AdminService
 	// Operator is the author's services for an operator acting for a user
 	// (the admin socket's author routes, tui --user): they record in the
 	// audit log what the operator does and reads.
@@ -180,7 +190,8 @@ func (o *Options) keys() (Keys, error) {
 	if err := errors.Join(derive(&k.SigningKey, core.PurposeIDTokens),
 		derive(&k.RefusalSecret, core.PurposeRefusalLinks), derive(&k.LimitKey, core.PurposeLimitKeys),
 		derive(&k.BounceSecret, core.PurposeBounceAddresses),
-		derive(&k.OpenKey, core.PurposeSealedOpen), derive(&k.AttachmentKey, core.PurposeAttachments)); err != nil {
+		derive(&k.OpenKey, core.PurposeSealedOpen), derive(&k.AttachmentKey, core.PurposeAttachments),
+		derive(&k.FileLinkKey, core.PurposeFileLinks)); err != nil {
 		return Keys{}, err
 	}
 	return k, nil

@@ -80,6 +80,10 @@ func TestBuildKeys(t *testing.T) {
 		t.Error("Build without MasterKey and AttachmentKey succeeded")
 	}
 	o.Keys.AttachmentKey = bytes.Repeat([]byte{9}, 32)
+	if _, _, err := wiring.Build(o); err == nil {
+		t.Error("Build without MasterKey and FileLinkKey succeeded")
+	}
+	o.Keys.FileLinkKey = bytes.Repeat([]byte{10}, 32)
 	if _, _, err := wiring.Build(o); err != nil {
 		t.Errorf("Build with every key and no master key: %v", err)
 	}

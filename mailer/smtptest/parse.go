@@ -21,6 +21,16 @@ type Parsed struct {
 	Subject string
 	Text    string
 	HTML    string
+	// Attachments are the parts sent as attachments (Content-Disposition:
+	// attachment), decoded; not part of Text or HTML.
+	Attachments []Attachment
+}
+
+// Attachment is one attached file of a message.
+type Attachment struct {
+	Name string
+	Type string // the media type, without parameters
+	Data []byte
 }
 
 // Parse reads a received message.
@@ -70,6 +80,15 @@ func (p *Parsed) walk(contentType string, body io.Reader) error {
 			partBody, err := decode(part, part.Header.Get("Content-Transfer-Encoding"))
 			if err != nil {
 				return err
+			}
+			if d, dp, err := mime.ParseMediaType(part.Header.Get("Content-Disposition")); err == nil && d == "attachment" {
+				b, err := io.ReadAll(partBody)
+				if err != nil {
+					return fmt.Errorf("smtptest: read an attachment: %w", err)
+				}
+				typ, _, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
+				p.Attachments = append(p.Attachments, Attachment{Name: dp["filename"], Type: typ, Data: b})
+				continue
 			}
 			if err := p.walk(part.Header.Get("Content-Type"), partBody); err != nil {
 				return err

@@ -52,14 +52,34 @@ type attachmentRecord struct {
 	State        string   `json:"st"`
 	CreatedAt    int64    `json:"c"`
 	CompletedAt  int64    `json:"d,omitempty"`
+	// Downloads are the recipients' downloads from their links
+	// (core.AttachmentDownloadStore), kept with the file: no schema
+	// change, deleted with it.
+	Downloads []downloadRecord `json:"dl,omitempty"`
 }
 
-func (s *DB) encodeAttachment(a *core.Attachment) []byte {
+// downloadRecord is one recipient's downloads of a file.
+type downloadRecord struct {
+	Recipient int   `json:"r"`
+	Count     int   `json:"n"`
+	FirstAt   int64 `json:"f"`
+	LastAt    int64 `json:"l"`
+}
+
+// encodeAttachment is a's record, keeping the downloads counted in old
+// (the record it replaces; nil: none).
+func (s *DB) encodeAttachment(a *core.Attachment, old []byte) []byte {
 	r := attachmentRecord{MessageID: a.MessageID, Owner: a.Owner, Name: s.seal.SealAttachmentName(a.ID, a.Name),
 		Type: a.Type, Size: a.Size, Executable: a.Executable, ClientSealed: a.ClientSealed, PartSize: a.PartSize,
 		Parts: a.Parts, State: string(a.State), CreatedAt: a.CreatedAt.UnixNano()}
 	if !a.CompletedAt.IsZero() {
 		r.CompletedAt = a.CompletedAt.UnixNano()
+	}
+	if old != nil {
+		var o attachmentRecord
+		if json.Unmarshal(old, &o) == nil {
+			r.Downloads = o.Downloads
+		}
 	}
 	b, _ := json.Marshal(r) // plain fields: cannot fail
 	return b
@@ -115,7 +135,7 @@ func (s *DB) CreateAttachment(ctx context.Context, a *core.Attachment, q core.At
 		if err := core.CheckAttachmentQuota(q, a.Size, files, messageBytes, accountBytes); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketAttachments).Put([]byte(a.ID), s.encodeAttachment(a)); err != nil {
+		if err := tx.Bucket(bucketAttachments).Put([]byte(a.ID), s.encodeAttachment(a, nil)); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketAttachmentsByMessage).Put(ownerID(a.MessageID, a.ID), nil); err != nil {
@@ -189,7 +209,7 @@ func (s *DB) AddAttachmentPart(ctx context.Context, id string, index int, token,
 		if err := core.AddPart(a, index, token, typ, executable, now); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketAttachments).Put([]byte(id), s.encodeAttachment(a))
+		return tx.Bucket(bucketAttachments).Put([]byte(id), s.encodeAttachment(a, tx.Bucket(bucketAttachments).Get([]byte(id))))
 	})
 	if err != nil {
 		return nil, err
@@ -270,6 +290,10 @@ func exportAttachment(id string, v []byte) (*transfer.Attachment, error) {
 	if r.CompletedAt != 0 {
 		a.CompletedAt = time.Unix(0, r.CompletedAt).UTC()
 	}
+	for _, d := range r.Downloads {
+		a.Downloads = append(a.Downloads, core.AttachmentDownload{Recipient: d.Recipient, Count: d.Count,
+			FirstAt: time.Unix(0, d.FirstAt).UTC(), LastAt: time.Unix(0, d.LastAt).UTC()})
+	}
 	return a, nil
 }
 
@@ -286,6 +310,10 @@ func importAttachment(tx *bbolt.Tx, a *transfer.Attachment, put func(bucket, key
 		State: a.State, CreatedAt: a.CreatedAt.UnixNano()}
 	if !a.CompletedAt.IsZero() {
 		r.CompletedAt = a.CompletedAt.UnixNano()
+	}
+	for _, d := range a.Downloads {
+		r.Downloads = append(r.Downloads, downloadRecord{Recipient: d.Recipient, Count: d.Count,
+			FirstAt: d.FirstAt.UnixNano(), LastAt: d.LastAt.UnixNano()})
 	}
 	v, err := json.Marshal(r)
 	if err != nil {

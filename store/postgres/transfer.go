@@ -123,12 +123,17 @@ var exports = []exported{
 		r.PageViews = append(r.PageViews, pc)
 		return row.Scan(&pc.Day, &pc.Path, &pc.Views)
 	}},
-	{"select " + attachmentColumns + " from attachments order by id", func(r *transfer.Records, row pgx.Rows) error {
+	{"select " + attachmentColumns + ", " + attachmentDownloadsJSON + " from attachments order by id", func(r *transfer.Records, row pgx.Rows) error {
 		a := new(transfer.Attachment)
 		r.Attachments = append(r.Attachments, a)
 		var completed *time.Time
+		var downloads []byte
 		if err := row.Scan(&a.ID, &a.MessageID, &a.Owner, &a.Name, &a.Type, &a.Size, &a.Executable, &a.ClientSealed,
-			&a.PartSize, &a.Parts, &a.State, &a.CreatedAt, &completed); err != nil {
+			&a.PartSize, &a.Parts, &a.State, &a.CreatedAt, &completed, &downloads); err != nil {
+			return err
+		}
+		var err error
+		if a.Downloads, err = decodeDownloads(downloads); err != nil {
 			return err
 		}
 		a.CreatedAt = a.CreatedAt.UTC()
@@ -290,20 +295,31 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	for _, pc := range r.PageViews {
 		b.Queue(upsertPageViews, pc.Day, pc.Path, pc.Views)
 	}
-	if err := queueAccountRecords(b, r); err != nil {
+	files, err := queueAccountRecords(b, r)
+	if err != nil {
 		return 0, err
 	}
 	changed := 0
-	err := s.update(ctx, func(tx pgx.Tx) error {
+	err = s.update(ctx, func(tx pgx.Tx) error {
 		changed = 0
+		touched := map[int]bool{} // the files whose record or downloads changed: one record each
 		results := tx.SendBatch(ctx, b)
-		for range b.Len() {
+		for i := range b.Len() {
 			tag, err := results.Exec()
 			if err != nil {
 				results.Close()
 				return err
 			}
-			changed += int(tag.RowsAffected())
+			if f, ok := files[i]; ok {
+				touched[f] = touched[f] || tag.RowsAffected() > 0
+			} else {
+				changed += int(tag.RowsAffected())
+			}
+		}
+		for _, t := range touched {
+			if t {
+				changed++
+			}
 		}
 		if err := results.Close(); err != nil {
 			return err
@@ -330,9 +346,11 @@ func (s *DB) SiteCounts(ctx context.Context) (users, messages int, err error) {
 	return users, messages, wrapErr(err)
 }
 
-// queueAccountRecords queues the upserts of the drafts, passkeys and device
-// books of r (Import's).
-func queueAccountRecords(b *pgx.Batch, r *transfer.Records) error {
+// queueAccountRecords queues the upserts of the drafts, passkeys, device
+// books and files of r (Import's); files maps the index in b of each
+// statement of a file (its record, its downloads) to the file's ordinal,
+// so that a file counts as one record changed.
+func queueAccountRecords(b *pgx.Batch, r *transfer.Records) (files map[int]int, err error) {
 	for _, d := range r.Drafts {
 		var messageID *string
 		if d.Key != core.DraftNew {
@@ -346,11 +364,12 @@ func queueAccountRecords(b *pgx.Batch, r *transfer.Records) error {
 	for _, book := range r.DeviceBooks {
 		raw, err := devicesJSON(book)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b.Queue(upsertDeviceBook, book.UserID, book.AlertsOff, raw)
 	}
-	for _, a := range r.Attachments {
+	files = map[int]int{}
+	for i, a := range r.Attachments {
 		var completed *time.Time
 		if !a.CompletedAt.IsZero() {
 			completed = &a.CompletedAt
@@ -359,8 +378,13 @@ func queueAccountRecords(b *pgx.Batch, r *transfer.Records) error {
 		if parts == nil {
 			parts = []string{}
 		}
+		files[b.Len()] = i
 		b.Queue(upsertAttachment, a.ID, a.MessageID, a.Owner, a.Name, a.Type, a.Size, a.Executable, a.ClientSealed,
 			a.PartSize, parts, a.State, a.CreatedAt, completed)
+		for _, d := range a.Downloads {
+			files[b.Len()] = i
+			b.Queue(upsertAttachmentDownload, a.ID, d.Recipient, d.Count, d.FirstAt, d.LastAt)
+		}
 	}
-	return nil
+	return files, nil
 }

@@ -138,6 +138,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"AttachmentQuota", needsAttachments(testAttachmentQuota)},
 		{"AttachmentQuotaRace", needsAttachments(testAttachmentQuotaRace)},
 		{"AttachmentsGoWithMessageAndUser", needsAttachments(testAttachmentsGoWithMessageAndUser)},
+		{"AttachmentDownloads", needsAttachments(testAttachmentDownloads)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

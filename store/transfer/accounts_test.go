@@ -53,6 +53,11 @@ func fillAccounts(tb testing.TB, db *bolt.DB, ms []*core.Message, at time.Time, 
 		if i == 0 {
 			_, err = db.AddAttachmentPart(ctx, a.ID, 1, "tok1", "", false, at.Add(2*time.Minute))
 			must(tb, err)
+			// Downloaded by two recipients, one of them twice.
+			for j, r := range []int{0, 1, 0} {
+				_, err := db.CountAttachmentDownload(ctx, a.ID, r, at.Add(time.Duration(3+j)*time.Minute))
+				must(tb, err)
+			}
 		}
 		c.Attachments++
 	}
@@ -66,6 +71,7 @@ func accountsOpen(tb testing.TB, src, s interface {
 	core.PasskeyStore
 	core.DeviceBookStore
 	core.AttachmentStore
+	core.AttachmentDownloadStore
 }, want *transfer.Records) {
 	tb.Helper()
 	if len(want.Drafts) == 0 || len(want.Passkeys) == 0 || len(want.DeviceBooks) == 0 {
@@ -104,6 +110,13 @@ func accountsOpen(tb testing.TB, src, s interface {
 		must(tb, err)
 		if !reflect.DeepEqual(got, orig) {
 			tb.Fatalf("%T: file %s opens to %+v, want %+v", s, a.ID, got, orig)
+		}
+		gotDL, err := s.AttachmentDownloads(ctx, a.ID)
+		must(tb, err)
+		origDL, err := src.AttachmentDownloads(ctx, a.ID)
+		must(tb, err)
+		if !reflect.DeepEqual(gotDL, origDL) || len(origDL) != len(a.Downloads) {
+			tb.Fatalf("%T: file %s's downloads are %+v, want %+v", s, a.ID, gotDL, origDL)
 		}
 		of, err := s.MessageAttachments(ctx, a.MessageID)
 		must(tb, err)

@@ -72,6 +72,9 @@ type Attachment struct {
 	State                    string
 	// CompletedAt is zero while the file is being uploaded.
 	CreatedAt, CompletedAt time.Time
+	// Downloads are the recipients' downloads from their links, by
+	// recipient (FileID left empty: the file's ID).
+	Downloads []core.AttachmentDownload
 }
 
 // Draft is an author's draft as a store keeps it: its contents sealed
