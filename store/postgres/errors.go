@@ -34,6 +34,7 @@ var constraintErrors = map[string]func() error{
 	"provider_links_user_id_fkey":  core.ErrUserNotFound,
 	"drafts_owner_fkey":            core.ErrUserNotFound,
 	"drafts_message_id_fkey":       core.ErrMessageNotFound,
+	"bounce_marks_message_id_fkey": core.ErrMessageNotFound,
 	"device_books_user_id_fkey":    core.ErrUserNotFound,
 	"passkeys_user_id_fkey":        core.ErrUserNotFound,
 	"passkeys_pkey":                core.ErrPasskeyExists,
