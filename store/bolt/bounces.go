@@ -60,10 +60,13 @@ func (s *DB) putBounceMark(tx *bbolt.Tx, k *core.BounceMark) error {
 
 // createBounceMarks is version 19: the marks leave the messages' sealed
 // recipient lists for records of their own. Every message is read once;
-// only those holding marks are written again.
+// only those holding marks are written again. The durable limit events
+// (limits_durable.go) start here too.
 func (s *DB) createBounceMarks(tx *bbolt.Tx) error {
-	if _, err := tx.CreateBucketIfNotExists(bucketBounceMarks); err != nil {
-		return err
+	for _, name := range [][]byte{bucketBounceMarks, bucketDurableLimits} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
 	}
 	b := tx.Bucket(bucketMessages)
 	var moved []*core.Message

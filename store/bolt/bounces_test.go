@@ -77,3 +77,48 @@ func TestMigrationMovesBounceMarks(t *testing.T) {
 		})
 	}))
 }
+
+// A provider's webhook id that refuses a replay survives a restart (it is
+// kept in the file, unlike the other limits' events) and is forgotten by
+// the sweep once its window has passed.
+func TestWebhookIDsOutliveARestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sendlater.db")
+	clock := core.NewManualClock(storetest.Epoch)
+	limiter := func(db *bolt.DB) *core.Limiter {
+		return &core.Limiter{Store: db, Clock: clock, Key: []byte("limits key")}
+	}
+	db := MustOpen(t, path)
+	id, first, err := limiter(db).Once(ctx, core.LimitWebhookSeen, "sns:message-1")
+	must(t, err)
+	if !first || id == "" {
+		t.Fatal("a new id is not first")
+	}
+	if _, err := limiter(db).Record(ctx, core.LimitWebhookAuthClient, "192.0.2.1"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, db.Close())
+
+	db = MustOpen(t, path)
+	if _, first, err := limiter(db).Once(ctx, core.LimitWebhookSeen, "sns:message-1"); err != nil || first {
+		t.Fatalf("after a restart the replay is first again: %v %v", first, err)
+	}
+	if _, first, err := limiter(db).Once(ctx, core.LimitWebhookSeen, "sns:message-2"); err != nil || !first {
+		t.Fatalf("another id: %v %v", first, err)
+	}
+	// A failed processing gives its id back.
+	id3, _, err := limiter(db).Once(ctx, core.LimitWebhookSeen, "sns:message-3")
+	must(t, err)
+	must(t, limiter(db).Release(ctx, core.LimitWebhookSeen, "sns:message-3", id3))
+	if _, first, err := limiter(db).Once(ctx, core.LimitWebhookSeen, "sns:message-3"); err != nil || !first {
+		t.Fatalf("a released id: %v %v", first, err)
+	}
+	clock.Add(core.LimitWebhookSeen.Window + time.Second)
+	n, err := limiter(db).Sweep(ctx)
+	must(t, err)
+	if n < 3 {
+		t.Fatalf("the sweep forgot %d events, want the 3 ids at least", n)
+	}
+	if _, first, err := limiter(db).Once(ctx, core.LimitWebhookSeen, "sns:message-1"); err != nil || !first {
+		t.Fatalf("after the window: %v %v", first, err)
+	}
+}
