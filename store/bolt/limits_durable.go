@@ -44,12 +44,12 @@ func writeLimitEvents(b *bbolt.Bucket, key string, events []core.LimitEvent) err
 	return b.Put([]byte(key), v)
 }
 
-// hitDurable is HitLimit for a durable key, committed with concurrent
-// settlements and bounces (commitGroup): a webhook's id shares the fsync
-// of the bounce it guards.
+// hitDurable is HitLimit for a durable key, committed with the concurrent
+// bounces (the bounces' commitGroup): webhook ids arriving together share
+// an fsync.
 func (s *DB) hitDurable(key string, e core.LimitEvent, now time.Time) ([]core.LimitEvent, error) {
 	var out []core.LimitEvent
-	err := s.settles.update(s.db, func(tx *bbolt.Tx) error {
+	err := s.bounces.update(s.db, func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketDurableLimits)
 		events, err := readLimitEvents(b, key)
 		if err != nil {
