@@ -227,6 +227,9 @@ func (s *AdminService) ListMessages(ctx context.Context, user string, f MessageF
 			ms = ms[:f.Limit]
 		}
 	}
+	if err := JoinBounceMarks(ctx, s.Messages, ms...); err != nil {
+		return nil, 0, err
+	}
 	for i, m := range ms {
 		ms[i] = withoutBody(m)
 	}
@@ -234,7 +237,11 @@ func (s *AdminService) ListMessages(ctx context.Context, user string, f MessageF
 }
 
 func (s *AdminService) FindMessage(ctx context.Context, id string) (*Message, error) {
-	return bodyless(s.Messages.FindMessageByID(ctx, id))
+	m, err := s.Messages.FindMessageByID(ctx, id)
+	if err == nil {
+		err = JoinBounceMarks(ctx, s.Messages, m)
+	}
+	return bodyless(m, err)
 }
 
 func (s *AdminService) MessageOutbox(ctx context.Context, id string) (*OutboxItem, error) {

@@ -105,7 +105,11 @@ func (s *BounceService) Process(ctx context.Context, r BounceReport) (BounceOutc
 	// while, not for every one (issue 31: bursts of bounces).
 	asked, askTell := r.Kind != BounceHard || s.Emails == nil, false
 	outcome := BounceIgnored
-	fn := func(m *Message) ([]*OutboxItem, error) {
+	// fn reads the message in the store's transaction and says what to
+	// write beside it: a mark is a small record of its own, so the
+	// message's record is never rewritten for a bounce (issue 31: 500
+	// DSNs a second beside deliveries).
+	fn := func(m *Message) (*BounceWrite, error) {
 		outcome, address, askTell = BounceIgnored, "", false
 		rs := m.RecipientList()
 		if ref.Recipient >= len(rs) || !s.Addresses.Names(ref, rs[ref.Recipient].Address) {
@@ -115,30 +119,28 @@ func (s *BounceService) Process(ctx context.Context, r BounceReport) (BounceOutc
 			askTell = true
 			return nil, nil
 		}
-		rs = m.editRecipients()
-		rec := &rs[ref.Recipient]
+		rec := rs[ref.Recipient]
 		address = rec.Address
-		ev := MessageEvent{Recipient: rec.Address, Detail: reason}
+		ev := &MessageEvent{MessageID: m.ID, At: now, Recipient: rec.Address, Detail: reason}
 		switch r.Kind {
 		case BounceSoft:
-			rec.SoftBounces++
 			outcome = BounceCounted
-			return nil, nil
+			return &BounceWrite{Address: address, Soft: true}, nil
 		case BounceComplaint:
-			ev.Detail = "The recipient marked the " + ref.Email.String() + " as spam: nothing more is sent to this address."
-			m.record(now, EventComplained, "", ev)
+			ev.Kind, ev.Detail = EventComplained, "The recipient marked the "+ref.Email.String()+" as spam: nothing more is sent to this address."
 			outcome = BounceSuppressed
-			return nil, nil
+			return &BounceWrite{Address: address, Event: ev}, nil
 		}
-		rec.Bounce = RecipientBounce{At: now, Email: ref.Email, Status: r.Status, Reason: reason}
-		m.record(now, EventBounced, "", ev)
+		ev.Kind = EventBounced
 		outcome = BounceMarked
+		w := &BounceWrite{Address: address, Event: ev,
+			Hard: &RecipientBounce{At: now, Email: ref.Email, Status: r.Status, Reason: reason}}
 		if tell != nil {
-			return []*OutboxItem{tell}, nil
+			w.Outbox = []*OutboxItem{tell}
 		}
-		return nil, nil
+		return w, nil
 	}
-	_, err := s.Store.SettleMessage(ctx, ref.MessageID, fn)
+	err := s.Messages.RecordBounce(ctx, ref.MessageID, fn)
 	if err == nil && askTell {
 		asked = true
 		t, undo, err := s.authorEmail(ctx, ref, reason, now)
@@ -146,7 +148,7 @@ func (s *BounceService) Process(ctx context.Context, r BounceReport) (BounceOutc
 			return BounceIgnored, err
 		}
 		tell = t
-		_, err = s.Store.SettleMessage(ctx, ref.MessageID, fn)
+		err = s.Messages.RecordBounce(ctx, ref.MessageID, fn)
 		if (outcome != BounceMarked || err != nil) && undo != nil {
 			undo() // no email went: the author's turn is not used
 		}

@@ -87,7 +87,14 @@ func (d *Delivery) remind(ctx context.Context, m *Message, counts *passCounts) {
 		DashboardLink: d.BaseURL + "/dashboard", Step: stepName(steps[step]),
 		LastChance: next >= len(steps) && author.ReminderLadder != 0,
 	}
-	for _, r := range cur.RecipientList() {
+	// The marks live beside the message (issue 31): joined into a copy,
+	// so that cur stays as read. A store that fails here leaves the list
+	// out, not the reminder.
+	marked := *cur
+	if err := JoinBounceMarks(ctx, d.Messages, &marked); err != nil {
+		log.Warn("reminder: reading the bounce marks failed", "err", err)
+	}
+	for _, r := range marked.RecipientList() {
 		if r.Bouncing() {
 			data.Bouncing = append(data.Bouncing, BouncingRecipient{Address: Address{Name: r.Name, Address: r.Address}, Reason: r.Bounce.Reason})
 			data.EditLink = d.BaseURL + "/dashboard?edit=" + cur.ID

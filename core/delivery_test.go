@@ -66,6 +66,9 @@ func (e *deliveryEnv) find(tb testing.TB, id string) *core.Message {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	if err := core.JoinBounceMarks(e.Ctx, e.Store, m); err != nil { // as the dashboard shows it
+		tb.Fatal(err)
+	}
 	return m
 }
 

@@ -36,6 +36,9 @@ func (a *Auth) Export(ctx context.Context) (*AccountExport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := JoinBounceMarks(ctx, a.Messages, ms...); err != nil { // kept beside the messages
+		return nil, err
+	}
 	ts, err := a.AccessTokens.ListAccessTokens(ctx, u.ID)
 	if err != nil {
 		return nil, err

@@ -358,4 +358,5 @@ type MessageStore interface {
 	DueMessages(ctx context.Context, until time.Time, limit int) ([]*Message, error)
 	DueReminders(ctx context.Context, until time.Time, limit int) ([]*Message, error)
 	MessageEventStore
+	BounceMarkStore
 }

@@ -113,6 +113,9 @@ func (s *MessageService) List(ctx context.Context, p Page) (*MessagePage, error)
 			return nil, err
 		}
 		s.forAuthor(u, page.Messages...)
+		if err := JoinBounceMarks(ctx, s.Messages, page.Messages...); err != nil {
+			return nil, err
+		}
 	}
 	return page, nil
 }
@@ -132,6 +135,9 @@ func (s *MessageService) Get(ctx context.Context, id string) (*Message, error) {
 	}
 	u, err := s.author(ctx, ScopeMessagesRead)
 	if err != nil {
+		return nil, err
+	}
+	if err := JoinBounceMarks(ctx, s.Messages, m); err != nil {
 		return nil, err
 	}
 	return s.forAuthor(u, m)[0], nil
@@ -293,6 +299,9 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 		return nil, err
 	}
 	metricsOr(s.Metrics).MessageChanged(ActionEdited, ChannelOf(ctx))
+	if err := JoinBounceMarks(ctx, s.Messages, m); err != nil {
+		return nil, err
+	}
 	m.Warnings = s.domainWarnings(ctx, m.RecipientList())
 	return s.forAuthor(u, m)[0], nil
 }
@@ -318,6 +327,9 @@ func (s *MessageService) Postpone(ctx context.Context, id string) (_ *Message, e
 		return nil, err
 	}
 	metricsOr(s.Metrics).MessageChanged(ActionPostponed, ChannelOf(ctx))
+	if err := JoinBounceMarks(ctx, s.Messages, m); err != nil {
+		return nil, err
+	}
 	return s.forAuthor(u, m)[0], nil
 }
 

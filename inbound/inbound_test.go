@@ -116,6 +116,9 @@ func fixturesOverSMTP(t *testing.T, e *testenv.Env) {
 				t.Fatalf("delivering the report: %v", err)
 			}
 			got, err := e.Store.FindMessageByID(e.Ctx, m.ID)
+			if err == nil {
+				err = core.JoinBounceMarks(e.Ctx, e.Store, got)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,6 +254,9 @@ func feedbackLoopAddress(t *testing.T, e *testenv.Env) {
 				t.Fatal(err)
 			}
 			got, err := e.Store.FindMessageByID(e.Ctx, m.ID)
+			if err == nil {
+				err = core.JoinBounceMarks(e.Ctx, e.Store, got)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -244,6 +244,9 @@ type state struct {
 func stateOf(t *testing.T, e *testenv.Env, m *core.Message, recipient string) state {
 	t.Helper()
 	got, err := e.Store.FindMessageByID(e.Ctx, m.ID)
+	if err == nil {
+		err = core.JoinBounceMarks(e.Ctx, e.Store, got)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package tui_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,11 +13,9 @@ func TestBouncingRecipientShows(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			e, ann, m := proAnn(t)
-			if _, err := e.DB.SettleMessage(e.Ctx, m.ID, func(m *core.Message) ([]*core.OutboxItem, error) {
-				rs := slices.Clone(m.RecipientList())
-				rs[1].Bounce = core.RecipientBounce{At: e.Clock.Now(), Email: core.BounceNotice, Status: "5.1.1", Reason: "550 5.1.1 User unknown"}
-				m.Recipients = rs
-				return nil, nil
+			if err := e.DB.RecordBounce(e.Ctx, m.ID, func(m *core.Message) (*core.BounceWrite, error) {
+				return &core.BounceWrite{Address: m.RecipientList()[1].Address,
+					Hard: &core.RecipientBounce{At: e.Clock.Now(), Email: core.BounceNotice, Status: "5.1.1", Reason: "550 5.1.1 User unknown"}}, nil
 			}); err != nil {
 				t.Fatal(err)
 			}

@@ -24,6 +24,11 @@ type commitGroup struct {
 	running bool
 	// company is signalled by every call that joins the pending ones.
 	company chan struct{}
+	// gap and most replace gatherGap and gatherMax when set: the bounce
+	// marks' group gathers longer (bounceGatherGap), so that DSNs arriving
+	// one by one share fsyncs instead of taking the writer from the
+	// deliveries once each.
+	gap, most time.Duration
 }
 
 // gatherGap and gatherMax bound the gathering before a commit: a call
@@ -64,8 +69,12 @@ func (g *commitGroup) gather() {
 	case <-g.company: // the signal of the calls already pending
 	default:
 	}
-	deadline := time.Now().Add(gatherMax)
-	t := time.NewTimer(gatherGap)
+	gap, most := gatherGap, gatherMax
+	if g.gap > 0 {
+		gap, most = g.gap, g.most
+	}
+	deadline := time.Now().Add(most)
+	t := time.NewTimer(gap)
 	defer t.Stop()
 	for {
 		select {
@@ -74,7 +83,7 @@ func (g *commitGroup) gather() {
 			if left <= 0 {
 				return
 			}
-			t.Reset(min(gatherGap, left))
+			t.Reset(min(gap, left))
 		case <-t.C:
 			return
 		}

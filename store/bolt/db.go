@@ -50,6 +50,7 @@ type DB struct {
 	watchers  watch.Hub
 	health    healthRecords
 	settles   commitGroup
+	bounces   commitGroup // bounce marks and webhook ids (bounces.go)
 	limits    memLimits
 	opened    openedRecords          // decoded records by their bytes (opened.go)
 	gens      core.GenerationStripes // per-user generations (generations.go)
@@ -103,7 +104,8 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("cannot open the store %s: %w", path, err)
 	}
-	s := &DB{db: bdb, seal: sealer, reminders: opts.Reminders}
+	s := &DB{db: bdb, seal: sealer, reminders: opts.Reminders,
+		bounces: commitGroup{gap: bounceGatherGap, most: bounceGatherMax}}
 	if opts.ReadOnly {
 		err = bdb.View(s.checkSchema)
 	} else {

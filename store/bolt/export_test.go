@@ -61,6 +61,8 @@ func (r *messageRecord) sealed(field string) *[]byte {
 		return &r.Recipient
 	case "body":
 		return &r.Body
+	case "recipients":
+		return &r.Recipients
 	}
 	panic("no sealed field " + field)
 }

@@ -13,7 +13,8 @@ import (
 // The events the limits count (core.LimitStore) live in this process's
 // memory, not in the file: bbolt lets one process hold the store, so that
 // process sees every attempt, and an event is far too short-lived to be
-// worth an fsync. A restart forgets them (docs/security.md).
+// worth an fsync. A restart forgets them (docs/security.md), except those
+// of the webhook ids that refuse a replay (limits_durable.go).
 
 // Bounds of the memory the events take, whatever a flood of distinct keys
 // or of events under one key.
@@ -45,6 +46,9 @@ func (s *DB) HitLimit(ctx context.Context, key string, e core.LimitEvent, now ti
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if durableLimit(key) { // limits_durable.go
+		return s.hitDurable(key, e, now)
+	}
 	l := &s.limits
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -74,6 +78,9 @@ func (s *DB) LimitEvents(ctx context.Context, key string, now time.Time) ([]core
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if durableLimit(key) {
+		return s.durableEvents(ctx, key, now)
+	}
 	l := &s.limits
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -89,6 +96,9 @@ func (s *DB) LimitEvents(ctx context.Context, key string, now time.Time) ([]core
 func (s *DB) ClearLimit(ctx context.Context, key string, ids ...string) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if durableLimit(key) {
+		return s.clearDurable(ctx, key, ids)
 	}
 	l := &s.limits
 	l.mu.Lock()
@@ -110,10 +120,13 @@ func (s *DB) DeleteExpiredLimitEvents(ctx context.Context, now time.Time) (int, 
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
+	n, err := s.sweepDurable(ctx, now)
+	if err != nil {
+		return 0, err
+	}
 	l := &s.limits
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
 	for k, events := range l.keys {
 		before := len(events)
 		events = live(events, now)

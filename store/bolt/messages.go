@@ -151,11 +151,14 @@ func (s *DB) UpdateMessage(ctx context.Context, id string, fn func(m *core.Messa
 		if m, err = s.findMessage(tx, id); err != nil {
 			return err
 		}
-		old := indexOf(m)
+		old, addresses := indexOf(m), addressKeys(m)
 		if err := fn(m); err != nil {
 			return err
 		}
 		if err := m.CheckUpdate(id); err != nil {
+			return err
+		}
+		if err := s.pruneBounceMarks(tx, addresses, m); err != nil {
 			return err
 		}
 		return s.putMessage(tx, &old, m)
@@ -277,6 +280,9 @@ func (s *DB) deleteMessage(tx *bbolt.Tx, id string) error {
 	}
 	s.changed(tx, r.Owner)
 	if err := deleteEvents(tx, id); err != nil {
+		return err
+	}
+	if err := s.deleteBounceMarks(tx, id, nil); err != nil {
 		return err
 	}
 	if err := tx.Bucket(bucketDrafts).Delete(ownerID(r.Owner, id)); err != nil {

@@ -73,6 +73,7 @@ var migrations = []migration{
 	schemaOnly(createSuppressionBucket), // suppressions.go
 	schemaOnly(createBlobBuckets),       // blobs.go
 	schemaOnly(createAttachmentBuckets), // attachments.go
+	(*DB).createBounceMarks,             // bounces.go
 }
 
 // createIdempotencyIndex is version 8: the messages made with an

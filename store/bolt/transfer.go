@@ -27,7 +27,7 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 			ProviderLinks: n(bucketLinks), BillingEvents: n(bucketBillingEvents), Events: n(bucketEvents),
 			Audit: n(bucketAudit), PageViews: n(bucketPageViews), Drafts: n(bucketDrafts), Passkeys: n(bucketPasskeys),
 			DeviceBooks: n(bucketDeviceBooks), Suppressions: n(bucketSuppressions), Files: n(bucketBlobs),
-			Attachments: n(bucketAttachments),
+			Attachments: n(bucketAttachments), BounceMarks: n(bucketBounceMarks),
 		}
 		return nil
 	})
@@ -139,6 +139,11 @@ func (s *DB) Export(ctx context.Context, n int, fn func(r *transfer.Records) err
 			{bucketEvents, func(k, v []byte) error {
 				se, err := decodeEvent(k, v)
 				r.Events = append(r.Events, se)
+				return err
+			}},
+			{bucketBounceMarks, func(k, v []byte) error {
+				sk, err := decodeBounceMark(k, v)
+				r.BounceMarks = append(r.BounceMarks, sk)
 				return err
 			}},
 			{bucketWebhookSecrets, func(k, v []byte) error {

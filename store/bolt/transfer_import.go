@@ -208,6 +208,15 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 				}
 			}
 		}
+		for _, sk := range r.BounceMarks {
+			key, v, err := encodeBounceMark(sk)
+			if err != nil {
+				return err
+			}
+			if err := put(bucketBounceMarks, key, v, func([]byte) error { return tx.Bucket(bucketBounceMarks).Put(key, v) }); err != nil {
+				return err
+			}
+		}
 		for _, w := range r.WebhookSecrets {
 			if err := core.ValidID("user", w.UserID); err != nil {
 				return err

@@ -161,6 +161,9 @@ func (s *DB) start(ctx context.Context, mustExist bool) error {
 	if _, err := s.SweepBlobPuts(ctx, blobPutIdle); err != nil { // blobs.go
 		return err
 	}
+	if err := s.moveBounceMarks(ctx); err != nil { // bounces.go
+		return err
+	}
 	return s.sealClearRows(ctx)
 }
 

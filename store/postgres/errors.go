@@ -35,6 +35,7 @@ var constraintErrors = map[string]func() error{
 	"drafts_owner_fkey":                       core.ErrUserNotFound,
 	"attachment_downloads_attachment_id_fkey": core.ErrAttachmentNotFound,
 	"drafts_message_id_fkey":                  core.ErrMessageNotFound,
+	"bounce_marks_message_id_fkey":            core.ErrMessageNotFound,
 	"device_books_user_id_fkey":               core.ErrUserNotFound,
 	"passkeys_user_id_fkey":                   core.ErrUserNotFound,
 	"passkeys_pkey":                           core.ErrPasskeyExists,

@@ -238,6 +238,11 @@ func (s *DB) putMessage(ctx context.Context, tx execer, old, m *core.Message) er
 	if _, err := tx.Exec(ctx, sql, args...); err != nil {
 		return err
 	}
+	if old != nil {
+		if err := s.pruneBounceMarks(ctx, tx, old, m); err != nil {
+			return err
+		}
+	}
 	return s.putEvents(ctx, tx, m)
 }
 

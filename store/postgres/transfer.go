@@ -26,10 +26,10 @@ func (s *DB) Counts(ctx context.Context) (transfer.Counts, error) {
 		(select count(*) from audit_log), (select count(*) from page_views), (select count(*) from drafts),
 		(select count(*) from passkeys), (select count(*) from device_books),
 		(select count(*) from suppressions), (select count(*) from blobs where size is not null),
-		(select count(*) from attachments)`).Scan(&c.Users, &c.Messages, &c.Sessions,
+		(select count(*) from attachments), (select count(*) from bounce_marks)`).Scan(&c.Users, &c.Messages, &c.Sessions,
 		&c.AccessTokens, &c.ActionCodes, &c.Contacts, &c.Refusals, &c.Outbox, &c.WebhookSecrets, &c.ProviderLinks,
 		&c.BillingEvents, &c.Events, &c.Audit, &c.PageViews, &c.Drafts, &c.Passkeys, &c.DeviceBooks, &c.Suppressions, &c.Files,
-		&c.Attachments)
+		&c.Attachments, &c.BounceMarks)
 	return c, wrapErr(err)
 }
 
@@ -97,6 +97,11 @@ var exports = []exported{
 		r.Events = append(r.Events, se)
 		e := &se.Plain
 		return row.Scan(&se.Seq, &e.MessageID, at(&e.At), &e.Kind, &e.Actor, &se.Recipient, &se.Detail, at(&e.NextAttemptAt))
+	}},
+	{"select " + bounceMarkColumns + " from bounce_marks order by message_id, hash", func(r *transfer.Records, row pgx.Rows) error {
+		sk, err := scanSealedBounceMark(row)
+		r.BounceMarks = append(r.BounceMarks, sk)
+		return err
 	}},
 	{"select user_id, secret from webhook_secrets order by user_id", func(r *transfer.Records, row pgx.Rows) error {
 		w := new(transfer.WebhookSecret)
@@ -244,6 +249,7 @@ var (
 	upsertPasskey       = upsert("passkeys", "id", passkeyColumns)
 	upsertDeviceBook    = upsert("device_books", "user_id", "user_id, alerts_off, devices")
 	upsertSuppression   = upsert("suppressions", "hash", "hash, suppressed_at, address, reason")
+	upsertBounceMark    = upsert("bounce_marks", "message_id, hash", bounceMarkColumns)
 )
 
 // Import upserts the records in one transaction, sent as one batch of
@@ -282,6 +288,9 @@ func (s *DB) Import(ctx context.Context, r *transfer.Records) (int, error) {
 	}
 	for _, se := range r.Events {
 		b.Queue(upsertEvent, append([]any{se.Seq}, sealedEventArgs(se)...)...)
+	}
+	for _, sk := range r.BounceMarks {
+		b.Queue(upsertBounceMark, sealedBounceMarkArgs(sk)...)
 	}
 	for _, l := range r.ProviderLinks {
 		b.Queue(upsertLink, linkArgs(l)...)

@@ -83,7 +83,9 @@ type recipientRecord struct {
 	NextAttemptAt  int64  `json:"nextAttemptAt,omitempty"`
 	LastError      string `json:"lastError,omitempty"`
 	SentAt         int64  `json:"sentAt,omitempty"`
-	// A hard bounce and the soft ones counted (issue 31).
+	// A hard bounce and the soft ones counted (issue 31), as lists sealed
+	// before the marks moved to records of their own (core.BounceMark)
+	// held them: read for the migrations that move them, never written.
 	BounceAt     int64  `json:"bounceAt,omitempty"`
 	BounceEmail  int    `json:"bounceEmail,omitempty"`
 	BounceStatus string `json:"bounceStatus,omitempty"`
@@ -110,14 +112,21 @@ func timeOf(n int64) time.Time {
 	return time.Unix(0, n).UTC()
 }
 
-func marshalRecipients(rs []core.Recipient) []byte {
+func marshalRecipients(rs []core.Recipient) []byte { return marshalRecipientsOf(rs, false) }
+
+// marshalRecipientsOf is marshalRecipients, with the marks held inline
+// when withMarks (as before they moved out: the migrations' tests).
+func marshalRecipientsOf(rs []core.Recipient, withMarks bool) []byte {
 	r := recipientsRecord{V: 1, Recipients: make([]recipientRecord, len(rs))}
 	for i, x := range rs {
 		r.Recipients[i] = recipientRecord{Name: x.Name, Address: x.Address, Status: string(x.Status),
 			EmailMessageID: x.EmailMessageID, Attempts: x.Attempts, NextAttemptAt: nanosOf(x.NextAttemptAt),
-			LastError: x.LastError, SentAt: nanosOf(x.SentAt),
-			BounceAt: nanosOf(x.Bounce.At), BounceEmail: int(x.Bounce.Email), BounceStatus: x.Bounce.Status,
-			BounceReason: x.Bounce.Reason, SoftBounces: x.SoftBounces}
+			LastError: x.LastError, SentAt: nanosOf(x.SentAt)}
+		if withMarks {
+			r.Recipients[i].BounceAt, r.Recipients[i].BounceEmail = nanosOf(x.Bounce.At), int(x.Bounce.Email)
+			r.Recipients[i].BounceStatus, r.Recipients[i].BounceReason = x.Bounce.Status, x.Bounce.Reason
+			r.Recipients[i].SoftBounces = x.SoftBounces
+		}
 	}
 	b, _ := json.Marshal(r) // strings and numbers always marshal
 	return b

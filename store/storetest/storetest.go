@@ -98,6 +98,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"DeviceCodes", testDeviceCodes},
 		{"DeviceCodeExpiry", testDeviceCodeExpiry},
 		{"Suppressions", testSuppressions},
+		{"BounceMarks", testBounceMarks},
 		{"SessionRotation", testSessionRotation},
 		{"DeleteUserSessions", testDeleteUserSessions},
 		{"DeleteExpiredSessions", testDeleteExpiredSessions},

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -11,7 +10,7 @@ import (
 // testSuppressions: the suppression list keeps each address once (the
 // first record), finds it in any case, counts it as refused for every
 // send, lists newest first, and forgets it when removed. A recipient's
-// bounce marks go with its message.
+// bounce marks are testBounceMarks'.
 func testSuppressions(t *testing.T, s Stores) {
 	if s.Suppressions == nil || s.Delivery == nil {
 		t.Skip("no suppressions")
@@ -58,20 +57,4 @@ func testSuppressions(t *testing.T, s Stores) {
 		t.Fatal("still suppressed after removal")
 	}
 
-	// A bounce mark is kept with the message's recipients.
-	bounce := core.RecipientBounce{At: now, Email: core.BounceNotice, Status: "5.1.1", Reason: "550 5.1.1 No such user"}
-	_, err = s.Delivery.SettleMessage(ctx, m.ID, func(m *core.Message) ([]*core.OutboxItem, error) {
-		rs := slices.Clone(m.RecipientList())
-		rs[0].Bounce, rs[0].SoftBounces = bounce, 2
-		m.Recipients = rs
-		return nil, nil
-	})
-	must(t, err)
-	got, err := s.Messages.FindMessageByID(ctx, m.ID)
-	must(t, err)
-	r := got.RecipientList()[0]
-	if !r.Bouncing() || r.Bounce.Reason != bounce.Reason || r.Bounce.Status != "5.1.1" || r.Bounce.Email != core.BounceNotice ||
-		!r.Bounce.At.Equal(now) || r.SoftBounces != 2 {
-		t.Fatalf("recipient %+v", r)
-	}
 }

@@ -153,15 +153,17 @@ func fill(tb testing.TB, db *bolt.DB, messages int) transfer.Counts {
 			_, err := db.UpdateMessage(ctx, m.ID, func(m *core.Message) error { m.IsActive = false; return nil })
 			must(tb, err)
 		case 4: // its address bounced (issue 31): the mark and the soft bounces counted before
-			_, err := db.SettleMessage(ctx, m.ID, func(m *core.Message) ([]*core.OutboxItem, error) {
-				rs := slices.Clone(m.RecipientList())
-				rs[0].Bounce = core.RecipientBounce{At: clock.Now(), Email: core.BounceNotice, Status: "5.1.1",
-					Reason: "550 5.1.1 <" + m.Recipient + ">: Recipient address rejected"}
-				rs[0].SoftBounces = 2
-				m.Recipients = rs
-				return nil, nil
-			})
-			must(tb, err)
+			for _, hard := range []bool{false, false, true} {
+				must(tb, db.RecordBounce(ctx, m.ID, func(m *core.Message) (*core.BounceWrite, error) {
+					w := &core.BounceWrite{Address: m.Recipient, Soft: !hard}
+					if hard {
+						w.Hard = &core.RecipientBounce{At: clock.Now(), Email: core.BounceNotice, Status: "5.1.1",
+							Reason: "550 5.1.1 <" + m.Recipient + ">: Recipient address rejected"}
+					}
+					return w, nil
+				}))
+			}
+			c.BounceMarks++
 		}
 	}
 	fillAccounts(tb, db, ms, clock.Now(), &c)
@@ -223,6 +225,7 @@ func dump(tb testing.TB, s transfer.Store) *transfer.Records {
 		all.DeviceBooks = append(all.DeviceBooks, r.DeviceBooks...)
 		all.Suppressions = append(all.Suppressions, r.Suppressions...)
 		all.Attachments = append(all.Attachments, r.Attachments...)
+		all.BounceMarks = append(all.BounceMarks, r.BounceMarks...)
 		return nil
 	}))
 	// bbolt keeps the timelines by message, PostgreSQL in one sequence.
@@ -260,5 +263,5 @@ func wantReport(tb testing.TB, what string, rep transfer.Report, err error, copi
 func total(c transfer.Counts) int {
 	return c.Users + c.Messages + c.Sessions + c.AccessTokens + c.ActionCodes + c.Contacts + c.Refusals + c.Outbox +
 		c.WebhookSecrets + c.ProviderLinks + c.BillingEvents + c.Events + c.Audit + c.PageViews + c.Drafts + c.Passkeys +
-		c.DeviceBooks + c.Suppressions + c.Attachments + c.Files
+		c.DeviceBooks + c.Suppressions + c.Attachments + c.Files + c.BounceMarks
 }

@@ -49,11 +49,13 @@ type Records struct {
 	// from (keyed hashes only), so that a move sends no new-device email.
 	DeviceBooks []*core.DeviceBook
 	// Suppressions are the addresses that complained (issue 31), known by
-	// their keyed hash, address and reason still sealed. The bounce marks
-	// and soft-bounce counts live on the messages' recipients and the
-	// bounced and complained events in the timelines: they travel with
-	// them.
+	// their keyed hash, address and reason still sealed. The bounced and
+	// complained events are in the timelines.
 	Suppressions []*seal.Suppression
+	// BounceMarks are the recipients' bounce marks and soft-bounce counts
+	// (issue 31), known by message and address hash, still sealed (after
+	// their messages).
+	BounceMarks []*seal.BounceMark
 	// Attachments are the files' records (issue 33), names still sealed,
 	// after their users and messages; the files' bytes are blobs, copied
 	// after every record.
@@ -109,6 +111,7 @@ type BillingEvent struct {
 type Counts struct {
 	Users, Messages, Sessions, AccessTokens, ActionCodes, Contacts, Refusals, Outbox, WebhookSecrets,
 	ProviderLinks, BillingEvents, Events, Audit, PageViews, Drafts, Passkeys, DeviceBooks, Suppressions int
+	BounceMarks int
 	// Attachments are the files' records.
 	Attachments int
 	// Files are the attachments' files the store keeps (Store.Blobs).
@@ -124,6 +127,7 @@ func (r *Records) Count() Counts {
 		ProviderLinks: len(r.ProviderLinks), BillingEvents: len(r.BillingEvents), Events: len(r.Events),
 		Audit: len(r.Audit), PageViews: len(r.PageViews), Drafts: len(r.Drafts), Passkeys: len(r.Passkeys),
 		DeviceBooks: len(r.DeviceBooks), Suppressions: len(r.Suppressions), Attachments: len(r.Attachments),
+		BounceMarks: len(r.BounceMarks),
 	}
 }
 
@@ -137,7 +141,8 @@ func (c Counts) add(d Counts) Counts {
 		Events: c.Events + d.Events, Audit: c.Audit + d.Audit, PageViews: c.PageViews + d.PageViews,
 		Drafts: c.Drafts + d.Drafts, Passkeys: c.Passkeys + d.Passkeys, DeviceBooks: c.DeviceBooks + d.DeviceBooks,
 		Suppressions: c.Suppressions + d.Suppressions, Attachments: c.Attachments + d.Attachments,
-		Files: c.Files + d.Files,
+		BounceMarks: c.BounceMarks + d.BounceMarks,
+		Files:       c.Files + d.Files,
 	}
 }
 
@@ -155,6 +160,7 @@ func (c Counts) kinds() []struct {
 		{"suppressed addresses", c.Suppressions},
 		{"outbox items", c.Outbox}, {"webhook secrets", c.WebhookSecrets},
 		{"provider links", c.ProviderLinks}, {"billing events", c.BillingEvents}, {"timeline events", c.Events},
+		{"bounce marks", c.BounceMarks},
 		{"audit entries", c.Audit}, {"page-view counters", c.PageViews},
 		{"drafts", c.Drafts}, {"passkeys", c.Passkeys}, {"device books", c.DeviceBooks},
 		{"file records", c.Attachments}, {"attached files", c.Files},

@@ -201,6 +201,7 @@ func TestCopyBounceRecords(t *testing.T) {
 	must(t, err)
 	srcMessages, _, err := src.ListMessages(ctx, core.MessageFilter{})
 	must(t, err)
+	must(t, core.JoinBounceMarks(ctx, src, srcMessages...))
 	bouncing := 0
 	for _, m := range srcMessages {
 		if m.RecipientList()[0].Bouncing() {
@@ -223,6 +224,7 @@ func TestCopyBounceRecords(t *testing.T) {
 		for _, m := range srcMessages {
 			got, err := s.FindMessageByID(ctx, m.ID)
 			must(t, err)
+			must(t, core.JoinBounceMarks(ctx, s, got))
 			if g, w := got.RecipientList()[0], m.RecipientList()[0]; !reflect.DeepEqual(g.Bounce, w.Bounce) || g.SoftBounces != w.SoftBounces {
 				t.Fatalf("%T: message %s's recipient bounce %+v (%d soft), want %+v (%d soft)", s, m.ID, g.Bounce, g.SoftBounces,
 					w.Bounce, w.SoftBounces)
