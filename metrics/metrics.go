@@ -31,9 +31,9 @@ type Metrics struct {
 
 	requests    *prometheus.CounterVec
 	latency     *prometheus.HistogramVec
-	signIns     *prometheus.CounterVec
-	messages    *prometheus.CounterVec
-	sends       *prometheus.CounterVec
+	signIns     *pairCounters
+	messages    *pairCounters
+	sends       *pairCounters
 	late        prometheus.Histogram
 	passes      *prometheus.CounterVec
 	passTime    prometheus.Histogram
@@ -73,10 +73,12 @@ func New(process string) *Metrics {
 			"route", "method", "code"),
 		latency: f.histograms("http_request_duration_seconds", "Time to answer HTTP requests, by route pattern, method and status class.",
 			prometheus.ExponentialBuckets(0.001, 2.5, 10), "route", "method", "code"),
-		signIns:  f.counters("signins_total", "Sign-ins, by method (password, social) and outcome class.", "method", "outcome"),
-		messages: f.counters("messages_changed_total", "Messages created, edited and postponed, by channel.", "action", "channel"),
-		sends: f.counters("sends_total", "Emails of deliveries (one a recipient) and reminders, by outcome.",
-			"kind", "outcome"),
+		signIns: newPairCounters(f.counters("signins_total", "Sign-ins, by method (password, social) and outcome class.",
+			"method", "outcome")),
+		messages: newPairCounters(f.counters("messages_changed_total", "Messages created, edited and postponed, by channel.",
+			"action", "channel")),
+		sends: newPairCounters(f.counters("sends_total", "Emails of deliveries (one a recipient) and reminders, by outcome.",
+			"kind", "outcome")),
 		late: f.histogram("delivery_lateness_seconds", "Time from a delivery's due time to its hand-over to the mail server.",
 			[]float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 86400}, nil),
 		passes: f.counterWith("scheduler_passes_total", "Delivery passes of this process, by outcome (ok, error).",
@@ -111,16 +113,16 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 func (m *Metrics) InFlight(delta int) { m.inFlightN.Add(int64(delta)) }
 
 // SignIn counts a sign-in's outcome.
-func (m *Metrics) SignIn(method, outcome string) { m.signIns.WithLabelValues(method, outcome).Inc() }
+func (m *Metrics) SignIn(method, outcome string) { m.signIns.with(method, outcome).Inc() }
 
 // MessageChanged counts a message's change by channel.
 func (m *Metrics) MessageChanged(action, channel string) {
-	m.messages.WithLabelValues(action, channel).Inc()
+	m.messages.with(action, channel).Inc()
 }
 
 // Sent counts n emails of kind with outcome.
 func (m *Metrics) Sent(kind, outcome string, n int) {
-	m.sends.WithLabelValues(kind, outcome).Add(float64(n))
+	m.sends.with(kind, outcome).Add(float64(n))
 }
 
 // Late observes a delivery's lateness.
