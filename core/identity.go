@@ -56,6 +56,9 @@ type Auth struct {
 	Refused  AddressRefusals
 	// Metrics counts sign-ins by outcome; nil: not counted.
 	Metrics Metrics
+	// Tracer tells whether a request is traced: the store's lookups of
+	// Authenticate then make no span of their own (WithoutStoreSpans).
+	Tracer Tracer
 	// OTP makes and checks authenticator app codes (otpauth.Codes); nil:
 	// no app can be set up.
 	OTP OneTimeCodes

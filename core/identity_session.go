@@ -208,6 +208,11 @@ func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, erro
 	if err := a.checkKey(); err != nil {
 		return nil, err
 	}
+	if a.Tracer != nil && a.Tracer.Traced(ctx) {
+		// The token's and the session's lookups are part of the request's
+		// span, not spans of their own (docs/ops.md).
+		ctx = WithoutStoreSpans(ctx)
+	}
 	if strings.HasPrefix(bearer, AccessTokenPrefix) {
 		return a.authenticateAccessToken(ctx, bearer)
 	}

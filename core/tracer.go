@@ -86,6 +86,20 @@ func startSpan(t Tracer, ctx context.Context, name string, kind SpanKind) (conte
 	return t.Start(ctx, name, kind)
 }
 
+type noStoreSpans struct{}
+
+// WithoutStoreSpans is ctx whose store transactions make no span of their
+// own: they are part of the span ctx carries (a request's authentication,
+// its token and session lookups, is the request's).
+func WithoutStoreSpans(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noStoreSpans{}, true)
+}
+
+// StoreSpansOff reports whether ctx is WithoutStoreSpans's.
+func StoreSpansOff(ctx context.Context) bool {
+	return ctx.Value(noStoreSpans{}) != nil
+}
+
 // The names of the spans core makes (docs/ops.md lists them all).
 const (
 	SpanCreateMessage   = "core.CreateMessage"

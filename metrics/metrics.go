@@ -12,6 +12,7 @@ package metrics
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,10 +31,9 @@ type Metrics struct {
 
 	requests    *prometheus.CounterVec
 	latency     *prometheus.HistogramVec
-	inFlight    prometheus.Gauge
-	signIns     *prometheus.CounterVec
-	messages    *prometheus.CounterVec
-	sends       *prometheus.CounterVec
+	signIns     *pairCounters
+	messages    *pairCounters
+	sends       *pairCounters
 	late        prometheus.Histogram
 	passes      *prometheus.CounterVec
 	passTime    prometheus.Histogram
@@ -44,21 +44,19 @@ type Metrics struct {
 	stripe      *prometheus.CounterVec
 	storeTime   *prometheus.HistogramVec
 
-	// series are the request series met so far (requestKey →
-	// *requestSeries), and stores the store's (op → prometheus.Observer):
-	// looked up once, not by label values on every request (hashing and
-	// checking three labels twice a request was most of what the metrics
-	// cost it; docs/bench-trace-overhead.md). Both sets are bounded like
-	// the labels.
-	series sync.Map
+	// routes are the request series met so far by route (route →
+	// *routeSeries, then by method and status class: requests.go), others
+	// those of a method of no standard (requestKey → *requestSeries), and
+	// stores the store's (op → prometheus.Observer): looked up once, not
+	// by label values on every request (hashing and checking three labels
+	// twice a request was most of what the metrics cost it;
+	// docs/bench-trace-overhead.md). The sets are bounded like the labels.
+	routes sync.Map
+	others sync.Map
 	stores sync.Map
-}
-
-type requestKey struct{ route, method, code string }
-
-type requestSeries struct {
-	count   prometheus.Counter
-	latency prometheus.Observer
+	// inFlightN is the in-flight gauge's value, read at each scrape: an
+	// integer added to, not a float compared and swapped by every request.
+	inFlightN atomic.Int64
 }
 
 var _ core.Metrics = (*Metrics)(nil)
@@ -75,11 +73,12 @@ func New(process string) *Metrics {
 			"route", "method", "code"),
 		latency: f.histograms("http_request_duration_seconds", "Time to answer HTTP requests, by route pattern, method and status class.",
 			prometheus.ExponentialBuckets(0.001, 2.5, 10), "route", "method", "code"),
-		inFlight: f.gauge("http_requests_in_flight", "HTTP requests being answered.", nil),
-		signIns:  f.counters("signins_total", "Sign-ins, by method (password, social) and outcome class.", "method", "outcome"),
-		messages: f.counters("messages_changed_total", "Messages created, edited and postponed, by channel.", "action", "channel"),
-		sends: f.counters("sends_total", "Emails of deliveries (one a recipient) and reminders, by outcome.",
-			"kind", "outcome"),
+		signIns: newPairCounters(f.counters("signins_total", "Sign-ins, by method (password, social) and outcome class.",
+			"method", "outcome")),
+		messages: newPairCounters(f.counters("messages_changed_total", "Messages created, edited and postponed, by channel.",
+			"action", "channel")),
+		sends: newPairCounters(f.counters("sends_total", "Emails of deliveries (one a recipient) and reminders, by outcome.",
+			"kind", "outcome")),
 		late: f.histogram("delivery_lateness_seconds", "Time from a delivery's due time to its hand-over to the mail server.",
 			[]float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 86400}, nil),
 		passes: f.counterWith("scheduler_passes_total", "Delivery passes of this process, by outcome (ok, error).",
@@ -96,6 +95,7 @@ func New(process string) *Metrics {
 		storeTime: f.histograms("store_operation_duration_seconds", "Time of the store's transactions, by operation.",
 			prometheus.ExponentialBuckets(0.0001, 4, 10), "operation"),
 	}
+	f.gaugeFunc("http_requests_in_flight", "HTTP requests being answered.", func() float64 { return float64(m.inFlightN.Load()) })
 	reg.MustRegister(runtimeCollectors()...)
 	return m
 }
@@ -109,35 +109,20 @@ func runtimeCollectors() []prometheus.Collector {
 // (Queue, Gauges).
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
-// Request counts one HTTP request.
-func (m *Metrics) Request(route, method string, status int, took time.Duration) {
-	k := requestKey{route, method, statusClass(status)}
-	v, ok := m.series.Load(k)
-	if !ok {
-		v, _ = m.series.LoadOrStore(k, &requestSeries{
-			count:   m.requests.WithLabelValues(k.route, k.method, k.code),
-			latency: m.latency.WithLabelValues(k.route, k.method, k.code),
-		})
-	}
-	rs := v.(*requestSeries)
-	rs.count.Inc()
-	rs.latency.Observe(took.Seconds())
-}
-
 // InFlight moves the requests being answered.
-func (m *Metrics) InFlight(delta int) { m.inFlight.Add(float64(delta)) }
+func (m *Metrics) InFlight(delta int) { m.inFlightN.Add(int64(delta)) }
 
 // SignIn counts a sign-in's outcome.
-func (m *Metrics) SignIn(method, outcome string) { m.signIns.WithLabelValues(method, outcome).Inc() }
+func (m *Metrics) SignIn(method, outcome string) { m.signIns.with(method, outcome).Inc() }
 
 // MessageChanged counts a message's change by channel.
 func (m *Metrics) MessageChanged(action, channel string) {
-	m.messages.WithLabelValues(action, channel).Inc()
+	m.messages.with(action, channel).Inc()
 }
 
 // Sent counts n emails of kind with outcome.
 func (m *Metrics) Sent(kind, outcome string, n int) {
-	m.sends.WithLabelValues(kind, outcome).Add(float64(n))
+	m.sends.with(kind, outcome).Add(float64(n))
 }
 
 // Late observes a delivery's lateness.
@@ -182,12 +167,13 @@ func (m *Metrics) StoreOp(op string, took time.Duration) {
 // statusClasses are the code label's values, by status / 100.
 var statusClasses = [...]string{"none", "1xx", "2xx", "3xx", "4xx", "5xx"}
 
-// statusClass is "2xx" of 204; 0 (nothing written) is "none".
-func statusClass(status int) string {
+// statusClassIndex is status's class's index in statusClasses: 2 ("2xx")
+// of 204; 0 ("none") of 0, nothing written.
+func statusClassIndex(status int) int {
 	if status < 100 || status > 599 {
-		return "none"
+		return 0
 	}
-	return statusClasses[status/100]
+	return status / 100
 }
 
 // Families names every family registered: ours, even before their first
@@ -239,6 +225,11 @@ func (f factory) histogram(name, help string, buckets []float64, constant promet
 	h := prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: Namespace, Name: name, Help: help, Buckets: buckets, ConstLabels: constant})
 	f.reg.MustRegister(h)
 	return h
+}
+
+func (f factory) gaugeFunc(name, help string, fn func() float64) {
+	f.named(name)
+	f.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: name, Help: help}, fn))
 }
 
 func (f factory) gauge(name, help string, constant prometheus.Labels) prometheus.Gauge {

@@ -42,7 +42,7 @@ func benchServerWith(b *testing.B, ratio float64, m core.Metrics) (http.Handler,
 
 // benchServerOTLP is benchServerWith exporting over OTLP/HTTP (tracing.New)
 // to a local collector that drops what it gets, when otlp is set.
-func benchServerOTLP(b *testing.B, ratio float64, m core.Metrics, otlp bool) (http.Handler, string) {
+func benchServerOTLP(b testing.TB, ratio float64, m core.Metrics, otlp bool) (http.Handler, string) {
 	b.Helper()
 	var tr core.Tracer
 	if ratio >= 0 && otlp {
@@ -104,9 +104,10 @@ func cpuNow() time.Duration {
 
 // BenchmarkList is one authenticated GET /api/messages (20 messages)
 // without the network: tracing off, on but sampling nothing, one in ten,
-// and every request; observed: metrics on and tracing at one in ten; and
-// otlp0.1, otlp1: tracing.New's tracer (serve's) to a local OTLP/HTTP
-// collector at one in ten and every request.
+// and every request; observed: metrics on and tracing at one in ten;
+// otlp0, otlp0.1, otlp1: tracing.New's tracer (serve's) to a local
+// OTLP/HTTP collector at none, one in ten and every request; metrics:
+// metrics alone.
 func BenchmarkList(b *testing.B) {
 	for _, mode := range []struct {
 		name    string
@@ -114,7 +115,8 @@ func BenchmarkList(b *testing.B) {
 		metrics bool
 		otlp    bool // through tracing.New, as serve does
 	}{{"off", -1, false, false}, {"ratio0", 0, false, false}, {"ratio0.1", 0.1, false, false}, {"ratio1", 1, false, false},
-		{"observed", 0.1, true, false}, {"otlp0.1", 0.1, false, true}, {"otlp1", 1, false, true}} {
+		{"observed", 0.1, true, false}, {"otlp0", 0, false, true}, {"otlp0.1", 0.1, false, true}, {"otlp1", 1, false, true},
+		{"metrics", -1, true, false}} {
 		b.Run(mode.name, func(b *testing.B) {
 			var m core.Metrics
 			if mode.metrics {

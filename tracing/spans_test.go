@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,18 @@ func (tr tree) String() string {
 	return b.String()
 }
 
+// names are the spans' names, sorted, one a span.
+func (tr tree) names() string {
+	var names []string
+	for name, ss := range tr {
+		for range ss {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
 // under is the only span named name whose parent is parent.
 func (tr tree) under(t *testing.T, name string, parent tracetest.SpanStub) tracetest.SpanStub {
 	t.Helper()
@@ -251,7 +264,40 @@ func TestCreateSpans(t *testing.T) {
 			if st.SpanKind != trace.SpanKindClient {
 				t.Errorf("store span kind %v", st.SpanKind)
 			}
+			// The token's lookups (authentication) are the request's, not
+			// spans of their own: the tree is these four spans.
+			if names := tr.names(); names != "POST /api/messages, core.CreateMessage, store.CreateMessage, store.FindUserByID" {
+				t.Errorf("spans of a create: %s", names)
+			}
 			s.nothingPersonal("Secret", "Bob")
+		})
+	}
+}
+
+// TestListSpans: one list through the API is the request's span and the
+// store's read under it; authenticating its token makes none, on both
+// stores.
+func TestListSpans(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			s := newTraced(t, options{backend: backend, ratio: 1})
+			status, id := s.request("GET", "/api/messages", nil)
+			if status != http.StatusOK {
+				t.Fatalf("list: %d", status)
+			}
+			tr := s.tree()
+			req := tr.one(t, "GET /api/messages")
+			attrs(t, req, "http.route", "/api/messages", "http.request.method", "GET",
+				"http.response.status_code", 200, "request_id", id)
+			st := tr.one(t, "store.ListMessages")
+			childOf(t, st, req)
+			attrs(t, st, "db.system.name", systemOf(backend))
+			if a := access(st); a != "read" && a != "statement" {
+				t.Errorf("store.ListMessages: store.access %q", a)
+			}
+			if names := tr.names(); names != "GET /api/messages, store.ListMessages" {
+				t.Errorf("spans of a list: %s", names)
+			}
 		})
 	}
 }

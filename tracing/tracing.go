@@ -138,14 +138,19 @@ func ParseEndpoint(endpoint string) (*url.URL, error) {
 // Shutdown sends the spans still batched and stops the exporter.
 func (t *Tracer) Shutdown(ctx context.Context) error { return t.shutdown(ctx) }
 
-func spanKind(k core.SpanKind) trace.SpanKind {
-	switch k {
-	case core.SpanServer:
-		return trace.SpanKindServer
-	case core.SpanClient:
-		return trace.SpanKindClient
+// kindOptions are the start options of each core.SpanKind, made once: an
+// option made per span is an allocation per span.
+var kindOptions = [...][]trace.SpanStartOption{
+	core.SpanInternal: {trace.WithSpanKind(trace.SpanKindInternal)},
+	core.SpanServer:   {trace.WithSpanKind(trace.SpanKindServer)},
+	core.SpanClient:   {trace.WithSpanKind(trace.SpanKindClient)},
+}
+
+func startOptions(k core.SpanKind) []trace.SpanStartOption {
+	if k < 0 || int(k) >= len(kindOptions) {
+		k = core.SpanInternal
 	}
-	return trace.SpanKindInternal
+	return kindOptions[k]
 }
 
 // Start starts a span under ctx's.
@@ -153,14 +158,15 @@ func (t *Tracer) Start(ctx context.Context, name string, kind core.SpanKind) (co
 	if t.ratio >= 0 && t.ratio < 1 && rand.Float64() >= t.ratio && !trace.SpanContextFromContext(ctx).IsValid() {
 		// A new trace the sampler would not keep (it keeps ratio of
 		// them): decided here, without the provider's unrecorded span, on
-		// the path of nine requests in ten. Nothing under it records.
+		// the path of nine requests in ten. Nothing under it records, and
+		// nothing is allocated (TestUnsampledAllocatesNothing).
 		return ctx, noSpan{}
 	}
-	ctx, s := t.tracer.Start(ctx, name, trace.WithSpanKind(spanKind(kind)))
+	ctx, s := t.tracer.Start(ctx, name, startOptions(kind)...)
 	if !s.IsRecording() {
 		return ctx, noSpan{}
 	}
-	return ctx, span{s}
+	return ctx, &span{s: s}
 }
 
 // Traced reports whether ctx's span is recorded.
@@ -190,23 +196,50 @@ func (s setter) Get(string) string     { return "" }
 func (s setter) Keys() []string        { return nil }
 func (s setter) Set(key, value string) { s(key, value) }
 
-// span is a recorded span.
-type span struct{ s trace.Span }
+// span is a recorded span. Its attributes and new name are kept here and
+// handed to the SDK once, at End: each SetAttributes is a lock, a check of
+// the limits and a growth of the span's slice, and a request's span was
+// set five times (docs/bench-trace34.md).
+type span struct {
+	s     trace.Span
+	name  string
+	n     int
+	attrs [maxAttrs]attribute.KeyValue
+}
 
-func (s span) SetName(name string)          { s.s.SetName(name) }
-func (s span) SetString(key, value string)  { s.s.SetAttributes(attribute.String(key, value)) }
-func (s span) SetInt(key string, value int) { s.s.SetAttributes(attribute.Int(key, value)) }
+// maxAttrs is the most attributes a span of ours sets (delivery.pass's
+// five, and error.type); more go to the SDK at once.
+const maxAttrs = 6
+
+func (s *span) SetName(name string)          { s.name = name }
+func (s *span) SetString(key, value string)  { s.add(attribute.String(key, value)) }
+func (s *span) SetInt(key string, value int) { s.add(attribute.Int(key, value)) }
+
+func (s *span) add(kv attribute.KeyValue) {
+	if s.n == len(s.attrs) {
+		s.s.SetAttributes(s.attrs[:]...)
+		s.n = 0
+	}
+	s.attrs[s.n] = kv
+	s.n++
+}
 
 // End marks a failed span with its error's code, never the error's text
 // (which may quote what a user typed).
-func (s span) End(err error) {
+func (s *span) End(err error) {
 	if err != nil {
 		code := core.ErrorCode(err)
 		if code == "" {
 			code = "internal"
 		}
-		s.s.SetAttributes(attribute.String("error.type", code))
+		s.add(attribute.String("error.type", code))
 		s.s.SetStatus(codes.Error, code)
+	}
+	if s.name != "" {
+		s.s.SetName(s.name)
+	}
+	if s.n > 0 {
+		s.s.SetAttributes(s.attrs[:s.n]...)
 	}
 	s.s.End()
 }

@@ -27,7 +27,7 @@ func build(o Options, k Keys) *Graph {
 		Users: st, Sessions: st, AccessTokens: st, ActionCodes: st, Messages: st, Links: st,
 		Outbox: g.Outbox, Emails: emails, Clock: clock, Prices: o.Prices, BaseURL: o.BaseURL,
 		SigningKey: k.SigningKey, Limits: g.Limits, PasswordParams: o.PasswordParams, Logger: log, Refused: st,
-		Metrics: o.Metrics,
+		Metrics: o.Metrics, Tracer: o.Tracer,
 		OTP:     otpauth.Codes{},
 		Devices: st, Passkeys: st, DeviceCodes: st,
 		AppName: o.AppName,

@@ -33,8 +33,11 @@ func noEnd(error) {}
 // Start starts the span of a transaction of access ("read", "write") in
 // ctx: the returned function ends it with the transaction's error.
 func (o *Traces) Start(ctx context.Context, access string) func(error) {
-	_, end := o.Begin(ctx, access)
-	return end
+	span := o.start(ctx, access)
+	if span == nil {
+		return noEnd
+	}
+	return span.End
 }
 
 type inSpan struct{}
@@ -42,17 +45,30 @@ type inSpan struct{}
 // Begin is Start, and ctx marked as inside the store's span (InSpan): the
 // statements run with it make no span of their own.
 func (o *Traces) Begin(ctx context.Context, access string) (context.Context, func(error)) {
+	span := o.start(ctx, access)
+	if span == nil {
+		return ctx, noEnd
+	}
+	return context.WithValue(ctx, inSpan{}, true), span.End
+}
+
+// start is the span of a transaction of access in ctx, or nil: none when
+// ctx is not recorded, is inside a span of the store's already, or is part
+// of its caller's span (core.WithoutStoreSpans: a request's
+// authentication). Its name needs a walk of the stack: only a recorded
+// transaction pays it.
+func (o *Traces) start(ctx context.Context, access string) core.Span {
 	if o == nil {
-		return ctx, noEnd // a store made without one (a test's)
+		return nil // a store made without one (a test's)
 	}
 	tp := o.t.Load()
-	if tp == nil || !(*tp).Traced(ctx) || InSpan(ctx) {
-		return ctx, noEnd
+	if tp == nil || !(*tp).Traced(ctx) || InSpan(ctx) || core.StoreSpansOff(ctx) {
+		return nil
 	}
 	_, span := (*tp).Start(ctx, method(), core.SpanClient)
 	span.SetString("db.system.name", o.system)
 	span.SetString("store.access", access)
-	return context.WithValue(ctx, inSpan{}, true), span.End
+	return span
 }
 
 // InSpan reports whether ctx is inside a span of the store's (Begin).
