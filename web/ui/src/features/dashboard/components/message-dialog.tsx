@@ -1,4 +1,4 @@
-import { useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import {
   Alert,
   errorMessage,
@@ -28,9 +28,11 @@ import {
   type RecipientInput,
 } from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
+import { MessageFiles } from "./message-files";
 import { RecipientBouncing, RecipientWarning, TellRecipientNow } from "./recipient-warning";
 import { salutationNote } from "./salutation";
 import { newSealedId, SealFields, sealErrors, UnlockSealed } from "./seal-fields";
+import { dropUploadList, keepUploadList, uploadListFor, useUploadList } from "./upload-list";
 import { sameText, useDraft, useLocalDraft, type DraftText } from "./use-draft";
 
 // The fields: the message's, then the rows of the recipients after the first, named as the
@@ -109,7 +111,8 @@ export function MessageDialog({
   recipientLimit?: number;
   /** Whether the session user confirmed their address: the server sends tests to no other. */
   emailVerified?: boolean;
-  onSaved: (saved: Message) => void;
+  /** stay: the dialog stays open, as the saved message's (warnings to show, files uploading). */
+  onSaved: (saved: Message, stay: boolean) => void;
   onDeleted: (id: string) => void;
   onClose: () => void;
 }) {
@@ -132,6 +135,11 @@ export function MessageDialog({
     (values) => ({ ...requireFields(values, requiredMessages(rows, locked)), ...(locked ? {} : sealErrors(values)) }),
   );
   const sealing = form.values.seal === "on";
+  // The files: uploaded at once for a stored message; for a new one, once it is created.
+  const [uploads] = useState(() => uploadListFor(message?.id));
+  useUploadList(uploads); // renders again as uploads go (the footer, the leave question)
+  useEffect(() => void uploads.load(), [uploads]);
+  const uploading = uploads.pending;
   // A sealed letter's text is never a draft: the draft store is the server's.
   const current = draftText(form.values.title ?? "", rowsOf(form.values, rows), sealing ? "" : (form.values.message ?? ""), form.values.interval as Interval);
   const draft = useDraft({
@@ -255,15 +263,25 @@ export function MessageDialog({
   };
 
   const save = form.handleSubmit(async (values) => {
+    if ((values.seal === "on" || locked) && uploads.get().items.length > 0) {
+      form.setAlert("A sealed message cannot have files from the web app yet: remove the files, or leave the message unsealed.");
+      return;
+    }
     const text = await contentOf(values);
     // The server reschedules whenever it is sent an interval other than the message's.
     const saved = message
       ? await updateMessage(message.id, interval === message.interval ? text : { ...text, interval })
       : await createMessage({ ...text, interval }, idempotencyKey);
-    onSaved(saved);
+    // The files picked for a new message go now, to the message just made.
+    if (!message && uploads.pending) keepUploadList(uploads, saved.id);
+    // Saved with warnings, or with files on their way: the dialog stays, as the saved message's.
+    const stay = !!saved.warnings?.length || uploads.pending;
+    onSaved(saved, stay);
     draft.done();
-    // Saved with warnings: the dialog stays, as the saved message's, to show them.
-    if (!saved.warnings?.length) onClose();
+    if (!stay) {
+      dropUploadList(uploads);
+      onClose();
+    }
   });
 
   const remove = async () => {
@@ -287,7 +305,7 @@ export function MessageDialog({
 
   // Escape, the close button and a click beside the dialog: a changed draft asks first.
   const requestClose = () => {
-    if (changed && !leaving) {
+    if ((changed || uploading) && !leaving) {
       setConfirming(false);
       setLeaving(true);
       return;
@@ -296,6 +314,8 @@ export function MessageDialog({
   };
   const leave = () => {
     draft.flush();
+    uploads.cancelAll();
+    dropUploadList(uploads);
     onClose();
   };
   // Ctrl+S (Cmd+S on a Mac) saves, wherever the focus is in the dialog.
@@ -376,6 +396,12 @@ export function MessageDialog({
                   </div>
                 </>
               )}
+              <MessageFiles
+                list={uploads}
+                allowed={user.peek()?.messageLimit === null}
+                sealed={sealing || locked}
+                disabled={busy}
+              />
               {/* What the email adds above the body, for the first recipient (each gets their own name). */}
               <small className="salutation-note">{salutationNote(form.values[nameKey(0)] ?? "", form.values.message ?? "")}</small>
             </div>
@@ -444,7 +470,13 @@ export function MessageDialog({
           </footer>
         ) : leaving ? (
           <footer className="confirm" role="group" aria-labelledby="confirm-leave">
-            <p id="confirm-leave">Leave this message? Your draft is kept: it comes back when you open the dialog again.</p>
+            <p id="confirm-leave">
+              {uploading
+                ? message
+                  ? "Leave this message? The files still uploading are cancelled."
+                  : "Leave this message? Your draft is kept, but not the files: attach them again when you come back."
+                : "Leave this message? Your draft is kept: it comes back when you open the dialog again."}
+            </p>
             <button type="button" className="secondary outline" onClick={() => setLeaving(false)} autoFocus>
               Keep writing
             </button>
