@@ -98,6 +98,9 @@ export const xhrPart: PartSender = async ({ url, offset, body, signal, onProgres
   });
 };
 
+/** How parts go unless an upload says otherwise: XMLHttpRequest (tests put fetchPart here). */
+export const transport: { sendPart: PartSender } = { sendPart: xhrPart };
+
 /** Sends a part with fetch: progress only when the part is all there (tests, and a fallback). */
 export const fetchPart: PartSender = async ({ url, offset, body, signal, onProgress }) => {
   let response: Response;
@@ -183,7 +186,7 @@ const retryable = (error: unknown) =>
  * The server's refusals (plan limits, a name) end it at once. Resolves to the complete record.
  */
 export async function uploadFile(options: UploadOptions): Promise<StoredFile> {
-  const { messageId, name, body, signal, onUpdate, sendPart = xhrPart, attempts = 5, backoff = defaultBackoff } = options;
+  const { messageId, name, body, signal, onUpdate, sendPart = transport.sendPart, attempts = 5, backoff = defaultBackoff } = options;
   const size = body.size;
   let file = options.existing;
   let offset = 0;
@@ -203,6 +206,7 @@ export async function uploadFile(options: UploadOptions): Promise<StoredFile> {
   // An empty file is one empty part.
   let done = file.state === "complete";
   while (!done) {
+    if (signal.aborted) throw abortError();
     try {
       const part = body.slice(offset, Math.min(offset + partSize, size));
       const from = offset;

@@ -13,6 +13,7 @@ import { ConfirmButtons } from "../../../components/confirm-buttons";
 import { Modal } from "../../../components/modal";
 import { user } from "../../../lib/auth";
 import { openSealed, SealedError, sealMessage } from "../../../lib/sealed";
+import { formatSize } from "../../../lib/uploads";
 import { showToast } from "../../../lib/toasts";
 import {
   createMessage,
@@ -137,8 +138,15 @@ export function MessageDialog({
   const sealing = form.values.seal === "on";
   // The files: uploaded at once for a stored message; for a new one, once it is created.
   const [uploads] = useState(() => uploadListFor(message?.id));
-  useUploadList(uploads); // renders again as uploads go (the footer, the leave question)
-  useEffect(() => void uploads.load(), [uploads]);
+  // Renders again as uploads go (the footer, the leave question, the preview's files).
+  const doneFiles = useUploadList(uploads).items.flatMap((i) => (i.status === "done" && i.file ? [i.file] : []));
+  useEffect(() => {
+    void uploads.load();
+    // Gone without leave() (another page): the list is kept only while files are on their way.
+    return () => {
+      if (!uploads.pending) dropUploadList(uploads);
+    };
+  }, [uploads]);
   const uploading = uploads.pending;
   // A sealed letter's text is never a draft: the draft store is the server's.
   const current = draftText(form.values.title ?? "", rowsOf(form.values, rows), sealing ? "" : (form.values.message ?? ""), form.values.interval as Interval);
@@ -396,16 +404,10 @@ export function MessageDialog({
                   </div>
                 </>
               )}
-              <MessageFiles
-                list={uploads}
-                allowed={user.peek()?.messageLimit === null}
-                sealed={sealing || locked}
-                disabled={busy}
-              />
               {/* What the email adds above the body, for the first recipient (each gets their own name). */}
               <small className="salutation-note">{salutationNote(form.values[nameKey(0)] ?? "", form.values.message ?? "")}</small>
             </div>
-            <aside className="composer-side" aria-label="Delivery and preview">
+            <aside className="composer-side" aria-label="Delivery, files and preview">
               <SelectField label="Deliver after" {...form.bind("interval")}>
                 {Object.entries(intervalLabels).map(([value, label]) => (
                   <option key={value} value={value}>
@@ -414,6 +416,12 @@ export function MessageDialog({
                 ))}
               </SelectField>
               <p className="delivery-date">The message will be delivered on {formatDate(sendDate)}.</p>
+              <MessageFiles
+                list={uploads}
+                allowed={user.peek()?.messageLimit === null}
+                sealed={sealing || locked}
+                disabled={busy}
+              />
               <div className="preview-actions">
                 <button type="button" className="secondary outline" onClick={() => void preview()} disabled={busy}>
                   Preview
@@ -448,6 +456,22 @@ export function MessageDialog({
                       <pre>{p.text}</pre>
                     </article>
                   ))}
+                  {doneFiles.length > 0 && (
+                    <article className="email-preview">
+                      <header>
+                        <strong>{doneFiles.length === 1 ? "1 file" : `${doneFiles.length} files`} with the message</strong>
+                        <br />
+                        <small>Each recipient gets a download link of their own</small>
+                      </header>
+                      <ul className="preview-files">
+                        {doneFiles.map((f) => (
+                          <li key={f.id}>
+                            {f.name} ({formatSize(f.size)})
+                          </li>
+                        ))}
+                      </ul>
+                    </article>
+                  )}
                   {openedPreview !== undefined && (
                     <article className="email-preview">
                       <header>

@@ -1,4 +1,4 @@
-import { useId, useRef, useState, type DragEvent } from "react";
+import { useEffect, useId, useRef, useState, type DragEvent } from "react";
 import { Link } from "react-router";
 import { errorMessage } from "../../../components/form";
 import { Paperclip, TriangleAlert } from "../../../components/lucide";
@@ -39,6 +39,11 @@ export function MessageFiles({ list, allowed, sealed, disabled }: {
   const input = useRef<HTMLInputElement>(null);
   const id = useId();
   const [dragging, setDragging] = useState(false);
+  const section = useRef<HTMLElement>(null);
+  // Opened with uploads on their way (the dialog of a message just created): they show.
+  useEffect(() => {
+    if (list.pending) section.current?.scrollIntoView?.({ block: "nearest" });
+  }, [list]);
   const [alert, setAlert] = useState<string>();
   const count = state.items.filter((i) => i.status !== "removing").length;
   const planRefused = !allowed || state.planRefused;
@@ -65,6 +70,7 @@ export function MessageFiles({ list, allowed, sealed, disabled }: {
 
   return (
     <section
+      ref={section}
       className={dragging ? "message-files dragging" : "message-files"}
       aria-labelledby={`${id}-title`}
       onDragOver={(event) => {
@@ -121,7 +127,7 @@ export function MessageFiles({ list, allowed, sealed, disabled }: {
           ))}
         </ul>
       )}
-      <p className="visually-hidden" role="status" aria-live="polite">
+      <p className="visually-hidden" aria-live="polite" aria-atomic="true" data-announce>
         {state.announcement}
       </p>
     </section>
