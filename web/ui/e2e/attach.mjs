@@ -149,7 +149,13 @@ export const attachSteps = [
       await dialog.getByRole("button", { name: "Create", exact: true }).click();
       const edit = page.getByRole("dialog", { name: "Update Message" });
       await visible(edit);
-      await visible(edit.getByRole("progressbar"));
+      // Pictured on the way: a bar past 0 and short of 100.
+      await page.waitForFunction(() =>
+        Array.from(document.querySelectorAll("progress[aria-valuenow]")).some((bar) => {
+          const now = Number(bar.getAttribute("aria-valuenow"));
+          return now > 0 && now < 100;
+        }),
+      );
       await photograph("message-dialog-files-uploading");
       for (const f of s.files) await visible(edit.getByRole("button", { name: `Download ${f.name}` }));
       const seen = await page.evaluate(() => window.barValues);
