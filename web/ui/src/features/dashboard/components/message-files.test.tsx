@@ -199,3 +199,13 @@ test("a new message's files wait, then upload to the message Create made", async
   expect(await within(edit).findByRole("button", { name: "Download map.png" })).toBeTruthy();
   expect(of(api, "POST")[0]!.body).toEqual({ name: "map.png", size: 1500 });
 });
+
+test("a server that keeps no files shows no Files section", async () => {
+  signInAs(pro);
+  mockApi({ "GET messages": () => ok([message]) }); // the files endpoint: the unknown endpoint's 404
+  renderRoute("/dashboard");
+  fireEvent.click(await screen.findByRole("button", { name: "Edit" }));
+  const dialog = screen.getByRole("dialog", { name: "Update Message" });
+  await waitFor(() => expect(within(dialog).queryByRole("region", { name: "Files" })).toBeNull());
+  expect(within(dialog).queryByRole("alert")).toBeNull();
+});

@@ -67,6 +67,7 @@ export function MessageFiles({ list, allowed, sealed, disabled }: {
     }
   };
   const shownAlert = alert ?? state.alert;
+  if (state.unavailable) return null;
 
   return (
     <section

@@ -26,6 +26,8 @@ export type UploadSnapshot = {
   planRefused: boolean;
   /** Why files could not be added or loaded (too many, the list unreadable). */
   alert?: string;
+  /** The server keeps no files (no file storage: its files endpoints answer 404): no section. */
+  unavailable?: boolean;
 };
 
 let nextKey = 1;
@@ -88,7 +90,8 @@ export class UploadList {
         }));
       this.set({ items: [...stored, ...this.snapshot.items] });
     } catch (error) {
-      this.set({ alert: `The message's files could not be read: ${errorMessage(error)}` });
+      if (error instanceof ApiError && error.code === "request/not-found") this.set({ unavailable: true });
+      else this.set({ alert: `The message's files could not be read: ${errorMessage(error)}` });
     }
   }
 
