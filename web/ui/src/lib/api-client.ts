@@ -1,12 +1,15 @@
 export class ApiError extends Error {
   readonly code: string;
   readonly fields: Record<string, string>;
+  /** The HTTP status, where known (0: not known). */
+  readonly status: number;
 
-  constructor(code: string, message: string, fields: Record<string, string> = {}) {
+  constructor(code: string, message: string, fields: Record<string, string> = {}, status = 0) {
     super(message);
     this.name = "ApiError";
     this.code = code;
     this.fields = fields;
+    this.status = status;
   }
 }
 
@@ -40,6 +43,26 @@ export function connectSession(hooks: SessionHooks) {
   session = hooks;
 }
 
+/** The session's Authorization header, for requests made without api() (uploads, downloads). */
+export async function authHeaders(): Promise<Record<string, string>> {
+  const token = await session.idToken();
+  return token === undefined ? {} : { Authorization: `Bearer ${token}` };
+}
+
+/** The API's error from an error envelope's text; a reply without one says its status. */
+export function errorOfReply(status: number, text: string) {
+  try {
+    const envelope = JSON.parse(text) as Envelope<unknown>;
+    if (envelope.status === "error") {
+      if (envelope.code === "auth/invalid-user-token") session.onInvalidToken();
+      return new ApiError(envelope.code, envelope.message, envelope.fields, status);
+    }
+  } catch {
+    // not an envelope
+  }
+  return new ApiError("internal/error", `Unexpected reply from the server (HTTP ${status}).`, {}, status);
+}
+
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
   return (await request<T>(path, options)).data;
 }
@@ -68,14 +91,14 @@ async function request<T>(path: string, { method = "GET", body, bearer = true, h
     envelope = (await response.json()) as Envelope<T>;
   } catch {
     // A proxy or a crashed server can answer without the envelope.
-    throw new ApiError("internal/error", `Unexpected reply from the server (HTTP ${response.status}).`);
+    throw new ApiError("internal/error", `Unexpected reply from the server (HTTP ${response.status}).`, {}, response.status);
   }
 
   if (envelope.status === "error") {
     if (envelope.code === "auth/invalid-user-token") {
       session.onInvalidToken();
     }
-    throw new ApiError(envelope.code, envelope.message, envelope.fields);
+    throw new ApiError(envelope.code, envelope.message, envelope.fields, response.status);
   }
   return envelope;
 }

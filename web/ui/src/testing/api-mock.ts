@@ -1,11 +1,23 @@
 import { vi } from "vitest";
 
-export type ApiCall = { method: string; path: string; body: unknown; authorization?: string; headers: Record<string, string> };
+export type ApiCall = {
+  method: string;
+  path: string;
+  body: unknown;
+  authorization?: string;
+  headers: Record<string, string>;
+  /** A body sent as bytes (an upload's part). */
+  blob?: Blob;
+};
 
-type Reply = { status: number; body: unknown };
+/** A reply: an envelope, or (body undefined) none, with headers. */
+type Reply = { status: number; body: unknown; headers?: Record<string, string> };
 type Handler = (call: ApiCall) => Reply | Promise<Reply>;
 
 export const ok = (data: unknown, status = 200): Reply => ({ status, body: { status: "success", data } });
+
+/** A reply without a body (204, a HEAD's), with its headers. */
+export const empty = (status: number, headers: Record<string, string>): Reply => ({ status, body: undefined, headers });
 
 export const fail = (status: number, code: string, message: string, fields?: Record<string, string>): Reply => ({
   status,
@@ -31,11 +43,13 @@ export function mockApi(handlers: Record<string, Handler>) {
         body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined,
         authorization: headers.Authorization,
         headers,
+        blob: init?.body instanceof Blob ? init.body : undefined,
       };
       calls.push(call);
       const handler = handlers[`${method} ${path}`];
       const reply = handler ? await handler(call) : fail(404, "request/not-found", `There is no API endpoint ${method} /api/${path}.`);
-      return new Response(JSON.stringify(reply.body), { status: reply.status });
+      if (reply.body === undefined) return new Response(null, { status: reply.status, headers: reply.headers });
+      return new Response(JSON.stringify(reply.body), { status: reply.status, headers: reply.headers });
     }),
   );
   return calls;

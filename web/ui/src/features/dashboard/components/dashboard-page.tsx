@@ -138,10 +138,10 @@ function MessagesCard({ account }: { account: SessionUser }) {
           message={editing.kind === "edit" ? editing.message : undefined}
           recipientLimit={account.recipientLimit ?? 1}
           emailVerified={account.emailVerified}
-          onSaved={(saved) => {
+          onSaved={(saved, stay) => {
             replace(saved);
-            // A message saved with warnings stays open, as the saved message, to show them.
-            if (saved.warnings?.length) setEditing({ kind: "edit", message: saved });
+            // A message saved with warnings, or with files uploading, stays open as the saved message.
+            if (stay) setEditing({ kind: "edit", message: saved });
           }}
           onDeleted={(id) => apply((list) => list.filter((m) => m.id !== id))}
           onClose={() => setEditing({ kind: "closed" })}

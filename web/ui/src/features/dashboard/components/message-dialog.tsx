@@ -1,4 +1,4 @@
-import { useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import {
   Alert,
   errorMessage,
@@ -13,6 +13,7 @@ import { ConfirmButtons } from "../../../components/confirm-buttons";
 import { Modal } from "../../../components/modal";
 import { user } from "../../../lib/auth";
 import { openSealed, SealedError, sealMessage } from "../../../lib/sealed";
+import { formatSize } from "../../../lib/uploads";
 import { showToast } from "../../../lib/toasts";
 import {
   createMessage,
@@ -28,9 +29,11 @@ import {
   type RecipientInput,
 } from "../api/messages";
 import { addMonths, formatDate, intervalMonths } from "./dates";
+import { MessageFiles } from "./message-files";
 import { RecipientBouncing, RecipientWarning, TellRecipientNow } from "./recipient-warning";
 import { salutationNote } from "./salutation";
 import { newSealedId, SealFields, sealErrors, UnlockSealed } from "./seal-fields";
+import { dropUploadList, keepUploadList, uploadListFor, useUploadList } from "./upload-list";
 import { sameText, useDraft, useLocalDraft, type DraftText } from "./use-draft";
 
 // The fields: the message's, then the rows of the recipients after the first, named as the
@@ -109,7 +112,8 @@ export function MessageDialog({
   recipientLimit?: number;
   /** Whether the session user confirmed their address: the server sends tests to no other. */
   emailVerified?: boolean;
-  onSaved: (saved: Message) => void;
+  /** stay: the dialog stays open, as the saved message's (warnings to show, files uploading). */
+  onSaved: (saved: Message, stay: boolean) => void;
   onDeleted: (id: string) => void;
   onClose: () => void;
 }) {
@@ -132,6 +136,18 @@ export function MessageDialog({
     (values) => ({ ...requireFields(values, requiredMessages(rows, locked)), ...(locked ? {} : sealErrors(values)) }),
   );
   const sealing = form.values.seal === "on";
+  // The files: uploaded at once for a stored message; for a new one, once it is created.
+  const [uploads] = useState(() => uploadListFor(message?.id));
+  // Renders again as uploads go (the footer, the leave question, the preview's files).
+  const doneFiles = useUploadList(uploads).items.flatMap((i) => (i.status === "done" && i.file ? [i.file] : []));
+  useEffect(() => {
+    void uploads.load();
+    // Gone without leave() (another page): the list is kept only while files are on their way.
+    return () => {
+      if (!uploads.pending) dropUploadList(uploads);
+    };
+  }, [uploads]);
+  const uploading = uploads.pending;
   // A sealed letter's text is never a draft: the draft store is the server's.
   const current = draftText(form.values.title ?? "", rowsOf(form.values, rows), sealing ? "" : (form.values.message ?? ""), form.values.interval as Interval);
   const draft = useDraft({
@@ -255,15 +271,25 @@ export function MessageDialog({
   };
 
   const save = form.handleSubmit(async (values) => {
+    if ((values.seal === "on" || locked) && uploads.get().items.length > 0) {
+      form.setAlert("A sealed message cannot have files from the web app yet: remove the files, or leave the message unsealed.");
+      return;
+    }
     const text = await contentOf(values);
     // The server reschedules whenever it is sent an interval other than the message's.
     const saved = message
       ? await updateMessage(message.id, interval === message.interval ? text : { ...text, interval })
       : await createMessage({ ...text, interval }, idempotencyKey);
-    onSaved(saved);
+    // The files picked for a new message go now, to the message just made.
+    if (!message && uploads.pending) keepUploadList(uploads, saved.id);
+    // Saved with warnings, or with files on their way: the dialog stays, as the saved message's.
+    const stay = !!saved.warnings?.length || uploads.pending;
+    onSaved(saved, stay);
     draft.done();
-    // Saved with warnings: the dialog stays, as the saved message's, to show them.
-    if (!saved.warnings?.length) onClose();
+    if (!stay) {
+      dropUploadList(uploads);
+      onClose();
+    }
   });
 
   const remove = async () => {
@@ -287,7 +313,7 @@ export function MessageDialog({
 
   // Escape, the close button and a click beside the dialog: a changed draft asks first.
   const requestClose = () => {
-    if (changed && !leaving) {
+    if ((changed || uploading) && !leaving) {
       setConfirming(false);
       setLeaving(true);
       return;
@@ -296,6 +322,8 @@ export function MessageDialog({
   };
   const leave = () => {
     draft.flush();
+    uploads.cancelAll();
+    dropUploadList(uploads);
     onClose();
   };
   // Ctrl+S (Cmd+S on a Mac) saves, wherever the focus is in the dialog.
@@ -379,7 +407,7 @@ export function MessageDialog({
               {/* What the email adds above the body, for the first recipient (each gets their own name). */}
               <small className="salutation-note">{salutationNote(form.values[nameKey(0)] ?? "", form.values.message ?? "")}</small>
             </div>
-            <aside className="composer-side" aria-label="Delivery and preview">
+            <aside className="composer-side" aria-label="Delivery, files and preview">
               <SelectField label="Deliver after" {...form.bind("interval")}>
                 {Object.entries(intervalLabels).map(([value, label]) => (
                   <option key={value} value={value}>
@@ -388,6 +416,12 @@ export function MessageDialog({
                 ))}
               </SelectField>
               <p className="delivery-date">The message will be delivered on {formatDate(sendDate)}.</p>
+              <MessageFiles
+                list={uploads}
+                allowed={user.peek()?.messageLimit === null}
+                sealed={sealing || locked}
+                disabled={busy}
+              />
               <div className="preview-actions">
                 <button type="button" className="secondary outline" onClick={() => void preview()} disabled={busy}>
                   Preview
@@ -422,6 +456,22 @@ export function MessageDialog({
                       <pre>{p.text}</pre>
                     </article>
                   ))}
+                  {doneFiles.length > 0 && (
+                    <article className="email-preview">
+                      <header>
+                        <strong>{doneFiles.length === 1 ? "1 file" : `${doneFiles.length} files`} with the message</strong>
+                        <br />
+                        <small>Each recipient gets a download link of their own</small>
+                      </header>
+                      <ul className="preview-files">
+                        {doneFiles.map((f) => (
+                          <li key={f.id}>
+                            {f.name} ({formatSize(f.size)})
+                          </li>
+                        ))}
+                      </ul>
+                    </article>
+                  )}
                   {openedPreview !== undefined && (
                     <article className="email-preview">
                       <header>
@@ -444,7 +494,13 @@ export function MessageDialog({
           </footer>
         ) : leaving ? (
           <footer className="confirm" role="group" aria-labelledby="confirm-leave">
-            <p id="confirm-leave">Leave this message? Your draft is kept: it comes back when you open the dialog again.</p>
+            <p id="confirm-leave">
+              {uploading
+                ? message
+                  ? "Leave this message? The files still uploading are cancelled."
+                  : "Leave this message? Your draft is kept, but not the files: attach them again when you come back."
+                : "Leave this message? Your draft is kept: it comes back when you open the dialog again."}
+            </p>
             <button type="button" className="secondary outline" onClick={() => setLeaving(false)} autoFocus>
               Keep writing
             </button>
