@@ -22,9 +22,9 @@ var fileLinkPage = template.Must(template.New("file-link").Parse(`<!doctype html
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><meta name="color-scheme" content="light dark">
 <title>{{.Title}} · {{.App}}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5;color-scheme:light dark}
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5;color-scheme:light dark;background:#fcfcfd;color:#1b1f27}
 h1{font-size:1.5rem;margin:.5rem 0 1rem}a,.app{color:#4f4bc9}.app{font-weight:600;margin:0}
-@media (prefers-color-scheme:dark){a,.app{color:#a5a3ff}}</style></head>
+@media (prefers-color-scheme:dark){body{background:#111318;color:#e6e8ee}a,.app{color:#a5a3ff}}</style></head>
 <body><p class="app">{{.App}}</p><h1>{{.Title}}</h1>
 <p>{{.Message}}</p>
 {{if .SignIn}}<p><a href="{{.SignIn}}">Open your messages in {{.App}}</a></p>{{end}}

@@ -1,14 +1,11 @@
 package main_test
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,20 +20,14 @@ import (
 // complete, with their sizes. SCREENSHOTS (a directory) keeps the dialog's
 // pictures.
 func TestAttachInABrowser(t *testing.T) {
-	browser := chromium(t)
-	node, suite := browserSuite(t)
+	b := needBrowser(t)
 	mail := smtptest.Start(t)
 	dir := t.TempDir()
 	env := smtpEnv(mail)
 	srv := startServer(t, dir, env...)
 
 	const email, password = "attacher@example.com", "plum-kettle-orbit-47"
-	body, _ := json.Marshal(map[string]string{"email": email, "password": password})
-	resp, err := http.Post(srv.url+"/api/auth/signup", "application/json", bytes.NewReader(body))
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("sign up: %v %v", resp, err)
-	}
-	resp.Body.Close()
+	signUpAuthor(t, srv, email, password)
 	mustRunEnv(t, dir, env, "users", "set-plan", email, "pro")
 
 	// Two files of a few MB, random (nothing compresses or dedupes them), not a part's multiple.
@@ -56,16 +47,7 @@ func TestAttachInABrowser(t *testing.T) {
 		paths = append(paths, p)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	args := append([]string{filepath.Join(filepath.Dir(suite), "attach.mjs"), srv.url, email, password}, paths...)
-	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the browser checks failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
-	}
-	t.Logf("%s", out)
+	b.run(t, srv, 4*time.Minute, "attach.mjs", append([]string{email, password}, paths...)...)
 
 	code, s := authCall(t, srv.url, "/api/auth/signin", map[string]string{"email": email, "password": password}, "")
 	if code != http.StatusOK {
@@ -89,4 +71,64 @@ func TestAttachInABrowser(t *testing.T) {
 			t.Errorf("file %+v: want complete, %d bytes", f, sizes[f.Name])
 		}
 	}
+
+	// Delivered through the SMTP server: Dora's email lists both files, each
+	// with a link of her own, which download in a fresh browser context; a
+	// link of one file's id with the other's token is refused.
+	mustRunEnv(t, dir, env, "messages", "deliver-now", list.Data[0].ID)
+	links := recipientFileLinks(t, srv, mail, "dora@example.com")
+	if len(links) != 2 {
+		t.Fatalf("the recipient's links: %v", links)
+	}
+	var args []string
+	byName := map[string]string{}
+	for i, name := range []string{"deed-scan.pdf", "garden photos.zip"} {
+		byName[name] = paths[i]
+	}
+	for name, link := range links {
+		if byName[name] == "" {
+			t.Fatalf("a link for %q, a file not attached", name)
+		}
+		args = append(args, link+"="+byName[name])
+	}
+	first, second := links["deed-scan.pdf"], links["garden photos.zip"]
+	foreign := first[:strings.LastIndex(first, ".")] + second[strings.LastIndex(second, "."):]
+	b.run(t, srv, 2*time.Minute, "attach-recipient.mjs", append([]string{foreign}, args...)...)
+}
+
+// recipientFileLinks waits for the delivery to to and returns its file
+// links by file name: each link alone on its line in the text part, under
+// the line naming the file ("deed-scan.pdf (3.1 MB)").
+func recipientFileLinks(t *testing.T, srv *server, mail *smtptest.Server, to string) map[string]string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		got, err := mail.WaitFor(1, 30*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range got {
+			if strings.Join(m.To, ",") != to {
+				continue
+			}
+			p, err := m.Parse()
+			if err != nil {
+				t.Fatal(err)
+			}
+			links := map[string]string{}
+			lines := strings.Split(strings.ReplaceAll(p.Text, "\r\n", "\n"), "\n")
+			for i, line := range lines {
+				line = strings.TrimSpace(line)
+				if i > 0 && strings.HasPrefix(line, srv.url+"/files/") {
+					name := strings.TrimSpace(lines[i-1])
+					if at := strings.LastIndex(name, " ("); at > 0 {
+						name = name[:at]
+					}
+					links[name] = line
+				}
+			}
+			return links
+		}
+	}
+	t.Fatalf("no delivery reached %s", to)
+	return nil
 }
