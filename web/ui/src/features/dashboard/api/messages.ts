@@ -223,7 +223,7 @@ export function useMessages() {
 /** One entry of a message's timeline (GET /api/messages/{id}/events). */
 export type TimelineEvent = {
   at: number;
-  kind: "created" | "edited" | "postponed" | "rescheduled" | "paused" | "resumed" | "reminded" | "reminder-failed" | "sent" | "retrying" | "failed" | "refused" | "webhook" | "held" | "bounced" | "complained" | "opened";
+  kind: "created" | "edited" | "postponed" | "rescheduled" | "paused" | "resumed" | "reminded" | "reminder-failed" | "sent" | "retrying" | "failed" | "refused" | "webhook" | "held" | "bounced" | "complained" | "opened" | "downloaded";
   actor?: string;
   recipient?: string;
   detail?: string;

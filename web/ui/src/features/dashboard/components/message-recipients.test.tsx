@@ -146,6 +146,7 @@ test("History opens the message's timeline from its row: one Sent per recipient"
         { at: Date.UTC(2027, 0, 15), kind: "retrying", recipient: "ben@example.com", detail: "451 busy", nextAttemptAt: Date.UTC(2027, 0, 15, 0, 1) },
         { at: Date.UTC(2027, 0, 15), kind: "sent", recipient: "ann@example.com" },
         { at: Date.UTC(2027, 0, 15, 0, 1), kind: "sent", recipient: "ben@example.com" },
+        { at: Date.UTC(2027, 0, 16), kind: "downloaded", actor: "recipient (file link)", recipient: "ann@example.com", detail: "will.pdf" },
       ]),
   });
   renderRoute("/dashboard");
@@ -157,6 +158,8 @@ test("History opens the message's timeline from its row: one Sent per recipient"
   expect(await within(dialog).findAllByText("Sent")).toHaveLength(2);
   expect(within(dialog).getByText(/to ben@example.com, 451 busy, next attempt/)).toBeTruthy();
   expect(within(dialog).getByText(/by author \(web app\)/)).toBeTruthy();
+  expect(within(dialog).getByText("File downloaded")).toBeTruthy();
+  expect(within(dialog).getByText(/will\.pdf by ann@example\.com/)).toBeTruthy();
   fireEvent.click(within(dialog).getAllByRole("button", { name: "Close" })[0]!);
   expect(screen.queryByRole("dialog")).toBeNull();
 }, 15000);

@@ -22,6 +22,7 @@ const kindLabels: Record<TimelineEvent["kind"], string> = {
   bounced: "Returned by the recipient's mail server",
   complained: "Marked as spam by the recipient",
   opened: "Opened from the link",
+  downloaded: "File downloaded",
 };
 
 const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -31,6 +32,8 @@ function describe(e: TimelineEvent) {
   const parts: string[] = [];
   // A sealed message's recipient fetched it from their link (docs/delivery.md).
   if (e.kind === "opened") return e.recipient ? `by ${e.recipient}` : "";
+  // A recipient's first download of a file from their link (docs/attachments.md).
+  if (e.kind === "downloaded") return [e.detail, e.recipient && `by ${e.recipient}`].filter(Boolean).join(" ");
   if (e.recipient) parts.push(`to ${e.recipient}`);
   if (e.actor) parts.push(`by ${e.actor}`);
   if ((e.kind === "postponed" || e.kind === "rescheduled") && e.detail) parts.push(`to ${when(Date.parse(e.detail))}`);
