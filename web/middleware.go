@@ -218,10 +218,10 @@ func clientAddress(r *http.Request, trusted []netip.Prefix) string {
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	if !isTrusted(host, trusted) {
+	if len(trusted) == 0 || !isTrusted(host, trusted) {
 		return host
 	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	hops := strings.Split(strings.Join(r.Header["X-Forwarded-For"], ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
 		hop := strings.TrimSpace(hops[i])
 		if _, err := netip.ParseAddr(hop); err != nil {
