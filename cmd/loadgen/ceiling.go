@@ -234,7 +234,7 @@ func runCeiling(base string, addrs []string, pids []int, token string, conns, ro
 	names := []string{"GET /api/messages (20)", "GET /api/me", "GET /api/messages/{id}"}
 	fmt.Printf("\nceiling: a bare net/http server (pid %d, same bytes, bearer check, headers) and the real one, alternately, c=%d\n",
 		bare.cmd.Process.Pid, conns)
-	fmt.Printf("%-31s %5s %-7s %10s %8s %8s %8s %9s %9s\n", "read", "round", "server", "req/s", "p50 ms", "p99 ms", "CPU µs", "req/s %", "p99 ×")
+	fmt.Printf("%-31s %5s %-7s %10s %8s %8s %8s %9s %9s %9s\n", "read", "round", "server", "req/s", "p50 ms", "p99 ms", "CPU µs", "req/s %", "p99 ×", "CPU %")
 	type read struct {
 		name string
 		req  []byte
@@ -253,10 +253,13 @@ func runCeiling(base string, addrs []string, pids []int, token string, conns, ro
 
 // measurePair runs req on the bare server, then on the real one (addrs,
 // pids), d each after warmup, and prints one line each: req/s, p50, p99,
-// CPU per request, and the real one's share of the bare one's req/s and
-// its p99 over the bare one's.
+// CPU per request (to a tenth of a µs: /proc counts in hundredths of a
+// second, a few hundred of them a run), and the real one's share of the
+// bare one's req/s, its p99 over the bare one's and the bare one's CPU per
+// request over the real one's (the share the machine's load moves least).
 func measurePair(name string, round int, bare *ceilingServer, addrs []string, pids []int, conns int, warmup, d time.Duration, req []byte) {
 	var ceil result
+	var ceilCPU float64 // µs per request
 	for _, who := range []struct {
 		name  string
 		addrs []string
@@ -267,15 +270,23 @@ func measurePair(name string, round int, bare *ceilingServer, addrs []string, pi
 		res := closedLoop(who.addrs, conns, d, req)
 		cpu = cpuTime(who.pids) - cpu
 		rate := float64(res.n) / res.elapsed.Seconds()
-		ratio, tail := "", ""
+		ratio, tail, cpuShare := "", "", ""
+		perReq, cpuText := 0.0, "-"
+		if res.n > 0 && len(who.pids) > 0 {
+			perReq = float64(cpu.Microseconds()) / float64(res.n)
+			cpuText = fmt.Sprintf("%.1f", perReq)
+		}
 		if who.name == "ceiling" {
-			ceil = res
+			ceil, ceilCPU = res, perReq
 		} else {
 			ratio = fmt.Sprintf("%.0f%%", 100*rate/(float64(ceil.n)/ceil.elapsed.Seconds()))
 			tail = fmt.Sprintf("%.2f", float64(res.pct(99))/float64(max(1, ceil.pct(99))))
+			if perReq > 0 && ceilCPU > 0 {
+				cpuShare = fmt.Sprintf("%.0f%%", 100*ceilCPU/perReq)
+			}
 		}
-		fmt.Printf("%-31s %5d %-7s %10.0f %8.2f %8.2f %8s %9s %9s\n", name, round, who.name, rate,
-			ms(res.pct(50)), ms(res.pct(99)), perRequest(cpu, res.n, len(who.pids) > 0), ratio, tail)
+		fmt.Printf("%-31s %5d %-7s %10.0f %8.2f %8.2f %8s %9s %9s %9s\n", name, round, who.name, rate,
+			ms(res.pct(50)), ms(res.pct(99)), cpuText, ratio, tail, cpuShare)
 		if res.errors > 0 {
 			fmt.Printf("  %d errors, first: %s\n", res.errors, res.firstError)
 		}
