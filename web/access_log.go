@@ -29,6 +29,13 @@ type accessLog struct {
 	fast *textlog.Handler // nil: every line through base
 }
 
+// The access line's keys, formatted once.
+var (
+	keyRequestID, keyMethod, keyPath = textlog.NewKey("request_id"), textlog.NewKey("method"), textlog.NewKey("path")
+	keyStatus, keyBytes, keyDuration = textlog.NewKey("status"), textlog.NewKey("bytes"), textlog.NewKey("duration_ms")
+	keyRemote                        = textlog.NewKey("remote")
+)
+
 func newAccessLog(base *slog.Logger) *accessLog {
 	a := &accessLog{base: base}
 	h := base.Handler()
@@ -50,13 +57,13 @@ func (a *accessLog) write(rq *request, r *http.Request, start, now time.Time) {
 			return
 		}
 		l := a.fast.Line(now, slog.LevelInfo, "request")
-		l.String("request_id", rq.id)
-		l.String("method", r.Method)
-		l.String("path", path)
-		l.Int("status", sent.status)
-		l.Int("bytes", sent.bytes)
-		l.Float64("duration_ms", ms)
-		l.String("remote", rq.client)
+		l.String(keyRequestID, rq.id)
+		l.String(keyMethod, r.Method)
+		l.String(keyPath, path)
+		l.Int(keyStatus, sent.status)
+		l.Int(keyBytes, sent.bytes)
+		l.Float64(keyDuration, ms)
+		l.String(keyRemote, rq.client)
 		l.End()
 		return
 	}

@@ -68,6 +68,10 @@ func (b *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// WritesWhole says that concurrent writes are kept whole and in order
+// (textlog.New then takes no lock of its own around them).
+func (b *Writer) WritesWhole() {}
+
 // Flush writes what was gathered, after any batch still being written.
 func (b *Writer) Flush() error {
 	b.mu.Lock()

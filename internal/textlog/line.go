@@ -39,27 +39,30 @@ func (h *Handler) Line(t time.Time, level slog.Level, msg string) Line {
 	return Line{h: h, bp: bp, b: b}
 }
 
-func (l *Line) key(k string) {
-	l.b = append(l.b, ' ')
-	l.b = appendString(l.b, k)
-	l.b = append(l.b, '=')
-}
+// Key is an attribute's key as a line writes it before the value
+// (" key="), formatted once: a line written for every request names the
+// same keys every time.
+type Key string
+
+// NewKey is key formatted as Handle formats it (quoted where slog's text
+// format quotes it).
+func NewKey(key string) Key { return Key(" " + string(appendString(nil, key)) + "=") }
 
 // String adds the attribute slog.String(key, v).
-func (l *Line) String(key, v string) {
-	l.key(key)
+func (l *Line) String(key Key, v string) {
+	l.b = append(l.b, key...)
 	l.b = appendString(l.b, v)
 }
 
 // Int adds the attribute slog.Int(key, v).
-func (l *Line) Int(key string, v int) {
-	l.key(key)
+func (l *Line) Int(key Key, v int) {
+	l.b = append(l.b, key...)
 	l.b = strconv.AppendInt(l.b, int64(v), 10)
 }
 
 // Float64 adds the attribute slog.Float64(key, v).
-func (l *Line) Float64(key string, v float64) {
-	l.key(key)
+func (l *Line) Float64(key Key, v float64) {
+	l.b = append(l.b, key...)
 	l.b = strconv.AppendFloat(l.b, v, 'g', -1, 64)
 }
 

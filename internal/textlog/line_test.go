@@ -34,10 +34,10 @@ func TestLineSameAsHandle(t *testing.T) {
 
 		var line, handled, want bytes.Buffer
 		l := New(&line, slog.LevelDebug).Line(at, level, msg)
-		l.String(s1, s2)
-		l.Int("status", n)
-		l.Float64("duration_ms", f)
-		l.String("remote", s1)
+		l.String(NewKey(s1), s2)
+		l.Int(NewKey("status"), n)
+		l.Float64(NewKey("duration_ms"), f)
+		l.String(NewKey("remote"), s1)
 		if err := l.End(); err != nil {
 			t.Fatal(err)
 		}
@@ -68,8 +68,8 @@ func TestLineAndHandleStayWhole(t *testing.T) {
 			for i := range 500 {
 				if g%2 == 0 {
 					l := h.Line(at, slog.LevelInfo, "request")
-					l.Int("g", g)
-					l.Int("i", i)
+					l.Int(NewKey("g"), g)
+					l.Int(NewKey("i"), i)
 					l.End()
 					continue
 				}
