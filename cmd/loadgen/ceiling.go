@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -88,8 +89,15 @@ func capture(base, path, token string, gzip bool) (*reply, error) {
 		return nil, fmt.Errorf("GET %s: %d %s", path, resp.StatusCode, body)
 	}
 	h := resp.Header.Clone()
-	for _, k := range []string{"Date", "Content-Length", "X-Request-Id"} {
-		h.Del(k) // net/http writes Date and Content-Length; the id is per request
+	for _, k := range []string{"Date", "X-Request-Id"} {
+		h.Del(k) // net/http writes Date; the id is per request
+	}
+	// Content-Length stays: net/http computes it only for a reply that fits
+	// its buffer (2 KiB) and sends a larger one without it chunked, where
+	// the real server sends its Content-Length (the list of 20 plain, 10
+	// KiB): the bare server's bytes would not be the real one's.
+	if resp.ContentLength >= 0 {
+		h.Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
 	}
 	return &reply{Status: resp.StatusCode, Header: h, Body: body}, nil
 }
