@@ -9,7 +9,7 @@ import (
 
 // bearerToken returns the token of an "Authorization: Bearer" header.
 func bearerToken(r *http.Request) string {
-	h := r.Header.Get("Authorization")
+	h := headerValue(r.Header, "Authorization")
 	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		return strings.TrimSpace(h[7:])
 	}

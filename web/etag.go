@@ -28,7 +28,7 @@ func etagOf(b []byte) string {
 // and reports true.
 func notModifiedH(w http.ResponseWriter, r *http.Request, tagH []string) bool {
 	w.Header()["Etag"] = tagH
-	inm := r.Header.Get("If-None-Match")
+	inm := headerValue(r.Header, "If-None-Match")
 	if inm == "" || !etagListed(inm, tagH[0]) {
 		return false
 	}

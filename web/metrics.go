@@ -12,7 +12,7 @@ import (
 // request of the terminal app (ChannelHeader) carries its channel.
 func routed(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(ChannelHeader) == core.ChannelTUI {
+		if headerValue(r.Header, ChannelHeader) == core.ChannelTUI {
 			r = r.WithContext(core.WithChannel(r.Context(), core.ChannelTUI))
 		}
 		defer func() {

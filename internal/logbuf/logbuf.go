@@ -68,6 +68,10 @@ func (b *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// WritesWhole says that concurrent writes are kept whole and in order
+// (textlog.New then takes no lock of its own around them).
+func (b *Writer) WritesWhole() {}
+
 // Flush writes what was gathered, after any batch still being written.
 func (b *Writer) Flush() error {
 	b.mu.Lock()
@@ -133,4 +137,15 @@ func (f *flushing) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (f *flushing) WithGroup(name string) slog.Handler {
 	return &flushing{f.Handler.WithGroup(name), f.w}
+}
+
+// Unwrap is the handler under a Handler (and true), for a caller that
+// writes its information-level lines to it directly (web's access log,
+// through textlog.Line): below warning level a Handler only passes records
+// on. Any other handler is returned as it is, with false.
+func Unwrap(h slog.Handler) (slog.Handler, bool) {
+	if f, ok := h.(*flushing); ok {
+		return f.Handler, true
+	}
+	return h, false
 }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sendlater/sendlater/internal/textlog"
 )
 
 // sink is a log destination that records each write it gets.
@@ -169,5 +171,54 @@ func TestBatchesWrittenOutsideTheLockStayWholeAndInOrder(t *testing.T) {
 			t.Fatalf("line %q out of order or broken (want n%d)", l, next[g])
 		}
 		next[g]++
+	}
+}
+
+// TestTextlogWithoutItsLockStaysWhole: textlog over a Writer takes no lock
+// of its own (WritesWhole); its one-pass lines (textlog.Line) and slog's
+// records (a logger with attributes of its own goes to slog's handler)
+// from eight goroutines still come out whole, each once, in each
+// goroutine's order, through batches small enough to be written while
+// lines gather.
+func TestTextlogWithoutItsLockStaysWhole(t *testing.T) {
+	s := &serialSink{t: t}
+	w := New(s, time.Millisecond, 512)
+	h := textlog.New(w, slog.LevelInfo)
+	at := time.Date(2026, 11, 28, 7, 0, 0, 0, time.UTC)
+	kg, ki := textlog.NewKey("g"), textlog.NewKey("i")
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			log := slog.New(h).With("with", "x")
+			for i := range 300 {
+				if i%2 == 0 {
+					l := h.Line(at, slog.LevelInfo, "request")
+					l.Int(kg, g)
+					l.Int(ki, i)
+					l.End()
+				} else {
+					log.Info("request", "g", g, "i", i)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	w.Close()
+	next := map[int]int{}
+	for line := range strings.Lines(strings.Join(s.got(), "")) {
+		var g, i int
+		rest := line[strings.Index(line, " g=")+1:]
+		if _, err := fmt.Sscanf(rest, "g=%d i=%d", &g, &i); err != nil || !strings.HasPrefix(line, "time=") || !strings.HasSuffix(line, "\n") {
+			t.Fatalf("a line was cut: %q", line)
+		}
+		if i != next[g] {
+			t.Fatalf("worker %d: line %d after %d", g, i, next[g]-1)
+		}
+		next[g]++
+	}
+	for g := range 8 {
+		if next[g] != 300 {
+			t.Fatalf("worker %d: %d lines, want 300", g, next[g])
+		}
 	}
 }

@@ -29,12 +29,15 @@ type Handler struct {
 
 // New is a handler writing records of level or above to w, as
 // slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}) would. Each
-// record is one Write call.
+// record is one Write call, made under a lock of the handler's, unless w
+// says it keeps concurrent writes whole itself (a WritesWhole method, as
+// logbuf.Writer has): a busy server's every access line took both locks.
 func New(w io.Writer, level slog.Leveler) *Handler {
 	if level == nil {
 		level = slog.LevelInfo
 	}
 	lw := &lockedWriter{w: w}
+	_, lw.whole = w.(interface{ WritesWhole() })
 	return &Handler{level: level, w: lw, slow: slog.NewTextHandler(lw, &slog.HandlerOptions{Level: level})}
 }
 
@@ -200,13 +203,18 @@ func appendRFC3339MillisSlow(b []byte, t time.Time) []byte {
 }
 
 // lockedWriter makes each Write whole against every other, the fast path's
-// and slog's handler's alike.
+// and slog's handler's alike; a writer that does so itself (whole) is
+// written to as it is.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu    sync.Mutex
+	w     io.Writer
+	whole bool
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
+	if l.whole {
+		return l.w.Write(p)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
