@@ -136,6 +136,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"DraftsGoWithMessageAndUser", needsDrafts(testDraftsGoWithMessageAndUser)},
 		{"Attachments", needsAttachments(testAttachments)},
 		{"AttachmentQuota", needsAttachments(testAttachmentQuota)},
+		{"OwnerAttachments", needsAttachments(testOwnerAttachments)},
 		{"AttachmentQuotaRace", needsAttachments(testAttachmentQuotaRace)},
 		{"AttachmentsGoWithMessageAndUser", needsAttachments(testAttachmentsGoWithMessageAndUser)},
 	}
