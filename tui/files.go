@@ -93,8 +93,8 @@ type uploadMsg struct {
 
 // fileGoneMsg is a file removed.
 type fileGoneMsg struct {
-	name string
-	err  error
+	id, name string
+	err      error
 }
 
 // openFiles opens the files page of msg, coming back to from on esc.
@@ -271,7 +271,7 @@ func (m *Model) removeFile(f File) tea.Cmd {
 	id, files := m.files.message.ID, m.cfg.Files
 	m.setStatus("Removing "+f.Name+"…", false)
 	return func() tea.Msg {
-		return fileGoneMsg{name: f.Name, err: files.DeleteFile(m.cfg.Ctx, id, f.ID)}
+		return fileGoneMsg{id: f.ID, name: f.Name, err: files.DeleteFile(m.cfg.Ctx, id, f.ID)}
 	}
 }
 
@@ -283,6 +283,16 @@ func (m *Model) gotFileGone(msg fileGoneMsg) tea.Cmd {
 	}
 	if m.page != pageFiles {
 		return nil
+	}
+	if msg.err == nil {
+		v := &m.files
+		for i, f := range v.files {
+			if f.ID == msg.id {
+				v.files = append(v.files[:i:i], v.files[i+1:]...)
+				break
+			}
+		}
+		v.cursor = max(0, min(v.cursor, len(v.files)-1))
 	}
 	return m.loadFiles()
 }
