@@ -219,4 +219,9 @@ func TestFilesUsage(t *testing.T) {
 		t.Fatalf("after a delete: %+v", u)
 	}
 	a.fail(nil, http.StatusUnauthorized, core.EInvalidToken, "GET", "/api/me/files", "", nil)
+	// A read-only token reads neither the quota nor the export (scope account).
+	var reader web.CreatedTokenJSON
+	a.ok(nil, http.StatusCreated, "POST", "/api/me/tokens", ann, map[string]string{"name": "reader"}, &reader)
+	wantScope(t, a, core.ScopeAccount, "GET", "/api/me/files", reader.Token, nil)
+	wantScope(t, a, core.ScopeAccount, "GET", "/api/me/export?format=zip", reader.Token, nil)
 }
