@@ -184,3 +184,34 @@ func TestAttachingOnStarterShowsTheUpgrade(t *testing.T) {
 		t.Fatalf("Starter's files: %v %v", list, err)
 	}
 }
+
+// The files page, as text, against testdata/files-80x24.golden: a file and
+// a script marked executable, oldest first; and the remove's question.
+func TestGoldenFilesPage(t *testing.T) {
+	e, ann := newEnv(t)
+	makePro(t, e, ann)
+	ctx := e.As(ann.id)
+	m, err := e.Messages.Create(ctx, core.MessageInput{Title: "Deeds", Name: "Bob", Recipient: "bob@example.com",
+		Body: "See the files.", Interval: core.Interval1M})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"Testament von Anna – 2025.pdf", append([]byte("%PDF-1.7\n"), make([]byte, 1_234_567)...)}, {"open-the-safe.sh", []byte("#!/bin/sh\necho 4-8-15-16\n")}} {
+		if _, err := web.UploadFile(ctx, web.LocalFiles{Files: e.Attachments}, m.ID, f.name, bytes.NewReader(f.data), int64(len(f.data))); err != nil {
+			t.Fatal(err)
+		}
+		e.Clock.Add(time.Second)
+	}
+	cfg, srv := backends[0].open(t, e, ann)
+	d := drive(t, withFiles(cfg, e, srv, ann.token, 0), 80, 24)
+	d.waitFor("Deeds")
+	d.press("f")
+	d.waitFor("open-the-safe.sh")
+	d.golden("files-80x24")
+	d.press("d")
+	d.waitFor("y remove · n keep")
+	d.golden("files-remove-80x24")
+}

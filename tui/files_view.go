@@ -122,7 +122,7 @@ func (v *filesView) View(st styles, width int) string {
 		case f.ClientSealed:
 			mark = "sealed"
 		}
-		row := fmt.Sprintf("%-*s %10s  %s", nameWidth, ansi.Truncate(f.Name, nameWidth, "…"), core.FormatBytes(f.Size), mark)
+		row := strings.TrimRight(fmt.Sprintf("%-*s %10s  %s", nameWidth, ansi.Truncate(f.Name, nameWidth, "…"), core.FormatBytes(f.Size), mark), " ")
 		switch {
 		case i == v.cursor && !v.asking:
 			row = st.Selected.Render("› " + row)
