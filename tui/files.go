@@ -83,12 +83,11 @@ type filesMsg struct {
 }
 
 // uploadMsg is a step of an upload: the file made, a part stored (or
-// not), or the offset read again after a failure (resumed).
+// not), or the offset read again after a failure.
 type uploadMsg struct {
-	seq     int
-	file    File
-	resumed bool
-	err     error
+	seq  int
+	file File
+	err  error
 }
 
 // fileGoneMsg is a file removed.
@@ -198,7 +197,7 @@ func (m *Model) gotUpload(msg uploadMsg) tea.Cmd {
 	if msg.err != nil {
 		return m.uploadFailed(up, msg.err)
 	}
-	if msg.resumed || msg.file.Offset > up.file.Offset || !up.started {
+	if msg.file.Offset > up.file.Offset || !up.started {
 		up.tries = 0
 	}
 	up.file, up.started = msg.file, true
@@ -251,7 +250,7 @@ func (m *Model) uploadFailed(up *upload, err error) tea.Cmd {
 		}
 		for _, f := range list {
 			if f.ID == fileID {
-				return uploadMsg{seq: up.seq, file: f, resumed: true}
+				return uploadMsg{seq: up.seq, file: f}
 			}
 		}
 		return uploadMsg{seq: up.seq, err: core.ErrAttachmentNotFound()}

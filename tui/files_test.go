@@ -24,6 +24,8 @@ type filesOver struct {
 	files     web.AuthorFiles
 	parts     *atomic.Int32
 	dropAfter int32
+	// down: every part fails before it reaches the server.
+	down bool
 }
 
 func tuiFile(f *web.FileJSON) tui.File {
@@ -40,6 +42,10 @@ func (o filesOver) CreateFile(ctx context.Context, id, name string, size int64) 
 }
 
 func (o filesOver) SendPart(ctx context.Context, id, file string, offset int64, part io.Reader) (tui.File, error) {
+	if o.down {
+		o.parts.Add(1)
+		return tui.File{}, core.Errorf(core.EUnavailable, "the server did not answer: connection refused")
+	}
 	f, err := o.files.SendPart(ctx, id, file, offset, part)
 	if n := o.parts.Add(1); err == nil && n == o.dropAfter {
 		return tui.File{}, core.Errorf(core.EUnavailable, "the server did not answer: connection reset")
@@ -214,4 +220,30 @@ func TestGoldenFilesPage(t *testing.T) {
 	d.press("d")
 	d.waitFor("y remove · n keep")
 	d.golden("files-remove-80x24")
+}
+
+// A part that never gets through is tried three times, each from the
+// offset the server has, then the upload stops and says why; the file
+// stays listed as uploading, for esc or d to remove.
+func TestAttachingStopsAfterThreeTries(t *testing.T) {
+	e, ann := newEnv(t)
+	makePro(t, e, ann)
+	if _, err := e.Messages.Create(e.As(ann.id), core.MessageInput{Title: "Deeds", Name: "Bob", Recipient: "bob@example.com",
+		Body: "See the files.", Interval: core.Interval1M}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := backends[0].open(t, e, ann)
+	parts := new(atomic.Int32)
+	cfg.Files = filesOver{files: web.LocalFiles{Files: e.Attachments}, parts: parts, down: true}
+	d := drive(t, cfg, 80, 24)
+	d.waitFor("Deeds")
+	d.press("f", "a")
+	d.typeText(writeFile(t, "will.pdf", []byte("%PDF-1.7 the will")))
+	d.press("enter")
+	s := d.waitUntil("the upload stopped", func(s string) bool {
+		return bytesContain(s, "uploading 0%") && bytesContain(s, "esc back") // not "esc stop the upload"
+	})
+	if n := parts.Load(); n != 3 || !bytesContain(s, "! the server did not answer: connection refused") || bytesContain(s, "trying again") {
+		t.Fatalf("the part was sent %d times, want 3; the screen:\n%s", n, s)
+	}
 }
