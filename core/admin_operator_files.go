@@ -57,3 +57,17 @@ func fileIDOf(a *Attachment) string {
 	}
 	return a.ID
 }
+
+func (f operatorFiles) Usage(ctx context.Context) (*AttachmentUsage, error) {
+	return f.o.Files.Usage(ctx)
+}
+
+// AccountFiles and OpenAccountFile are the export's, which only the user
+// makes.
+func (f operatorFiles) AccountFiles(context.Context) ([]*Attachment, error) {
+	return nil, errOperator()
+}
+
+func (f operatorFiles) OpenAccountFile(context.Context, string) (*Attachment, *AttachmentReader, error) {
+	return nil, nil, errOperator()
+}

@@ -152,6 +152,9 @@ type AttachmentStore interface {
 	Attachment(ctx context.Context, id string) (*Attachment, error)
 	// MessageAttachments returns the message's attachments, oldest first.
 	MessageAttachments(ctx context.Context, messageID string) ([]*Attachment, error)
+	// OwnerAttachments returns the author's attachments, oldest first
+	// (the quota in settings, the export).
+	OwnerAttachments(ctx context.Context, owner string) ([]*Attachment, error)
 	// AddAttachmentPart records part index as stored by token: only when
 	// the upload has exactly index parts (else EConflict, and nothing
 	// changes). Part 0 sets the sniffed typ and executable mark. The last

@@ -181,6 +181,11 @@ type Attachments interface {
 	Upload(ctx context.Context, messageID, id string, offset int64, body io.Reader) (*Attachment, error)
 	Open(ctx context.Context, messageID, id string) (*Attachment, *AttachmentReader, error)
 	Delete(ctx context.Context, messageID, id string) error
+	// Usage, AccountFiles and OpenAccountFile are the account's files as
+	// a whole (the quota in settings, the export).
+	Usage(ctx context.Context) (*AttachmentUsage, error)
+	AccountFiles(ctx context.Context) ([]*Attachment, error)
+	OpenAccountFile(ctx context.Context, id string) (*Attachment, *AttachmentReader, error)
 }
 
 // SchedulerHealth tells whether the schedulers keep passing: of the

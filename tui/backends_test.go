@@ -69,7 +69,7 @@ func serve(t testing.TB, e *testenv.Env) *web.Server {
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BaseURL: testenv.DefaultBaseURL, AppName: "Sendlater",
 		Clock: e.Clock, Identities: e.Auth, Messages: e.Messages, Contact: e.Contact, Postpone: e.Postpone,
 		Refusals: e.Refuse, WebhookSecrets: e.WebhookSecrets, Social: e.Social, Outbox: e.DB, Opens: e.Graph.Opens,
-		StreamHeartbeat: time.Second,
+		StreamHeartbeat: time.Second, Attachments: e.Attachments,
 	}
 	if err := srv.Open("127.0.0.1:0"); err != nil {
 		t.Fatal(err)

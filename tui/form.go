@@ -46,6 +46,8 @@ type formView struct {
 	opened  *openedLetter
 	sealID  string
 	canSeal bool
+	// files: ctrl+f opens the files of the message being edited.
+	files bool
 }
 
 func newForm(d Draft, editing *core.Message, limit int, st styles) formView {

@@ -56,7 +56,11 @@ func (f *formView) content(st styles, now time.Time, loc *time.Location) (lines 
 	errLine("interval")
 	field(f.intervalField(), start, len(lines))
 	start = len(lines)
-	lines = append(lines, label(f.focus == f.bodyField(), "Message")+st.Dim.Render(" · "+f.sealLabel()))
+	files := ""
+	if f.files {
+		files = " · ctrl+f files"
+	}
+	lines = append(lines, label(f.focus == f.bodyField(), "Message")+st.Dim.Render(" · "+f.sealLabel()+files))
 	lines = append(lines, strings.Split(f.body.View(), "\n")...)
 	errLine("message")
 	lines = append(lines, "  The message will be delivered on "+f.deliveryDate(now, loc).In(loc).Format("Monday, January 2, 2006")+".")

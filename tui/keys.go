@@ -9,6 +9,7 @@ type keyMap struct {
 	Timeline, Test, Hold, SetHold, EndHold, More, Less, HoldBack, FormPreview key.Binding
 	Yes, No, OpenDraft, DropDraft                                             key.Binding
 	Next, Prev, Left, Right, Save, Cancel, Back, Seal                         key.Binding
+	Files, FormFiles, Attach, Remove                                          key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -45,6 +46,10 @@ func newKeyMap() keyMap {
 		Right:       key.NewBinding(key.WithKeys("right", "l")),
 		Save:        b("save", "ctrl+s"),
 		Seal:        b("seal", "ctrl+l"),
+		Files:       b("files", "f"),
+		FormFiles:   b("files", "ctrl+f"),
+		Attach:      b("attach", "a"),
+		Remove:      b("remove", "d"),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "discard")),
 		Back:        key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back")),
 	}

@@ -38,6 +38,8 @@ type Config struct {
 	// Retry is the wait before following the list again after it ended;
 	// zero: 5 s.
 	Retry time.Duration
+	// Files are the messages' files (f on the list); nil: not offered.
+	Files Files
 }
 
 type page int
@@ -47,7 +49,8 @@ const (
 	pageForm
 	pagePreview // a text read from the server: the emails, the timeline
 	pageHold
-	pageSeal // the form's seal: a passphrase asked, or the letter opened
+	pageSeal  // the form's seal: a passphrase asked, or the letter opened
+	pageFiles // a message's files: attach, remove
 )
 
 // Model is the app's root: the page shown, the list, the form, and what
@@ -70,6 +73,7 @@ type Model struct {
 	fromForm bool // the text page is the form's preview: esc goes back to it
 	hold     holdView
 	seal     sealView
+	files    filesView
 	moreKeys bool          // the help line shows the second row of keys
 	confirm  *core.Message // asked before delete
 	offered  *Draft        // a draft found at start, offered again
@@ -178,6 +182,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case heldMsg:
 		return m, m.gotHold(msg)
+	case filesMsg:
+		m.gotFiles(msg)
+		return m, nil
+	case uploadMsg:
+		return m, m.gotUpload(msg)
+	case fileGoneMsg:
+		return m, m.gotFileGone(msg)
 	case draftLoadedMsg:
 		if msg.draft != nil && m.page == pageList {
 			m.offered = msg.draft
@@ -201,6 +212,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case pageSeal:
 		return m, m.seal.update(msg)
+	case pageFiles:
+		var cmd tea.Cmd
+		m.files.path, cmd = m.files.path.Update(msg)
+		return m, cmd
 	}
 	return m, nil
 }

@@ -21,6 +21,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.holdKey(k)
 	case pageSeal:
 		return m.sealKey(k)
+	case pageFiles:
+		return m.filesKey(k)
 	case pagePreview:
 		switch {
 		case key.Matches(k, m.keys.Back):
@@ -114,6 +116,8 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 		})
 	case key.Matches(k, keys.Test):
 		return m.sendTest(sel.ID)
+	case key.Matches(k, keys.Files):
+		return m.openFiles(sel, pageList)
 	}
 	return nil
 }
@@ -135,6 +139,7 @@ func (m *Model) openForm(d Draft, editing *core.Message) tea.Cmd {
 	}
 	m.form = newForm(d, editing, m.recipientLimit(), m.styles)
 	m.form.canSeal = m.maySeal()
+	m.form.files = editing != nil && m.cfg.Files != nil
 	m.form.SetSize(m.width, m.bodyHeight()-1) // under the page's title
 	m.page = pageForm
 	m.setStatus("", false)
@@ -219,6 +224,12 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.update(m.form.editing.ID, m.form.changes(), job)
 	case key.Matches(k, m.keys.Seal):
 		return m.openSeal()
+	case key.Matches(k, m.keys.FormFiles):
+		if m.form.editing == nil {
+			m.form.problem = "Save the message first (ctrl+s), then open it again: ctrl+f attaches files to it."
+			return nil
+		}
+		return m.openFiles(m.form.editing, pageForm)
 	}
 	cmd, changed := m.form.Update(k, m.keys)
 	if !changed {

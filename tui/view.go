@@ -51,6 +51,8 @@ func (m *Model) Render() string {
 		body = m.preview.View(m.styles)
 	case pageHold:
 		body = m.hold.View(m.styles, m.user, now, loc)
+	case pageFiles:
+		body = m.files.View(m.styles, m.width)
 	case pageSeal:
 		title := "Seal this message"
 		if m.seal.mode == sealUnlock {
@@ -149,6 +151,8 @@ func (m *Model) bindings() []key.Binding {
 		return []key.Binding{k.Next, key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "seal")), k.HoldBack}
 	case m.page == pagePreview:
 		return []key.Binding{k.Up, k.Back}
+	case m.page == pageFiles:
+		return m.filesBindings()
 	case m.page == pageHold && held(m.user):
 		return []key.Binding{k.SetHold, k.EndHold, k.HoldBack}
 	case m.page == pageHold:
@@ -162,7 +166,7 @@ func (m *Model) bindings() []key.Binding {
 		return []key.Binding{k.Reload, k.Up, k.New, k.Edit, k.Postpone, k.Pause, k.Delete, k.Quit}
 	}
 	if m.moreKeys {
-		return []key.Binding{k.Preview, k.Test, k.Timeline, k.Hold, k.Reload, k.Less, k.Quit}
+		return []key.Binding{k.Preview, k.Test, k.Timeline, k.Files, k.Hold, k.Reload, k.Less, k.Quit}
 	}
 	return []key.Binding{k.Up, k.New, k.Edit, k.Postpone, k.Pause, k.Delete, k.More, k.Quit}
 }

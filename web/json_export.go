@@ -10,6 +10,17 @@ type AccountExportJSON struct {
 	Messages       []ExportedMessageJSON `json:"messages"`
 	AccessTokens   []AccessTokenJSON     `json:"accessTokens"`
 	LinkedAccounts []ExportedLinkJSON    `json:"linkedAccounts"`
+	// Files are the records of the user's files (GET /api/me/export;
+	// not in the operator's export).
+	Files []ExportedFileJSON `json:"files,omitempty"`
+}
+
+// ExportedFileJSON is a file's record in the export; Path is where its
+// bytes are in the zip form ("" in the JSON form, and for an upload not
+// complete).
+type ExportedFileJSON struct {
+	*FileJSON
+	Path string `json:"path,omitempty"`
 }
 
 // ExportedLinkJSON is a linked provider account with the provider's id of

@@ -144,15 +144,6 @@ func (s *Server) handleDeleteMe(w http.ResponseWriter, r *http.Request) {
 	writeData(w, http.StatusOK, nil)
 }
 
-func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
-	x, err := s.Identities.Export(r.Context())
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, NewAccountExportJSON(x))
-}
-
 // keptMe is the encoded reply of GET /api/me kept for a user (writeKeptMe):
 // the reply (untagged: /api/me has no ETag) and how long Me's answer holds.
 type keptMe struct {

@@ -39,6 +39,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/me/verify-email", s.authed(s.handleSendVerification))
 	mux.HandleFunc("POST /api/me/reminder-address/confirm", s.authed(s.handleSendReminderAddressConfirmation))
 	mux.HandleFunc("GET /api/me/export", s.authed(s.handleExport))
+	mux.HandleFunc("GET /api/me/files", s.authed(s.handleFilesUsage))
 	mux.HandleFunc("POST /api/me/webhook-secret", s.authed(s.handleRotateWebhookSecret))
 	s.signInRoutes(mux)
 	s.passkeyRoutes(mux)

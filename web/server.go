@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/sendlater/sendlater/core"
@@ -104,6 +105,9 @@ type Server struct {
 	ln         net.Listener
 	shutdown   shutdown
 	gate       *fairGate
+	// exporting holds the users whose zip export is being written: one
+	// at a time each (GET /api/me/export?format=zip).
+	exporting sync.Map
 }
 
 // Handler returns the server's complete handler.

@@ -59,7 +59,8 @@ func (a *app) tuiConfig(ctx context.Context, asUser, server string) (tui.Config,
 		if err != nil {
 			return tui.Config{}, nil, err
 		}
-		return a.withDraft(tui.Config{Messages: c, Account: c, Ctx: ctx, Emails: emails, Where: l.Server}, l.Server, l.Email), nothing, nil
+		cfg := tui.Config{Messages: c, Account: c, Files: tuiFiles{c}, Ctx: ctx, Emails: emails, Where: l.Server}
+		return a.withDraft(cfg, l.Server, l.Email), nothing, nil
 	}
 	emails, err := mailer.NewTemplates(a.cfg.AppName, a.cfg.BaseURL)
 	if err != nil {
@@ -72,7 +73,7 @@ func (a *app) tuiConfig(ctx context.Context, asUser, server string) (tui.Config,
 			if err != nil {
 				return tui.Config{}, nil, err
 			}
-			cfg := tui.Config{Messages: c, Account: c, Ctx: ctx, Emails: emails, Where: "the server's admin socket"}
+			cfg := tui.Config{Messages: c, Account: c, Files: tuiFiles{c}, Ctx: ctx, Emails: emails, Where: "the server's admin socket"}
 			return a.withDraft(cfg, a.cfg.storePath(), me.UID), nothing, nil
 		}
 	}
@@ -98,7 +99,7 @@ func (a *app) tuiConfig(ctx context.Context, asUser, server string) (tui.Config,
 	// what they do and read for the user goes to the audit log.
 	acting := core.WithChannel(core.ActAs(core.WithOperator(ctx, localActor()), u.ID), core.ChannelTUI)
 	cfg := tui.Config{Messages: s.Operator.AuthorMessages(), Account: s.Operator.AuthorAccount(), Ctx: acting,
-		Emails: s.Emails, Where: "the store " + a.cfg.storePath()}
+		Files: tuiFiles{web.LocalFiles{Files: s.Operator.AuthorFiles()}}, Emails: s.Emails, Where: "the store " + a.cfg.storePath()}
 	return a.withDraft(cfg, a.cfg.storePath(), u.ID), done, nil
 }
 

@@ -189,6 +189,24 @@ func (s *DB) MessageAttachments(ctx context.Context, messageID string) ([]*core.
 	return as, err
 }
 
+// OwnerAttachments returns the owner's attachments, oldest first.
+func (s *DB) OwnerAttachments(ctx context.Context, owner string) ([]*core.Attachment, error) {
+	var as []*core.Attachment
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		prefix := ownerPrefix(owner)
+		for _, k := range prefixKeys(tx.Bucket(bucketAttachmentsByOwner), prefix) {
+			a, err := s.findAttachment(tx, string(k[len(prefix):]))
+			if err != nil {
+				return err
+			}
+			as = append(as, a)
+		}
+		return nil
+	})
+	sortAttachments(as)
+	return as, err
+}
+
 func sortAttachments(as []*core.Attachment) {
 	slices.SortFunc(as, func(a, b *core.Attachment) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {

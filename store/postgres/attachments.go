@@ -106,7 +106,17 @@ func (s *DB) Attachment(ctx context.Context, id string) (*core.Attachment, error
 
 // MessageAttachments returns the message's attachments, oldest first.
 func (s *DB) MessageAttachments(ctx context.Context, messageID string) ([]*core.Attachment, error) {
-	rows, err := s.pool.Query(ctx, "select "+attachmentColumns+" from attachments where message_id = $1 order by created_at, id", messageID)
+	return s.attachmentsWhere(ctx, "message_id", messageID)
+}
+
+// OwnerAttachments returns the owner's attachments, oldest first.
+func (s *DB) OwnerAttachments(ctx context.Context, owner string) ([]*core.Attachment, error) {
+	return s.attachmentsWhere(ctx, "owner", owner)
+}
+
+// attachmentsWhere is the attachments whose column (a constant) is v.
+func (s *DB) attachmentsWhere(ctx context.Context, column, v string) ([]*core.Attachment, error) {
+	rows, err := s.pool.Query(ctx, "select "+attachmentColumns+" from attachments where "+column+" = $1 order by created_at, id", v)
 	if err != nil {
 		return nil, wrapErr(err)
 	}

@@ -205,3 +205,35 @@ func testAttachmentsGoWithMessageAndUser(t *testing.T, s Stores) {
 		t.Fatalf("%d records left, want bob's 1", left)
 	}
 }
+
+// OwnerAttachments lists the owner's files of every message, oldest first,
+// and no one else's; a deleted message's files leave it.
+func testOwnerAttachments(t *testing.T, s Stores) {
+	ann := MustCreateUser(t, s, "ann@example.com")
+	bob := MustCreateUser(t, s, "bob@example.com")
+	m1 := MustCreateMessage(t, s, ann.ID, core.Interval1M)
+	m2 := MustCreateMessage(t, s, ann.ID, core.Interval1M)
+	mb := MustCreateMessage(t, s, bob.ID, core.Interval1M)
+	none, err := s.Attachments.OwnerAttachments(ctx, ann.ID)
+	must(t, err)
+	if len(none) != 0 {
+		t.Fatalf("OwnerAttachments of a user without files = %+v", none)
+	}
+	a1 := newUpload(s, m1, "1", 10, 128)
+	must(t, s.Attachments.CreateAttachment(ctx, a1, roomyQuota))
+	s.Clock.Add(time.Second)
+	a2 := newUpload(s, m2, "2", 20, 128)
+	must(t, s.Attachments.CreateAttachment(ctx, a2, roomyQuota))
+	must(t, s.Attachments.CreateAttachment(ctx, newUpload(s, mb, "b", 30, 128), roomyQuota))
+	got, err := s.Attachments.OwnerAttachments(ctx, ann.ID)
+	must(t, err)
+	if len(got) != 2 || !reflect.DeepEqual(got[0], a1) || !reflect.DeepEqual(got[1], a2) {
+		t.Fatalf("OwnerAttachments = %+v, want %+v and %+v", got, a1, a2)
+	}
+	must(t, s.Messages.DeleteMessage(ctx, m1.ID))
+	got, err = s.Attachments.OwnerAttachments(ctx, ann.ID)
+	must(t, err)
+	if len(got) != 1 || got[0].ID != a2.ID {
+		t.Fatalf("after deleting a message, OwnerAttachments = %+v", got)
+	}
+}

@@ -137,6 +137,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"DraftsGoWithMessageAndUser", needsDrafts(testDraftsGoWithMessageAndUser)},
 		{"Attachments", needsAttachments(testAttachments)},
 		{"AttachmentQuota", needsAttachments(testAttachmentQuota)},
+		{"OwnerAttachments", needsAttachments(testOwnerAttachments)},
 		{"AttachmentQuotaRace", needsAttachments(testAttachmentQuotaRace)},
 		{"AttachmentsGoWithMessageAndUser", needsAttachments(testAttachmentsGoWithMessageAndUser)},
 		{"AttachmentDownloads", needsAttachments(testAttachmentDownloads)},

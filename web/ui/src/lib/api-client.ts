@@ -73,6 +73,32 @@ export async function apiPage<T>(path: string): Promise<Page<T>> {
   return { items: envelope.data, nextCursor: envelope.nextCursor };
 }
 
+/** A file the API answers with (a download, not the envelope): its bytes and the name the server gives it. */
+export type Download = { blob: Blob; name: string };
+
+/** Downloads path with the session's bearer; an error reply is thrown as ApiError like api's. */
+export async function apiDownload(path: string, fallbackName: string): Promise<Download> {
+  const token = await session.idToken();
+  const response = await fetch(`/api/${path}`, {
+    credentials: "same-origin",
+    headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+  });
+  if (!response.ok) {
+    let envelope: Envelope<unknown> | undefined;
+    try {
+      envelope = (await response.json()) as Envelope<unknown>;
+    } catch {
+      // not the envelope
+    }
+    if (envelope?.status !== "error") throw new ApiError("internal/error", `Unexpected reply from the server (HTTP ${response.status}).`);
+    if (envelope.code === "auth/invalid-user-token") session.onInvalidToken();
+    throw new ApiError(envelope.code, envelope.message, envelope.fields);
+  }
+  const disposition = response.headers.get("Content-Disposition") ?? "";
+  const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? fallbackName;
+  return { blob: await response.blob(), name };
+}
+
 async function request<T>(path: string, { method = "GET", body, bearer = true, headers = {} }: RequestOptions) {
   const token = bearer ? await session.idToken() : undefined;
   const response = await fetch(`/api/${path}`, {

@@ -1,4 +1,4 @@
-import { api } from "../../../lib/api-client";
+import { api, apiDownload } from "../../../lib/api-client";
 import type { SessionUser } from "../../../lib/auth";
 
 export const updateProfile = (profile: { name: string; email: string }) =>
@@ -104,3 +104,12 @@ export const revokeOtherSessions = () => api<{ revoked: number }>("me/sessions/r
 /** Switches the email about a sign-in from a new device; off needs a recent sign-in. */
 export const setSignInAlerts = (signInAlerts: boolean) =>
   api<{ signInAlerts: boolean }>("me/sign-in-alerts", { method: "PUT", body: { signInAlerts } });
+
+/** The account's files against its plan (GET /api/me/files): limit 0 is a plan without files. */
+export type FilesUsage = { plan: string; files: number; used: number; limit: number; perMessage: number; maxFiles: number };
+
+export const getFilesUsage = () => api<FilesUsage>("me/files");
+
+/** The account's export: JSON, or a zip of that JSON and the files' bytes. */
+export const downloadExport = (format: "json" | "zip") =>
+  apiDownload(`me/export?format=${format}`, `sendlater-export.${format}`);

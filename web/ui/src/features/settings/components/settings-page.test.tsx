@@ -43,9 +43,9 @@ test("General has one filled button, the profile's Save; the other forms' button
     .filter((button) => button.getAttribute("type") === "submit" && !button.className.includes("outline") && !button.className.includes("secondary"));
   expect(filled).toEqual([save]);
   // Each form is a section of its own, with its own save (issue 29): profile, reminders, linked
-  // accounts (the access tokens are under Security, issue 30).
+  // accounts, files and data (the access tokens are under Security, issue 30).
   const sections = document.querySelectorAll(".settings-section");
-  expect(sections.length).toBe(3);
+  expect(sections.length).toBe(4);
   expect(within(sections[0] as HTMLElement).getByRole("heading", { name: "Profile" })).toBeTruthy();
   expect(within(sections[1] as HTMLElement).getByRole("button", { name: "Save reminders" })).toBeTruthy();
 });

@@ -10,6 +10,7 @@ import { updateUser, user, type SessionUser } from "../../../lib/auth";
 import { readPublicSettings } from "../../../lib/public-settings";
 import { changePassword, createBillingSession, updateProfile } from "../api/account";
 import { AccessTokens } from "./access-tokens";
+import { FilesAndData } from "./files-and-data";
 import { LinkedAccounts } from "./linked-accounts";
 import { Passkeys } from "./passkeys";
 import { RemindersForm } from "./reminders-form";
@@ -159,6 +160,9 @@ export function SettingsPage({ section }: { section: SettingsSection }) {
               </article>
               <article className="settings-section">
                 <LinkedAccounts />
+              </article>
+              <article className="settings-section">
+                <FilesAndData />
               </article>
             </>
           )}

@@ -1,0 +1,161 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// filesKey answers a key on the files page.
+func (m *Model) filesKey(k tea.KeyPressMsg) tea.Cmd {
+	v := &m.files
+	switch {
+	case k.String() == "ctrl+c":
+		m.endUpload()
+		return tea.Quit
+	case v.asking:
+		switch k.String() {
+		case "enter":
+			return m.startUpload()
+		case "esc":
+			v.asking = false
+			v.path.Blur()
+			return nil
+		}
+		var cmd tea.Cmd
+		v.path, cmd = v.path.Update(k)
+		return cmd
+	case v.confirm != nil:
+		f := *v.confirm
+		v.confirm = nil
+		if key.Matches(k, m.keys.Yes) {
+			return m.removeFile(f)
+		}
+		m.setStatus(f.Name+" is kept.", false)
+		return nil
+	case key.Matches(k, m.keys.Back):
+		if up := v.up; up != nil {
+			// Stopped: what the server holds of it goes too.
+			m.endUpload()
+			m.setStatus("The upload of "+up.file.Name+" is stopped.", false)
+			if up.file.ID != "" {
+				return m.removeFile(up.file)
+			}
+			return nil
+		}
+		m.page = v.back
+		m.setStatus("", false)
+		return nil
+	case key.Matches(k, m.keys.Up):
+		v.cursor = max(v.cursor-1, 0)
+	case key.Matches(k, m.keys.Down):
+		v.cursor = max(min(v.cursor+1, len(v.files)-1), 0)
+	case key.Matches(k, m.keys.Attach):
+		switch {
+		case v.up != nil:
+			m.setStatus("One file at a time: wait for this upload to end (esc stops it).", true)
+		case v.message.IsSealed():
+			return nil // the problem line says why
+		case len(v.files) >= core.MaxAttachments:
+			m.setStatus(fmt.Sprintf("A message can have at most %d files.", core.MaxAttachments), true)
+		default:
+			v.asking = true
+			v.path.SetValue("")
+			m.setStatus("", false)
+			return v.path.Focus()
+		}
+	case key.Matches(k, m.keys.Remove) && v.cursor < len(v.files):
+		f := v.files[v.cursor]
+		v.confirm = &f
+	}
+	return nil
+}
+
+// filesBindings are the files page's keys, for the help line.
+func (m *Model) filesBindings() []key.Binding {
+	k, v := m.keys, &m.files
+	switch {
+	case v.asking:
+		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "attach")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))}
+	case v.confirm != nil:
+		return []key.Binding{key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "remove")), k.No}
+	case v.up != nil:
+		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop the upload"))}
+	}
+	return []key.Binding{k.Up, k.Attach, k.Remove, k.HoldBack}
+}
+
+// View is the files page: the message's files with their sizes and marks,
+// the path being typed, the upload's progress.
+func (v *filesView) View(st styles, width int) string {
+	wrap := func(s string) []string {
+		return strings.Split(ansi.Wordwrap(s, max(width-4, 20), ""), "\n")
+	}
+	lines := []string{st.Title.Render("Files of “" + v.message.Title + "”")}
+	for _, l := range wrap(fmt.Sprintf("Up to %d files; they go with the message, sealed at rest, and each recipient gets a link to them.",
+		core.MaxAttachments)) {
+		lines = append(lines, "  "+st.Dim.Render(l))
+	}
+	lines = append(lines, "")
+	switch {
+	case !v.loaded:
+		lines = append(lines, "  Loading the files…")
+	case len(v.files) == 0:
+		lines = append(lines, "  No files yet: a attaches one.")
+	}
+	nameWidth := max(width-30, 16)
+	for i, f := range v.files {
+		mark := ""
+		switch {
+		case !f.Complete && f.Size > 0:
+			mark = fmt.Sprintf("uploading %d%%", f.Offset*100/f.Size)
+		case !f.Complete:
+			mark = "uploading"
+		case f.Executable:
+			mark = "executable"
+		case f.ClientSealed:
+			mark = "sealed"
+		}
+		row := strings.TrimRight(fmt.Sprintf("%-*s %10s  %s", nameWidth, ansi.Truncate(f.Name, nameWidth, "…"), core.FormatBytes(f.Size), mark), " ")
+		switch {
+		case i == v.cursor && !v.asking:
+			row = st.Selected.Render("› " + row)
+		case f.Executable:
+			row = "  " + st.Warn.Render(row)
+		default:
+			row = "  " + row
+		}
+		lines = append(lines, row)
+	}
+	if v.confirm != nil {
+		lines = append(lines, "", "  "+st.Warn.Render("Remove “"+v.confirm.Name+"” and its bytes? y remove · n keep"))
+	}
+	if v.asking {
+		lines = append(lines, "", "  "+st.Label.Render("Path of the file to attach"), "  "+v.path.View())
+	}
+	if up := v.up; up != nil {
+		lines = append(lines, "", "  "+up.progress(), "  "+bar(up.file.Offset, up.size, max(min(width-4, 60), 10)))
+	}
+	if v.problem != "" {
+		lines = append(lines, "")
+		for _, l := range wrap(v.problem) {
+			lines = append(lines, "  "+st.Warn.Render(l))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// bar is a progress bar of done out of total, width cells wide.
+func bar(done, total int64, width int) string {
+	full := width
+	if total > 0 {
+		full = int(done * int64(width) / total)
+	}
+	return strings.Repeat("█", full) + strings.Repeat("░", width-full)
+}
