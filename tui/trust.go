@@ -116,7 +116,7 @@ var eventLabels = map[core.EventKind]string{
 	core.EventFailed: "Failed", core.EventRefused: "Refused by the recipient", core.EventWebhook: "Webhook called",
 	core.EventHeld:    "Moved by your hold",
 	core.EventBounced: "Returned by the recipient's mail server", core.EventComplained: "Marked as spam by the recipient",
-	core.EventOpened: "Opened from the link",
+	core.EventOpened: "Opened from the link", core.EventDownloaded: "File downloaded",
 }
 
 const whenLayout = "2006-01-02 15:04"
@@ -160,6 +160,14 @@ func (m *Model) timelineLines(id string, loc *time.Location) ([]string, error) {
 			if e.Recipient != "" {
 				parts = append(parts, "by "+e.Recipient)
 			}
+		case e.Kind == core.EventDownloaded:
+			// A recipient's first download of a file (Detail) from their link.
+			if e.Detail != "" {
+				parts = append(parts, e.Detail)
+			}
+			if e.Recipient != "" {
+				parts = append(parts, "by "+e.Recipient)
+			}
 		default:
 			if e.Recipient != "" {
 				parts = append(parts, "to "+e.Recipient)
@@ -170,7 +178,7 @@ func (m *Model) timelineLines(id string, loc *time.Location) ([]string, error) {
 		}
 		if t, err := time.Parse(time.RFC3339, e.Detail); err == nil && (e.Kind == core.EventPostponed || e.Kind == core.EventRescheduled || e.Kind == core.EventHeld) {
 			parts = append(parts, "to "+t.In(loc).Format(whenLayout))
-		} else if e.Detail != "" {
+		} else if e.Detail != "" && e.Kind != core.EventDownloaded {
 			parts = append(parts, e.Detail)
 		}
 		if !e.NextAttemptAt.IsZero() {
