@@ -3,12 +3,10 @@ package main_test
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -19,9 +17,7 @@ import (
 // sees its quota in the settings and downloads the zip export there; the
 // zip, unzipped here, holds export.json and both files' bytes, equal.
 func TestExportInABrowser(t *testing.T) {
-	browser := chromium(t)
-	node, suite := browserSuite(t)
-	script := filepath.Join(filepath.Dir(suite), "export.mjs")
+	b := needBrowser(t)
 	dir := t.TempDir()
 	srv := startServer(t, dir)
 	s := signUp(t, srv.url, "ann@example.com")
@@ -45,15 +41,7 @@ func TestExportInABrowser(t *testing.T) {
 	}
 
 	saved := filepath.Join(dir, "export.zip")
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script, srv.url, "ann@example.com", clusterPassword, saved)
-	cmd.Env = append(cleanEnv(), "CHROMIUM="+browser)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("export.mjs failed: %v\n%s\nserver log:\n%s", err, out, srv.logs)
-	}
-	t.Logf("%s", out)
+	b.run(t, srv, 4*time.Minute, "export.mjs", "ann@example.com", clusterPassword, saved)
 
 	zr, err := zip.OpenReader(saved)
 	if err != nil {
