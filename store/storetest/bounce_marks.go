@@ -51,7 +51,7 @@ func testBounceMarks(t *testing.T, s Stores) {
 	record(nil) // nothing to write
 	record(&core.BounceWrite{Address: "bob@example.org", Soft: true})
 	record(&core.BounceWrite{Address: "BOB@example.org", Soft: true})
-	if l := marks(m.ID); len(l) != 1 || l[0].SoftBounces != 2 || l[0].Bounce.At.IsZero() == false || l[0].MessageID != m.ID {
+	if l := marks(m.ID); len(l) != 1 || l[0].SoftBounces != 2 || !l[0].Bounce.At.IsZero() || l[0].MessageID != m.ID {
 		t.Fatalf("after two soft bounces: %+v", l)
 	}
 	bounce := core.RecipientBounce{At: now, Email: core.BounceNotice, Status: "5.1.1", Reason: "550 5.1.1 No such user"}
