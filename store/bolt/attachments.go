@@ -173,28 +173,21 @@ func (s *DB) findAttachment(tx *bbolt.Tx, id string) (*core.Attachment, error) {
 
 // MessageAttachments returns the message's attachments, oldest first.
 func (s *DB) MessageAttachments(ctx context.Context, messageID string) ([]*core.Attachment, error) {
-	var as []*core.Attachment
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
-		prefix := ownerPrefix(messageID)
-		for _, k := range prefixKeys(tx.Bucket(bucketAttachmentsByMessage), prefix) {
-			a, err := s.findAttachment(tx, string(k[len(prefix):]))
-			if err != nil {
-				return err
-			}
-			as = append(as, a)
-		}
-		return nil
-	})
-	sortAttachments(as)
-	return as, err
+	return s.attachmentsIndexed(ctx, bucketAttachmentsByMessage, messageID)
 }
 
 // OwnerAttachments returns the owner's attachments, oldest first.
 func (s *DB) OwnerAttachments(ctx context.Context, owner string) ([]*core.Attachment, error) {
+	return s.attachmentsIndexed(ctx, bucketAttachmentsByOwner, owner)
+}
+
+// attachmentsIndexed returns the attachments an index (by message or by
+// owner) lists under key, oldest first.
+func (s *DB) attachmentsIndexed(ctx context.Context, index []byte, key string) ([]*core.Attachment, error) {
 	var as []*core.Attachment
 	err := s.view(ctx, func(tx *bbolt.Tx) error {
-		prefix := ownerPrefix(owner)
-		for _, k := range prefixKeys(tx.Bucket(bucketAttachmentsByOwner), prefix) {
+		prefix := ownerPrefix(key)
+		for _, k := range prefixKeys(tx.Bucket(index), prefix) {
 			a, err := s.findAttachment(tx, string(k[len(prefix):]))
 			if err != nil {
 				return err
