@@ -180,14 +180,7 @@ func (s *AttachmentService) MessageFiles(ctx context.Context, messageID string) 
 
 // UserFiles are the files of an account about to be deleted.
 func (s *AttachmentService) UserFiles(ctx context.Context, userID string) ([]*Attachment, error) {
-	var files []*Attachment
-	err := s.Attachments.EachAttachment(ctx, func(a *Attachment) error {
-		if a.Owner == userID {
-			files = append(files, a)
-		}
-		return nil
-	})
-	return files, err
+	return s.Attachments.OwnerAttachments(ctx, userID)
 }
 
 // deleting runs del between gathering the files of a message (or, with
