@@ -87,7 +87,7 @@ type Auth struct {
 // OpenMetrics when asked) to a scraper that proves a.
 func (m *Metrics) Handler(a Auth) http.Handler {
 	// Uncompressed: gzip was a fifth of a scrape's CPU, for ~15 KB a
-	// scrape on the operator's own network (docs/bench-trace-overhead.md).
+	// scrape on the operator's own network (docs/benchmarks-history.md).
 	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Timeout: scrapeTimeout, DisableCompression: true})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !a.allows(r) {

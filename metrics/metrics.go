@@ -50,7 +50,7 @@ type Metrics struct {
 	// stores the store's (op → prometheus.Observer): looked up once, not
 	// by label values on every request (hashing and checking three labels
 	// twice a request was most of what the metrics cost it;
-	// docs/bench-trace-overhead.md). The sets are bounded like the labels.
+	// docs/benchmarks-history.md). The sets are bounded like the labels.
 	routes sync.Map
 	others sync.Map
 	stores sync.Map

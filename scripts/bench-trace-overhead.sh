@@ -8,7 +8,7 @@
 # both loaded at the same time (TOGETHER=1).
 # It prints the machine, `uptime` before and after, every run, the on/off
 # ratio of the summed req/s and the CPU time per request over all the
-# rounds (docs/bench-trace-overhead.md). The log goes to OUT too.
+# rounds (docs/benchmarks-history.md). The log goes to OUT too.
 #
 #   scripts/bench-trace-overhead.sh                  # 8 rounds, 10 s, ratio 0.1
 #   ROUNDS=4 D=20s RATIO=0 scripts/bench-trace-overhead.sh

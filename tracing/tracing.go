@@ -199,7 +199,7 @@ func (s setter) Set(key, value string) { s(key, value) }
 // span is a recorded span. Its attributes and new name are kept here and
 // handed to the SDK once, at End: each SetAttributes is a lock, a check of
 // the limits and a growth of the span's slice, and a request's span was
-// set five times (docs/bench-trace34.md).
+// set five times (docs/benchmarks-history.md).
 type span struct {
 	s     trace.Span
 	name  string

@@ -18,7 +18,7 @@ import (
 // The zip export of a 24 MB file is streamed: the heap in use while it is
 // written and read stays within 16 MiB of where it was (the client reads
 // it in this process too, into nothing). SENDLATER_EXPORT_MEM=1 logs the
-// figures (docs/bench-attach-rest.md).
+// figures (docs/benchmarks-history.md, "The zip export's memory").
 func TestExportZipKeepsHeapSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("uploads 24 MB")

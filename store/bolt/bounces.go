@@ -104,7 +104,7 @@ func (s *DB) createBounceMarks(tx *bbolt.Tx) error {
 // bounceGatherMax, several share a commit; a DSN's sender waits up to
 // bounceGatherMax longer for its reply, which SMTP does not notice. A
 // longer gap (4 ms, 20 ms) cut bbolt's BenchmarkBounceProcessing, whose 8
-// connections each wait for their reply (docs/bench-bounce-marks.md).
+// connections each wait for their reply (docs/benchmarks-history.md).
 const (
 	bounceGatherGap = 2 * time.Millisecond
 	bounceGatherMax = 10 * time.Millisecond

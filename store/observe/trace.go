@@ -86,7 +86,7 @@ func InSpan(ctx context.Context) bool {
 // The stack is walked a few frames first (the store's method is two or
 // three above, under Start and view or update): walking 24 frames of a
 // request's deep stack on every recorded transaction was a third of what
-// tracing cost a create (docs/bench-trace-overhead.md).
+// tracing cost a create (docs/benchmarks-history.md).
 func method() string {
 	var pcs [24]uintptr
 	if name := methodOf(pcs[:shallow], 4); name != "" {
