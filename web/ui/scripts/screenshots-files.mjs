@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { launch } from "../e2e/browser.mjs";
+import { launch, signUp } from "../e2e/browser.mjs";
 
 const [base, folder, binary, dataDir] = process.argv.slice(2);
 if (!base || !folder || !binary || !dataDir) {
@@ -17,22 +17,18 @@ mkdirSync(folder, { recursive: true });
 const devices = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 const cli = (...args) => execFileSync(binary, ["--data-dir", dataDir, ...args], { encoding: "utf8" });
 
-async function signUp(browser, email) {
+/** Signs a new account up in its own context (browser.mjs's signUp), whose cookie its shots reuse. */
+async function signUpIn(browser, email) {
   const context = await browser.newContext({ reducedMotion: "reduce" });
   const page = await context.newPage();
-  await page.goto(`${base}/auth/signup`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill("plum-kettle-orbit-47");
-  await page.getByLabel("Confirm password").fill("plum-kettle-orbit-47");
-  await page.getByRole("button", { name: "Sign up" }).click();
-  await page.waitForURL(`${base}/dashboard`);
+  await signUp(page, base, email);
   return { context, page };
 }
 
 const browser = await launch();
 try {
   const adaEmail = `ada-${Date.now()}@example.com`;
-  const { context: ada, page } = await signUp(browser, adaEmail);
+  const { context: ada, page } = await signUpIn(browser, adaEmail);
   cli("users", "set-plan", adaEmail, "pro");
   await page.goto(`${base}/dashboard`);
   await page.getByRole("button", { name: "Add Message" }).click();
@@ -50,7 +46,7 @@ try {
     writeFileSync(path, Buffer.alloc(size, 7));
     cli("messages", "attach", message.id, path);
   }
-  const { context: bea } = await signUp(browser, `bea-${Date.now()}@example.org`);
+  const { context: bea } = await signUpIn(browser, `bea-${Date.now()}@example.org`);
 
   for (const [device, viewport] of Object.entries(devices)) {
     for (const scheme of ["light", "dark"]) {
