@@ -31,16 +31,7 @@ func TestSealingInTheTUIInATerminal(t *testing.T) {
 	shot := func(what, s string) {
 		shots = append(shots, "── "+what+" ──\n"+strings.TrimRight(s, "\n "))
 	}
-	term.waitFor("No messages yet")
-	term.press("n")
-	term.waitFor("Create Message")
-	term.press("-l", "Deeds")
-	term.press("Tab")
-	term.press("-l", "Bob")
-	term.press("Tab")
-	term.press("-l", "bob@example.com")
-	term.press("Tab", "Tab")
-	term.press("-l", text)
+	term.fillNewMessage("Deeds", text)
 	term.waitFor("ctrl+l seal with a passphrase")
 	shot("the form: n, the fields typed", term.waitFor("ZEBRA-ORCHID-7731."))
 	term.press("C-l")

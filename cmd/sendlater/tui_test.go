@@ -58,6 +58,21 @@ func (term *terminal) screen() string {
 	return s
 }
 
+// fillNewMessage opens the form of a new message from the empty list and
+// types its title, Bob as its recipient and text, without saving.
+func (term *terminal) fillNewMessage(title, text string) {
+	term.waitFor("No messages yet")
+	term.press("n")
+	term.waitFor("Create Message")
+	term.press("-l", title)
+	term.press("Tab")
+	term.press("-l", "Bob")
+	term.press("Tab")
+	term.press("-l", "bob@example.com")
+	term.press("Tab", "Tab")
+	term.press("-l", text)
+}
+
 func (term *terminal) press(keys ...string) {
 	term.t.Helper()
 	if out, err := term.tmux(append([]string{"send-keys", "-t", "t"}, keys...)...); err != nil {
