@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -21,6 +20,8 @@ const (
 		sealed = excluded.sealed`
 	insertSoftBounce = `insert into bounce_marks (` + bounceMarkColumns + `) values ($1, $2, $3, $4, $5, $6)
 		on conflict (message_id, hash) do update set soft_bounces = bounce_marks.soft_bounces + 1`
+	// Both at once: never from core, kept exact anyway.
+	insertHardSoftBounce = insertHardBounce + `, soft_bounces = bounce_marks.soft_bounces + 1`
 )
 
 func sealedBounceMarkArgs(sk *seal.BounceMark) []any {
@@ -54,12 +55,10 @@ func (s *DB) RecordBounce(ctx context.Context, id string, fn func(m *core.Messag
 		if w.Marks() {
 			sk := s.seal.SealBounceMark(core.ApplyBounceWrite(nil, id, w))
 			sql := insertSoftBounce
-			if w.Hard != nil {
+			if w.Hard != nil && w.Soft {
+				sql = insertHardSoftBounce
+			} else if w.Hard != nil {
 				sql = insertHardBounce
-				if w.Soft { // both at once: never from core, kept exact anyway
-					sql = insertHardBounce[:strings.Index(insertHardBounce, "sealed = excluded.sealed")] +
-						"sealed = excluded.sealed, soft_bounces = bounce_marks.soft_bounces + 1"
-				}
 			}
 			q.Queue(sql, sealedBounceMarkArgs(&sk)...)
 		}
