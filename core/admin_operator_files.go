@@ -21,12 +21,16 @@ func (f operatorFiles) Create(ctx context.Context, messageID, name string, size 
 		fmt.Sprintf("file %s (%s) added as the author", fileIDOf(a), FormatBytes(size)))
 }
 
+// A file's name can say what a letter is about ("diagnosis.pdf"): an
+// operator's read of the names is recorded like a read of the body.
 func (f operatorFiles) Get(ctx context.Context, messageID, id string) (*Attachment, error) {
-	return f.o.Files.Get(ctx, messageID, id)
+	a, err := f.o.Files.Get(ctx, messageID, id)
+	return reveal(f.o, ctx, a, err, messageID, "read the file "+id)
 }
 
 func (f operatorFiles) List(ctx context.Context, messageID string) ([]*Attachment, error) {
-	return f.o.Files.List(ctx, messageID)
+	l, err := f.o.Files.List(ctx, messageID)
+	return reveal(f.o, ctx, l, err, messageID, fmt.Sprintf("listed the files (%d)", len(l)))
 }
 
 func (f operatorFiles) Upload(ctx context.Context, messageID, id string, offset int64, body io.Reader) (*Attachment, error) {

@@ -115,7 +115,8 @@ func TestMessagesAttachFilesDetach(t *testing.T) {
 		}
 	}
 	r = mustRunEnv(t, dir, env, "messages", "files", ms[0].ID)
-	if !strings.Contains(r.stdout, f.ID) || !strings.Contains(r.stdout, "application/pdf") || !strings.Contains(r.stdout, "complete") {
+	if !strings.Contains(r.stdout, f.ID) || !strings.Contains(r.stdout, "application/pdf") || !strings.Contains(r.stdout, "complete") ||
+		!strings.Contains(r.stdout, "DOWNLOADS") {
 		t.Fatalf("messages files:\n%s", r.stdout)
 	}
 	r = mustRunEnv(t, dir, env, "messages", "detach", ms[0].ID, f.ID)
@@ -123,7 +124,8 @@ func TestMessagesAttachFilesDetach(t *testing.T) {
 		t.Fatalf("after detach the bucket holds %d objects", n)
 	}
 	r = mustRunEnv(t, dir, env, "audit", "list")
-	if !strings.Contains(r.stdout, "messages.attach") || !strings.Contains(r.stdout, "messages.detach") {
+	if !strings.Contains(r.stdout, "messages.attach") || !strings.Contains(r.stdout, "messages.detach") ||
+		!strings.Contains(r.stdout, "listed the files (1)") {
 		t.Fatalf("the audit log:\n%s", r.stdout)
 	}
 }

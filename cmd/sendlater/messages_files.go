@@ -105,9 +105,9 @@ func newMessagesFilesCmd(a *app) *cobra.Command {
 				if f.Executable {
 					typ += " (executable)"
 				}
-				rows[i] = []string{f.ID, cli.Clip(f.Name, 40), typ, core.FormatBytes(f.Size), f.State}
+				rows[i] = []string{f.ID, cli.Clip(f.Name, 40), typ, core.FormatBytes(f.Size), f.State, downloadsCell(f.Downloads)}
 			}
-			return cli.PrintTable(a.stdout, []string{"FILE", "NAME", "TYPE", "SIZE", "STATE"}, rows)
+			return cli.PrintTable(a.stdout, []string{"FILE", "NAME", "TYPE", "SIZE", "STATE", "DOWNLOADS"}, rows)
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -127,4 +127,20 @@ func newMessagesDetachCmd(a *app) *cobra.Command {
 			return nil
 		}),
 	}
+}
+
+// downloadsCell says how often the recipients downloaded a file from their
+// links: "-" before any, else "5 by 2 recipients" (--json has each).
+func downloadsCell(d []web.FileDownloadJSON) string {
+	n := 0
+	for _, r := range d {
+		n += r.Count
+	}
+	switch {
+	case n == 0:
+		return "-"
+	case len(d) == 1:
+		return fmt.Sprintf("%d by 1 recipient", n)
+	}
+	return fmt.Sprintf("%d by %d recipients", n, len(d))
 }
