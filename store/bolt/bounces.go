@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -223,17 +224,21 @@ func addressKeys(m *core.Message) []string {
 	return out
 }
 
-// pruneBounceMarks drops the marks of the addresses an edit removed from
-// m (before held the addresses before it): editing an address clears its
-// mark. Nothing is read when the addresses did not change.
+// pruneBounceMarks drops the marks of every address but those kept by an
+// edit of m (before held the addresses before it): editing an address
+// clears its mark. Nothing is read when the addresses did not change.
 func (s *DB) pruneBounceMarks(tx *bbolt.Tx, before []string, m *core.Message) error {
 	after := addressKeys(m)
 	if strings.Join(before, "\n") == strings.Join(after, "\n") {
 		return nil
 	}
-	keep := make([][]byte, len(after))
-	for i, a := range after {
-		keep[i] = s.seal.AddressHash(a)
+	// Only the addresses kept keep their marks: an address added is new
+	// and starts clean (as on PostgreSQL, where a bounce may race an edit).
+	keep := make([][]byte, 0, len(after))
+	for _, a := range after {
+		if slices.Contains(before, a) {
+			keep = append(keep, s.seal.AddressHash(a))
+		}
 	}
 	return s.deleteBounceMarks(tx, m.ID, keep)
 }

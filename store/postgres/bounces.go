@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -116,8 +117,8 @@ func scanSealedBounceMark(row pgx.Row) (*seal.BounceMark, error) {
 	return &sk, nil
 }
 
-// pruneBounceMarks queues the deletion of the marks of the addresses an
-// edit removed from m (old as read): editing an address clears its mark.
+// pruneBounceMarks queues the deletion of the marks of every address but
+// those old and m share (old as read): editing an address clears its mark.
 // Nothing is queued when the addresses did not change.
 func (s *DB) pruneBounceMarks(ctx context.Context, q execer, old, m *core.Message) error {
 	before, after := old.RecipientList(), m.RecipientList()
@@ -128,9 +129,14 @@ func (s *DB) pruneBounceMarks(ctx context.Context, q execer, old, m *core.Messag
 	if same {
 		return nil
 	}
-	keep := make([][]byte, len(after))
-	for i, r := range after {
-		keep[i] = s.seal.AddressHash(r.Address)
+	// Only the addresses kept keep their marks: an address added is new
+	// and starts clean, even when a bounce that raced an earlier edit
+	// left a mark under it.
+	keep := make([][]byte, 0, len(after))
+	for _, r := range after {
+		if slices.ContainsFunc(before, func(b core.Recipient) bool { return core.EmailKey(b.Address) == core.EmailKey(r.Address) }) {
+			keep = append(keep, s.seal.AddressHash(r.Address))
+		}
 	}
 	_, err := q.Exec(ctx, "delete from bounce_marks where message_id = $1 and not (hash = any($2))", m.ID, keep)
 	return err

@@ -135,6 +135,25 @@ func testBounceMarks(t *testing.T, s Stores) {
 			t.Fatalf("after editing the address %+v", rs[0])
 		}
 	}
+	// A bounce that read the message before an edit took its address away
+	// writes its mark after the edit (PostgreSQL reads without a lock): the
+	// mark is of no recipient, and when the address comes back it is new,
+	// so it starts clean.
+	record(&core.BounceWrite{Address: "dee@example.org", Hard: &bounce})
+	back := []core.RecipientInput{two[0], {Name: "Dee", Address: "Dee@example.org"}}
+	_, err = s.Messages.UpdateMessage(ctx, m.ID, func(m *core.Message) error {
+		m.Apply(core.MessageUpdate{Recipients: &back}, now, time.UTC)
+		return nil
+	})
+	must(t, err)
+	if rs := joined(); rs[1].Bouncing() || len(marks(m.ID)) != 0 {
+		t.Fatalf("an address added again kept a mark of before: %+v %+v", rs[1], marks(m.ID))
+	}
+	_, err = s.Messages.UpdateMessage(ctx, m.ID, func(m *core.Message) error {
+		m.Apply(core.MessageUpdate{Recipients: &two}, now, time.UTC)
+		return nil
+	})
+	must(t, err)
 	// A message gone: nothing is written, and its marks go with it.
 	record(&core.BounceWrite{Address: "bob@example.org", Soft: true})
 	other := MustCreateMessage(t, s, u.ID, core.Interval1M)
