@@ -155,28 +155,47 @@ func (s *DB) moveBounceMarks(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		ms, err := s.collectMessages(tx.Query(ctx, "select "+messageColumns+" from messages where recipients is not null for update"))
-		if err != nil {
-			return err
-		}
-		for _, m := range ms {
-			marks := core.MarksOf(m)
-			if len(marks) == 0 {
-				continue
+		// A page at a time, in the order of the ids: a large store is
+		// never held in memory whole.
+		for after := ""; ; {
+			ms, err := s.collectMessages(tx.Query(ctx, "select "+messageColumns+` from messages
+				where recipients is not null and id > $1 order by id limit $2 for update`, after, moveMarksPage))
+			if err != nil {
+				return err
 			}
-			for _, k := range marks {
-				sk := s.seal.SealBounceMark(k)
-				if _, err := tx.Exec(ctx, insertHardBounce, sealedBounceMarkArgs(&sk)...); err != nil {
-					return err
-				}
+			if len(ms) == 0 {
+				break
 			}
-			core.StripMarks(m)
-			sm := s.seal.SealMessage(m)
-			if _, err := tx.Exec(ctx, "update messages set recipients = $2 where id = $1", m.ID, sm.Recipients); err != nil {
+			after = ms[len(ms)-1].ID
+			if err := s.moveMarksOf(ctx, tx, ms); err != nil {
 				return err
 			}
 		}
 		_, err = tx.Exec(ctx, "delete from bounce_marks_pending")
 		return err
 	})
+}
+
+// moveMarksPage is how many messages moveBounceMarks reads at once.
+var moveMarksPage = 500
+
+func (s *DB) moveMarksOf(ctx context.Context, tx pgx.Tx, ms []*core.Message) error {
+	for _, m := range ms {
+		marks := core.MarksOf(m)
+		if len(marks) == 0 {
+			continue
+		}
+		for _, k := range marks {
+			sk := s.seal.SealBounceMark(k)
+			if _, err := tx.Exec(ctx, insertHardBounce, sealedBounceMarkArgs(&sk)...); err != nil {
+				return err
+			}
+		}
+		core.StripMarks(m)
+		sm := s.seal.SealMessage(m)
+		if _, err := tx.Exec(ctx, "update messages set recipients = $2 where id = $1", m.ID, sm.Recipients); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/postgres"
 	"github.com/sendlater/sendlater/store/postgres/pgtest"
 	"github.com/sendlater/sendlater/store/seal"
 	"github.com/sendlater/sendlater/store/storetest"
@@ -19,7 +20,10 @@ func TestMigrationMovesBounceMarks(t *testing.T) {
 	s.Clock = core.NewManualClock(storetest.Epoch)
 	u := storetest.MustCreateUser(t, s, "old@example.com")
 	m := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	// More messages with a mark than a page holds: the move reads pages.
+	more := []*core.Message{storetest.MustCreateMessage(t, s, u.ID, core.Interval1M), storetest.MustCreateMessage(t, s, u.ID, core.Interval6M)}
 	db.Close()
+	defer postgres.SetMoveMarksPage(2)()
 
 	bounce := core.RecipientBounce{At: storetest.Epoch, Email: core.BounceNotice, Status: "5.1.1", Reason: "LEGACY-REASON-550"}
 	old := *m
@@ -35,6 +39,11 @@ func TestMigrationMovesBounceMarks(t *testing.T) {
 	pgtest.Exec(t, url, "drop table bounce_marks, bounce_marks_pending")
 	pgtest.Exec(t, url, "delete from schema_migrations where version = 27")
 	pgtest.Exec(t, url, "update messages set recipients = $2 where id = $1", m.ID, sealer.SealRecipientsWithMarks(&old))
+	for _, o := range more {
+		legacy := *o
+		legacy.Recipients = []core.Recipient{{Name: o.Name, Address: o.Recipient, Status: core.RecipientPending, SoftBounces: 3}}
+		pgtest.Exec(t, url, "update messages set recipients = $2 where id = $1", o.ID, sealer.SealRecipientsWithMarks(&legacy))
+	}
 
 	for range 2 { // the second opening finds nothing left to move
 		db = mustOpen(t, url)
@@ -53,12 +62,24 @@ func TestMigrationMovesBounceMarks(t *testing.T) {
 		if !rs[0].Bouncing() || rs[0].Bounce != bounce || rs[0].SoftBounces != 2 || rs[1].Bouncing() || rs[1].SoftBounces != 1 {
 			t.Fatalf("after the migration: %+v", rs)
 		}
+		for _, o := range more {
+			got, err := db.FindMessageByID(ctx, o.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := core.JoinBounceMarks(ctx, db, got); err != nil {
+				t.Fatal(err)
+			}
+			if rs := got.RecipientList(); len(rs) != 1 || rs[0].SoftBounces != 3 {
+				t.Fatalf("a message of a later page: %+v", rs)
+			}
+		}
 		db.Close()
 	}
 	pgtest.Exec(t, url, `do $$ begin
 		if exists (select 1 from bounce_marks where position('LEGACY-REASON' in encode(sealed, 'escape')) > 0) then
 			raise exception 'a mark holds its reason in clear';
 		end if;
-		if (select count(*) from bounce_marks) <> 2 then raise exception 'not two marks'; end if;
+		if (select count(*) from bounce_marks) <> 4 then raise exception 'not four marks'; end if;
 	end $$`)
 }
