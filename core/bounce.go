@@ -52,7 +52,6 @@ const maxBounceReason = 500
 type BounceService struct {
 	Addresses    *BounceAddresses
 	Messages     MessageStore
-	Store        DeliveryStore
 	Suppressions SuppressionStore
 	Users        UserStore
 	Emails       Emails

@@ -98,7 +98,7 @@ func build(o Options, k Keys) *Graph {
 		g.Delivery.Files, g.Delivery.FileLinks = g.Attachments, g.FileLinks.Tokens
 		g.Delivery.FileValidity, g.Delivery.InlineMax = o.FileLinkValidity, o.InlineMax
 	}
-	g.BounceReports = &core.BounceService{Addresses: g.Bounces, Messages: st, Store: st, Suppressions: st, Users: st,
+	g.BounceReports = &core.BounceService{Addresses: g.Bounces, Messages: st, Suppressions: st, Users: st,
 		Emails: emails, Outbox: g.Outbox, Clock: clock, BaseURL: o.BaseURL, Logger: log}
 	g.Admin = &core.AdminService{Users: st, Messages: st, Backuper: st, Prices: o.Prices, Clock: clock,
 		Delivery: g.Delivery, Billing: g.Billing, Auth: g.Auth, Contacts: st, Audit: st, Suppressions: st}
