@@ -120,8 +120,8 @@ func (m *Model) openFiles(msg *core.Message, from page) tea.Cmd {
 	m.files.path.CharLimit = 4096
 	m.files.path.SetWidth(max(m.width-4, 10))
 	if msg.IsSealed() {
-		m.files.problem = "The files of a sealed message are sealed here with its passphrase before they leave this computer, " +
-			"and open with it on the recipients' page; their names stay readable to Sendlater."
+		m.files.problem = "The files of a sealed message are sealed here with its passphrase before they leave this computer; " +
+			"their names stay readable to Sendlater."
 	}
 	m.page = pageFiles
 	m.setStatus("", false)

@@ -153,3 +153,20 @@ func TestSealedFilesUseTheFormsPassphrase(t *testing.T) {
 		t.Fatalf("opened %q", got)
 	}
 }
+
+// A sealed message's files page asking for the passphrase, as text,
+// against testdata/files-sealed-passphrase-80x24.golden.
+func TestGoldenSealedFilesPassphrase(t *testing.T) {
+	e, ann := newEnv(t)
+	sealedWithFiles(t, e, ann)
+	cfg, srv := backends[0].open(t, e, ann)
+	d := drive(t, withFiles(cfg, e, srv, ann.token, 0), 80, 24)
+	d.waitFor("Deeds")
+	d.press("f")
+	d.waitFor("No files yet")
+	d.press("a")
+	d.typeText(writeFile(t, "will.pdf", []byte("%PDF-1.7")))
+	d.press("enter")
+	d.waitFor("Passphrase of the sealed message")
+	d.golden("files-sealed-passphrase-80x24")
+}

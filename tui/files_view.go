@@ -117,8 +117,12 @@ func (v *filesView) View(st styles, width int) string {
 		return strings.Split(ansi.Wordwrap(s, max(width-4, 20), ""), "\n")
 	}
 	lines := []string{st.Title.Render("Files of “" + v.message.Title + "”")}
-	for _, l := range wrap(fmt.Sprintf("Up to %d files; they go with the message, sealed at rest, and each recipient gets a link to them.",
-		core.MaxAttachments)) {
+	intro := fmt.Sprintf("Up to %d files; they go with the message, sealed at rest, and each recipient gets a link to them.", core.MaxAttachments)
+	if v.message.IsSealed() {
+		intro = fmt.Sprintf("Up to %d files; they go with the message, sealed with its passphrase, and each recipient opens them on the message's page.",
+			core.MaxAttachments)
+	}
+	for _, l := range wrap(intro) {
 		lines = append(lines, "  "+st.Dim.Render(l))
 	}
 	lines = append(lines, "")
