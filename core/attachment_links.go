@@ -112,6 +112,10 @@ type FileLinkService struct {
 	// Validity is how long after delivery a link downloads; zero:
 	// DefaultFileLinkValidity.
 	Validity time.Duration
+	// SealedValidity is the open link's (sealed.link_valid_for): a sealed
+	// message's files open on that page, so their links download at
+	// least as long as it opens.
+	SealedValidity time.Duration
 }
 
 // FileDownloads is what the web server needs of FileLinkService.
@@ -132,9 +136,22 @@ func errFileLink() error {
 	return Errorf(EAttachmentNotFound, "This link does not download a file. Check that you copied the whole link from your email.")
 }
 
-func (s *FileLinkService) errExpired() error {
+// validityOf is how long a's links download: a sealed message's files as
+// long as its open page opens, if that is longer.
+func (s *FileLinkService) validityOf(a *Attachment) time.Duration {
+	if a.ClientSealed {
+		open := s.SealedValidity
+		if open == 0 {
+			open = DefaultOpenValidity
+		}
+		return max(s.validity(), open)
+	}
+	return s.validity()
+}
+
+func errFileLinkExpired(validity time.Duration) error {
 	return Errorf(EFileLinkExpired, "This link has expired: a file's link downloads for %s after the message arrived. Ask its author for the file.",
-		OpenValidityWords(s.validity()))
+		OpenValidityWords(validity))
 }
 
 func errFileTestLink() error {
@@ -199,8 +216,8 @@ func (s *FileLinkService) Download(ctx context.Context, token, client string, co
 		return nil, nil, errFileLink()
 	}
 	now := s.Clock.Now()
-	if now.After(rs[i].SentAt.Add(s.validity())) {
-		return nil, nil, s.errExpired()
+	if validity := s.validityOf(a); now.After(rs[i].SentAt.Add(validity)) {
+		return nil, nil, errFileLinkExpired(validity)
 	}
 	if count {
 		if err := s.count(ctx, a, i, rs[i].Address, now); err != nil {

@@ -138,3 +138,47 @@ func TestSealedFilesAreOpenedOnTheOpenPage(t *testing.T) {
 		}
 	})
 }
+
+// A sealed message's files open on its page, so their links download as
+// long as that page opens (a year) even when attachments.link_valid_for is
+// shorter (a week here): past the page's year, the refusal names it.
+func TestSealedFileLinksLastAsLongAsTheOpenPage(t *testing.T) {
+	week := 7 * 24 * time.Hour
+	testenv.Backends(t, testenv.Config{BaseURL: identityBaseURL, Start: testenv.DefaultStart, FileLinkValidity: week}, func(t *testing.T, e *testenv.Env) {
+		s := &web.Server{
+			Logger: slogDiscard(), BaseURL: identityBaseURL, AppName: "Sendlater", Clock: e.Clock,
+			Identities: e.Auth, Messages: e.Messages, Attachments: e.Attachments, FileLinks: e.Graph.FileLinks, Opens: e.Graph.Opens,
+		}
+		if err := s.Open("127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close(context.Background()) })
+		u := e.MustUser(t, "ada@example.com", "Ada", core.PlanPro)
+		id := core.NewID()
+		env, err := core.Seal(filePassphrase, id, []byte("The deeds are in the blue box."), fastSeal)
+		must(t, err)
+		m, err := e.Messages.Create(e.As(u.ID), core.MessageInput{Title: "For Ann", ID: id, Sealed: &core.SealedLetter{Envelope: env.String()},
+			Recipients: []core.RecipientInput{{Name: "Ann", Address: "ann@example.com"}}})
+		must(t, err)
+		sealed := sealedFile(t, m.ID, []byte("the key to the blue box"))
+		attachFile(t, e, u.ID, m.ID, "key.txt", sealed)
+		link := sealedOpenLink.FindStringSubmatch(sealedDeliveries(t, e, m)["ann@example.com"].Text)
+		if link == nil {
+			t.Fatal("no open link")
+		}
+		_, body := fetch(t, s.URL()+"/api/open/"+link[1])
+		var open openReply
+		if json.Unmarshal(body, &open) != nil || len(open.Data.Files) != 1 {
+			t.Fatalf("open: %s", body)
+		}
+		url := s.URL() + open.Data.Files[0].URL
+		e.Clock.Add(30 * 24 * time.Hour) // past the week, within the year
+		if res, got := fetch(t, url); res.StatusCode != http.StatusOK || !bytes.Equal(got, sealed) {
+			t.Fatalf("after a month: %d", res.StatusCode)
+		}
+		e.Clock.Add(365 * 24 * time.Hour)
+		if res, got := fetch(t, url); res.StatusCode != http.StatusGone || !strings.Contains(string(got), "a year after the message arrived") {
+			t.Fatalf("after a year: %d %s", res.StatusCode, got)
+		}
+	})
+}

@@ -72,7 +72,8 @@ func build(o Options, k Keys) *Graph {
 			Prices: o.Prices, Clock: clock, Key: k.AttachmentKey, Limits: o.AttachmentLimits, PartSize: o.AttachmentPartSize,
 			Downloads: st}
 		g.FileLinks = &core.FileLinkService{Attachments: st, Downloads: st, Messages: st, Files: g.Attachments,
-			Clock: clock, Limits: g.Limits, Tokens: core.NewFileLinks(k.FileLinkKey), Validity: o.FileLinkValidity}
+			Clock: clock, Limits: g.Limits, Tokens: core.NewFileLinks(k.FileLinkKey), Validity: o.FileLinkValidity,
+			SealedValidity: o.SealedLinkValidity}
 	}
 	g.Delivery = &core.Delivery{
 		Messages: st, Users: st, Store: st, Mailer: core.TraceMailer(o.Mailer, o.Tracer), Emails: emails, Clock: clock,
