@@ -173,13 +173,15 @@ func ParseSealed(s string) (*SealedEnvelope, error) {
 	bad := Errorf(EInvalid, "This is not a sealed message this version of Sendlater can open.")
 	rest, ok := strings.CutPrefix(s, SealedPrefix)
 	parts := strings.Split(rest, "$")
-	if !ok || len(parts) != 6 || len(s) > 2*SealedMaxBytes {
+	// One spelling only, as the browser's reader: Go's base64 decoder
+	// skips line breaks, and Atoi reads "v01".
+	if !ok || len(parts) != 6 || len(s) > 2*SealedMaxBytes || strings.ContainsAny(s, "\r\n") {
 		return nil, bad
 	}
 	env := &SealedEnvelope{KDF: parts[1]}
 	var m, t, p uint64
 	v, err := strconv.Atoi(strings.TrimPrefix(parts[0], "v"))
-	if err != nil || !strings.HasPrefix(parts[0], "v") {
+	if err != nil || parts[0] != "v"+strconv.Itoa(v) {
 		return nil, bad
 	}
 	env.Version = v

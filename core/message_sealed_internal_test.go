@@ -203,3 +203,24 @@ func TestCheckPassphrase(t *testing.T) {
 		}
 	}
 }
+
+// An envelope has one spelling, as the browser reads it: no line break in
+// its base64 (which Go's decoder would skip), no "v01".
+func TestParseSealedRefusesOtherSpellings(t *testing.T) {
+	p := SealParams{Memory: 64 * 1024, Time: 1, Threads: 1}
+	env, err := Seal("orbit lantern velvet cactus thunder meadow", "m1", []byte("hello"), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := env.String()
+	if _, err := ParseSealed(s); err != nil {
+		t.Fatalf("the envelope itself: %v", err)
+	}
+	cut := strings.LastIndex(s, "$") + 4
+	for _, bad := range []string{s[:cut] + "\r\n" + s[cut:], s[:cut] + "\n" + s[cut:], s + "\n",
+		strings.Replace(s, ":v1$", ":v01$", 1), strings.Replace(s, ":v1$", ":v+1$", 1)} {
+		if _, err := ParseSealed(bad); ErrorCode(err) != EInvalid {
+			t.Errorf("ParseSealed(%q) = %v, want invalid", bad, err)
+		}
+	}
+}
