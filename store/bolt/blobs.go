@@ -239,7 +239,7 @@ func (r *blobReader) ReadAt(p []byte, off int64) (int, error) {
 				return core.ErrBlobNotFound()
 			}
 			n += copy(want[n:], v[in:])
-			releaseMapped(v) // a download does not keep the file resident
+			releaseMapped(tx, v) // a download does not keep the file resident
 		}
 		return nil
 	})
