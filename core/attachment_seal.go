@@ -102,6 +102,7 @@ type sealingReader struct {
 	plain   []byte // the next chunk, and one byte of the one after
 	have    int    // bytes of plain read
 	out     []byte // sealed bytes not yet returned
+	sealed  []byte // out's buffer, reused chunk after chunk
 	index   int64
 	done    bool
 	readErr error
@@ -134,7 +135,10 @@ func (s *sealingReader) next() error {
 	last := s.have <= AttachmentChunkSize
 	n := min(s.have, AttachmentChunkSize)
 	nonce, ad := s.c.nonceAD(s.index, last)
-	s.out = s.c.aead.Seal(s.out[:0], nonce, s.plain[:n], ad)
+	// Sealed into the one buffer: out, all read, has no room left, and a
+	// new chunk's 64 KiB of garbage each time grew the heap by the part.
+	s.sealed = s.c.aead.Seal(s.sealed[:0], nonce, s.plain[:n], ad)
+	s.out = s.sealed
 	s.index++
 	if last {
 		s.done = true

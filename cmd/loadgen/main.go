@@ -27,13 +27,17 @@
 // signin-burst (burst.go) sends -burst sign-ins at once and follows the
 // server's VmRSS to its peak and back to its idle baseline; signin-2fa
 // (twofactor.go) signs in to accounts with an authenticator app at the
-// signin scenario's rate, each sign-in its two requests.
+// signin scenario's rate, each sign-in its two requests; attach-rss
+// (attach.go) follows the server's memory while a 25 MB file goes up and
+// comes back down, attach-concurrent (attach_concurrent.go) another user's
+// list while 8 uploads run at once (-rounds: attach-rss's rounds).
 //
 //	go build -o bin/sendlater ./cmd/sendlater
 //	go run ./cmd/loadgen -bin bin/sendlater
 //	go run ./cmd/loadgen -bin bin/sendlater -replicas 3 -scenarios list,create,deliver \
 //		-postgres 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
 //	go run ./cmd/loadgen -bin bin/sendlater -scenarios ceiling,write-ceiling,signin-burst -d 5s -warmup 1s
+//	go run ./cmd/loadgen -bin bin/sendlater -scenarios attach-rss,attach-concurrent -c 4 -rounds 3
 //
 // The client speaks HTTP/1.1 over raw keep-alive connections, one per
 // worker, so that it costs the server's CPU as little as possible: client
@@ -181,6 +185,12 @@ func main() {
 				}
 				return twoStepLoop(*base, pool, *conns, *signinRate, d)
 			}
+		case "attach-rss":
+			attachRSS(*base, srv, pids, *rounds)
+			continue
+		case "attach-concurrent":
+			attachConcurrent(*base, srv, addrs, pids, setup.listToken, *conns, *warmup, *duration)
+			continue
 		case "signin-burst":
 			signinBurst(addrs, pids, setup.signinEmail, *burst, *burstIdle)
 			continue

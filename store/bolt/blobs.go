@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/sendlater/sendlater/core"
 	"go.etcd.io/bbolt"
@@ -103,7 +104,9 @@ func (b blobStore) PutBlob(ctx context.Context, key string, r io.Reader) (int64,
 // putChunks writes what r reads as the chunks of put id, a batch a
 // transaction, and names the blob key in the last one.
 func (b blobStore) putChunks(ctx context.Context, id uint64, key string, r io.Reader) (int64, error) {
-	buf := make([]byte, blobBatch)
+	pb := batchBuffers.Get().(*[]byte)
+	defer batchBuffers.Put(pb) // bbolt copies a value into its pages at the commit
+	buf := *pb
 	var size int64
 	var index int64
 	for {
@@ -142,6 +145,11 @@ func (b blobStore) putChunks(ctx context.Context, id uint64, key string, r io.Re
 		}
 	}
 }
+
+// batchBuffers are putChunks' batches, reused: an upload puts a blob a part
+// (1 MiB), and a new batch for each would be garbage of the part's size
+// every part, which the heap grows by before a collection.
+var batchBuffers = sync.Pool{New: func() any { b := make([]byte, blobBatch); return &b }}
 
 // dropPut removes the chunks of put id and its pending mark.
 func dropPut(tx *bbolt.Tx, id uint64) error {
@@ -231,6 +239,7 @@ func (r *blobReader) ReadAt(p []byte, off int64) (int, error) {
 				return core.ErrBlobNotFound()
 			}
 			n += copy(want[n:], v[in:])
+			releaseMapped(tx, v) // a download does not keep the file resident
 		}
 		return nil
 	})
