@@ -48,21 +48,6 @@ func checkBounces(t *testing.T, db *postgres.DB, m *core.Message, want int, call
 	}
 }
 
-// holdBounces starts a call on m whose fn takes a while and writes
-// nothing: the calls made meanwhile gather into the next group. It
-// returns a wait for that call.
-func holdBounces(t *testing.T, db *postgres.DB, m *core.Message) (wait func()) {
-	done := make(chan error, 1)
-	go func() {
-		done <- db.RecordBounce(ctx, m.ID, func(*core.Message) (*core.BounceWrite, error) {
-			time.Sleep(150 * time.Millisecond)
-			return nil, nil
-		})
-	}()
-	time.Sleep(50 * time.Millisecond) // its group is in flight by now
-	return func() { must(t, <-done) }
-}
-
 // A message deleted while its bounce is in a group fails the group's
 // transaction (the marks' foreign key): every other call of the group is
 // recorded again alone and lands exactly once; only the deleted
@@ -79,7 +64,6 @@ func TestBounceOfADeletedMessageFailsOnlyItsCaller(t *testing.T) {
 	var runs atomic.Int64
 	errs := make([]error, n)
 	var wg sync.WaitGroup
-	held := holdBounces(t, db, ms[0])
 	for i := range n {
 		wg.Add(1)
 		go func() {
@@ -90,7 +74,7 @@ func TestBounceOfADeletedMessageFailsOnlyItsCaller(t *testing.T) {
 			})
 		}()
 	}
-	time.Sleep(50 * time.Millisecond) // the others gather by now
+	time.Sleep(50 * time.Millisecond) // the others gather by now (a gap of 300 ms)
 	var deletes atomic.Int64
 	err := db.RecordBounce(ctx, doomed.ID, func(m *core.Message) (*core.BounceWrite, error) {
 		if deletes.Add(1) == 1 { // from another connection, before the group writes
@@ -100,7 +84,6 @@ func TestBounceOfADeletedMessageFailsOnlyItsCaller(t *testing.T) {
 	})
 	wantCode(t, err, core.EMessageNotFound)
 	wg.Wait()
-	held()
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("call %d: %v", i, err)
@@ -134,10 +117,7 @@ func TestBounceGroupCommitCutIsEveryonesError(t *testing.T) {
 	for _, committed := range []bool{true, false} {
 		m := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
 		const n = 8
-		// The held call's transaction writes nothing: the cut is the
-		// group's gathered behind it.
 		cut := p.CutAtCommit(committed, "insert into bounce_marks")
-		held := holdBounces(t, db, m)
 		errs := make([]error, n+1)
 		var runs atomic.Int64
 		var wg sync.WaitGroup
@@ -155,7 +135,6 @@ func TestBounceGroupCommitCutIsEveryonesError(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		held()
 		select {
 		case <-cut.Done:
 		case <-time.After(5 * time.Second):
@@ -180,20 +159,20 @@ func TestBounceGroupCommitCutIsEveryonesError(t *testing.T) {
 	}
 }
 
-// A bounce that finds no other pending nor in flight is recorded at once:
-// it does not wait for company (bounceLoneAtOnce).
-func TestALoneBounceGoesAtOnce(t *testing.T) {
+// A bounce that no other joins waits the gap for company, not the most:
+// then it is recorded alone.
+func TestALoneBounceWaitsOnlyTheGap(t *testing.T) {
 	db := mustOpen(t, pgtest.URL(t))
 	s := stores(db)
 	s.Clock = core.NewManualClock(storetest.Epoch)
 	u := storetest.MustCreateUser(t, s, "ada@example.com")
 	m := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
-	const wait = 20 * time.Second
-	postgres.SetBounceGather(db, wait, wait)
+	const gap, most = 100 * time.Millisecond, 20 * time.Second
+	postgres.SetBounceGather(db, gap, most)
 	start := time.Now()
 	must(t, db.RecordBounce(ctx, m.ID, func(m *core.Message) (*core.BounceWrite, error) { return softBounce(m, 0), nil }))
-	if took := time.Since(start); took > wait/2 {
-		t.Errorf("a lone bounce took %s: it waited for company", took)
+	if took := time.Since(start); took < gap || took > most/2 {
+		t.Errorf("a lone bounce took %s: want the gap of %s, well under the most", took, gap)
 	}
 	checkBounces(t, db, m, 1, []int{0}, 1)
 }
