@@ -36,11 +36,13 @@ func nullIfZero(n int64) any {
 	return n
 }
 
-// RecordBounce reads the message (no lock: the mark's foreign key holds
-// it for key share, which a delivery's update of the row does not wait
-// for) and writes the mark, the event and the outbox items: two round
-// trips, one commit, the message's row not written.
-func (s *DB) RecordBounce(ctx context.Context, id string, fn func(m *core.Message) (*core.BounceWrite, error)) error {
+// recordBounceAlone is RecordBounce's transaction for one call, the
+// group's fallback (bounce_group.go): it reads the message (no lock: the
+// mark's foreign key holds it for key share, which a delivery's update of
+// the row does not wait for) and writes the mark, the event and the
+// outbox items: two round trips, one commit, the message's row not
+// written.
+func (s *DB) recordBounceAlone(ctx context.Context, id string, fn func(m *core.Message) (*core.BounceWrite, error)) error {
 	var m *core.Message
 	err := s.readThenWrite(ctx, func(q *queued) {
 		q.Queue("select "+messageColumns+" from messages where id = $1", id)
@@ -53,28 +55,7 @@ func (s *DB) RecordBounce(ctx context.Context, id string, fn func(m *core.Messag
 		if err != nil || w == nil {
 			return err
 		}
-		if w.Marks() {
-			sk := s.seal.SealBounceMark(core.ApplyBounceWrite(nil, id, w))
-			sql := insertSoftBounce
-			if w.Hard != nil && w.Soft {
-				sql = insertHardSoftBounce
-			} else if w.Hard != nil {
-				sql = insertHardBounce
-			}
-			q.Queue(sql, sealedBounceMarkArgs(&sk)...)
-		}
-		if w.Event != nil {
-			e := *w.Event
-			e.MessageID = id
-			se := s.seal.SealEvent(&e)
-			q.Queue(insertEvent, sealedEventArgs(&se)...)
-		}
-		for _, item := range w.Outbox {
-			if err := s.putOutboxItem(ctx, q, item); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.queueBounce(ctx, q, id, w)
 	})
 	if err != nil {
 		if m != nil {
@@ -83,6 +64,33 @@ func (s *DB) RecordBounce(ctx context.Context, id string, fn func(m *core.Messag
 		return err
 	}
 	s.moved(ctx, true, m.Owner)
+	return nil
+}
+
+// queueBounce queues w's writes beside message id: the mark, the event
+// and the outbox items.
+func (s *DB) queueBounce(ctx context.Context, q *queued, id string, w *core.BounceWrite) error {
+	if w.Marks() {
+		sk := s.seal.SealBounceMark(core.ApplyBounceWrite(nil, id, w))
+		sql := insertSoftBounce
+		if w.Hard != nil && w.Soft {
+			sql = insertHardSoftBounce
+		} else if w.Hard != nil {
+			sql = insertHardBounce
+		}
+		q.Queue(sql, sealedBounceMarkArgs(&sk)...)
+	}
+	if w.Event != nil {
+		e := *w.Event
+		e.MessageID = id
+		se := s.seal.SealEvent(&e)
+		q.Queue(insertEvent, sealedEventArgs(&se)...)
+	}
+	for _, item := range w.Outbox {
+		if err := s.putOutboxItem(ctx, q, item); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

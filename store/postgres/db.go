@@ -63,6 +63,7 @@ type DB struct {
 	notes    notifier
 	gens     generations
 	settles  settleGroup
+	bounces  bounceGroup
 }
 
 // The DB is the whole of core.Store: every interface of a store.

@@ -99,6 +99,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"DeviceCodeExpiry", testDeviceCodeExpiry},
 		{"Suppressions", testSuppressions},
 		{"BounceMarks", testBounceMarks},
+		{"BounceMarksConcurrent", testBounceMarksConcurrent},
 		{"SessionRotation", testSessionRotation},
 		{"DeleteUserSessions", testDeleteUserSessions},
 		{"DeleteExpiredSessions", testDeleteExpiredSessions},

@@ -1,0 +1,258 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sendlater/sendlater/core"
+)
+
+// bounceGroup records concurrent bounces together, as bbolt's bounces'
+// commit group does (store/bolt/bounces.go): DSNs arrive one by one (500
+// a second is one every 2 ms), and a transaction each is a commit, a WAL
+// flush, each, beside the deliveries'. A group is one read of all its
+// messages (BEGIN and the select), then every call's writes and COMMIT:
+// two round trips and one commit for up to maxBounceGroup bounces.
+//
+// Each call's fn runs on its own copy of its message; a fn that fails or
+// writes nothing ends only its caller, and a message missing at the read
+// is its caller's not-found. When the transaction surely did not commit
+// (a message deleted meanwhile fails the marks' foreign key; a deadlock;
+// anything the server refused, or a failure before the COMMIT left:
+// recordTogether), each call that had writes is recorded again alone by
+// its caller (recordBounceAlone), so one bad call cannot fail the
+// others; fn may therefore run twice, as core.BounceMarkStore allows.
+// When the COMMIT's outcome is unknown (the connection lost after it
+// left) every call that had writes gets that error: a rerun could apply
+// a bounce twice (a soft count, an event, an email to the author).
+//
+// Not settleGroup's machinery: its calls lock and rewrite their rows, one
+// call per message a group, and a lone settlement only waits for a
+// second; bounces read without locking, share messages, and gather like
+// bbolt's (gap and most).
+type bounceGroup struct {
+	mu      sync.Mutex
+	pending []*bounceCall
+	running bool
+	// company is signalled by every call that joins the pending ones.
+	company chan struct{}
+	// gap and most replace bounceGatherGap and bounceGatherMax when set
+	// (the tests).
+	gap, most time.Duration
+}
+
+type bounceCall struct {
+	ctx context.Context
+	id  string
+	fn  func(m *core.Message) (*core.BounceWrite, error)
+
+	// Set by the group before done is closed: the call's error, the
+	// owner of its message when it queued writes, and alone when it is
+	// to be recorded again alone (the group did not commit).
+	err   error
+	owner string
+	alone bool
+	done  chan struct{}
+}
+
+// The gathering, as bbolt's (store/bolt/bounces.go, where the figures
+// that chose them are): until bounceGatherGap passes without a new call,
+// or bounceGatherMax at most, before every group, a lone call's too. A
+// lone call going at once instead (the calls arriving while it is in
+// flight gathering for the next) made the groups of
+// BenchmarkDeliveryBesideBounces/postgres about 8 bounces instead of 10,
+// so more commits beside the deliveries, for 2 ms less wait of a lone DSN,
+// which SMTP does not notice (docs/bench-pgbounce.md).
+const (
+	bounceGatherGap = 2 * time.Millisecond
+	bounceGatherMax = 10 * time.Millisecond
+)
+
+// maxBounceGroup bounds a group: its read and the batch of its writes.
+const maxBounceGroup = 64
+
+// bounceTimeout bounds a group's transaction; it does not take a caller's
+// ctx, as the group is everyone's.
+const bounceTimeout = 30 * time.Second
+
+// RecordBounce reads the message and writes what fn returns beside it,
+// in one transaction with the bounces recorded at the same moment
+// (bounceGroup): the message's row is not written.
+func (s *DB) RecordBounce(ctx context.Context, id string, fn func(m *core.Message) (*core.BounceWrite, error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c := &bounceCall{ctx: ctx, id: id, fn: fn, done: make(chan struct{})}
+	g := &s.bounces
+	g.mu.Lock()
+	if g.company == nil {
+		g.company = make(chan struct{}, 1)
+	}
+	g.pending = append(g.pending, c)
+	if !g.running {
+		g.running = true
+		go s.runBounces()
+	}
+	select {
+	case g.company <- struct{}{}:
+	default:
+	}
+	g.mu.Unlock()
+	<-c.done
+	switch {
+	case c.alone:
+		return s.recordBounceAlone(ctx, id, fn)
+	case c.err != nil:
+		if c.owner != "" {
+			s.unsure(c.err, true, c.owner)
+		}
+		return c.err
+	case c.owner != "":
+		s.moved(ctx, true, c.owner)
+	}
+	return nil
+}
+
+// runBounces records the pending calls, a group at a time, gathering
+// before each, until none is left.
+func (s *DB) runBounces() {
+	g := &s.bounces
+	for {
+		g.gather()
+		g.mu.Lock()
+		n := min(len(g.pending), maxBounceGroup)
+		group := g.pending[:n:n]
+		g.pending = slices.Clone(g.pending[n:])
+		if n == 0 {
+			g.running = false
+			g.mu.Unlock()
+			return
+		}
+		g.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), bounceTimeout)
+		s.recordTogether(ctx, group)
+		cancel()
+		for _, c := range group {
+			close(c.done)
+		}
+	}
+}
+
+// gather waits, without g.mu, until no call joined for the gap, the most
+// passed, or a whole group is pending.
+func (g *bounceGroup) gather() {
+	g.mu.Lock()
+	company, gap, most := g.company, g.gap, g.most
+	g.mu.Unlock()
+	if gap == 0 {
+		gap, most = bounceGatherGap, bounceGatherMax
+	}
+	select {
+	case <-company: // the signal of the calls already pending
+	default:
+	}
+	deadline := time.Now().Add(most)
+	t := time.NewTimer(gap)
+	defer t.Stop()
+	for {
+		select {
+		case <-company:
+			g.mu.Lock()
+			full := len(g.pending) >= maxBounceGroup
+			g.mu.Unlock()
+			left := time.Until(deadline)
+			if full || left <= 0 {
+				return
+			}
+			t.Reset(min(gap, left))
+		case <-t.C:
+			return
+		}
+	}
+}
+
+// recordTogether records calls in one transaction, setting each call's
+// outcome (bounceGroup).
+func (s *DB) recordTogether(ctx context.Context, calls []*bounceCall) {
+	// In the order of their messages (arrival order within one): the
+	// marks of two processes' groups are then written in one order, and
+	// one message's bounces keep theirs.
+	slices.SortStableFunc(calls, func(a, b *bounceCall) int { return cmp.Compare(a.id, b.id) })
+	var ids []string
+	for _, c := range calls {
+		if err := c.ctx.Err(); err != nil {
+			c.err = err // its caller is gone: nothing is read for it
+		} else if len(ids) == 0 || ids[len(ids)-1] != c.id {
+			ids = append(ids, c.id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	rows := make(map[string]*core.Message, len(ids))
+	read := false // the read succeeded and the fns ran
+	err := s.readThenWrite(ctx, func(q *queued) {
+		q.Queue("select "+messageColumns+" from messages where id = any($1)", ids)
+	}, func(r pgx.BatchResults) error {
+		found, err := s.collectMessages(r.Query())
+		for _, m := range found {
+			rows[m.ID] = m
+		}
+		return err
+	}, func(q *queued) error {
+		read = true
+		for _, c := range calls {
+			if c.err == nil {
+				s.queueCall(ctx, q, c, rows[c.id])
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		return
+	}
+	// Not committed, surely (wrapCommitErr: the server refused a
+	// statement, or the failure came before the COMMIT left): the calls
+	// whose writes were lost are recorded again alone. Else the outcome
+	// is unknown, and theirs is that error.
+	rerun := core.ErrorCode(err) != core.EOutcomeUnknown
+	for _, c := range calls {
+		switch {
+		case c.owner != "" && rerun:
+			c.alone, c.owner = true, ""
+		case c.owner != "":
+			c.err = err
+		case !read && c.err == nil:
+			c.alone = true // the read failed (before the COMMIT): no fn ran
+		}
+	}
+}
+
+// queueCall runs c's fn on its own copy of m (nil: gone) and queues its
+// writes in q; a call whose fn fails, writes nothing or queues a write
+// that fails ends with that outcome, leaving the others' writes.
+func (s *DB) queueCall(ctx context.Context, q *queued, c *bounceCall, m *core.Message) {
+	if m == nil {
+		c.err = core.ErrMessageNotFound()
+		return
+	}
+	cp := *m
+	cp.Recipients, cp.Events, cp.Warnings = slices.Clone(m.Recipients), slices.Clone(m.Events), slices.Clone(m.Warnings)
+	w, err := c.fn(&cp)
+	if err != nil || w == nil {
+		c.err = err
+		return
+	}
+	own := &queued{}
+	if err := s.queueBounce(ctx, own, c.id, w); err != nil {
+		c.err = err
+		return
+	}
+	q.QueuedQueries = append(q.QueuedQueries, own.QueuedQueries...)
+	c.owner = m.Owner
+}

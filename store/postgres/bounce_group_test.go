@@ -1,0 +1,178 @@
+package postgres_test
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sendlater/sendlater/core"
+	"github.com/sendlater/sendlater/store/postgres"
+	"github.com/sendlater/sendlater/store/postgres/pgtest"
+	"github.com/sendlater/sendlater/store/storetest"
+)
+
+// softBounce is a bounce write of one soft bounce to m's recipient, with
+// an event that names the call.
+func softBounce(m *core.Message, call int) *core.BounceWrite {
+	return &core.BounceWrite{Address: m.Recipient, Soft: true, Event: &core.MessageEvent{At: storetest.Epoch,
+		Kind: core.EventBounced, Recipient: m.Recipient, Detail: fmt.Sprintf("bounce %d", call)}}
+}
+
+// checkBounces fails t unless message m holds exactly want soft bounces
+// and, for each call in calls, its event exactly times times.
+func checkBounces(t *testing.T, db *postgres.DB, m *core.Message, want int, calls []int, times int) {
+	t.Helper()
+	marks, err := db.ListBounceMarks(ctx, []string{m.ID})
+	must(t, err)
+	got := 0
+	if len(marks) == 1 {
+		got = marks[0].SoftBounces
+	}
+	if len(marks) > 1 || got != want {
+		t.Errorf("message %s: marks %+v, want %d soft bounces", m.ID, marks, want)
+	}
+	events, err := db.ListMessageEvents(ctx, m.ID)
+	must(t, err)
+	seen := map[string]int{}
+	for _, e := range events {
+		if e.Kind == core.EventBounced {
+			seen[e.Detail]++
+		}
+	}
+	for _, i := range calls {
+		if n := seen[fmt.Sprintf("bounce %d", i)]; n != times {
+			t.Errorf("message %s: the event of call %d written %d times, want %d", m.ID, i, n, times)
+		}
+	}
+}
+
+// A message deleted while its bounce is in a group fails the group's
+// transaction (the marks' foreign key): every other call of the group is
+// recorded again alone and lands exactly once; only the deleted
+// message's caller fails, with not-found.
+func TestBounceOfADeletedMessageFailsOnlyItsCaller(t *testing.T) {
+	db := mustOpen(t, pgtest.URL(t))
+	s := stores(db)
+	s.Clock = core.NewManualClock(storetest.Epoch)
+	u := storetest.MustCreateUser(t, s, "ada@example.com")
+	postgres.SetBounceGather(db, 300*time.Millisecond, 5*time.Second)
+	ms := []*core.Message{storetest.MustCreateMessage(t, s, u.ID, core.Interval1M), storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)}
+	doomed := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	const n = 20
+	var runs atomic.Int64
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = db.RecordBounce(ctx, ms[i%2].ID, func(m *core.Message) (*core.BounceWrite, error) {
+				runs.Add(1)
+				return softBounce(m, i), nil
+			})
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // the others gather by now (a gap of 300 ms)
+	var deletes atomic.Int64
+	err := db.RecordBounce(ctx, doomed.ID, func(m *core.Message) (*core.BounceWrite, error) {
+		if deletes.Add(1) == 1 { // from another connection, before the group writes
+			must(t, db.DeleteMessage(ctx, doomed.ID))
+		}
+		return softBounce(m, n), nil
+	})
+	wantCode(t, err, core.EMessageNotFound)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	for j, m := range ms {
+		var calls []int
+		for i := j; i < n; i += 2 {
+			calls = append(calls, i)
+		}
+		checkBounces(t, db, m, n/2, calls, 1)
+	}
+	if runs.Load() <= n {
+		t.Errorf("%d runs of the others' fns for %d calls: none shared the deleted message's group", runs.Load(), n)
+	}
+}
+
+// A COMMIT whose outcome is unknown (the connection cut after it left)
+// is every writing caller's error, never retried: whether the server
+// committed the group (each bounce once) or not (none), no bounce lands
+// twice. A call that wrote nothing keeps its own outcome.
+func TestBounceGroupCommitCutIsEveryonesError(t *testing.T) {
+	url := pgtest.URL(t)
+	p := pgtest.StartProxy(t, url)
+	db := mustOpen(t, p.URL)
+	direct := mustOpen(t, url)
+	s := stores(direct)
+	s.Clock = core.NewManualClock(storetest.Epoch)
+	u := storetest.MustCreateUser(t, s, "ada@example.com")
+	postgres.SetBounceGather(db, 300*time.Millisecond, 5*time.Second)
+	for _, committed := range []bool{true, false} {
+		m := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+		const n = 8
+		cut := p.CutAtCommit(committed, "insert into bounce_marks")
+		errs := make([]error, n+1)
+		var runs atomic.Int64
+		var wg sync.WaitGroup
+		for i := range n + 1 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = db.RecordBounce(ctx, m.ID, func(m *core.Message) (*core.BounceWrite, error) {
+					runs.Add(1)
+					if i == n {
+						return nil, nil // writes nothing
+					}
+					return softBounce(m, i), nil
+				})
+			}()
+		}
+		wg.Wait()
+		select {
+		case <-cut.Done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no COMMIT was cut")
+		}
+		for i, err := range errs[:n] {
+			if core.ErrorCode(err) != core.EOutcomeUnknown {
+				t.Errorf("committed %v, call %d: %v, want %s", committed, i, err, core.EOutcomeUnknown)
+			}
+		}
+		if errs[n] != nil {
+			t.Errorf("committed %v: the call that wrote nothing: %v", committed, errs[n])
+		}
+		if runs.Load() != n+1 {
+			t.Errorf("committed %v: %d runs of fn for %d calls: a group was retried", committed, runs.Load(), n+1)
+		}
+		calls, times, want := []int{0, 1, 2, 3, 4, 5, 6, 7}, 0, 0
+		if committed {
+			times, want = 1, n
+		}
+		checkBounces(t, direct, m, want, calls, times)
+	}
+}
+
+// A bounce that no other joins waits the gap for company, not the most:
+// then it is recorded alone.
+func TestALoneBounceWaitsOnlyTheGap(t *testing.T) {
+	db := mustOpen(t, pgtest.URL(t))
+	s := stores(db)
+	s.Clock = core.NewManualClock(storetest.Epoch)
+	u := storetest.MustCreateUser(t, s, "ada@example.com")
+	m := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	const gap, most = 100 * time.Millisecond, 20 * time.Second
+	postgres.SetBounceGather(db, gap, most)
+	start := time.Now()
+	must(t, db.RecordBounce(ctx, m.ID, func(m *core.Message) (*core.BounceWrite, error) { return softBounce(m, 0), nil }))
+	if took := time.Since(start); took < gap || took > most/2 {
+		t.Errorf("a lone bounce took %s: want the gap of %s, well under the most", took, gap)
+	}
+	checkBounces(t, db, m, 1, []int{0}, 1)
+}
