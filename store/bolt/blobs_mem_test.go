@@ -10,7 +10,7 @@ import (
 
 // A 25 MB file sealed, put and read back whole keeps the heap and the
 // anonymous resident set within 16 MiB of where they were (issue 33: +16
-// MiB of RSS at most); the numbers are in docs/bench-attach-blobs.md.
+// MiB of RSS at most); the numbers are in docs/benchmarks-history.md#attachments-inside-the-store-a-25-mb-files-memory-and-other-writers-wait-issue-33.
 // The rest of the resident set is bbolt's mapped pages: a read gives back
 // those of the chunks it copied (releaseMapped), else they grew by the
 // file's size (+16 to +24 MiB more than the anonymous part; +5 to +8

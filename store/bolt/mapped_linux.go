@@ -17,7 +17,7 @@ var pageSize = uintptr(os.Getpagesize())
 // of the file: they leave the process's resident set (they stay in the
 // page cache; a later read maps them again). A file's chunks read for a
 // download would otherwise stay resident, the file's whole size on top
-// of the server's memory (docs/bench-attachproof.md). The bytes are
+// of the server's memory (docs/benchmarks-history.md#attachments-proofs-a-25-mb-files-memory-8-uploads-beside-a-list-issue-33). The bytes are
 // unchanged (a shared, read-only file mapping), so a failure changes
 // nothing and is ignored. v must lie inside the mapping, which is
 // checked: MADV_DONTNEED on the Go heap would zero it.

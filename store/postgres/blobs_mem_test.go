@@ -9,7 +9,7 @@ import (
 
 // A 25 MB file sealed, put and read back whole keeps the heap within
 // 16 MiB of where it was (issue 33: +16 MiB of RSS at most); the numbers
-// are in docs/bench-attach-blobs.md.
+// are in docs/benchmarks-history.md#attachments-inside-the-store-a-25-mb-files-memory-and-other-writers-wait-issue-33.
 func TestBlobPut25MBKeepsHeapSmall(t *testing.T) {
 	db := mustOpen(t, pgtest.URL(t))
 	m := blobtest.MeasureMemory(t, db.Blobs(), 25<<20)

@@ -67,7 +67,7 @@ type bounceCall struct {
 // flight gathering for the next) made the groups of
 // BenchmarkDeliveryBesideBounces/postgres about 8 bounces instead of 10,
 // so more commits beside the deliveries, for 2 ms less wait of a lone DSN,
-// which SMTP does not notice (docs/bench-pgbounce.md).
+// which SMTP does not notice (docs/benchmarks-history.md#postgresqls-bounce-group-deliveries-beside-500-dsnss-issue-31-item-pgbounce).
 const (
 	bounceGatherGap = 2 * time.Millisecond
 	bounceGatherMax = 10 * time.Millisecond
