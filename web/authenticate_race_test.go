@@ -127,5 +127,9 @@ func sessionOf(t *testing.T, a *core.Auth, token string) string {
 // store that keeps nothing moves it at every reading.
 func keeps(e *testenv.Env) bool {
 	g, ok := e.Store.(core.UserGenerations)
-	return ok && g.UserGeneration("u") == g.UserGeneration("u")
+	if !ok {
+		return false
+	}
+	first := g.UserGeneration("u")
+	return g.UserGeneration("u") == first
 }
