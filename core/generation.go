@@ -66,6 +66,20 @@ func (c *GenerationCache[T]) Get(key string, gen uint64) (T, bool) {
 	return e.v, true
 }
 
+// GetBytes is Get of string(key), without making the string: a read's key
+// put together per request is looked up as it is (a map read by
+// string(b) copies nothing), and made a string only to be kept (Put).
+func (c *GenerationCache[T]) GetBytes(key []byte, gen uint64) (T, bool) {
+	c.mu.RLock()
+	e, ok := c.m[string(key)]
+	c.mu.RUnlock()
+	if !ok || e.gen != gen {
+		var zero T
+		return zero, false
+	}
+	return e.v, true
+}
+
 // Put keeps v under key and gen, the generation read before v was read.
 func (c *GenerationCache[T]) Put(key string, gen uint64, v T) {
 	c.mu.Lock()

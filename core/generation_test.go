@@ -23,6 +23,17 @@ func TestGenerationCache(t *testing.T) {
 	if _, ok := c.Get("bob", 7); ok {
 		t.Fatal("Get of a key never kept")
 	}
+	// GetBytes is Get of the same key, and makes no string of it.
+	key := []byte("ann")
+	for _, gen := range []uint64{6, 7, 8} {
+		v, ok := c.GetBytes(key, gen)
+		if w, wok := c.Get("ann", gen); v != w || ok != wok {
+			t.Fatalf("GetBytes at %d: %q %v, Get %q %v", gen, v, ok, w, wok)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { c.GetBytes(key, 7) }); n != 0 {
+		t.Fatalf("GetBytes: %v allocations", n)
+	}
 	for i := range 3 * core.GenerationCacheMax {
 		c.Put(strconv.Itoa(i), 1, "v")
 	}

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 )
@@ -198,79 +197,6 @@ func tokenError(err error) error {
 		return errInvalidToken()
 	}
 	return err
-}
-
-// Authenticate checks a bearer token: an ID token whose session still exists
-// or a personal access token. Revoked, expired and unknown tokens are
-// auth/invalid-user-token.
-func (a *Auth) Authenticate(ctx context.Context, bearer string) (*Identity, error) {
-	a.init()
-	if err := a.checkKey(); err != nil {
-		return nil, err
-	}
-	if a.Tracer != nil && a.Tracer.Traced(ctx) {
-		// The token's and the session's lookups are part of the request's
-		// span, not spans of their own (docs/ops.md).
-		ctx = WithoutStoreSpans(ctx)
-	}
-	if strings.HasPrefix(bearer, AccessTokenPrefix) {
-		return a.authenticateAccessToken(ctx, bearer)
-	}
-	now := a.Clock.Now() // one reading for the token, the session and its last use
-	c, err := a.verifyIDToken(bearer, now)
-	if err != nil {
-		return nil, err
-	}
-	id := &Identity{UserID: c.UserID, SessionID: c.SessionID, ExpiresAt: time.Unix(c.ExpiresAt, 0)}
-	s, err := a.checkSessionAt(ctx, id, now)
-	if err != nil {
-		return nil, err
-	}
-	a.touchSession(ctx, s.ID, s.LastUsedAt, now)
-	id.AuthTime = s.AuthTime
-	return id, nil
-}
-
-// checkSession finds the session of a session identity, which must still be
-// its user's and unexpired.
-//
-// With a store that keeps generations, a session found is kept under its
-// user's generation, read before the store: every write of the user's
-// sessions (sign-out, password change, refresh reuse, an operator's
-// disable, deletion) moves it once committed, so the next check reads the
-// store again; the expiry is checked at every use. The session is
-// returned as a value that may share its RotatedHashes with the kept one:
-// read them, never change them.
-func (a *Auth) checkSession(ctx context.Context, id *Identity) (Session, error) {
-	return a.checkSessionAt(ctx, id, a.Clock.Now())
-}
-
-// checkSessionAt is checkSession at now.
-func (a *Auth) checkSessionAt(ctx context.Context, id *Identity, now time.Time) (Session, error) {
-	gens, keeps := a.Sessions.(UserGenerations)
-	var gen uint64
-	if keeps {
-		gen = gens.UserGeneration(id.UserID)
-		if s, ok := a.checked.Get(id.SessionID, gen); ok && s.UserID == id.UserID {
-			if !now.Before(s.ExpiresAt) {
-				return Session{}, errInvalidToken()
-			}
-			return s, nil
-		}
-	}
-	s, err := a.Sessions.FindSessionByID(ctx, id.SessionID)
-	if err != nil {
-		return Session{}, tokenError(err)
-	}
-	if s.UserID != id.UserID || !now.Before(s.ExpiresAt) {
-		return Session{}, errInvalidToken()
-	}
-	if keeps {
-		kept := *s
-		kept.RotatedHashes = slices.Clone(s.RotatedHashes)
-		a.checked.Put(id.SessionID, gen, kept)
-	}
-	return *s, nil
 }
 
 // VerifyIdentity tells whether the identity in ctx still holds: its ID token

@@ -85,7 +85,10 @@ func (e keptReply) gzipped() []byte {
 
 // writeKeptPage answers a page of the list from its kept reply (writeKept).
 func (a *authorAPI) writeKeptPage(w http.ResponseWriter, r *http.Request, p core.Page) {
-	a.writeKept(w, r, strconv.Itoa(p.Limit)+"\x00"+p.Cursor, func() (func(b []byte) []byte, error) {
+	var kb [64]byte
+	what := append(strconv.AppendInt(kb[:0], int64(p.Limit), 10), 0)
+	what = append(what, p.Cursor...)
+	a.writeKept(w, r, what, func() (func(b []byte) []byte, error) {
 		page, err := a.messages.List(r.Context(), p)
 		if err != nil {
 			return nil, err
@@ -107,15 +110,18 @@ func (a *authorAPI) writeKeptPage(w http.ResponseWriter, r *http.Request, p core
 // first, as read would: a token without messages:read gets none. A client
 // that takes gzip gets the kept gzip form (keptReply.gzipped), compressed
 // once per generation instead of once per reply.
-func (a *authorAPI) writeKept(w http.ResponseWriter, r *http.Request, what string, read func() (func(b []byte) []byte, error)) {
+func (a *authorAPI) writeKept(w http.ResponseWriter, r *http.Request, what []byte, read func() (func(b []byte) []byte, error)) {
 	if err := core.RequireScope(r.Context(), core.ScopeMessagesRead); err != nil {
 		writeError(w, r, err)
 		return
 	}
 	who := core.IdentityFrom(r.Context()).UserID
-	key := who + "\x00" + what
+	// The key is put together on the stack and made a string only to be
+	// kept: two allocations a read less.
+	var kb [128]byte
+	key := append(append(append(kb[:0], who...), 0), what...)
 	gen := a.gens.UserGeneration(who)
-	e, ok := a.kept.Get(key, gen)
+	e, ok := a.kept.GetBytes(key, gen)
 	if !ok {
 		data, err := read()
 		if err != nil {
@@ -125,7 +131,7 @@ func (a *authorAPI) writeKept(w http.ResponseWriter, r *http.Request, what strin
 		body := appendEnvelope(nil, data)
 		e = newKeptReply(body)
 		if len(body) <= keptPageMaxSize {
-			a.kept.Put(key, gen, e)
+			a.kept.Put(string(key), gen, e)
 		}
 	}
 	if rw, ok := w.(*replyWriter); ok && len(e.body) >= compressMinSize && rw.takesGzip() {
@@ -138,9 +144,9 @@ func (a *authorAPI) writeKept(w http.ResponseWriter, r *http.Request, what strin
 
 // pageOf reads the page a list request asks for.
 func pageOf(r *http.Request) (core.Page, error) {
-	q := r.URL.Query()
-	p := core.Page{Cursor: q.Get("cursor")}
-	if v := q.Get("limit"); v != "" {
+	q := r.URL.RawQuery
+	p := core.Page{Cursor: queryValue(q, "cursor")}
+	if v := queryValue(q, "limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return p, core.Errorf(core.EInvalid, "The limit must be a whole number between 1 and %d.", core.MaxPageSize)
@@ -195,7 +201,8 @@ func (a *authorAPI) handleGetMessage(w http.ResponseWriter, r *http.Request) {
 		return func(b []byte) []byte { return appendMessageJSON(b, m) }, nil
 	}
 	if a.gens != nil {
-		a.writeKept(w, r, "message\x00"+id, read)
+		var kb [64]byte
+		a.writeKept(w, r, append(append(kb[:0], "message\x00"...), id...), read)
 		return
 	}
 	data, err := read()

@@ -66,6 +66,33 @@ func (l *Line) Float64(key Key, v float64) {
 	l.b = strconv.AppendFloat(l.b, v, 'g', -1, 64)
 }
 
+// Millis adds the attribute slog.Float64(key, float64(us)/1000): a
+// duration in milliseconds to the microsecond, as the access line has it.
+// Below a million milliseconds the shortest form of us/1000 is its
+// integer part and up to three decimals without trailing zeros (two
+// different decimals of at most three places are 0.001 apart, far more
+// than a float64's spacing there), written here without strconv's search
+// for the shortest digits (TestMillisIsFloat64s); anything else goes
+// through Float64.
+func (l *Line) Millis(key Key, us int64) {
+	if us < 0 || us >= 1e9 {
+		l.Float64(key, float64(us)/1000)
+		return
+	}
+	l.b = append(l.b, key...)
+	l.b = strconv.AppendInt(l.b, us/1000, 10)
+	frac := us % 1000
+	if frac == 0 {
+		return
+	}
+	digits := [4]byte{'.', byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	n := len(digits)
+	for digits[n-1] == '0' {
+		n--
+	}
+	l.b = append(l.b, digits[:n]...)
+}
+
 // End writes the line, in one Write call, and gives its buffer back.
 func (l *Line) End() error {
 	b := append(l.b, '\n')

@@ -97,3 +97,41 @@ func TestLineAndHandleStayWhole(t *testing.T) {
 func fmtSscanf(line string, g, i *int) (int, error) {
 	return fmt.Sscanf(line, "time=2026-11-28T07:00:00.000Z level=INFO msg=request g=%d i=%d", g, i)
 }
+
+// TestMillisIsFloat64s compares Millis with slog's own handler writing
+// slog.Float64(key, float64(us)/1000): every microsecond count below 300
+// ms, random ones up to past the fast path's end, its edges and negative
+// counts.
+func TestMillisIsFloat64s(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(35, 36))
+	edges := []int64{0, 1, 10, 100, 999, 1000, 1001, 999_999_999, 1e9, 1e9 + 1, 1e12 + 7, -1, -1500, math.MaxInt64, math.MinInt64}
+	key := NewKey("duration_ms")
+	var line, want bytes.Buffer
+	check := func(us int64) {
+		line.Reset()
+		want.Reset()
+		l := New(&line, slog.LevelInfo).Line(time.Time{}, slog.LevelInfo, "m")
+		l.Millis(key, us)
+		if err := l.End(); err != nil {
+			t.Fatal(err)
+		}
+		r := slog.NewRecord(time.Time{}, slog.LevelInfo, "m", 0)
+		r.AddAttrs(slog.Float64("duration_ms", float64(us)/1000))
+		if err := slog.NewTextHandler(&want, nil).Handle(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if line.String() != want.String() {
+			t.Fatalf("Millis(%d) wrote %q, slog %q", us, line.String(), want.String())
+		}
+	}
+	for us := range int64(300_000) {
+		check(us)
+	}
+	for range 200_000 {
+		check(rng.Int64N(2e9))
+	}
+	for _, us := range edges {
+		check(us)
+	}
+}
