@@ -140,8 +140,10 @@ export async function openFile(keys: FileKeys, messageId: string, sealed: Blob):
   const n = Math.max(1, Math.ceil(body / step));
   const parts: BlobPart[] = [];
   try {
-    // The last chunk holds at least its tag; anything shorter was cut.
-    if (body - (n - 1) * step < tagSize) throw new Error("cut");
+    // The last chunk holds at least its tag (anything shorter was cut), and a byte unless it is the
+    // only one: an empty chunk after a full one is not how a file is cut.
+    const last = body - (n - 1) * step;
+    if (last < tagSize || (n > 1 && last === tagSize)) throw new Error("cut");
     for (let i = 0; i < n; i++) {
       const from = h.length + i * step;
       const chunk = await read(sealed.slice(from, from + step));
