@@ -234,7 +234,7 @@ func (s *AttachmentService) Upload(ctx context.Context, messageID, id string, of
 	part := &exactReader{r: body, left: want}
 	var head *headReader
 	var r io.Reader = part
-	if i == 0 && !a.ClientSealed {
+	if i == 0 {
 		head = &headReader{r: part}
 		r = head
 	}
@@ -262,8 +262,12 @@ func (s *AttachmentService) Upload(ctx context.Context, messageID, id string, of
 		return a, errPartTooLong(want)
 	}
 	typ, exe := a.Type, a.Executable
-	if head != nil {
+	if head != nil && !a.ClientSealed {
 		typ, exe = SniffAttachment(a.Name, head.buf)
+	}
+	if err := s.checkSealedPart(ctx, a, head); err != nil {
+		s.dropBlob(ctx, key)
+		return a, err
 	}
 	next, err := s.Attachments.AddAttachmentPart(ctx, a.ID, i, token, typ, exe, s.Clock.Now())
 	if err != nil {

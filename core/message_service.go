@@ -275,7 +275,14 @@ func (s *MessageService) Update(ctx context.Context, id string, up MessageUpdate
 			return nil, err
 		}
 	}
+	files, err := s.sealSwitchFiles(ctx, id, up)
+	if err != nil {
+		return nil, err
+	}
 	m, err := s.update(ctx, u.ID, id, func(m *Message) error {
+		if err := checkSealSwitch(m, up, files); err != nil {
+			return err
+		}
 		if up.Sealed != nil && !m.IsSealed() {
 			// A new seal is the plan's; a re-seal keeps what was sealed.
 			if err := s.Prices.requireSealing(u); err != nil {

@@ -97,8 +97,9 @@ func TestExportZip(t *testing.T) {
 			rand.Read(big)
 			copy(big, "%PDF-1.7\n")
 			text := []byte(strings.Repeat("The deed is in the blue folder.\n", 300))
-			sealedBytes := make([]byte, 5000)
-			rand.Read(sealedBytes)
+			plainBytes := make([]byte, 5000)
+			rand.Read(plainBytes)
+			sealedBytes := sealedFile(t, id, plainBytes) // as the author's client seals it
 			want := map[string][]byte{}
 			f1 := uploadWhole(t, a, ann, m1.ID, "will.pdf", big)
 			f2 := uploadWhole(t, a, ann, m1.ID, "will.pdf", text)
