@@ -267,3 +267,31 @@ test("unsealing a message with sealed files, or changing its passphrase, says to
   await waitFor(() => expect(within(dialog).getByRole("alert").textContent).toMatch(/and these are sealed with the passphrase\./));
   expect(api.filter((c) => c.method === "PATCH" && c.path === "messages/m1")).toHaveLength(0);
 }, 90_000);
+
+test("a file picked while a stored message is being sealed waits for the save, then goes sealed", async () => {
+  signInAs(pro);
+  const server = filesServer();
+  const api = mockApi({
+    "GET messages": () => ok([plainMessage]),
+    "GET drafts/m1": () => ok(null),
+    "PATCH messages/m1": () => ok(sealedMessage()),
+    "DELETE drafts/m1": () => ok(null),
+    ...server.handlers,
+  });
+  renderRoute("/dashboard");
+  const { dialog, files } = await openEdit();
+  fireEvent.click(within(dialog).getByRole("switch", { name: "Seal with a passphrase" }));
+  fireEvent.change(within(dialog).getByLabelText("Passphrase"), { target: { value: passphrase } });
+  fireEvent.change(within(dialog).getByLabelText("Passphrase again"), { target: { value: passphrase } });
+  pick(files, new File([secret], "deed.pdf"));
+  expect(await within(files).findByText("Uploads when the message is saved")).toBeTruthy();
+  expect(api.filter((c) => c.path.startsWith("messages/m1/files") && c.method === "POST")).toHaveLength(0);
+  fireEvent.click(within(dialog).getByRole("button", { name: "Update" }));
+  const edit = await screen.findByRole("dialog", { name: "Update Message" });
+  await within(edit).findByRole("button", { name: "Download deed.pdf" }, { timeout: 30_000 });
+  const patch = api.findIndex((c) => c.method === "PATCH" && c.path === "messages/m1");
+  const post = api.findIndex((c) => c.method === "POST" && c.path === "messages/m1/files");
+  expect(patch).toBeGreaterThanOrEqual(0);
+  expect(post).toBeGreaterThan(patch);
+  expect(await text(await openFile(new FileKeys(passphrase), "m1", new Blob(server.bytes.get("f1")!)))).toBe(secret);
+}, 90_000);

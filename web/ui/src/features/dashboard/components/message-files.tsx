@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type DragEvent } from "react";
 import { Link } from "react-router";
 import { errorMessage } from "../../../components/form";
-import { Paperclip, TriangleAlert } from "../../../components/lucide";
+import { Lock, Paperclip, TriangleAlert } from "../../../components/lucide";
 import { paths } from "../../../config/paths";
 import { SealedError } from "../../../lib/sealed";
 import { FileKeys, openFile } from "../../../lib/sealed-file";
@@ -141,7 +141,12 @@ export function MessageFiles({ list, allowed, sealed, locked, disabled }: {
           </small>
         </div>
       )}
-      {sealed && !planRefused && <small className="files-hint">Files are sealed with the passphrase; their names stay readable, like the title.</small>}
+      {sealed && !planRefused && (
+        <small className="files-hint files-sealed">
+          <Lock size={14} aria-hidden="true" className="title-icon" /> Files are sealed with the passphrase; their names stay readable, like the
+          title.
+        </small>
+      )}
       {asking && <AskPassphrase file={asking} onOpen={(keys) => download(asking, keys)} onCancel={() => setAsking(undefined)} />}
       {shownAlert && (
         <p className="files-alert" role="alert">
