@@ -14,7 +14,7 @@ type DeliveryFile struct {
 	Name       string
 	Size       string // in words for people (FormatBytes)
 	Executable bool
-	Link       string // {base_url}/files/{token}
+	Link       string // {base_url}/files/{token}; "" for a sealed message's
 }
 
 // EmailAttachment is a file carried by an email itself.
@@ -50,12 +50,18 @@ func (d *Delivery) messageFiles(ctx context.Context, m *Message) ([]*Attachment,
 
 // fileList is how r's email lists files: r's own links, or test links
 // (FileTestToken, which download only for the author) without FileLinks.
+// A sealed message's files are listed by name and opened size, without
+// links: their bytes open on the message's page only, with the passphrase.
 func (d *Delivery) fileList(m *Message, r *Recipient, files []*Attachment) []DeliveryFile {
 	if len(files) == 0 {
 		return nil
 	}
 	out := make([]DeliveryFile, len(files))
 	for i, f := range files {
+		if m.IsSealed() {
+			out[i] = DeliveryFile{Name: f.Name, Size: FormatBytes(ShownOpenedFileSize(f.Size))}
+			continue
+		}
 		token := FileTestToken(f.ID)
 		if d.FileLinks != nil {
 			token = d.FileLinks.Token(m.ID, f.ID, r.Address)

@@ -104,6 +104,19 @@ type SealedOpenView struct {
 	Author    string // the author's name, or address without one
 	To        string // the recipient's name, or address
 	WrittenAt time.Time
+	// Files are the message's complete files, sealed by the author's
+	// client with the same passphrase (docs/sealed.md, "Files (v1)").
+	Files []SealedOpenFile
+}
+
+// SealedOpenFile is a file the open page lists and opens: its sealed
+// size (the page shows the opened one), and the recipient's own link, the
+// one their email would carry, as a path on the site.
+type SealedOpenFile struct {
+	ID   string
+	Name string
+	Size int64
+	URL  string
 }
 
 // SealedOpenService serves the open page. It implements SealedOpens.
@@ -116,6 +129,10 @@ type SealedOpenService struct {
 	// Validity is how long after delivery a link opens; zero:
 	// DefaultOpenValidity.
 	Validity time.Duration
+	// Files and FileLinks list the message's files with the recipient's
+	// links; nil: none listed (no file storage).
+	Files     AttachmentStore
+	FileLinks *FileLinks
 }
 
 // SealedOpens is what the web server needs of SealedOpenService.
@@ -174,6 +191,9 @@ func (s *SealedOpenService) Open(ctx context.Context, token, client string) (*Se
 	if view.To == "" {
 		view.To = r.Address
 	}
+	if view.Files, err = s.openFiles(ctx, m, r.Address); err != nil {
+		return nil, err
+	}
 	address := r.Address
 	_, err = s.Messages.UpdateMessage(ctx, id, func(m *Message) error {
 		m.record(s.Clock.Now(), EventOpened, ActorOpenLink, MessageEvent{Recipient: address})
@@ -194,4 +214,21 @@ func (s *SealedOpenService) recipient(m *Message, token string) *Recipient {
 		}
 	}
 	return nil
+}
+
+// openFiles are m's complete files as the open page of the recipient
+// address lists them.
+func (s *SealedOpenService) openFiles(ctx context.Context, m *Message, address string) ([]SealedOpenFile, error) {
+	if s.Files == nil || s.FileLinks == nil {
+		return nil, nil
+	}
+	as, err := s.Files.MessageAttachments(ctx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []SealedOpenFile
+	for _, a := range completeFiles(as) {
+		out = append(out, SealedOpenFile{ID: a.ID, Name: a.Name, Size: a.Size, URL: FileLinkPath + s.FileLinks.Token(m.ID, a.ID, address)})
+	}
+	return out, nil
 }

@@ -196,3 +196,21 @@ func OpenedFileSize(headerLen int, sealed int64) (int64, bool) {
 	}
 	return body - sealedFileTag*chunks, true
 }
+
+// sealedFileDefaultHeader is the length of a header at DefaultSealParams
+// (74 bytes): the header of every file the apps seal.
+var sealedFileDefaultHeader = len((&SealedFileHeader{Params: DefaultSealParams, Salt: make([]byte, sealSaltLen),
+	Prefix: make([]byte, sealedFilePrefixLen)}).String())
+
+// ShownOpenedFileSize is the plaintext size of a sealed file of sealed
+// bytes as the server shows it without reading its header: exact for a
+// header at the default costs, a few bytes more for costlier ones (their
+// header is up to 4 bytes longer), which the size in words hides.
+func ShownOpenedFileSize(sealed int64) int64 {
+	for h := sealedFileDefaultHeader; h <= sealedFileMaxHeader; h++ {
+		if n, ok := OpenedFileSize(h, sealed); ok {
+			return n
+		}
+	}
+	return 0
+}

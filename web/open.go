@@ -14,6 +14,19 @@ type sealedOpenJSON struct {
 	Author    string `json:"author"`
 	To        string `json:"to"`
 	WrittenAt int64  `json:"writtenAt"`
+	// Files are the message's complete files, sealed with the same
+	// passphrase: never null, empty when none.
+	Files []sealedOpenFileJSON `json:"files"`
+}
+
+// sealedOpenFileJSON is a file of the open reply: size is the sealed size
+// (the page shows size - header - 16 a chunk), url the recipient's own
+// /files/{file}.{mac} link as a path on this site.
+type sealedOpenFileJSON struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Size int64  `json:"size"`
+	URL  string `json:"url"`
 }
 
 // handleOpenSealed serves a recipient's open link: no sign-in, the token
@@ -26,8 +39,12 @@ func (s *Server) handleOpenSealed(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	files := make([]sealedOpenFileJSON, len(v.Files))
+	for i, f := range v.Files {
+		files[i] = sealedOpenFileJSON{ID: f.ID, Name: f.Name, Size: f.Size, URL: f.URL}
+	}
 	writeData(w, http.StatusOK, sealedOpenJSON{MessageID: v.MessageID, Envelope: v.Envelope, Hint: v.Hint,
-		Author: v.Author, To: v.To, WrittenAt: millis(v.WrittenAt)})
+		Author: v.Author, To: v.To, WrittenAt: millis(v.WrittenAt), Files: files})
 }
 
 // loggedPath is path as the access log writes it: a sealed message's open

@@ -97,6 +97,7 @@ func build(o Options, k Keys) *Graph {
 	if g.FileLinks != nil {
 		g.Delivery.Files, g.Delivery.FileLinks = g.Attachments, g.FileLinks.Tokens
 		g.Delivery.FileValidity, g.Delivery.InlineMax = o.FileLinkValidity, o.InlineMax
+		g.Opens.Files, g.Opens.FileLinks = st, g.FileLinks.Tokens
 	}
 	g.BounceReports = &core.BounceService{Addresses: g.Bounces, Messages: st, Store: st, Suppressions: st, Users: st,
 		Emails: emails, Outbox: g.Outbox, Clock: clock, BaseURL: o.BaseURL, Logger: log}
