@@ -281,3 +281,17 @@ func TestSealedFileReadError(t *testing.T) {
 		t.Fatalf("open: %v", err)
 	}
 }
+
+// The size the server shows without reading a header is exact at the
+// default costs and at most 4 bytes over at the costliest.
+func TestShownOpenedFileSize(t *testing.T) {
+	for _, p := range []SealParams{DefaultSealParams, {Memory: 256 * 1024, Time: 10, Threads: 4}} {
+		h := len((&SealedFileHeader{Params: p, Salt: make([]byte, 16), Prefix: make([]byte, 8)}).String())
+		for _, n := range []int64{0, 5, 65535, 65536, 65537, 200000, 3 * 65536} {
+			got := ShownOpenedFileSize(SealedFileSize(h, n))
+			if got < n || got > n+4 || p == DefaultSealParams && got != n {
+				t.Errorf("%+v, %d bytes: shown %d", p, n, got)
+			}
+		}
+	}
+}

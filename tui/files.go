@@ -2,11 +2,11 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -39,6 +39,7 @@ type Files interface {
 	SendPart(ctx context.Context, messageID, fileID string, offset int64, part io.Reader) (File, error)
 	ListFiles(ctx context.Context, messageID string) ([]File, error)
 	DeleteFile(ctx context.Context, messageID, fileID string) error
+	DownloadFile(ctx context.Context, messageID, fileID string) (io.ReadCloser, error)
 }
 
 // filesUpgrade is Starter's line.
@@ -58,6 +59,7 @@ type upload struct {
 	ctx     context.Context
 	seq     int
 	started bool
+	temp    bool // f is a temporary file of sealed bytes, removed at the end
 }
 
 // filesView is the files page of one message.
@@ -73,6 +75,17 @@ type filesView struct {
 	problem string // the upgrade line, a sealed message's
 	back    page   // where esc goes
 	seq     int
+	// saving is the file whose copy the typed path is for (s); nil: the
+	// path is of a file to attach.
+	saving *File
+	// A sealed message's passphrase (files_sealed.go): checked, asked
+	// for, being checked, and what waits for it.
+	pass        *filePass
+	askPass     bool
+	checking    bool
+	passIn      textinput.Model
+	passProblem string
+	pending     *pending
 }
 
 // filesMsg is a message's files read.
@@ -107,7 +120,8 @@ func (m *Model) openFiles(msg *core.Message, from page) tea.Cmd {
 	m.files.path.CharLimit = 4096
 	m.files.path.SetWidth(max(m.width-4, 10))
 	if msg.IsSealed() {
-		m.files.problem = "The files of a sealed message are sealed by the web app with your passphrase: attach them there."
+		m.files.problem = "The files of a sealed message are sealed here with its passphrase before they leave this computer; " +
+			"their names stay readable to Sendlater."
 	}
 	m.page = pageFiles
 	m.setStatus("", false)
@@ -134,15 +148,14 @@ func (m *Model) gotFiles(msg filesMsg) {
 	m.files.cursor = max(0, min(m.files.cursor, len(msg.files)-1))
 }
 
-// startUpload opens the typed path and makes the upload.
+// startUpload opens the typed path and makes the upload (a sealed
+// message's file sealed first).
 func (m *Model) startUpload() tea.Cmd {
 	v := &m.files
-	p := strings.TrimSpace(v.path.Value())
-	if strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			p = filepath.Join(home, p[2:])
-		}
+	if v.saving != nil {
+		return m.startSave()
 	}
+	p := expandPath(v.path.Value())
 	if p == "" {
 		m.setStatus("Type the path of a file.", true)
 		return nil
@@ -160,21 +173,36 @@ func (m *Model) startUpload() tea.Cmd {
 	}
 	v.asking = false
 	v.path.Blur()
+	if v.message.IsSealed() {
+		f.Close() // sealed from the path, once the passphrase is checked
+		return m.needPassphrase(pending{kind: pendingAttach, path: p})
+	}
+	return m.beginUpload(filepath.Base(p), f, st.Size(), false)
+}
+
+// beginUpload makes the upload of the size bytes of f as name.
+func (m *Model) beginUpload(name string, f *os.File, size int64, temp bool) tea.Cmd {
+	v := &m.files
 	v.seq++
 	ctx, cancel := context.WithCancel(m.cfg.Ctx)
-	v.up = &upload{path: p, f: f, size: st.Size(), file: File{Name: filepath.Base(p), Size: st.Size()}, ctx: ctx, cancel: cancel, seq: v.seq}
+	v.up = &upload{path: name, f: f, size: size, file: File{Name: name, Size: size}, ctx: ctx, cancel: cancel, seq: v.seq, temp: temp}
 	m.setStatus(v.up.progress(), false)
 	id, files, up := v.message.ID, m.cfg.Files, v.up
 	return func() tea.Msg {
-		file, err := files.CreateFile(up.ctx, id, filepath.Base(up.path), up.size)
+		file, err := files.CreateFile(up.ctx, id, name, up.size)
 		return uploadMsg{seq: up.seq, file: file, err: err}
 	}
 }
 
 // pathError is an open's error without Go's "open PATH:" prefix.
 func pathError(err error) string {
-	if pe, ok := err.(*os.PathError); ok {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
 		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
 	}
 	return err.Error()
 }
@@ -203,7 +231,11 @@ func (m *Model) gotUpload(msg uploadMsg) tea.Cmd {
 	up.file, up.started = msg.file, true
 	if up.file.Complete {
 		m.endUpload()
-		m.setStatus(fmt.Sprintf("Attached %s (%s).", up.file.Name, core.FormatBytes(up.size)), false)
+		size := up.size
+		if up.temp { // sealed: the size the recipients open
+			size = core.ShownOpenedFileSize(size)
+		}
+		m.setStatus(fmt.Sprintf("Attached %s (%s).", up.file.Name, core.FormatBytes(size)), false)
 		return m.loadFiles()
 	}
 	m.setStatus(up.progress(), false)
@@ -261,6 +293,9 @@ func (m *Model) endUpload() {
 	if up := m.files.up; up != nil {
 		up.cancel()
 		up.f.Close()
+		if up.temp {
+			os.Remove(up.f.Name())
+		}
 		m.files.up = nil
 	}
 }

@@ -66,6 +66,10 @@ func (o filesOver) DeleteFile(ctx context.Context, id, file string) error {
 	return o.files.DeleteFile(ctx, id, file)
 }
 
+func (o filesOver) DownloadFile(ctx context.Context, id, file string) (io.ReadCloser, error) {
+	return o.files.DownloadFile(ctx, id, file)
+}
+
 // withFiles adds the files to a backend's config: the API's client for
 // remote (srv not nil), the services for local.
 func withFiles(cfg tui.Config, e *testenv.Env, srv *web.Server, token string, dropAfter int32) tui.Config {

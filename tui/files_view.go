@@ -18,12 +18,16 @@ func (m *Model) filesKey(k tea.KeyPressMsg) tea.Cmd {
 	case k.String() == "ctrl+c":
 		m.endUpload()
 		return tea.Quit
+	case v.askPass:
+		return m.passKey(k)
+	case v.checking:
+		return nil // the form's passphrase is being checked
 	case v.asking:
 		switch k.String() {
 		case "enter":
 			return m.startUpload()
 		case "esc":
-			v.asking = false
+			v.asking, v.saving = false, nil
 			v.path.Blur()
 			return nil
 		}
@@ -59,16 +63,25 @@ func (m *Model) filesKey(k tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case v.up != nil:
 			m.setStatus("One file at a time: wait for this upload to end (esc stops it).", true)
-		case v.message.IsSealed():
-			return nil // the problem line says why
 		case len(v.files) >= core.MaxAttachments:
 			m.setStatus(fmt.Sprintf("A message can have at most %d files.", core.MaxAttachments), true)
 		default:
-			v.asking = true
+			v.asking, v.saving = true, nil
 			v.path.SetValue("")
 			m.setStatus("", false)
 			return v.path.Focus()
 		}
+	case key.Matches(k, m.keys.SaveFile) && v.cursor < len(v.files) && v.up == nil:
+		f := v.files[v.cursor]
+		if !f.Complete {
+			m.setStatus(f.Name+" is not whole yet: nothing to save.", true)
+			return nil
+		}
+		v.asking, v.saving = true, &f
+		v.path.SetValue(f.Name)
+		v.path.CursorEnd()
+		m.setStatus("", false)
+		return v.path.Focus()
 	case key.Matches(k, m.keys.Remove) && v.cursor < len(v.files):
 		f := v.files[v.cursor]
 		v.confirm = &f
@@ -80,6 +93,12 @@ func (m *Model) filesKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) filesBindings() []key.Binding {
 	k, v := m.keys, &m.files
 	switch {
+	case v.askPass:
+		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "check")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))}
+	case v.asking && v.saving != nil:
+		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))}
 	case v.asking:
 		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "attach")),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))}
@@ -88,7 +107,7 @@ func (m *Model) filesBindings() []key.Binding {
 	case v.up != nil:
 		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop the upload"))}
 	}
-	return []key.Binding{k.Up, k.Attach, k.Remove, k.HoldBack}
+	return []key.Binding{k.Up, k.Attach, k.SaveFile, k.Remove, k.HoldBack}
 }
 
 // View is the files page: the message's files with their sizes and marks,
@@ -98,8 +117,12 @@ func (v *filesView) View(st styles, width int) string {
 		return strings.Split(ansi.Wordwrap(s, max(width-4, 20), ""), "\n")
 	}
 	lines := []string{st.Title.Render("Files of “" + v.message.Title + "”")}
-	for _, l := range wrap(fmt.Sprintf("Up to %d files; they go with the message, sealed at rest, and each recipient gets a link to them.",
-		core.MaxAttachments)) {
+	intro := fmt.Sprintf("Up to %d files; they go with the message, sealed at rest, and each recipient gets a link to them.", core.MaxAttachments)
+	if v.message.IsSealed() {
+		intro = fmt.Sprintf("Up to %d files; they go with the message, sealed with its passphrase, and each recipient opens them on the message's page.",
+			core.MaxAttachments)
+	}
+	for _, l := range wrap(intro) {
 		lines = append(lines, "  "+st.Dim.Render(l))
 	}
 	lines = append(lines, "")
@@ -122,7 +145,11 @@ func (v *filesView) View(st styles, width int) string {
 		case f.ClientSealed:
 			mark = "sealed"
 		}
-		row := strings.TrimRight(fmt.Sprintf("%-*s %10s  %s", nameWidth, ansi.Truncate(f.Name, nameWidth, "…"), core.FormatBytes(f.Size), mark), " ")
+		size := f.Size
+		if f.ClientSealed && f.Complete { // the size its recipients open
+			size = core.ShownOpenedFileSize(size)
+		}
+		row := strings.TrimRight(fmt.Sprintf("%-*s %10s  %s", nameWidth, ansi.Truncate(f.Name, nameWidth, "…"), core.FormatBytes(size), mark), " ")
 		switch {
 		case i == v.cursor && !v.asking:
 			row = st.Selected.Render("› " + row)
@@ -137,7 +164,25 @@ func (v *filesView) View(st styles, width int) string {
 		lines = append(lines, "", "  "+st.Warn.Render("Remove “"+v.confirm.Name+"” and its bytes? y remove · n keep"))
 	}
 	if v.asking {
-		lines = append(lines, "", "  "+st.Label.Render("Path of the file to attach"), "  "+v.path.View())
+		label := "Path of the file to attach"
+		if v.saving != nil {
+			label = "Save a copy of “" + v.saving.Name + "” to"
+			if v.saving.ClientSealed {
+				label += " (opened with the passphrase)"
+			}
+		}
+		lines = append(lines, "", "  "+st.Label.Render(label), "  "+v.path.View())
+	}
+	if v.askPass {
+		lines = append(lines, "", "  "+st.Label.Render("Passphrase of the sealed message"), "  "+v.passIn.View())
+		if v.passProblem != "" {
+			for _, l := range wrap(v.passProblem) {
+				lines = append(lines, "  "+st.Error.Render(l))
+			}
+		}
+	}
+	if v.checking {
+		lines = append(lines, "  "+st.Dim.Render("Checking the passphrase (Argon2id, 64 MiB)…"))
 	}
 	if up := v.up; up != nil {
 		lines = append(lines, "", "  "+up.progress(), "  "+bar(up.file.Offset, up.size, max(min(width-4, 60), 10)))

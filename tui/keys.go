@@ -9,7 +9,7 @@ type keyMap struct {
 	Timeline, Test, Hold, SetHold, EndHold, More, Less, HoldBack, FormPreview key.Binding
 	Yes, No, OpenDraft, DropDraft                                             key.Binding
 	Next, Prev, Left, Right, Save, Cancel, Back, Seal                         key.Binding
-	Files, FormFiles, Attach, Remove                                          key.Binding
+	Files, FormFiles, Attach, Remove, SaveFile                                key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -50,6 +50,7 @@ func newKeyMap() keyMap {
 		FormFiles:   b("files", "ctrl+f"),
 		Attach:      b("attach", "a"),
 		Remove:      b("remove", "d"),
+		SaveFile:    b("save a copy", "s"),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "discard")),
 		Back:        key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back")),
 	}

@@ -189,6 +189,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.gotUpload(msg)
 	case fileGoneMsg:
 		return m, m.gotFileGone(msg)
+	case passCheckedMsg:
+		return m, m.gotPassChecked(msg)
+	case sealedReadyMsg:
+		return m, m.gotSealedReady(msg)
+	case savedMsg:
+		m.gotSaved(msg)
+		return m, nil
 	case draftLoadedMsg:
 		if msg.draft != nil && m.page == pageList {
 			m.offered = msg.draft
@@ -214,6 +221,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.seal.update(msg)
 	case pageFiles:
 		var cmd tea.Cmd
+		if m.files.askPass {
+			m.files.passIn, cmd = m.files.passIn.Update(msg)
+			return m, cmd
+		}
 		m.files.path, cmd = m.files.path.Update(msg)
 		return m, cmd
 	}

@@ -18,6 +18,9 @@ type AuthorFiles interface {
 	SendPart(ctx context.Context, messageID, fileID string, offset int64, part io.Reader) (*FileJSON, error)
 	ListFiles(ctx context.Context, messageID string) ([]*FileJSON, error)
 	DeleteFile(ctx context.Context, messageID, fileID string) error
+	// DownloadFile reads a file's bytes, as stored: a sealed message's
+	// are the author's client's sealed file (core.OpenFile opens them).
+	DownloadFile(ctx context.Context, messageID, fileID string) (io.ReadCloser, error)
 }
 
 var (
@@ -54,6 +57,14 @@ func (l LocalFiles) ListFiles(ctx context.Context, messageID string) ([]*FileJSO
 
 func (l LocalFiles) DeleteFile(ctx context.Context, messageID, fileID string) error {
 	return l.Files.Delete(ctx, messageID, fileID)
+}
+
+func (l LocalFiles) DownloadFile(ctx context.Context, messageID, fileID string) (io.ReadCloser, error) {
+	_, r, err := l.Files.Open(ctx, messageID, fileID)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 func filesPath(messageID string) string {
@@ -112,6 +123,20 @@ func (c *APIClient) ListFiles(ctx context.Context, messageID string) ([]*FileJSO
 // DeleteFile deletes a file and its bytes.
 func (c *APIClient) DeleteFile(ctx context.Context, messageID, fileID string) error {
 	return c.t.do(ctx, "DELETE", filesPath(messageID)+"/"+url.PathEscape(fileID), nil, nil)
+}
+
+// DownloadFile reads a file's bytes (GET .../files/{file}/content); the
+// caller closes the body.
+func (c *APIClient) DownloadFile(ctx context.Context, messageID, fileID string) (io.ReadCloser, error) {
+	resp, err := c.t.send(ctx, "GET", filesPath(messageID)+"/"+url.PathEscape(fileID)+"/content", nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		return nil, decodeEnvelope(resp, nil)
+	}
+	return resp.Body, nil
 }
 
 // UploadFile sends the size bytes of r as the file name of the message,

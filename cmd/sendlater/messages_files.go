@@ -53,6 +53,13 @@ func newMessagesAttachCmd(a *app) *cobra.Command {
 			"within the author's plan's limits. The audit log records it.",
 		Args: cobra.ExactArgs(2),
 		RunE: withAuthorFiles(a, func(cmd *cobra.Command, args []string, files web.AuthorFiles, m *core.Message) error {
+			if m.IsSealed() {
+				// Its files are sealed with its passphrase on the author's
+				// device; the operator has neither (nor the envelope to
+				// check one against).
+				return core.Errorf(core.EValidation, "The message %s is sealed: its files must be sealed with its passphrase by the author's app. "+
+					"Attach them in the web app's message dialog or the TUI's files page (f), which seal them first (docs/sealed.md).", m.ID)
+			}
 			f, err := os.Open(args[1])
 			if err != nil {
 				return usagef("%v", err)

@@ -46,3 +46,7 @@ func (t tuiFiles) ListFiles(ctx context.Context, messageID string) ([]tui.File, 
 func (t tuiFiles) DeleteFile(ctx context.Context, messageID, fileID string) error {
 	return t.files.DeleteFile(ctx, messageID, fileID)
 }
+
+func (t tuiFiles) DownloadFile(ctx context.Context, messageID, fileID string) (io.ReadCloser, error) {
+	return t.files.DownloadFile(ctx, messageID, fileID)
+}
