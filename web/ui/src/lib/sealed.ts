@@ -27,17 +27,17 @@ export class SealedError extends Error {
   }
 }
 
-type Bytes = Uint8Array<ArrayBuffer>;
+export type Bytes = Uint8Array<ArrayBuffer>;
 type Envelope = SealParams & { salt: Bytes; nonce: Bytes; ct: Bytes };
 
-function b64encode(b: Uint8Array): string {
+export function b64encode(b: Uint8Array): string {
   let s = "";
   for (const x of b) s += String.fromCharCode(x);
   return btoa(s).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
 /** Base64url without padding, one spelling only (as Go's Strict()). */
-function b64decode(s: string): Bytes {
+export function b64decode(s: string): Bytes {
   if (!/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1) throw new SealedError("invalid");
   const bin = atob(s.replaceAll("-", "+").replaceAll("_", "/"));
   const b = Uint8Array.from(bin, (c) => c.charCodeAt(0));
@@ -72,20 +72,21 @@ function parse(s: string): Envelope {
 
 const ad = (messageId: string) => new TextEncoder().encode("sendlater sealed v1\n" + messageId);
 
-async function key(passphrase: string, salt: Bytes, c: SealParams, use: KeyUsage): Promise<CryptoKey> {
+/** The AES-256-GCM key of a passphrase, salt and costs: the envelope's and the sealed files' (docs/sealed.md). */
+export async function deriveKey(passphrase: string, salt: Bytes, c: SealParams, uses: KeyUsage[]): Promise<CryptoKey> {
   const { argon2id } = await import("hash-wasm");
   const raw = await argon2id({
     password: new TextEncoder().encode(passphrase.normalize("NFC")),
     salt, parallelism: c.p, iterations: c.t, memorySize: c.m, hashLength: 32, outputType: "binary",
   });
-  return crypto.subtle.importKey("raw", new Uint8Array(raw), "AES-GCM", false, [use]);
+  return crypto.subtle.importKey("raw", new Uint8Array(raw), "AES-GCM", false, uses);
 }
 
 /** sealWith is sealMessage with the salt and nonce given (the golden vectors'). */
 export async function sealWith(passphrase: string, messageId: string, body: string, c: SealParams,
   salt: Bytes, nonce: Bytes): Promise<string> {
   check({ ...c, salt, nonce });
-  const k = await key(passphrase, salt, c, "encrypt");
+  const k = await deriveKey(passphrase, salt, c, ["encrypt"]);
   const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: ad(messageId) }, k,
     new TextEncoder().encode(body));
   return format({ ...c, salt, nonce, ct: new Uint8Array(ct) });
@@ -101,7 +102,7 @@ export function sealMessage(passphrase: string, messageId: string, body: string,
 /** Opens an envelope sealed for messageId; throws a SealedError. */
 export async function openSealed(passphrase: string, messageId: string, envelope: string): Promise<string> {
   const e = parse(envelope);
-  const k = await key(passphrase, e.salt, e, "decrypt");
+  const k = await deriveKey(passphrase, e.salt, e, ["decrypt"]);
   try {
     const body = await crypto.subtle.decrypt({ name: "AES-GCM", iv: e.nonce, additionalData: ad(messageId) }, k, e.ct);
     return new TextDecoder("utf-8", { fatal: true }).decode(body);

@@ -236,19 +236,30 @@ export async function uploadFile(options: UploadOptions): Promise<StoredFile> {
   return getFile(messageId, file.id);
 }
 
-/** Downloads a file as its author (the bearer token goes in a header, so no plain link). */
-export async function downloadFile(file: StoredFile) {
+/** A file's bytes as its author reads them (the bearer token goes in a header, so no plain link). */
+export async function fetchFile(file: StoredFile): Promise<Blob> {
   const response = await fetch(`/api/${filePath(file.messageId, file.id)}/content`, { headers: await authHeaders() });
   if (!response.ok) throw failureOf(response.status, await response.text());
-  const url = URL.createObjectURL(await response.blob());
+  return response.blob();
+}
+
+/** Saves bytes as a file named name, through a blob URL: the browser's own download. */
+export function saveBlob(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob);
   const link = document.createElement("a");
   link.href = url;
-  link.download = file.name;
+  link.download = name;
   link.rel = "noopener";
   document.body.append(link);
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** Downloads a file as its author; open, if given, turns the stored bytes into the file's (a sealed file). */
+export async function downloadFile(file: StoredFile, open?: (stored: Blob) => Promise<Blob>) {
+  const stored = await fetchFile(file);
+  saveBlob(open ? await open(stored) : stored, file.name);
 }
 
 const sizeFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });

@@ -13,6 +13,7 @@ import { ConfirmButtons } from "../../../components/confirm-buttons";
 import { Modal } from "../../../components/modal";
 import { user } from "../../../lib/auth";
 import { openSealed, SealedError, sealMessage } from "../../../lib/sealed";
+import { FileKeys } from "../../../lib/sealed-file";
 import { formatSize } from "../../../lib/uploads";
 import { showToast } from "../../../lib/toasts";
 import {
@@ -33,7 +34,7 @@ import { MessageFiles } from "./message-files";
 import { RecipientBouncing, RecipientWarning, TellRecipientNow } from "./recipient-warning";
 import { salutationNote } from "./salutation";
 import { newSealedId, SealFields, sealErrors, UnlockSealed } from "./seal-fields";
-import { dropUploadList, keepUploadList, uploadListFor, useUploadList } from "./upload-list";
+import { dropUploadList, keepUploadList, openedSize, uploadListFor, useUploadList, type UploadList } from "./upload-list";
 import { sameText, useDraft, useLocalDraft, type DraftText } from "./use-draft";
 
 // The fields: the message's, then the rows of the recipients after the first, named as the
@@ -96,6 +97,26 @@ const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", tim
 const statusWords = { none: "", saving: "Saving draft…", saved: "Draft saved", device: "Draft saved on this device" } as const;
 
 /**
+ * Why a save would change the seal of files already sent (the server refuses it: a message's
+ * files are sealed the way the message is), said before sending; undefined when it would not.
+ */
+export function filesSealProblem(list: UploadList, wasSealed: boolean, willSeal: boolean, passphraseChanged: boolean) {
+  // Files waiting are sealed (or not) as the message is once saved; the others are on the server.
+  const sent = list.get().items.filter((i) => i.status !== "waiting" && i.status !== "removing" && (i.file !== undefined || i.status !== "failed"));
+  if (sent.length === 0) return undefined;
+  if (willSeal && !wasSealed) {
+    return "Remove the files first: a message's files are sealed the way the message is, and these were sent unsealed. Attach them again once the message is sealed.";
+  }
+  if (!willSeal && wasSealed) {
+    return "Remove the files first: a message's files are sealed the way the message is, and these are sealed with the passphrase. Attach them again once the message is unsealed.";
+  }
+  if (willSeal && passphraseChanged) {
+    return "Remove the files first, or keep the passphrase: the files are sealed with the letter's passphrase, and a new one would not open them.";
+  }
+  return undefined;
+}
+
+/**
  * Creates a message, or edits or deletes one. The delivery date shown is the message's own
  * until a new interval is picked, then now plus that interval, as the server will set it.
  */
@@ -131,6 +152,8 @@ export function MessageDialog({
   const [rows, setRows] = useState(opening.rows);
   // A sealed message opens in the browser before its letter can be edited (UnlockSealed).
   const [locked, setLocked] = useState(message?.sealed !== undefined);
+  // The passphrase that opened the letter: the stored files' (files go sealed with it).
+  const [openedWith, setOpenedWith] = useState<string>();
   const form = useForm<Field>(
     { ...opening.values, seal: message?.sealed ? "on" : "", passphrase: "", passphraseConfirm: "", "sealed.hint": message?.sealed?.hint ?? "" },
     (values) => ({ ...requireFields(values, requiredMessages(rows, locked)), ...(locked ? {} : sealErrors(values)) }),
@@ -148,6 +171,10 @@ export function MessageDialog({
     };
   }, [uploads]);
   const uploading = uploads.pending;
+  // A stored message whose seal (or passphrase) changes when saved: new files wait for the save.
+  const wasSealed = message?.sealed !== undefined;
+  const held = message !== undefined && ((sealing || locked) !== wasSealed || (wasSealed && !locked && form.values.passphrase !== openedWith));
+  useEffect(() => uploads.hold(held), [uploads, held]);
   // A sealed letter's text is never a draft: the draft store is the server's.
   const current = draftText(form.values.title ?? "", rowsOf(form.values, rows), sealing ? "" : (form.values.message ?? ""), form.values.interval as Interval);
   const draft = useDraft({
@@ -234,6 +261,9 @@ export function MessageDialog({
       const text = await openSealed(passphrase, message.id, message.sealed.envelope);
       form.setValues((v) => ({ ...v, message: text, passphrase, passphraseConfirm: passphrase }));
       setLocked(false);
+      setOpenedWith(passphrase);
+      // The files added from now on are sealed with the letter's passphrase.
+      if (uploads.keys?.passphrase !== passphrase) uploads.sealWith(new FileKeys(passphrase));
       return undefined;
     } catch (error) {
       return error instanceof SealedError && error.kind === "wrong-passphrase"
@@ -271,8 +301,10 @@ export function MessageDialog({
   };
 
   const save = form.handleSubmit(async (values) => {
-    if ((values.seal === "on" || locked) && uploads.get().items.length > 0) {
-      form.setAlert("A sealed message cannot have files from the web app yet: remove the files, or leave the message unsealed.");
+    const willSeal = values.seal === "on" || locked;
+    const problem = message && filesSealProblem(uploads, wasSealed, willSeal, !locked && values.passphrase !== openedWith);
+    if (problem) {
+      form.setAlert(problem);
       return;
     }
     const text = await contentOf(values);
@@ -280,8 +312,11 @@ export function MessageDialog({
     const saved = message
       ? await updateMessage(message.id, interval === message.interval ? text : { ...text, interval })
       : await createMessage({ ...text, interval }, idempotencyKey);
-    // The files picked for a new message go now, to the message just made.
+    // The files waiting go now, sealed with the passphrase saved if the message is sealed (one
+    // salt for the dialog's files: one derivation).
+    if (!locked) uploads.sealWith(willSeal ? (uploads.keys?.passphrase === values.passphrase ? uploads.keys : new FileKeys(values.passphrase ?? "")) : undefined);
     if (!message && uploads.pending) keepUploadList(uploads, saved.id);
+    else uploads.hold(false);
     // Saved with warnings, or with files on their way: the dialog stays, as the saved message's.
     const stay = !!saved.warnings?.length || uploads.pending;
     onSaved(saved, stay);
@@ -420,6 +455,7 @@ export function MessageDialog({
                 list={uploads}
                 allowed={user.peek()?.messageLimit === null}
                 sealed={sealing || locked}
+                locked={locked && uploads.keys === undefined}
                 disabled={busy}
               />
               <div className="preview-actions">
@@ -461,12 +497,16 @@ export function MessageDialog({
                       <header>
                         <strong>{doneFiles.length === 1 ? "1 file" : `${doneFiles.length} files`} with the message</strong>
                         <br />
-                        <small>Each recipient gets a download link of their own</small>
+                        <small>
+                          {sealing || locked
+                            ? "Sealed with the passphrase: they open on the message's page, with the letter"
+                            : "Each recipient gets a download link of their own"}
+                        </small>
                       </header>
                       <ul className="preview-files">
                         {doneFiles.map((f) => (
                           <li key={f.id}>
-                            {f.name} ({formatSize(f.size)})
+                            {f.name} ({formatSize(openedSize(f))})
                           </li>
                         ))}
                       </ul>

@@ -1,17 +1,27 @@
 import { useEffect, useId, useRef, useState, type DragEvent } from "react";
 import { Link } from "react-router";
 import { errorMessage } from "../../../components/form";
-import { Paperclip, TriangleAlert } from "../../../components/lucide";
+import { Lock, Paperclip, TriangleAlert } from "../../../components/lucide";
 import { paths } from "../../../config/paths";
+import { SealedError } from "../../../lib/sealed";
+import { FileKeys, openFile } from "../../../lib/sealed-file";
 import { downloadFile, formatSize, maxFiles, type StoredFile } from "../../../lib/uploads";
 import { useUploadList, type UploadItem, type UploadList } from "./upload-list";
 
-const statusWords = (item: UploadItem) => {
+/** The share of the bytes to send that went, in percent (a sealed file sends its sealed bytes). */
+const percentOf = (item: UploadItem) => {
+  const total = item.total ?? item.size;
+  return total === 0 ? (item.status === "done" ? 100 : 0) : Math.round((item.sent / total) * 100);
+};
+
+const statusWords = (item: UploadItem, stored: boolean) => {
   switch (item.status) {
     case "waiting":
-      return "Uploads when the message is created";
+      return stored ? "Uploads when the message is saved" : "Uploads when the message is created";
+    case "sealing":
+      return "Sealing…";
     case "uploading":
-      return `${formatSize(item.sent)} of ${formatSize(item.size)}`;
+      return `${formatSize(Math.round((item.size * percentOf(item)) / 100))} of ${formatSize(item.size)}`;
     case "retrying":
       return "Connection lost: trying again…";
     case "failed":
@@ -27,12 +37,14 @@ const statusWords = (item: UploadItem) => {
  * The files of a message in its dialog: the picker (a button, or files dropped on it), each
  * file with its name, size, progress and actions. On Starter, the upgrade hint instead.
  */
-export function MessageFiles({ list, allowed, sealed, disabled }: {
+export function MessageFiles({ list, allowed, sealed, locked, disabled }: {
   list: UploadList;
   /** Whether the plan may include files (Starter: no; the server has the last word). */
   allowed: boolean;
-  /** A sealed message: files are refused here until they can be sealed in the browser. */
+  /** A sealed message (or one being sealed): its files are sealed with the passphrase before they go. */
   sealed: boolean;
+  /** A sealed message whose letter is not opened here: no passphrase to seal new files with. */
+  locked?: boolean;
   disabled?: boolean;
 }) {
   const state = useUploadList(list);
@@ -47,7 +59,10 @@ export function MessageFiles({ list, allowed, sealed, disabled }: {
   const [alert, setAlert] = useState<string>();
   const count = state.items.filter((i) => i.status !== "removing").length;
   const planRefused = !allowed || state.planRefused;
-  const canAdd = !planRefused && !sealed && !disabled && count < maxFiles;
+  const canAdd = !planRefused && !locked && !disabled && count < maxFiles;
+  // A sealed file asked for while the dialog holds no passphrase: the passphrase is asked here.
+  const [asking, setAsking] = useState<StoredFile>();
+  const [askedKeys, setAskedKeys] = useState<FileKeys>();
 
   const add = (files: FileList | null) => {
     if (!files || files.length === 0 || !canAdd) return;
@@ -58,12 +73,25 @@ export function MessageFiles({ list, allowed, sealed, disabled }: {
     setDragging(false);
     add(event.dataTransfer.files);
   };
-  const download = async (file: StoredFile) => {
+  const download = async (file: StoredFile, keys = list.keys ?? askedKeys) => {
     setAlert(undefined);
+    if (file.clientSealed && keys === undefined) {
+      setAsking(file);
+      return;
+    }
     try {
-      await downloadFile(file);
+      await downloadFile(file, file.clientSealed && keys ? (stored) => openFile(keys, file.messageId, stored) : undefined);
+      if (keys !== list.keys) setAskedKeys(keys);
+      setAsking(undefined);
     } catch (error) {
-      setAlert(`${file.name} could not be downloaded: ${errorMessage(error)}`);
+      if (error instanceof SealedError) {
+        setAlert(
+          error.kind === "wrong-passphrase"
+            ? `${file.name} does not open with this passphrase: it was sealed with another, or it is damaged.`
+            : `${file.name} is not a sealed file this version of Sendlater can open.`,
+        );
+        if (keys === askedKeys) setAskedKeys(undefined);
+      } else setAlert(`${file.name} could not be downloaded: ${errorMessage(error)}`);
     }
   };
   const shownAlert = alert ?? state.alert;
@@ -90,11 +118,8 @@ export function MessageFiles({ list, allowed, sealed, disabled }: {
           Files (a scanned will, photos, a key file) go with messages on the Pro and Business plans.{" "}
           <Link to={paths.pricing.href()}>See the plans</Link>
         </small>
-      ) : sealed ? (
-        <small className="files-hint">
-          Files cannot go with a sealed message from the web app yet: they would not be sealed with your passphrase. Send
-          them with a message that is not sealed.
-        </small>
+      ) : locked ? (
+        <small className="files-hint">Open the letter with its passphrase to attach files: they are sealed with it.</small>
       ) : (
         <div className="files-picker">
           <input
@@ -116,6 +141,13 @@ export function MessageFiles({ list, allowed, sealed, disabled }: {
           </small>
         </div>
       )}
+      {sealed && !planRefused && (
+        <small className="files-hint files-sealed">
+          <Lock size={14} aria-hidden="true" className="title-icon" /> Files are sealed with the passphrase; their names stay readable, like the
+          title.
+        </small>
+      )}
+      {asking && <AskPassphrase file={asking} onOpen={(keys) => download(asking, keys)} onCancel={() => setAsking(undefined)} />}
       {shownAlert && (
         <p className="files-alert" role="alert">
           {shownAlert}
@@ -124,7 +156,7 @@ export function MessageFiles({ list, allowed, sealed, disabled }: {
       {state.items.length > 0 && (
         <ul className="files-list">
           {state.items.map((item) => (
-            <FileRow key={item.key} item={item} list={list} onDownload={download} />
+            <FileRow key={item.key} item={item} list={list} onDownload={download} stored={list.messageId !== undefined} />
           ))}
         </ul>
       )}
@@ -135,10 +167,57 @@ export function MessageFiles({ list, allowed, sealed, disabled }: {
   );
 }
 
-function FileRow({ item, list, onDownload }: { item: UploadItem; list: UploadList; onDownload: (file: StoredFile) => Promise<void> }) {
+/** The passphrase of a sealed message's files, asked when the dialog holds none (the letter not opened). */
+function AskPassphrase({ file, onOpen, onCancel }: { file: StoredFile; onOpen: (keys: FileKeys) => Promise<void>; onCancel: () => void }) {
   const id = useId();
-  const moving = item.status === "uploading" || item.status === "retrying";
-  const percent = item.size === 0 ? (item.status === "done" ? 100 : 0) : Math.round((item.sent / item.size) * 100);
+  const [passphrase, setPassphrase] = useState("");
+  const [busy, setBusy] = useState(false);
+  const open = async () => {
+    if (passphrase === "") return;
+    setBusy(true);
+    await onOpen(new FileKeys(passphrase));
+    setBusy(false);
+  };
+  return (
+    <div className="files-unlock" role="group" aria-labelledby={`${id}-label`}>
+      <label id={`${id}-label`} htmlFor={id}>
+        Passphrase to open {file.name}
+      </label>
+      <input
+        id={id}
+        type="password"
+        autoComplete="off"
+        value={passphrase}
+        onChange={(e) => setPassphrase(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") {
+            e.preventDefault();
+            void open();
+          }
+        }}
+      />
+      <span className="file-actions">
+        <button type="button" className="secondary" onClick={() => void open()} disabled={busy || passphrase === ""} aria-busy={busy}>
+          Open and download
+        </button>
+        <button type="button" className="secondary outline" onClick={onCancel}>
+          Cancel
+        </button>
+      </span>
+    </div>
+  );
+}
+
+function FileRow({ item, list, onDownload, stored }: {
+  item: UploadItem;
+  list: UploadList;
+  onDownload: (file: StoredFile) => Promise<void>;
+  /** The message is stored: a waiting file waits for a save, not the creation. */
+  stored: boolean;
+}) {
+  const id = useId();
+  const moving = item.status === "sealing" || item.status === "uploading" || item.status === "retrying";
+  const percent = percentOf(item);
   return (
     <li className={`file-row file-${item.status}`}>
       <div className="file-head">
@@ -157,7 +236,7 @@ function FileRow({ item, list, onDownload }: { item: UploadItem; list: UploadLis
           </span>
         )}
         <small className="file-status" id={`${id}-status`}>
-          {statusWords(item)}
+          {statusWords(item, stored)}
         </small>
         <span className="file-actions">
           {item.status === "failed" && item.blob && (
@@ -180,7 +259,7 @@ function FileRow({ item, list, onDownload }: { item: UploadItem; list: UploadLis
       {(moving || item.status === "failed") && item.blob && (
         <progress
           value={item.sent}
-          max={Math.max(item.size, 1)}
+          max={Math.max(item.total ?? item.size, 1)}
           aria-labelledby={`${id}-name`}
           aria-valuenow={percent}
           aria-valuemin={0}

@@ -1,16 +1,28 @@
 import { useSyncExternalStore } from "react";
 import { errorMessage } from "../../../components/form";
 import { ApiError } from "../../../lib/api-client";
+import { FileKeys, openedFileSize, sealFile } from "../../../lib/sealed-file";
 import { deleteFile, isAbort, listFiles, maxFiles, uploadFile, type PartSender, type StoredFile } from "../../../lib/uploads";
+
+/** A file's size as its author and recipients read it: a sealed one's opened size. */
+export const openedSize = (file: StoredFile) => (file.clientSealed ? openedFileSize(file.size) : file.size);
 
 /** One file of the dialog: picked here (with its bytes), or read from the server. */
 export type UploadItem = {
   key: number;
   name: string;
+  /** The file's own size (a sealed file's opened size). */
   size: number;
-  /** waiting: picked for a message not yet created; failed: may be retried (with its bytes). */
-  status: "waiting" | "uploading" | "retrying" | "failed" | "done" | "removing";
+  /**
+   * waiting: picked for a message not yet created (or whose seal changes when saved); sealing: being
+   * encrypted with the passphrase's key; failed: may be retried (with its bytes).
+   */
+  status: "waiting" | "sealing" | "uploading" | "retrying" | "failed" | "done" | "removing";
+  /** Bytes sent, of the bytes to send (total: a sealed file's sealed size). */
   sent: number;
+  total?: number;
+  /** The sealed bytes, kept: a retry sends the same bytes from the server's offset. */
+  sealed?: Blob;
   file?: StoredFile;
   /** Why it failed, the server's sentence. */
   error?: string;
@@ -44,6 +56,10 @@ export class UploadList {
   private orphaned = new Set<number>();
   messageId?: string;
   sendPart?: PartSender;
+  /** The passphrase's keys of a sealed message: files are sealed with them before they go. */
+  keys?: FileKeys;
+  // Files wait (as for a new message) while the message's seal is to change when it is saved.
+  private held = false;
 
   constructor(messageId?: string) {
     this.messageId = messageId;
@@ -81,7 +97,8 @@ export class UploadList {
         .map<UploadItem>((file) => ({
           key: nextKey++,
           name: file.name,
-          size: file.size,
+          size: openedSize(file),
+          total: file.size,
           file,
           sent: file.offset,
           ...(file.state === "complete"
@@ -97,7 +114,7 @@ export class UploadList {
 
   /** Whether any file is on its way (or waits for the message to be created). */
   get pending() {
-    return this.snapshot.items.some((item) => item.status === "waiting" || item.status === "uploading" || item.status === "retrying");
+    return this.snapshot.items.some((item) => ["waiting", "sealing", "uploading", "retrying"].includes(item.status));
   }
 
   /** Adds picked files: uploaded at once for a stored message, else when it is created (start). */
@@ -109,7 +126,19 @@ export class UploadList {
       items: [...this.snapshot.items, ...items],
       alert: files.length > taken.length ? `A message holds up to ${maxFiles} files: ${files.length - taken.length} not added.` : undefined,
     });
-    if (this.messageId !== undefined) for (const item of items) void this.run(item.key);
+    if (this.messageId !== undefined && !this.held) for (const item of items) void this.run(item.key);
+  }
+
+  /** Seals the files from now on with keys (a sealed message's), or (undefined) not. */
+  sealWith(keys: FileKeys | undefined) {
+    this.keys = keys;
+  }
+
+  /** Holds new files back (the message's seal changes when saved), or lets the waiting ones go. */
+  hold(held: boolean) {
+    this.held = held;
+    if (held || this.messageId === undefined) return;
+    for (const item of this.snapshot.items) if (item.status === "waiting") void this.run(item.key);
   }
 
   /** The message exists now: its waiting files start. */
@@ -123,13 +152,21 @@ export class UploadList {
     const item = this.item(key);
     if (!item?.blob || this.messageId === undefined) return;
     const controller = new AbortController();
-    this.update(key, { status: "uploading", error: undefined, controller });
+    const messageId = this.messageId;
     let made = item.file;
     try {
+      let body = item.sealed ?? item.blob;
+      if (this.keys && !item.sealed) {
+        this.update(key, { status: "sealing", error: undefined, controller });
+        body = await sealFile(this.keys, messageId, item.blob);
+        if (controller.signal.aborted) return;
+        this.update(key, { sealed: body, total: body.size });
+      }
+      this.update(key, { status: "uploading", error: undefined, controller });
       const file = await uploadFile({
-        messageId: this.messageId,
+        messageId,
         name: item.name,
-        body: item.blob,
+        body,
         existing: item.file,
         signal: controller.signal,
         sendPart: this.sendPart,
@@ -142,12 +179,12 @@ export class UploadList {
           });
         },
       });
-      this.update(key, { status: "done", file, name: file.name, sent: file.size, controller: undefined });
+      this.update(key, { status: "done", file, name: file.name, sent: file.size, total: file.size, sealed: undefined, controller: undefined });
       this.set({ announcement: `${file.name} uploaded.` });
     } catch (error) {
       if (isAbort(error)) {
         // remove() deletes the record it knew of; one that came after is deleted here.
-        if (made && this.orphaned.delete(key) && this.messageId !== undefined) void deleteFile(this.messageId, made.id).catch(() => undefined);
+        if (made && this.orphaned.delete(key)) void deleteFile(messageId, made.id).catch(() => undefined);
         return;
       }
       if (error instanceof ApiError && error.code === "plan/feature-not-included") {
@@ -195,7 +232,7 @@ export class UploadList {
   /** Cancels every upload under way (the dialog is left): their records go from the server. */
   cancelAll() {
     for (const item of this.snapshot.items) {
-      if (item.status === "uploading" || item.status === "retrying") void this.remove(item.key);
+      if (item.status === "sealing" || item.status === "uploading" || item.status === "retrying") void this.remove(item.key);
     }
   }
 }

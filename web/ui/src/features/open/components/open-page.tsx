@@ -1,7 +1,9 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { Lock } from "../../../components/lucide";
 import { ApiError } from "../../../lib/api-client";
+import type { FileKeys } from "../../../lib/sealed-file";
 import { getSealed, isTestToken, type SealedOpenView } from "../api/open";
+import { OpenFiles, type OpenedFile } from "./open-files";
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "long" });
 
@@ -10,7 +12,8 @@ type State =
   | { kind: "error"; message: string }
   | { kind: "test" }
   | { kind: "locked"; view: SealedOpenView; busy: boolean; error?: string }
-  | { kind: "open"; view: SealedOpenView; text: string };
+  // The files open with the passphrase's keys, kept in memory while the page is.
+  | { kind: "open"; view: SealedOpenView; text: string; keys: FileKeys; files: OpenedFile[] };
 
 function message(error: unknown) {
   return error instanceof ApiError ? error.message : "Something went wrong. Please try again.";
@@ -92,6 +95,7 @@ export function OpenPage({ token }: { token: string }) {
             Download as text
           </button>
         </p>
+        {state.files.length > 0 && <OpenFiles messageId={view.messageId} files={state.files} keys={state.keys} />}
       </section>
     );
   }
@@ -103,11 +107,15 @@ export function OpenPage({ token }: { token: string }) {
       return;
     }
     setState({ ...state, busy: true, error: undefined });
-    const { openSealed, SealedError } = await import("../../../lib/sealed");
+    const [{ openSealed, SealedError }, { FileKeys, openedFileSize }] = await Promise.all([
+      import("../../../lib/sealed"),
+      import("../../../lib/sealed-file"),
+    ]);
     try {
       const text = await openSealed(passphrase, view.messageId, view.envelope);
       setPassphrase("");
-      setState({ kind: "open", view, text });
+      const files = (view.files ?? []).map((f) => ({ ...f, opened: openedFileSize(f.size) }));
+      setState({ kind: "open", view, text, keys: new FileKeys(passphrase), files });
     } catch (error) {
       const wrong = error instanceof SealedError && error.kind === "wrong-passphrase";
       setState({
