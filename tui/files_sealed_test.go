@@ -170,3 +170,49 @@ func TestGoldenSealedFilesPassphrase(t *testing.T) {
 	d.waitFor("Passphrase of the sealed message")
 	d.golden("files-sealed-passphrase-80x24")
 }
+
+// A save that would seal the letter with a new passphrase while the
+// message has files sealed with the old one is refused, as in the web
+// dialog: the files would no longer open with the letter's passphrase.
+// The stored envelope stays the old one; the same passphrase still saves.
+func TestANewPassphraseOverSealedFilesIsRefused(t *testing.T) {
+	e, ann := newEnv(t)
+	m := sealedWithFiles(t, e, ann)
+	cfg, srv := backends[0].open(t, e, ann)
+	d := drive(t, withFiles(cfg, e, srv, ann.token, 0), 100, 40)
+	d.patience = time.Minute
+	d.waitFor("Deeds")
+	d.press("e")
+	d.waitFor("Message · sealed: ctrl+l opens it")
+	d.press("ctrl+l")
+	d.waitFor("Open the sealed letter")
+	d.typeText(passphrase)
+	d.press("enter")
+	d.waitFor("The letter is open here; it is sealed again when you save.")
+	d.press("ctrl+f")
+	d.waitFor("sealed here with its passphrase")
+	d.press("a")
+	d.typeText(writeFile(t, "note.txt", []byte("The key is under the blue pot.")))
+	d.press("enter")
+	d.waitFor("Attached note.txt (30 bytes).")
+	d.press("esc")
+	d.waitFor("Message · sealed on save")
+	d.press("ctrl+l")
+	d.waitFor("Seal this message")
+	const other = "amber falcon drifts over nine silent quarry bells"
+	d.press("ctrl+u")
+	d.typeText(other)
+	d.press("tab", "ctrl+u")
+	d.typeText(other)
+	d.press("tab", "enter") // the hint stays
+	d.waitFor("The letter will be sealed with your passphrase when you save.")
+	d.press("ctrl+s")
+	d.waitFor("Remove the files first: they are sealed with the passphrase that opened the letter")
+	got, err := e.Messages.Get(e.As(ann.id), m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := opens(t, got, passphrase); err != nil || text != letter {
+		t.Fatalf("the stored letter changed: %q, %v", text, err)
+	}
+}

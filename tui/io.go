@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -163,8 +164,21 @@ func (m *Model) create(in core.MessageInput, job *sealJob) tea.Cmd {
 	}
 }
 
-func (m *Model) update(id string, up core.MessageUpdate, job *sealJob) tea.Cmd {
+// update saves the form's changes to message id. newPassphrase: the letter
+// is sealed again with another passphrase than the one that opened it,
+// which its files, sealed with the old one, would no longer open with: the
+// save is refused while it has any (as the web dialog does).
+func (m *Model) update(id string, up core.MessageUpdate, job *sealJob, newPassphrase bool) tea.Cmd {
 	return func() tea.Msg {
+		if newPassphrase && m.cfg.Files != nil {
+			files, err := m.cfg.Files.ListFiles(m.cfg.Ctx, id)
+			if err != nil {
+				return doneMsg{fromForm: true, id: id, err: err}
+			}
+			if slices.ContainsFunc(files, func(f File) bool { return f.ClientSealed }) {
+				return doneMsg{fromForm: true, id: id, err: core.Errorf(core.EValidation, errFilesOfOldPassphrase)}
+			}
+		}
 		if job != nil {
 			l, err := job.letter()
 			if err != nil {
@@ -176,3 +190,6 @@ func (m *Model) update(id string, up core.MessageUpdate, job *sealJob) tea.Cmd {
 		return doneMsg{verb: "The message is saved.", id: id, message: msg, fromForm: true, err: err}
 	}
 }
+
+// errFilesOfOldPassphrase refuses a new passphrase over sealed files.
+const errFilesOfOldPassphrase = "Remove the files first: they are sealed with the passphrase that opened the letter and would not open with the new one. Or keep that passphrase."

@@ -324,6 +324,12 @@ func (m *Model) gotOpened(msg openedMsg) {
 	m.setStatus("The letter is open here; it is sealed again when you save.", false)
 }
 
+// newPassphrase tells whether a save seals the letter opened in the form
+// with another passphrase than the one that opened it.
+func (f *formView) newPassphrase() bool {
+	return f.opened != nil && f.seal != nil && f.seal.passphrase != f.opened.seal.passphrase
+}
+
 // openedLetter is a sealed letter as it was opened in the form: when its
 // text and seal are unchanged, a save leaves the stored envelope.
 type openedLetter struct {

@@ -221,7 +221,7 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.form.editing == nil {
 			return m.create(m.form.messageInput(), job)
 		}
-		return m.update(m.form.editing.ID, m.form.changes(), job)
+		return m.update(m.form.editing.ID, m.form.changes(), job, m.form.newPassphrase())
 	case key.Matches(k, m.keys.Seal):
 		return m.openSeal()
 	case key.Matches(k, m.keys.FormFiles):
