@@ -132,19 +132,7 @@ func TestSealedFilesUseTheFormsPassphrase(t *testing.T) {
 	cfg, srv := backends[0].open(t, e, ann)
 	d := drive(t, withFiles(cfg, e, srv, ann.token, 0), 100, 40)
 	d.patience = time.Minute
-	d.waitFor("Deeds")
-	d.press("e")
-	d.waitFor("Message · sealed: ctrl+l opens it")
-	d.press("ctrl+l")
-	d.waitFor("Open the sealed letter")
-	d.typeText(passphrase)
-	d.press("enter")
-	d.waitFor("The letter is open here; it is sealed again when you save.")
-	d.press("ctrl+f")
-	d.waitFor("sealed here with its passphrase")
-	d.press("a")
-	d.typeText(writeFile(t, "note.txt", []byte("The key is under the blue pot.")))
-	d.press("enter")
+	attachFromTheOpenedForm(t, d)
 	s := d.waitFor("Attached note.txt (30 bytes).")
 	if strings.Contains(s, "Passphrase of the sealed message") {
 		t.Fatalf("asked for the passphrase the form holds:\n%s", s)
@@ -181,19 +169,7 @@ func TestANewPassphraseOverSealedFilesIsRefused(t *testing.T) {
 	cfg, srv := backends[0].open(t, e, ann)
 	d := drive(t, withFiles(cfg, e, srv, ann.token, 0), 100, 40)
 	d.patience = time.Minute
-	d.waitFor("Deeds")
-	d.press("e")
-	d.waitFor("Message · sealed: ctrl+l opens it")
-	d.press("ctrl+l")
-	d.waitFor("Open the sealed letter")
-	d.typeText(passphrase)
-	d.press("enter")
-	d.waitFor("The letter is open here; it is sealed again when you save.")
-	d.press("ctrl+f")
-	d.waitFor("sealed here with its passphrase")
-	d.press("a")
-	d.typeText(writeFile(t, "note.txt", []byte("The key is under the blue pot.")))
-	d.press("enter")
+	attachFromTheOpenedForm(t, d)
 	d.waitFor("Attached note.txt (30 bytes).")
 	d.press("esc")
 	d.waitFor("Message · sealed on save")
@@ -215,4 +191,23 @@ func TestANewPassphraseOverSealedFilesIsRefused(t *testing.T) {
 	if text, err := opens(t, got, passphrase); err != nil || text != letter {
 		t.Fatalf("the stored letter changed: %q, %v", text, err)
 	}
+}
+
+// attachFromTheOpenedForm opens the sealed letter "Deeds" in the form with
+// its passphrase, then attaches note.txt from the form's files page.
+func attachFromTheOpenedForm(t *testing.T, d *driver) {
+	t.Helper()
+	d.waitFor("Deeds")
+	d.press("e")
+	d.waitFor("Message · sealed: ctrl+l opens it")
+	d.press("ctrl+l")
+	d.waitFor("Open the sealed letter")
+	d.typeText(passphrase)
+	d.press("enter")
+	d.waitFor("The letter is open here; it is sealed again when you save.")
+	d.press("ctrl+f")
+	d.waitFor("sealed here with its passphrase")
+	d.press("a")
+	d.typeText(writeFile(t, "note.txt", []byte("The key is under the blue pot.")))
+	d.press("enter")
 }

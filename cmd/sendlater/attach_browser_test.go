@@ -21,14 +21,8 @@ import (
 // pictures.
 func TestAttachInABrowser(t *testing.T) {
 	b := needBrowser(t)
-	mail := smtptest.Start(t)
-	dir := t.TempDir()
-	env := smtpEnv(mail)
-	srv := startServer(t, dir, env...)
-
 	const email, password = "attacher@example.com", "plum-kettle-orbit-47"
-	signUpAuthor(t, srv, email, password)
-	mustRunEnv(t, dir, env, "users", "set-plan", email, "pro")
+	mail, dir, env, srv := proAuthorServer(t, email, password)
 
 	// Two files of a few MB, random (nothing compresses or dedupes them), not a part's multiple.
 	files := t.TempDir()

@@ -122,6 +122,20 @@ func TestDomainWarningInABrowser(t *testing.T) {
 	b.run(t, srv, 3*time.Minute, "domain-warning.mjs")
 }
 
+// proAuthorServer starts the binary on a new data directory with the SMTP
+// test server as its relay, and signs email up on it as a Pro author: the
+// start of the browser tests that deliver.
+func proAuthorServer(t *testing.T, email, password string) (mail *smtptest.Server, dir string, env []string, srv *server) {
+	t.Helper()
+	mail = smtptest.Start(t)
+	dir = t.TempDir()
+	env = smtpEnv(mail)
+	srv = startServer(t, dir, env...)
+	signUpAuthor(t, srv, email, password)
+	mustRunEnv(t, dir, env, "users", "set-plan", email, "pro")
+	return mail, dir, env, srv
+}
+
 // signUpAuthor signs email up on srv over the API, as a browser test's
 // author.
 func signUpAuthor(t *testing.T, srv *server, email, password string) {

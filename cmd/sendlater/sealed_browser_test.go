@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sendlater/sendlater/mailer/smtptest"
 )
 
 // TestSealedInABrowser drives web/ui/e2e/sealed.mjs against the real binary
@@ -25,14 +23,8 @@ import (
 // nor the passphrase.
 func TestSealedInABrowser(t *testing.T) {
 	b := needBrowser(t)
-	mail := smtptest.Start(t)
-	dir := t.TempDir()
-	env := smtpEnv(mail)
-	srv := startServer(t, dir, env...)
-
 	const email, password = "sealer@example.com", "plum-kettle-orbit-47"
-	signUpAuthor(t, srv, email, password)
-	mustRunEnv(t, dir, env, "users", "set-plan", email, "pro")
+	mail, dir, env, srv := proAuthorServer(t, email, password)
 
 	runScript := func(args ...string) {
 		t.Helper()

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sendlater/sendlater/mailer/smtptest"
 )
 
 // TestSealedFilesInABrowser drives web/ui/e2e/sealed-files.mjs against the
@@ -26,14 +24,8 @@ import (
 // directory) keeps the dialog's and the open page's pictures.
 func TestSealedFilesInABrowser(t *testing.T) {
 	b := needBrowser(t)
-	mail := smtptest.Start(t)
-	dir := t.TempDir()
-	env := smtpEnv(mail)
-	srv := startServer(t, dir, env...)
-
 	const email, password = "sealfiles@example.com", "plum-kettle-orbit-47"
-	signUpAuthor(t, srv, email, password)
-	mustRunEnv(t, dir, env, "users", "set-plan", email, "pro")
+	mail, dir, env, srv := proAuthorServer(t, email, password)
 
 	// Random bytes (nothing compresses them) over several chunks, the last one short.
 	plain := make([]byte, 5*65536+1234)

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sendlater/sendlater/mailer/smtptest"
 )
 
 // TestTrustInABrowser drives web/ui/e2e/trust.mjs against the real binary
@@ -18,14 +16,8 @@ import (
 // recipient.
 func TestTrustInABrowser(t *testing.T) {
 	b := needBrowser(t)
-	mail := smtptest.Start(t)
-	dir := t.TempDir()
-	env := smtpEnv(mail)
-	srv := startServer(t, dir, env...)
-
 	const email, password = "trust@example.com", "plum-kettle-orbit-47"
-	signUpAuthor(t, srv, email, password)
-	mustRunEnv(t, dir, env, "users", "set-plan", email, "pro")
+	mail, dir, env, srv := proAuthorServer(t, email, password)
 	// Test emails go only to a confirmed address: the author follows the
 	// verification email's link first.
 	verifyFirstEmail(t, srv, mail)

@@ -13,7 +13,7 @@
 // `attachSteps` and run more after them.
 import { mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, report, takeNoise, signIn } from "./browser.mjs";
 
 const [base, email, password, ...paths] = process.argv.slice(2);
 if (!base || !email || !password || paths.length !== 2) {
@@ -76,11 +76,7 @@ export const attachSteps = [
       s.context = context;
       s.page = await openPage(context);
       const { page } = s;
-      await page.goto(`${base}/auth/signin?next=/dashboard`);
-      await page.getByLabel("Email").fill(email);
-      await page.getByLabel("Password").fill(password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
-      await page.waitForURL(`${base}/dashboard`);
+      await signIn(page, base, email, password);
     },
   ],
   [

@@ -8,7 +8,7 @@
 // desktop and a phone when SCREENSHOTS names a directory); the fix opens the dialog with the
 // warning under the address, and saving a new address clears the row's mark.
 import { mkdirSync } from "node:fs";
-import { axeViolations, checker, expect, launch, openPage, photograph as shotsOf, report, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, photograph as shotsOf, report, takeNoise, signIn } from "./browser.mjs";
 
 const [base, email, password, title, bounced, fixed] = process.argv.slice(2);
 if (!base || !email || !password || !title || !bounced || !fixed) {
@@ -30,11 +30,7 @@ try {
   const photograph = (name) => shotsOf(page, shots, name);
 
   await check("sign in", async () => {
-    await page.goto(`${base}/auth/signin?next=/dashboard`);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await signIn(page, base, email, password);
   });
 
   await check("the row says which address returned which email and why, with the fix", async () => {

@@ -81,6 +81,15 @@ export async function signUp(page, base, email, password = "plum-kettle-orbit-47
   await page.waitForURL(`${base}/dashboard`);
 }
 
+/** Signs in at /auth/signin with email and password and waits for the dashboard. */
+export async function signIn(page, base, email, password) {
+  await page.goto(`${base}/auth/signin?next=/dashboard`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${base}/dashboard`);
+}
+
 /** Takes what the page logged so far, leaving it empty. */
 export function takeNoise(page) {
   return page.noise.splice(0);

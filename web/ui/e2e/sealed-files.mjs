@@ -12,7 +12,7 @@
 // the test SMTP server, takes the open link from the email and runs open.
 import { mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, report, takeNoise, signIn } from "./browser.mjs";
 
 const [base, phase, ...args] = process.argv.slice(2);
 if (!base || !["seal", "open"].includes(phase)) {
@@ -77,11 +77,7 @@ try {
       return route.continue();
     });
     await check("seal: sign in", async () => {
-      await page.goto(`${base}/auth/signin?next=/dashboard`);
-      await page.getByLabel("Email").fill(email);
-      await page.getByLabel("Password").fill(password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
-      await page.waitForURL(`${base}/dashboard`);
+      await signIn(page, base, email, password);
     });
 
     await check("seal: a new sealed message with a file, sealed in the page before it goes", async () => {

@@ -8,7 +8,7 @@
 // the right one shows the letter; axe clean on the page locked and open, light and dark.
 // `go test ./cmd/sendlater -run SealedInABrowser` runs seal, delivers with `messages
 // deliver-now`, takes the link from the email the SMTP server received, and runs open.
-import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, report, takeNoise, signIn } from "./browser.mjs";
 
 const [base, phase, ...args] = process.argv.slice(2);
 if (!base || !["seal", "open"].includes(phase)) {
@@ -54,11 +54,7 @@ try {
   if (phase === "seal") {
     const [email, password] = args;
     await check("seal: sign in", async () => {
-      await page.goto(`${base}/auth/signin?next=/dashboard`);
-      await page.getByLabel("Email").fill(email);
-      await page.getByLabel("Password").fill(password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
-      await page.waitForURL(`${base}/dashboard`);
+      await signIn(page, base, email, password);
     });
 
     await check("seal: a weak passphrase and a telling hint are refused", async () => {

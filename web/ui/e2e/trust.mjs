@@ -5,7 +5,7 @@
 // history: sign in, open the delivered message's History from its row, see one "Sent" per
 // recipient. `go test ./cmd/sendlater -run TrustInABrowser` signs the user up, grants Pro,
 // runs create, delivers the message with `sendlater messages deliver-now`, then runs history.
-import { axeViolations, checker, expect, launch, openPage, report, takeNoise } from "./browser.mjs";
+import { axeViolations, checker, expect, launch, openPage, report, takeNoise, signIn } from "./browser.mjs";
 
 const [base, email, password, phase] = process.argv.slice(2);
 if (!base || !email || !password || !["create", "history"].includes(phase)) {
@@ -32,11 +32,7 @@ try {
   };
 
   await check("sign in", async () => {
-    await page.goto(`${base}/auth/signin?next=/dashboard`);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await signIn(page, base, email, password);
   });
 
   if (phase === "create") {
