@@ -62,19 +62,7 @@ func attachFile(t *testing.T, e *testenv.Env, uid, mid, name string, data []byte
 // email each address received (the reminders before it are skipped).
 func deliveredTo(t *testing.T, e *testenv.Env, m *core.Message, addresses ...string) map[string]*smtptest.Parsed {
 	t.Helper()
-	e.Clock.Set(m.SendDate.Add(time.Minute))
-	if _, err := e.Delivery.Run(e.Ctx); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]*smtptest.Parsed{}
-	for _, msg := range e.SMTP.Messages() {
-		p, err := msg.Parse()
-		must(t, err)
-		if strings.HasPrefix(p.Subject, "A message from") && len(msg.To) == 1 {
-			p.Text = strings.ReplaceAll(p.Text, "\r\n", "\n")
-			out[msg.To[0]] = p
-		}
-	}
+	out := deliveriesWithSubject(t, e, m, "A message from")
 	for _, a := range addresses {
 		if out[a] == nil {
 			t.Fatalf("no delivery email to %s", a)

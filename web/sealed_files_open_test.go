@@ -22,6 +22,15 @@ var sealedOpenLink = regexp.MustCompile(regexp.QuoteMeta(identityBaseURL) + `/op
 // sealed delivery email each address received.
 func sealedDeliveries(t *testing.T, e *testenv.Env, m *core.Message) map[string]*smtptest.Parsed {
 	t.Helper()
+	return deliveriesWithSubject(t, e, m, "A sealed message from")
+}
+
+// deliveriesWithSubject runs the delivery pass at m's time and returns,
+// by address, each email of one recipient whose subject begins with
+// prefix (the reminders before it are skipped), its text with bare
+// line ends.
+func deliveriesWithSubject(t *testing.T, e *testenv.Env, m *core.Message, prefix string) map[string]*smtptest.Parsed {
+	t.Helper()
 	e.Clock.Set(m.SendDate.Add(time.Minute))
 	if _, err := e.Delivery.Run(e.Ctx); err != nil {
 		t.Fatal(err)
@@ -30,7 +39,7 @@ func sealedDeliveries(t *testing.T, e *testenv.Env, m *core.Message) map[string]
 	for _, msg := range e.SMTP.Messages() {
 		p, err := msg.Parse()
 		must(t, err)
-		if strings.HasPrefix(p.Subject, "A sealed message from") && len(msg.To) == 1 {
+		if strings.HasPrefix(p.Subject, prefix) && len(msg.To) == 1 {
 			p.Text = strings.ReplaceAll(p.Text, "\r\n", "\n")
 			out[msg.To[0]] = p
 		}
