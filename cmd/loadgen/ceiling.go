@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -218,9 +219,32 @@ func serveBare(name string, h http.Handler) {
 	fatalf("%s: %v", name, http.Serve(ln, h))
 }
 
+// ceilingOptions narrow the ceiling scenario: only the reads named in
+// only, comma-separated (list, list-gzip, me, me-gzip, message,
+// message-gzip; all: empty), and with a
+// profile directory a CPU profile of each real run, from the metrics
+// listener profileAddr (ceiling-me-gzip-real-1.pprof).
+type ceilingOptions struct {
+	only                    string
+	profileAddr, profileDir string
+}
+
+// wants reports whether the read named name is measured.
+func (o ceilingOptions) wants(name string) bool {
+	if o.only == "" {
+		return true
+	}
+	for w := range strings.SplitSeq(o.only, ",") {
+		if strings.TrimSpace(w) == profileName(name) {
+			return true
+		}
+	}
+	return false
+}
+
 // runCeiling measures the three reads on the bare server and on the real
 // one (addrs, pids), alternately, rounds times, d each after warmup.
-func runCeiling(base string, addrs []string, pids []int, token string, conns, rounds int, warmup, d time.Duration) {
+func runCeiling(base string, addrs []string, pids []int, token string, conns, rounds int, warmup, d time.Duration, o ceilingOptions) {
 	paths, err := ceilingReads(base, token)
 	if err != nil {
 		fatalf("ceiling: %v", err)
@@ -249,12 +273,25 @@ func runCeiling(base string, addrs []string, pids []int, token string, conns, ro
 	}
 	var reads []read
 	for i, p := range paths {
-		reads = append(reads, read{names[i], request("GET", p, token, nil)},
-			read{names[i] + " gzip", request("GET", p, token, nil, acceptGzip)})
+		for _, rd := range []read{{names[i], request("GET", p, token, nil)},
+			{names[i] + " gzip", request("GET", p, token, nil, acceptGzip)}} {
+			if o.wants(rd.name) {
+				reads = append(reads, rd)
+			}
+		}
+	}
+	if o.profileDir != "" {
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			fatalf("ceiling: %v", err)
+		}
 	}
 	for round := 1; round <= rounds; round++ {
 		for _, rd := range reads {
-			measurePair(rd.name, round, bare, addrs, pids, conns, warmup, d, rd.req)
+			profile := ""
+			if o.profileDir != "" && o.profileAddr != "" {
+				profile = filepath.Join(o.profileDir, fmt.Sprintf("ceiling-%s-real-%d.pprof", profileName(rd.name), round))
+			}
+			measurePair(rd.name, round, bare, addrs, pids, conns, warmup, d, rd.req, o.profileAddr, profile)
 		}
 	}
 }
@@ -265,7 +302,10 @@ func runCeiling(base string, addrs []string, pids []int, token string, conns, ro
 // second, a few hundred of them a run), and the real one's share of the
 // bare one's req/s, its p99 over the bare one's and the bare one's CPU per
 // request over the real one's (the share the machine's load moves least).
-func measurePair(name string, round int, bare *ceilingServer, addrs []string, pids []int, conns int, warmup, d time.Duration, req []byte) {
+//
+// With a profile file, a CPU profile of the real one's measured run is
+// written there from the metrics listener profileAddr.
+func measurePair(name string, round int, bare *ceilingServer, addrs []string, pids []int, conns int, warmup, d time.Duration, req []byte, profileAddr, profile string) {
 	var ceil result
 	var ceilCPU float64 // µs per request
 	for _, who := range []struct {
@@ -274,9 +314,14 @@ func measurePair(name string, round int, bare *ceilingServer, addrs []string, pi
 		pids  []int
 	}{{"ceiling", []string{bare.addr}, []int{bare.cmd.Process.Pid}}, {"real", addrs, pids}} {
 		closedLoop(who.addrs, conns, warmup, req)
+		wait := func() {}
+		if who.name == "real" && profile != "" {
+			wait = cpuProfile(profileAddr, d, profile)
+		}
 		cpu := cpuTime(who.pids)
 		res := closedLoop(who.addrs, conns, d, req)
 		cpu = cpuTime(who.pids) - cpu
+		wait()
 		rate := float64(res.n) / res.elapsed.Seconds()
 		ratio, tail, cpuShare := "", "", ""
 		perReq, cpuText := 0.0, "-"
@@ -299,4 +344,18 @@ func measurePair(name string, round int, bare *ceilingServer, addrs []string, pi
 			fmt.Printf("  %d errors, first: %s\n", res.errors, res.firstError)
 		}
 	}
+}
+
+// profileName is a read's name as a file name's part: "GET /api/me gzip"
+// is "me-gzip", "GET /api/messages/{id}" "message".
+func profileName(name string) string {
+	switch {
+	case strings.Contains(name, "{id}"):
+		name = strings.Replace(name, "GET /api/messages/{id}", "message", 1)
+	case strings.Contains(name, "(20)"):
+		name = strings.Replace(name, "GET /api/messages (20)", "list", 1)
+	default:
+		name = strings.Replace(name, "GET /api/me", "me", 1)
+	}
+	return strings.ReplaceAll(name, " ", "-")
 }

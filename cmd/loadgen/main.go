@@ -85,6 +85,8 @@ func main() {
 		obsOn       = flag.String("observe-on", "both", "the observe scenario: what the on server has: both (metrics and tracing), metrics, tracing")
 		obsTogether = flag.Bool("observe-together", false, "the observe scenario: load off and on at the same time (-c connections each) instead of one after the other")
 		obsProfile  = flag.String("observe-profile", "", "the observe scenario: write a CPU profile of each measured run into this directory (metrics.pprof; the off server then has metrics on, unscraped)")
+		ceilReads   = flag.String("ceiling-reads", "", "the ceiling scenario: only these reads, comma-separated: list, list-gzip, me, me-gzip, message, message-gzip (default all)")
+		ceilProfile = flag.String("ceiling-profile", "", "the ceiling scenario: write a CPU profile of each real server's measured run into this directory (metrics.pprof, metrics on and unscraped)")
 	)
 	flag.Parse()
 	if *ceilServe != "" {
@@ -108,7 +110,7 @@ func main() {
 	if *bin != "" {
 		var err error
 		srvCfg = serversConfig{bin: *bin, dir: *dataDir, logLevel: *logLevel, replicas: *replicas, postgres: *pgURL}
-		if *obsProfile != "" {
+		if *obsProfile != "" || *ceilProfile != "" {
 			// Profiles come from the metrics listener: off gets one too
 			// (its families counted, never scraped).
 			srvCfg.profileAddr = freeAddr()
@@ -195,7 +197,8 @@ func main() {
 			signinBurst(addrs, pids, setup.signinEmail, *burst, *burstIdle)
 			continue
 		case "ceiling":
-			runCeiling(*base, addrs, pids, setup.listToken, *conns, *rounds, *warmup, *duration)
+			runCeiling(*base, addrs, pids, setup.listToken, *conns, *rounds, *warmup, *duration,
+				ceilingOptions{only: *ceilReads, profileAddr: srvCfg.profileAddr, profileDir: *ceilProfile})
 			continue
 		case "observe":
 			if srv == nil {

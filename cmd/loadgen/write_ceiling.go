@@ -231,6 +231,6 @@ func runWriteCeiling(srv *servers, addrs []string, pids []int, token string, con
 	fmt.Printf("%-31s %5s %-7s %10s %8s %8s %8s %9s %9s\n", "write", "round", "server", "req/s", "p50 ms", "p99 ms", "CPU µs", "req/s %", "p99 ×")
 	req := request("POST", "/api/messages", token, createBody)
 	for round := 1; round <= rounds; round++ {
-		measurePair("POST /api/messages", round, bare, addrs, pids, conns, warmup, d, req)
+		measurePair("POST /api/messages", round, bare, addrs, pids, conns, warmup, d, req, "", "")
 	}
 }
