@@ -46,6 +46,15 @@ const (
 // defaultMemoryLimit is the server's soft memory limit unless GOMEMLIMIT is set.
 const defaultMemoryLimit = 80 << 20
 
+// defaultGCPercent is the server's GOGC unless GOGC is set: the heap may
+// grow to five times what is live before the collector runs, a fifth as
+// often as Go's default 100. A busy server's live heap is a few MiB, so
+// its heap stays well under the soft memory limit, which still bounds it
+// (the collector runs earlier as the heap nears the limit): fewer cycles
+// cut the CPU a quick read spends on marking and assists (issue 35,
+// docs/bench-me35.md).
+const defaultGCPercent = 400
+
 // deriveListenURL completes a base URL derived from addr with the port the
 // server listens on (addr ":0" picks one), and says once that it was
 // derived: email links then reach this machine only.
@@ -69,6 +78,9 @@ func (a *app) serve(ctx context.Context) error {
 		// argon2id takes 19 MiB a sign-in: a soft limit has the collector
 		// hand that back promptly after a burst. GOMEMLIMIT overrides it.
 		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGCPercent)
 	}
 	// The access log's lines go out in batches (internal/logbuf): a write
 	// per request would cost a busy server a tenth of a quick read. A
