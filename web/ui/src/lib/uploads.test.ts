@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { vi } from "vitest";
 import { empty, fail, mockApi, ok, type ApiCall } from "../testing/api-mock";
 import { ApiError } from "./api-client";
-import { fetchPart, formatSize, NetworkError, uploadFile, type StoredFile, type UploadUpdate } from "./uploads";
+import { fetchPart, formatDownloads, formatSize, NetworkError, uploadFile, type StoredFile, type UploadUpdate } from "./uploads";
 
 const partSize = 1000;
 const base = "messages/m1/files";
@@ -183,5 +183,16 @@ describe("formatSize", () => {
     expect(formatSize(812)).toBe("812 bytes");
     expect(formatSize(4200)).toBe("4.2 KB");
     expect(formatSize(25_000_000)).toBe("25 MB");
+  });
+});
+
+describe("formatDownloads", () => {
+  it("says how often the recipients downloaded a file, as `messages files` counts", () => {
+    expect(formatDownloads(undefined)).toBe("Not downloaded yet");
+    expect(formatDownloads([])).toBe("Not downloaded yet");
+    const by = (recipient: string, count: number) => ({ recipient, count, firstAt: 1, lastAt: 2 });
+    expect(formatDownloads([by("ann@example.com", 1)])).toBe("Downloaded once");
+    expect(formatDownloads([by("ann@example.com", 3)])).toBe("Downloaded 3 times by 1 recipient");
+    expect(formatDownloads([by("ann@example.com", 2), by("bo@example.com", 3)])).toBe("Downloaded 5 times by 2 recipients");
   });
 });

@@ -17,7 +17,12 @@ export type StoredFile = {
   partSize: number;
   createdAt: number;
   completedAt?: number;
+  /** The recipients' downloads from their links, by address: in the list of a message sent to someone. */
+  downloads?: FileDownload[];
 };
+
+/** One recipient's downloads of a file from their link (times in ms). */
+export type FileDownload = { recipient: string; count: number; firstAt: number; lastAt: number };
 
 /** The most files a message holds, whatever the plan. */
 export const maxFiles = 10;
@@ -265,6 +270,19 @@ export async function downloadFile(file: StoredFile, open?: (stored: Blob) => Pr
 const sizeFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 
 /** A size as people read it: 812 bytes, 4.2 KB, 3.1 MB (powers of 1000, as the plans say 25 MB). */
+/**
+ * How often the recipients downloaded a file from their links, in a sentence: "Not downloaded
+ * yet", "Downloaded once", "Downloaded 5 times by 2 recipients" (`messages files` prints "5 by 2
+ * recipients").
+ */
+export function formatDownloads(downloads: FileDownload[] = []) {
+  const times = downloads.reduce((n, d) => n + d.count, 0);
+  if (times === 0) return "Not downloaded yet";
+  if (times === 1) return "Downloaded once";
+  const by = downloads.filter((d) => d.count > 0).length;
+  return `Downloaded ${times} times by ${by === 1 ? "1 recipient" : `${by} recipients`}`;
+}
+
 export function formatSize(bytes: number) {
   if (bytes < 1000) return bytes === 1 ? "1 byte" : `${bytes} bytes`;
   const units = ["KB", "MB", "GB"];

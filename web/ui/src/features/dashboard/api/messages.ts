@@ -65,6 +65,9 @@ export type Message = {
   warnings?: Warning[];
 };
 
+/** Whether the message went to a recipient: its files' downloads then mean something. */
+export const wentOut = (message: Message) => message.status === "delivered" || (message.recipients ?? []).some((r) => r.status === "sent");
+
 export type MessageFields = Pick<Message, "title" | "name" | "recipient" | "message" | "interval"> & {
   /** The whole list, when it has more than one or changed; else name and recipient are the one. */
   recipients?: RecipientInput[];

@@ -23,6 +23,7 @@ import {
   previewMessage,
   sendTest,
   updateMessage,
+  wentOut,
   type EmailPreview,
   type Interval,
   type Message,
@@ -456,6 +457,7 @@ export function MessageDialog({
                 allowed={user.peek()?.messageLimit === null}
                 sealed={sealing || locked}
                 locked={locked && uploads.keys === undefined}
+                delivered={message !== undefined && wentOut(message)}
                 disabled={busy}
               />
               <div className="preview-actions">

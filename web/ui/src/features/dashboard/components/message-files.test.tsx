@@ -209,3 +209,66 @@ test("a server that keeps no files shows no Files section", async () => {
   await waitFor(() => expect(within(dialog).queryByRole("region", { name: "Files" })).toBeNull());
   expect(within(dialog).queryByRole("alert")).toBeNull();
 });
+
+test("once the message went to a recipient, each stored file says how often it was downloaded; before, nothing", async () => {
+  signInAs(pro);
+  // Sent to Charles, failed for Dora: the dialog still opens.
+  const partly: Message = {
+    ...message,
+    status: "failed",
+    recipients: [
+      { name: "Charles", recipient: "charles@example.com", status: "sent", sentAt: 3 },
+      { name: "Dora", recipient: "dora@example.com", status: "failed" },
+    ],
+  };
+  const downloads = [
+    { recipient: "charles@example.com", count: 2, firstAt: 4, lastAt: 5 },
+    { recipient: "dora@example.com", count: 3, firstAt: 4, lastAt: 6 },
+  ];
+  let shown = [partly];
+  mockApi({
+    "GET messages": () => ok(shown),
+    "GET messages/m1/files": () => ok([stored({ downloads }), stored({ id: "f2", name: "map.png", size: 900 })]),
+  });
+  const { unmount } = renderRoute("/dashboard");
+  const files = await openEdit();
+  const rows = await within(files).findAllByRole("listitem");
+  expect(within(rows[0]!).getByText("Downloaded 5 times by 2 recipients")).toBeTruthy();
+  expect(within(rows[1]!).getByText("Not downloaded yet")).toBeTruthy();
+  unmount();
+
+  // Not sent yet: no downloads to speak of.
+  shown = [message];
+  renderRoute("/dashboard");
+  const waiting = await openEdit();
+  await within(waiting).findAllByRole("listitem");
+  expect(within(waiting).queryByText(/downloaded/i)).toBeNull();
+});
+
+test("a delivered message's history lists its files with their downloads", async () => {
+  signInAs(pro);
+  const delivered: Message = {
+    ...message,
+    status: "delivered",
+    recipients: [{ name: "Charles", recipient: "charles@example.com", status: "sent", sentAt: 3 }],
+  };
+  mockApi({
+    "GET messages": () => ok([delivered]),
+    "GET messages/m1/events": () => ok([{ at: 3, kind: "sent", recipient: "charles@example.com" }]),
+    "GET messages/m1/files": () =>
+      ok([
+        stored({ downloads: [{ recipient: "charles@example.com", count: 1, firstAt: 4, lastAt: 4 }] }),
+        stored({ id: "f2", name: "map.png", size: 900 }),
+        stored({ id: "f3", name: "half.mov", state: "uploading", offset: 10 }),
+      ]),
+  });
+  renderRoute("/dashboard");
+  fireEvent.click(await screen.findByRole("button", { name: "History: For Charles" }));
+  const dialog = screen.getByRole("dialog", { name: "History of For Charles" });
+  const files = await within(dialog).findByRole("region", { name: "Files" });
+  const rows = within(files).getAllByRole("listitem");
+  expect(rows.map((r) => r.querySelector(".file-name")!.textContent)).toEqual(["deed.pdf", "map.png"]);
+  expect(within(rows[0]!).getByText("2.4 MB")).toBeTruthy();
+  expect(within(rows[0]!).getByText("Downloaded once")).toBeTruthy();
+  expect(within(rows[1]!).getByText("Not downloaded yet")).toBeTruthy();
+});

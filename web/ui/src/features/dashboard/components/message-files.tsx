@@ -5,7 +5,7 @@ import { Lock, Paperclip, TriangleAlert } from "../../../components/lucide";
 import { paths } from "../../../config/paths";
 import { SealedError } from "../../../lib/sealed";
 import { FileKeys, openFile } from "../../../lib/sealed-file";
-import { downloadFile, formatSize, maxFiles, type StoredFile } from "../../../lib/uploads";
+import { downloadFile, formatDownloads, formatSize, maxFiles, type StoredFile } from "../../../lib/uploads";
 import { useUploadList, type UploadItem, type UploadList } from "./upload-list";
 
 /** The share of the bytes to send that went, in percent (a sealed file sends its sealed bytes). */
@@ -37,7 +37,7 @@ const statusWords = (item: UploadItem, stored: boolean) => {
  * The files of a message in its dialog: the picker (a button, or files dropped on it), each
  * file with its name, size, progress and actions. On Starter, the upgrade hint instead.
  */
-export function MessageFiles({ list, allowed, sealed, locked, disabled }: {
+export function MessageFiles({ list, allowed, sealed, locked, delivered, disabled }: {
   list: UploadList;
   /** Whether the plan may include files (Starter: no; the server has the last word). */
   allowed: boolean;
@@ -45,6 +45,8 @@ export function MessageFiles({ list, allowed, sealed, locked, disabled }: {
   sealed: boolean;
   /** A sealed message whose letter is not opened here: no passphrase to seal new files with. */
   locked?: boolean;
+  /** The message went to a recipient: each stored file says how often it was downloaded. */
+  delivered?: boolean;
   disabled?: boolean;
 }) {
   const state = useUploadList(list);
@@ -156,7 +158,7 @@ export function MessageFiles({ list, allowed, sealed, locked, disabled }: {
       {state.items.length > 0 && (
         <ul className="files-list">
           {state.items.map((item) => (
-            <FileRow key={item.key} item={item} list={list} onDownload={download} stored={list.messageId !== undefined} />
+            <FileRow key={item.key} item={item} list={list} onDownload={download} stored={list.messageId !== undefined} delivered={delivered} />
           ))}
         </ul>
       )}
@@ -208,12 +210,14 @@ function AskPassphrase({ file, onOpen, onCancel }: { file: StoredFile; onOpen: (
   );
 }
 
-function FileRow({ item, list, onDownload, stored }: {
+function FileRow({ item, list, onDownload, stored, delivered }: {
   item: UploadItem;
   list: UploadList;
   onDownload: (file: StoredFile) => Promise<void>;
   /** The message is stored: a waiting file waits for a save, not the creation. */
   stored: boolean;
+  /** The message went to a recipient: a stored file says its downloads. */
+  delivered?: boolean;
 }) {
   const id = useId();
   const moving = item.status === "sealing" || item.status === "uploading" || item.status === "retrying";
@@ -238,6 +242,7 @@ function FileRow({ item, list, onDownload, stored }: {
         <small className="file-status" id={`${id}-status`}>
           {statusWords(item, stored)}
         </small>
+        {delivered && item.status === "done" && item.file && <small className="file-status file-downloads">{formatDownloads(item.file.downloads)}</small>}
         <span className="file-actions">
           {item.status === "failed" && item.blob && (
             <button type="button" className="secondary outline" onClick={() => list.retry(item.key)} aria-label={`Retry ${item.name}`}>

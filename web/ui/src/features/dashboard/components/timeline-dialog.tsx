@@ -2,7 +2,10 @@ import { useEffect, useState } from "react";
 import { Alert, errorMessage } from "../../../components/form";
 import { Modal } from "../../../components/modal";
 import { Spinner } from "../../../components/loading";
-import { messageEvents, type Message, type TimelineEvent } from "../api/messages";
+import { Paperclip } from "../../../components/lucide";
+import { formatDownloads, formatSize, listFiles, type StoredFile } from "../../../lib/uploads";
+import { messageEvents, wentOut, type Message, type TimelineEvent } from "../api/messages";
+import { openedSize } from "./upload-list";
 
 const kindLabels: Record<TimelineEvent["kind"], string> = {
   created: "Created",
@@ -42,6 +45,46 @@ function describe(e: TimelineEvent) {
   return parts.join(", ");
 }
 
+/**
+ * A message's files as the recipients got them, each with how often it was downloaded from their
+ * links: shown in the history of a message that went out (its dialog no longer opens). Nothing
+ * when it has none, or the server keeps no files.
+ */
+function DeliveredFiles({ message }: { message: Message }) {
+  const [files, setFiles] = useState<StoredFile[]>([]);
+  const out = wentOut(message);
+  useEffect(() => {
+    if (!out) return;
+    let live = true;
+    listFiles(message.id).then(
+      (list) => live && setFiles(list.filter((f) => f.state === "complete")),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [message.id, out]);
+  if (files.length === 0) return null;
+  return (
+    <section className="timeline-files" aria-labelledby="timeline-files-title">
+      <h3 id="timeline-files-title">
+        <Paperclip size={18} aria-hidden="true" className="title-icon" /> Files
+      </h3>
+      <ul className="files-list">
+        {files.map((f) => (
+          <li key={f.id} className="file-row">
+            <div className="file-head">
+              <span className="file-name">{f.name}</span>
+              <small className="file-status">{formatSize(openedSize(f))}</small>
+              <small className="file-status file-downloads">{formatDownloads(f.downloads)}</small>
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** The message's history, read from the server when opened. */
 export function TimelineDialog({ message, onClose }: { message: Message; onClose: () => void }) {
   const [events, setEvents] = useState<TimelineEvent[]>();
@@ -77,6 +120,7 @@ export function TimelineDialog({ message, onClose }: { message: Message; onClose
             ))}
           </ol>
         )}
+        <DeliveredFiles message={message} />
         <footer>
           <button type="button" onClick={onClose} autoFocus>
             Close

@@ -91,7 +91,7 @@ function OpenFileRow({ file, messageId, keys }: { file: OpenedFile; messageId: s
         <span className="file-actions">
           <button
             type="button"
-            className="secondary"
+            className="outline secondary"
             onClick={() => void download()}
             disabled={progress !== undefined}
             aria-busy={progress !== undefined}

@@ -97,6 +97,10 @@ test("once the letter is open, its files download from the links and open here; 
   expect(rows.map((r) => r.querySelector(".file-name")!.textContent)).toEqual(["deed.pdf", "photos.zip", "old.txt"]);
   // The opened size: the sealed one less the header and a tag.
   expect(within(rows[0]!).getByText(`${deed.length} bytes`)).toBeTruthy();
+  // The house's secondary button, like Print and Download as text (not Pico's filled grey one).
+  const download = within(rows[0]!).getByRole("button", { name: "Download deed.pdf" });
+  expect([...download.classList].sort()).toEqual(["outline", "secondary"]);
+  expect([...screen.getByRole("button", { name: "Print" }).classList].sort()).toEqual(["outline", "secondary"]);
 
   fireEvent.click(within(rows[0]!).getByRole("button", { name: "Download deed.pdf" }));
   await waitFor(() => expect(saved).toHaveLength(1), { timeout: 30_000 });
