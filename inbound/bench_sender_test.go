@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,19 @@ import (
 // and sends the whole DSN (Postfix's shape, 2 KB) each time: the server's
 // work per DSN is a real one's.
 const senderEnv = "SENDLATER_BENCH_DSN_SENDER"
+
+// sinkAddr, as a sender's address, sends its DSNs to a sink of its own.
+const sinkAddr = "sink"
+
+// sink is an SMTP server that reads each email and drops it.
+type sink struct{}
+
+func (sink) NewSession(*smtp.Conn) (smtp.Session, error) { return sink{}, nil }
+func (sink) Mail(string, *smtp.MailOptions) error        { return nil }
+func (sink) Rcpt(string, *smtp.RcptOptions) error        { return nil }
+func (sink) Data(r io.Reader) error                      { _, err := io.Copy(io.Discard, r); return err }
+func (sink) Reset()                                      {}
+func (sink) Logout() error                               { return nil }
 
 type senderSpec struct {
 	Addr    string `json:"addr"`
@@ -60,9 +74,21 @@ func TestDSNSender(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := strings.Fields(string(list))
+	addr := spec.Addr
+	if addr == sinkAddr {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := smtp.NewServer(sink{})
+		srv.Domain, srv.MaxRecipients = "sink.example.net", 10
+		go srv.Serve(ln)
+		defer srv.Close()
+		addr = ln.Addr().String()
+	}
 	clients := make([]*smtp.Client, spec.Clients)
 	for i := range clients {
-		if clients[i], err = smtp.Dial(spec.Addr); err != nil {
+		if clients[i], err = smtp.Dial(addr); err != nil {
 			t.Fatal(err)
 		}
 		if err := clients[i].Hello("sender.example.net"); err != nil {
