@@ -137,7 +137,7 @@ func besideDSNs(b *testing.B, toSink bool) {
 		var ratios []float64
 		var alone, beside, extraCPU, senderCPU time.Duration
 		var dsns int
-		last := time.Duration(n) * time.Millisecond // a guess at a pass, until one ran
+		var slowest time.Duration // of the passes so far
 		pair := 0
 		for b.Loop() {
 			b.StopTimer()
@@ -145,15 +145,17 @@ func besideDSNs(b *testing.B, toSink bool) {
 			for _, withDSNs := range []bool{pair%2 == 1, pair%2 == 0} {
 				var paths []string
 				if withDSNs {
-					// Enough targets for twice the last pass and 2 s more.
-					need := rate * int(2*last.Seconds()+2)
+					// Enough targets for 3 times the slowest pass so far
+					// and 2 s more (a pass beside the DSNs has taken 3
+					// times one alone, on a loaded machine).
+					need := rate * int(3*max(slowest, time.Second).Seconds()+2)
 					if len(pool) < need {
 						pool = append(pool, targets(b, e, u, need-len(pool))...)
 					}
 					paths, pool = pool[:need], pool[need:]
 				}
 				p := deliveryPass(b, e, u, addr, n, paths, rate)
-				last = p.took
+				slowest = max(slowest, p.took)
 				if withDSNs {
 					r[1] = p
 				} else {
