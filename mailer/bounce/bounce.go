@@ -108,18 +108,19 @@ func Parse(r io.Reader) (*Report, error) {
 			return nil, ErrNotAReport
 		}
 		pt, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
-		body, _ := io.ReadAll(io.LimitReader(p, MaxSize))
 		switch pt {
 		case "message/delivery-status", "message/global-delivery-status":
+			body, _ := io.ReadAll(io.LimitReader(p, MaxSize))
 			rep.Type = "delivery-status"
 			rep.parseDSN(body)
 			found = true
 		case "message/feedback-report":
+			body, _ := io.ReadAll(io.LimitReader(p, MaxSize))
 			rep.Type = "feedback-report"
 			rep.parseARF(body)
 			found = true
 		case "message/rfc822", "text/rfc822-headers", "message/global", "message/global-headers":
-			returned = readReturned(body)
+			returned = readReturned(io.LimitReader(p, MaxSize))
 		}
 	}
 	if !found {
@@ -153,7 +154,9 @@ func groups(body []byte) []textproto.MIMEHeader {
 		if len(g) == 0 {
 			continue
 		}
-		h, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(append(g, '\n', '\n')))).ReadMIMEHeader()
+		// A reader of the group's size: the default's 4 KB for each group
+		// of a 2 KB report was most of a DSN's garbage.
+		h, err := textproto.NewReader(bufio.NewReaderSize(bytes.NewReader(append(g, '\n', '\n')), len(g)+2)).ReadMIMEHeader()
 		if err != nil && len(h) == 0 {
 			continue
 		}
@@ -257,9 +260,12 @@ func (rep *Report) addReturnPath(v string) {
 }
 
 // readReturned reads the headers of a returned message (or of its headers
-// alone, perhaps without the blank line that ends them).
-func readReturned(b []byte) mail.Header {
-	msg, err := mail.ReadMessage(bufio.NewReader(io.MultiReader(bytes.NewReader(b), strings.NewReader("\r\n\r\n"))))
+// alone, perhaps without the blank line that ends them) from r, its part:
+// only as far as the headers' end, so that a whole message returned (as
+// Postfix does, attachments and all) is not copied to be read (issue 31:
+// the CPU of a DSN); the part's rest is skipped by the next NextPart.
+func readReturned(r io.Reader) mail.Header {
+	msg, err := mail.ReadMessage(bufio.NewReaderSize(io.MultiReader(r, strings.NewReader("\r\n\r\n")), 1024))
 	if err != nil {
 		return nil
 	}

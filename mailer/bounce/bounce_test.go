@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -115,5 +116,36 @@ func TestParseReturnPaths(t *testing.T) {
 		if err != nil || !slices.Equal(rep.ReturnPaths, c.want) {
 			t.Fatalf("%s: return paths %q, %v; want %q", c.file, rep.ReturnPaths, err, c.want)
 		}
+	}
+}
+
+// A DSN that returns the whole message (Postfix's default), here with
+// 512 KB of body, reads as the same report as with a short one, and its
+// returned message is read only as far as its headers: parsing it
+// allocates far less than the message's size (issue 31: the CPU and
+// garbage of a DSN; it was copied whole, then its copy read again).
+func TestParseLargeReturnedMessage(t *testing.T) {
+	raw, err := os.ReadFile("testdata/postfix-hard.eml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := bounce.Parse(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Repeat("A line of a long attachment, as base64 is: QUJDREVGR0hJSktMTU5PUA==\r\n", 8000) // about 560 KB
+	big := strings.Replace(string(raw), "Dear Bob, ...", "Dear Bob, ...\r\n"+body, 1)
+	if len(big) < 512<<10 {
+		t.Fatal("the fixture changed: no returned message's body to grow")
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := bounce.Parse(strings.NewReader(big))
+	runtime.ReadMemStats(&after)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, %v; want %+v", got, err, want)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 128<<10 {
+		t.Fatalf("parsing a DSN of %d bytes allocated %d bytes", len(big), n)
 	}
 }
