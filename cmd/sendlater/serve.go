@@ -52,7 +52,7 @@ const defaultMemoryLimit = 80 << 20
 // its heap stays well under the soft memory limit, which still bounds it
 // (the collector runs earlier as the heap nears the limit): fewer cycles
 // cut the CPU a quick read spends on marking and assists (issue 35,
-// docs/bench-me35.md).
+// docs/benchmarks-history.md, "Issue 35: `/api/me` on PostgreSQL against bbolt").
 const defaultGCPercent = 400
 
 // deriveListenURL completes a base URL derived from addr with the port the
