@@ -98,8 +98,8 @@ test-go:
 	@skipped=$$(mktemp); \
 	browser=$${SENDLATER_REQUIRE_BROWSER:-$$( { command -v chromium || command -v /usr/bin/chromium; } >/dev/null 2>&1 && echo 1)}; \
 	terminal=$${SENDLATER_REQUIRE_TERMINAL:-$$(command -v tmux >/dev/null 2>&1 && echo 1)}; \
-	echo "SENDLATER_REQUIRE_BROWSER=$$browser SENDLATER_REQUIRE_TERMINAL=$$terminal $(GO) test -race -count=1 -timeout 15m ./..."; \
-	SENDLATER_REQUIRE_BROWSER=$$browser SENDLATER_REQUIRE_TERMINAL=$$terminal SENDLATER_SKIP_LOG=$$skipped $(GO) test -race -count=1 -timeout 15m ./...; \
+	echo "SENDLATER_REQUIRE_BROWSER=$$browser SENDLATER_REQUIRE_TERMINAL=$$terminal $(GO) test -race -count=1 -timeout 30m ./..."; \
+	SENDLATER_REQUIRE_BROWSER=$$browser SENDLATER_REQUIRE_TERMINAL=$$terminal SENDLATER_SKIP_LOG=$$skipped $(GO) test -race -count=1 -timeout 30m ./...; \
 	status=$$?; sort -u $$skipped; rm -f $$skipped; exit $$status
 
 # goreleaser on the PATH, else the one scripts/ensure-tools.sh installs into bin/.
