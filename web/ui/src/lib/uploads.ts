@@ -269,7 +269,6 @@ export async function downloadFile(file: StoredFile, open?: (stored: Blob) => Pr
 
 const sizeFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 
-/** A size as people read it: 812 bytes, 4.2 KB, 3.1 MB (powers of 1000, as the plans say 25 MB). */
 /**
  * How often the recipients downloaded a file from their links, in a sentence: "Not downloaded
  * yet", "Downloaded once", "Downloaded 5 times by 2 recipients" (`messages files` prints "5 by 2
@@ -283,6 +282,7 @@ export function formatDownloads(downloads: FileDownload[] = []) {
   return `Downloaded ${times} times by ${by === 1 ? "1 recipient" : `${by} recipients`}`;
 }
 
+/** A size as people read it: 812 bytes, 4.2 KB, 3.1 MB (powers of 1000, as the plans say 25 MB). */
 export function formatSize(bytes: number) {
   if (bytes < 1000) return bytes === 1 ? "1 byte" : `${bytes} bytes`;
   const units = ["KB", "MB", "GB"];
