@@ -159,7 +159,7 @@ func startSender(b *testing.B, addr string, paths []string, clients, rate int) *
 	if err := os.WriteFile(list, []byte(strings.Join(paths, "\n")), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	fixturePath, err := filepath.Abs(filepath.Join("..", "mailer", "bounce", "testdata", "postfix-hard.eml"))
+	fixturePath, err := filepath.Abs(fixturePath("postfix-hard.eml"))
 	if err != nil {
 		b.Fatal(err)
 	}

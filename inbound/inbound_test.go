@@ -65,11 +65,16 @@ func deliver(addr, rcpt string, raw []byte) error {
 
 func fixture(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "mailer", "bounce", "testdata", name))
+	b, err := os.ReadFile(fixturePath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// fixturePath is the path of the bounce fixture name (mailer/bounce's testdata).
+func fixturePath(name string) string {
+	return filepath.Join("..", "mailer", "bounce", "testdata", name)
 }
 
 // Each fixture, delivered over SMTP to the listener at the return path of
