@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/internal/logbuf"
+	"github.com/sendlater/sendlater/internal/wiring"
 	"github.com/sendlater/sendlater/web"
 	"github.com/sendlater/sendlater/web/ui"
 )
@@ -43,18 +42,6 @@ const (
 	logBatch = 32 << 10
 )
 
-// defaultMemoryLimit is the server's soft memory limit unless GOMEMLIMIT is set.
-const defaultMemoryLimit = 80 << 20
-
-// defaultGCPercent is the server's GOGC unless GOGC is set: the heap may
-// grow to five times what is live before the collector runs, a fifth as
-// often as Go's default 100. A busy server's live heap is a few MiB, so
-// its heap stays well under the soft memory limit, which still bounds it
-// (the collector runs earlier as the heap nears the limit): fewer cycles
-// cut the CPU a quick read spends on marking and assists (issue 35,
-// docs/benchmarks-history.md, "Issue 35: `/api/me` on PostgreSQL against bbolt").
-const defaultGCPercent = 400
-
 // deriveListenURL completes a base URL derived from addr with the port the
 // server listens on (addr ":0" picks one), and says once that it was
 // derived: email links then reach this machine only.
@@ -74,14 +61,7 @@ func (a *app) deriveListenURL(ln net.Addr) {
 // serve runs until ctx ends, then lets in-flight requests finish and closes
 // the store cleanly.
 func (a *app) serve(ctx context.Context) error {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// argon2id takes 19 MiB a sign-in: a soft limit has the collector
-		// hand that back promptly after a burst. GOMEMLIMIT overrides it.
-		debug.SetMemoryLimit(defaultMemoryLimit)
-	}
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
-	}
+	wiring.ServerRuntime() // the soft memory limit and GOGC
 	// The access log's lines go out in batches (internal/logbuf): a write
 	// per request would cost a busy server a tenth of a quick read. A
 	// warning or an error is written at once; what is left, at the end.
