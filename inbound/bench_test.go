@@ -12,15 +12,17 @@ import (
 	"github.com/sendlater/sendlater/core"
 	"github.com/sendlater/sendlater/inbound"
 	"github.com/sendlater/sendlater/internal/testenv"
+	"github.com/sendlater/sendlater/internal/wiring"
 )
 
-// benchEnv: the backend (bbolt with fsync, or a schema of the PostgreSQL
-// test server), the real SMTP transport (8 pooled connections) into the
-// test SMTP server, the wall clock, the listener on loopback without a
-// rate limit; paths are the return paths of n messages due in a year (the
+// benchEnv: the Go runtime as `serve` sets it, the backend (bbolt with
+// fsync, or a schema of the PostgreSQL test server), the real SMTP
+// transport (8 pooled connections) into the test SMTP server, the wall
+// clock, the listener on loopback without a rate limit; paths are the return paths of n messages due in a year (the
 // bounces' targets, which no pass takes).
 func benchEnv(b *testing.B, backend string, n int) (*testenv.Env, *core.User, string, []string) {
 	b.Helper()
+	b.Cleanup(wiring.ServerRuntime()) // GOGC and the memory limit as `serve` sets them
 	e := testenv.New(b, testenv.Config{Sync: true, PoolSize: 8, BounceDomain: bounceDomain, Backend: backend})
 	e.Delivery.Clock, e.Graph.BounceReports.Clock = core.SystemClock{}, core.SystemClock{}
 	e.Delivery.Concurrency = 16
@@ -135,7 +137,7 @@ func besideDSNs(b *testing.B, toSink bool) {
 			addr = sinkAddr
 		}
 		var ratios []float64
-		var alone, beside, extraCPU, senderCPU time.Duration
+		var alone, beside, extraCPU, senderCPU, extraDBCPU time.Duration
 		var dsns int
 		var slowest time.Duration // of the passes so far
 		pair := 0
@@ -169,15 +171,16 @@ func besideDSNs(b *testing.B, toSink bool) {
 			alone += a.took
 			beside += w.took
 			extraCPU += w.cpu - a.cpu
+			extraDBCPU += w.dbCPU - a.dbCPU
 			senderCPU += w.senderCPU
 			dsns += w.sent
 			first := "alone"
 			if pair%2 == 1 {
 				first = "beside"
 			}
-			b.Logf("pair %d (%s first): alone %.0f msgs/s (cpu %v) | beside %.0f msgs/s (cpu %v), %d DSNs = %.0f/s (sender cpu %v) | beside/alone %.1f%%%s",
-				pair+1, first, float64(n)/a.took.Seconds(), a.cpu.Round(time.Millisecond),
-				float64(n)/w.took.Seconds(), w.cpu.Round(time.Millisecond), w.sent, float64(w.sent)/w.took.Seconds(),
+			b.Logf("pair %d (%s first): alone %.0f msgs/s (cpu %v%s) | beside %.0f msgs/s (cpu %v%s), %d DSNs = %.0f/s (sender cpu %v) | beside/alone %.1f%%%s",
+				pair+1, first, float64(n)/a.took.Seconds(), a.cpu.Round(time.Millisecond), dbNote(a.dbCPU),
+				float64(n)/w.took.Seconds(), w.cpu.Round(time.Millisecond), dbNote(w.dbCPU), w.sent, float64(w.sent)/w.took.Seconds(),
 				w.senderCPU.Round(time.Millisecond), 100*ratio, w.note)
 			pair++
 		}
@@ -193,12 +196,24 @@ func besideDSNs(b *testing.B, toSink bool) {
 		if dsns > 0 {
 			b.ReportMetric(float64(extraCPU.Microseconds())/float64(dsns), "server-cpu-us/dsn")
 			b.ReportMetric(float64(senderCPU.Microseconds())/float64(dsns), "sender-cpu-us/dsn")
+			if backend == testenv.Postgres {
+				b.ReportMetric(float64(extraDBCPU.Microseconds())/float64(dsns), "db-cpu-us/dsn")
+			}
 		}
 	})
 }
 
+// dbNote is a pass's database CPU for its line: none on bbolt.
+func dbNote(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", db %v", d.Round(time.Millisecond))
+}
+
 type passResult struct {
 	took, cpu, senderCPU time.Duration
+	dbCPU                time.Duration // the local PostgreSQL server's processes' (0 on bbolt)
 	sent                 int
 	note                 string
 }
@@ -214,13 +229,13 @@ func deliveryPass(b *testing.B, e *testenv.Env, u *core.User, addr string, n int
 		s = startSender(b, addr, paths, 16, rate)
 	}
 	runtime.GC()
-	cpu, start := cpuNow(), time.Now()
+	cpu, db, start := cpuNow(), dbCPUNow(), time.Now()
 	if s != nil {
 		s.begin(b)
 	}
 	res, err := e.Delivery.Run(context.Background())
 	var p passResult
-	p.took, p.cpu = time.Since(start), cpuNow()-cpu
+	p.took, p.cpu, p.dbCPU = time.Since(start), cpuNow()-cpu, dbCPUNow()-db
 	if s != nil {
 		p.sent, p.senderCPU = s.finish(b, false)
 		if p.sent == len(paths) {
