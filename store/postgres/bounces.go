@@ -63,7 +63,7 @@ func (s *DB) recordBounceAlone(ctx context.Context, id string, fn func(m *core.M
 		}
 		return err
 	}
-	s.moved(ctx, true, m.Owner)
+	s.changed(m.Owner) // as the group's (bounce_group.go, RecordBounce)
 	return nil
 }
 
