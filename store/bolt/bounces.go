@@ -98,27 +98,25 @@ func (s *DB) createBounceMarks(tx *bbolt.Tx) error {
 	return nil
 }
 
-// The bounces' commit group gathers longer than the settlements': DSNs
-// arrive one by one (500 a second is 2 ms apart), and a commit each would
-// take bbolt's one writer, and an fsync, from the deliveries 500 times a
-// second. Gathered until bounceGatherGap passes without one, or
-// bounceGatherMax, several share a commit; a DSN's sender waits up to
-// bounceGatherMax longer for its reply, which SMTP does not notice. A
-// longer gap (4 ms, 20 ms) cut bbolt's BenchmarkBounceProcessing, whose 8
-// connections each wait for their reply (docs/benchmarks-history.md).
-const (
-	bounceGatherGap = 2 * time.Millisecond
-	bounceGatherMax = 10 * time.Millisecond
-)
+// bouncePatience: a bounce lets its commit group gather longer than a
+// settlement: DSNs arrive one by one (500 a second is 2 ms apart), and a
+// commit each would take bbolt's one writer, and an fsync, 500 times a
+// second. Gathered until 2 ms pass without one, or 10 ms, several share
+// a commit; a DSN's sender waits up to 10 ms longer for its reply, which
+// SMTP does not notice. Beside a delivery pass the marks ride its
+// settlements' commits, whose shorter patience then rules (commitGroup).
+// A longer gap (4 ms, 20 ms) cut bbolt's BenchmarkBounceProcessing, whose
+// 8 connections each wait for their reply (docs/benchmarks-history.md).
+var bouncePatience = patience{gap: 2 * time.Millisecond, most: 10 * time.Millisecond}
 
 // RecordBounce writes a bounce beside its message, committed with the
-// concurrent bounces (the bounces' commitGroup): the message is read, not
-// written.
+// concurrent bounces and settlements (commitGroup): the message is read,
+// not written.
 func (s *DB) RecordBounce(ctx context.Context, id string, fn func(m *core.Message) (*core.BounceWrite, error)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return wrapErr(s.bounces.update(s.db, func(tx *bbolt.Tx) error {
+	return wrapErr(s.commits.update(s.db, bouncePatience, func(tx *bbolt.Tx) error {
 		m, err := s.findMessage(tx, id)
 		if err != nil {
 			return err

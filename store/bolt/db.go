@@ -49,8 +49,7 @@ type DB struct {
 	reminders core.Reminders
 	watchers  watch.Hub
 	health    healthRecords
-	settles   commitGroup
-	bounces   commitGroup // bounce marks and webhook ids (bounces.go)
+	commits   commitGroup // settlements, bounce marks and webhook ids
 	limits    memLimits
 	opened    openedRecords          // decoded records by their bytes (opened.go)
 	gens      core.GenerationStripes // per-user generations (generations.go)
@@ -104,8 +103,7 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("cannot open the store %s: %w", path, err)
 	}
-	s := &DB{db: bdb, seal: sealer, reminders: opts.Reminders,
-		bounces: commitGroup{gap: bounceGatherGap, most: bounceGatherMax}}
+	s := &DB{db: bdb, seal: sealer, reminders: opts.Reminders}
 	if opts.ReadOnly {
 		err = bdb.View(s.checkSchema)
 	} else {

@@ -95,7 +95,7 @@ func (s *DB) SettleMessage(ctx context.Context, id string, fn func(m *core.Messa
 		return nil, err
 	}
 	var m *core.Message
-	err := s.settles.update(s.db, func(tx *bbolt.Tx) error {
+	err := s.commits.update(s.db, settlePatience, func(tx *bbolt.Tx) error {
 		var err error
 		if m, err = s.findMessage(tx, id); err != nil {
 			return err

@@ -45,11 +45,11 @@ func writeLimitEvents(b *bbolt.Bucket, key string, events []core.LimitEvent) err
 }
 
 // hitDurable is HitLimit for a durable key, committed with the concurrent
-// bounces (the bounces' commitGroup): webhook ids arriving together share
-// an fsync.
+// bounces (commitGroup, with a bounce's patience): webhook ids arriving
+// together share an fsync.
 func (s *DB) hitDurable(key string, e core.LimitEvent, now time.Time) ([]core.LimitEvent, error) {
 	var out []core.LimitEvent
-	err := s.bounces.update(s.db, func(tx *bbolt.Tx) error {
+	err := s.commits.update(s.db, bouncePatience, func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketDurableLimits)
 		events, err := readLimitEvents(b, key)
 		if err != nil {
