@@ -12,8 +12,8 @@ import (
 	"github.com/sendlater/sendlater/core"
 )
 
-// bounceGroup records concurrent bounces together, as bbolt's bounces'
-// commit group does (store/bolt/bounces.go): DSNs arrive one by one (500
+// bounceGroup records concurrent bounces together, as bbolt's commit
+// group does (store/bolt/commitgroup.go): DSNs arrive one by one (500
 // a second is one every 2 ms), and a transaction each is a commit, a WAL
 // flush, each, beside the deliveries'. A group is one read of all its
 // messages (BEGIN and the select), then every call's writes and COMMIT:
@@ -34,7 +34,10 @@ import (
 // Not settleGroup's machinery: its calls lock and rewrite their rows, one
 // call per message a group, and a lone settlement only waits for a
 // second; bounces read without locking, share messages, and gather like
-// bbolt's (gap and most).
+// bbolt's (gap and most). But a settlement group that starts while
+// bounces gather takes them along (take, settle.go): beside a delivery
+// pass the bounces ride its transactions, as on bbolt, rather than
+// committing between them.
 type bounceGroup struct {
 	mu      sync.Mutex
 	pending []*bounceCall
@@ -186,58 +189,103 @@ func (g *bounceGroup) gather() {
 // recordTogether records calls in one transaction, setting each call's
 // outcome (bounceGroup).
 func (s *DB) recordTogether(ctx context.Context, calls []*bounceCall) {
+	b := newBounceBatch(calls)
+	if b.empty() {
+		return
+	}
+	err := s.readThenWrite(ctx, b.queueRead, func(r pgx.BatchResults) error { return s.scanBounces(b, r) }, func(q *queued) error {
+		s.queueBounces(ctx, q, b)
+		return nil
+	})
+	if err != nil {
+		b.failed(err)
+	}
+}
+
+// bounceBatch is a group of bounce calls' share of one transaction: the
+// group's own (recordTogether) or a settlement group's, which it rides
+// (settle.go): its read, then its writes, then each call's outcome.
+type bounceBatch struct {
+	calls []*bounceCall
+	ids   []string
+	rows  map[string]*core.Message
+	read  bool // the read succeeded and the fns ran
+}
+
+func newBounceBatch(calls []*bounceCall) *bounceBatch {
 	// In the order of their messages (arrival order within one): the
 	// marks of two processes' groups are then written in one order, and
 	// one message's bounces keep theirs.
 	slices.SortStableFunc(calls, func(a, b *bounceCall) int { return cmp.Compare(a.id, b.id) })
-	var ids []string
+	b := &bounceBatch{calls: calls}
 	for _, c := range calls {
 		if err := c.ctx.Err(); err != nil {
 			c.err = err // its caller is gone: nothing is read for it
-		} else if len(ids) == 0 || ids[len(ids)-1] != c.id {
-			ids = append(ids, c.id)
+		} else if len(b.ids) == 0 || b.ids[len(b.ids)-1] != c.id {
+			b.ids = append(b.ids, c.id)
 		}
 	}
-	if len(ids) == 0 {
-		return
+	if len(b.ids) > 0 {
+		b.rows = make(map[string]*core.Message, len(b.ids))
 	}
-	rows := make(map[string]*core.Message, len(ids))
-	read := false // the read succeeded and the fns ran
-	err := s.readThenWrite(ctx, func(q *queued) {
-		q.Queue("select "+messageColumns+" from messages where id = any($1)", ids)
-	}, func(r pgx.BatchResults) error {
-		found, err := s.collectMessages(r.Query())
-		for _, m := range found {
-			rows[m.ID] = m
-		}
-		return err
-	}, func(q *queued) error {
-		read = true
-		for _, c := range calls {
-			if c.err == nil {
-				s.queueCall(ctx, q, c, rows[c.id])
-			}
-		}
-		return nil
-	})
-	if err == nil {
-		return
+	return b
+}
+
+// empty: no call is left to record (their callers are gone).
+func (b *bounceBatch) empty() bool { return len(b.ids) == 0 }
+
+func (b *bounceBatch) queueRead(q *queued) {
+	q.Queue("select "+messageColumns+" from messages where id = any($1)", b.ids)
+}
+
+func (s *DB) scanBounces(b *bounceBatch, r pgx.BatchResults) error {
+	found, err := s.collectMessages(r.Query())
+	for _, m := range found {
+		b.rows[m.ID] = m
 	}
-	// Not committed, surely (wrapCommitErr: the server refused a
-	// statement, or the failure came before the COMMIT left): the calls
-	// whose writes were lost are recorded again alone. Else the outcome
-	// is unknown, and theirs is that error.
+	return err
+}
+
+// queueBounces runs the calls' fns and queues their writes in q.
+func (s *DB) queueBounces(ctx context.Context, q *queued, b *bounceBatch) {
+	b.read = true
+	for _, c := range b.calls {
+		if c.err == nil {
+			s.queueCall(ctx, q, c, b.rows[c.id])
+		}
+	}
+}
+
+// failed sets the calls' outcomes when their transaction failed with err.
+// Not committed, surely (wrapCommitErr: the server refused a statement, or
+// the failure came before the COMMIT left): the calls whose writes were
+// lost are recorded again alone. Else the outcome is unknown, and theirs
+// is that error.
+func (b *bounceBatch) failed(err error) {
 	rerun := core.ErrorCode(err) != core.EOutcomeUnknown
-	for _, c := range calls {
+	for _, c := range b.calls {
 		switch {
 		case c.owner != "" && rerun:
 			c.alone, c.owner = true, ""
 		case c.owner != "":
 			c.err = err
-		case !read && c.err == nil:
+		case !b.read && c.err == nil:
 			c.alone = true // the read failed (before the COMMIT): no fn ran
 		}
 	}
+}
+
+// take removes up to n pending calls for a settlement group to carry.
+func (g *bounceGroup) take(n int) []*bounceCall {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n = min(n, len(g.pending))
+	if n == 0 {
+		return nil
+	}
+	calls := g.pending[:n:n]
+	g.pending = slices.Clone(g.pending[n:])
+	return calls
 }
 
 // queueCall runs c's fn on its own copy of m (nil: gone) and queues its

@@ -176,3 +176,60 @@ func TestALoneBounceWaitsOnlyTheGap(t *testing.T) {
 	}
 	checkBounces(t, db, m, 1, []int{0}, 1)
 }
+
+// Bounces waiting for a group of their own ride the next settlement
+// group instead (a delivery pass's): recorded in its transaction, they
+// wait neither their own gathering nor a commit of their own.
+func TestBouncesRideASettlementGroup(t *testing.T) {
+	db := mustOpen(t, pgtest.URL(t))
+	s := stores(db)
+	s.Clock = core.NewManualClock(storetest.Epoch)
+	u := storetest.MustCreateUser(t, s, "ada@example.com")
+	settled := []*core.Message{storetest.MustCreateMessage(t, s, u.ID, core.Interval1M), storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)}
+	bounced := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	postgres.SetBounceGather(db, time.Hour, time.Hour)
+	postgres.SetSettleGather(db, time.Hour) // a lone settlement waits for the second
+	start := time.Now()
+	bounceErr := make(chan error, 1)
+	go func() {
+		bounceErr <- db.RecordBounce(ctx, bounced.ID, func(m *core.Message) (*core.BounceWrite, error) { return softBounce(m, 0), nil })
+	}()
+	for postgres.PendingBounces(db) == 0 {
+		if time.Since(start) > time.Minute {
+			t.Fatal("the bounce never waited for a group")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var wg sync.WaitGroup
+	for _, m := range settled {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := db.SettleMessage(ctx, m.ID, func(m *core.Message) ([]*core.OutboxItem, error) {
+				m.Status = core.StatusDelivered
+				m.Events = append(m.Events, core.MessageEvent{At: storetest.Epoch, Kind: core.EventSent, Recipient: m.Recipient})
+				return nil, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-bounceErr:
+		must(t, err)
+	case <-time.After(time.Minute):
+		t.Fatal("the bounce still waits for its own group a minute after the settlements")
+	}
+	checkBounces(t, db, bounced, 1, []int{0}, 1)
+	var xmins []string
+	for _, row := range [][3]string{{"messages", "id", settled[0].ID}, {"messages", "id", settled[1].ID}, {"bounce_marks", "message_id", bounced.ID}} {
+		x, err := postgres.Xmin(db, row[0], row[1], row[2])
+		must(t, err)
+		xmins = append(xmins, x)
+	}
+	if xmins[0] != xmins[1] || xmins[1] != xmins[2] {
+		t.Errorf("written by transactions %v: want one for the settlements and the bounce", xmins)
+	}
+}

@@ -287,7 +287,7 @@ func TestHotQueriesSeekIndexes(t *testing.T) {
 					return nil, nil
 				}})
 			}
-			if !s.settleTogether(ctx, calls) {
+			if !s.settleTogether(ctx, calls, newBounceBatch(nil)) {
 				return fmt.Errorf("the group did not commit")
 			}
 			return calls[0].err

@@ -107,8 +107,11 @@ func (s *DB) runSettles() {
 			return
 		}
 		g.mu.Unlock()
+		// The bounces waiting for a group of their own ride this one: a
+		// commit and two round trips fewer beside the pass (issue 31).
+		riders := newBounceBatch(s.bounces.take(maxBounceGroup))
 		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
-		if len(group) == 1 || !s.settleTogether(ctx, group) {
+		if (len(group) == 1 && len(riders.calls) == 0) || !s.settleTogether(ctx, group, riders) {
 			for _, c := range group {
 				c.m, c.err = s.settleAlone(ctx, c.id, c.fn)
 			}
@@ -117,12 +120,18 @@ func (s *DB) runSettles() {
 		for _, c := range group {
 			close(c.done)
 		}
+		for _, c := range riders.calls {
+			close(c.done)
+		}
 	}
 }
 
 // settleTogether settles calls in one transaction and reports whether it
-// committed; each call's m and err are then its outcome.
-func (s *DB) settleTogether(ctx context.Context, calls []*settleCall) bool {
+// committed; each call's m and err are then its outcome. The bounces of
+// riders are recorded in the same transaction, read after the settled
+// rows are locked and written after them, each with its outcome set as
+// its own group's would be (bounceBatch).
+func (s *DB) settleTogether(ctx context.Context, calls []*settleCall, riders *bounceBatch) bool {
 	ids := make([]string, len(calls))
 	for i, c := range calls {
 		ids[i] = c.id
@@ -139,6 +148,9 @@ func (s *DB) settleTogether(ctx context.Context, calls []*settleCall) bool {
 		// In the order of their ids, as every group locks them: two groups
 		// never wait for each other in a cycle.
 		q.Queue("select "+messageColumns+" from messages where id = any($1) order by id for update", ids)
+		if !riders.empty() {
+			riders.queueRead(q)
+		}
 	}, func(r pgx.BatchResults) error {
 		if _, err := r.Exec(); err != nil {
 			return err
@@ -147,7 +159,10 @@ func (s *DB) settleTogether(ctx context.Context, calls []*settleCall) bool {
 		for _, m := range found {
 			rows[m.ID] = m
 		}
-		return err
+		if err != nil || riders.empty() {
+			return err
+		}
+		return s.scanBounces(riders, r)
 	}, func(q *queued) error {
 		owners = owners[:0]
 		for _, c := range calls {
@@ -177,10 +192,14 @@ func (s *DB) settleTogether(ctx context.Context, calls []*settleCall) bool {
 			c.m = m
 			owners = append(owners, m.Owner)
 		}
+		if !riders.empty() {
+			s.queueBounces(ctx, q, riders)
+		}
 		return nil
 	})
 	if err != nil {
 		s.unsure(err, true, owners...)
+		riders.failed(err)
 		return false
 	}
 	s.changed(owners...)
