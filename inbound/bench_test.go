@@ -33,7 +33,7 @@ func benchEnv(b *testing.B, backend string, n int) (*testenv.Env, *core.User, st
 
 // targets seeds n messages of u due in a year and returns their return
 // paths: the DSNs' targets, one each, which no delivery pass takes.
-func targets(b *testing.B, e *testenv.Env, u *core.User, n int) []string {
+func targets(b testing.TB, e *testenv.Env, u *core.User, n int) []string {
 	b.Helper()
 	paths := make([]string, n)
 	for i, m := range seed(b, e, u, n, time.Now().AddDate(1, 0, 0)) {
@@ -43,7 +43,7 @@ func targets(b *testing.B, e *testenv.Env, u *core.User, n int) []string {
 }
 
 // seed stores n messages of u due at sendAt.
-func seed(b *testing.B, e *testenv.Env, u *core.User, n int, sendAt time.Time) []*core.Message {
+func seed(b testing.TB, e *testenv.Env, u *core.User, n int, sendAt time.Time) []*core.Message {
 	b.Helper()
 	ms := make([]*core.Message, n)
 	var wg sync.WaitGroup

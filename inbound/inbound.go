@@ -92,10 +92,20 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Serve accepts connections on l until Close.
-func (s *Server) Serve(l net.Listener) error { return s.smtp.Serve(l) }
+func (s *Server) Serve(l net.Listener) error { return s.smtp.Serve(flushListener{l}) }
 
 // ListenAndServe listens on Config.Addr and serves until Close.
-func (s *Server) ListenAndServe() error { return s.smtp.ListenAndServe() }
+func (s *Server) ListenAndServe() error {
+	addr := s.cfg.Addr
+	if addr == "" {
+		addr = ":smtp"
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(l)
+}
 
 // Close stops the listener and closes its connections.
 func (s *Server) Close() error { return s.smtp.Close() }

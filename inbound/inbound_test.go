@@ -307,3 +307,35 @@ func feedbackLoopAddress(t *testing.T, e *testenv.Env) {
 		t.Fatalf("%d complained events, want 1", complained)
 	}
 }
+
+// A mail server pipelining its commands (RFC 2920: MAIL, RCPT and DATA in
+// one write, as Postfix and Exim do where PIPELINING is announced) gets
+// every reply, the listener writing them together before it reads again,
+// and each of its reports on one connection marks its recipient.
+func TestPipelinedReports(t *testing.T) {
+	e := testenv.New(t, testenv.Config{BounceDomain: bounceDomain})
+	u := e.MustUser(t, "ada@example.com", "", core.PlanPro)
+	paths := targets(t, e, u, 3)
+	addr := start(t, e, inbound.Config{})
+	m, err := dialMTA(addr, "mx.example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.close()
+	payload := dataPayload(fixture(t, "postfix-hard.eml"))
+	for _, p := range paths {
+		if err := m.send(p, payload); err != nil {
+			t.Fatalf("sending to %s: %v", p, err)
+		}
+	}
+	for _, p := range paths {
+		ref, _ := e.Graph.Bounces.Read(p)
+		marks, err := e.Store.ListBounceMarks(e.Ctx, []string{ref.MessageID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(marks) != 1 || marks[0].Bounce.Reason == "" {
+			t.Errorf("message %s: marks %+v, want one hard bounce", ref.MessageID, marks)
+		}
+	}
+}
