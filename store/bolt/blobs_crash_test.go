@@ -46,7 +46,7 @@ func TestBlobCrashRecovery(t *testing.T) {
 	var acknowledged []string
 	cut := 0
 	for round := range rounds {
-		keys, stderr := runAndKillBlobs(t, path, time.Duration(100+rand.IntN(400))*time.Millisecond)
+		keys, stderr := runAndKillBlobs(t, path, time.Duration(rand.IntN(400))*time.Millisecond)
 		acknowledged = append(acknowledged, keys...)
 		// Read-only first (no sweep): the puts the kill cut short.
 		ro, err := bolt.Open(path, bolt.Options{Key: testKey, ReadOnly: true})
@@ -78,8 +78,9 @@ func TestBlobCrashRecovery(t *testing.T) {
 	}
 }
 
-// runAndKillBlobs runs the blob writer on path, sends it SIGKILL after d
-// and returns the keys it acknowledged and its stderr.
+// runAndKillBlobs runs the blob writer on path, sends it SIGKILL d after
+// its first acknowledged put (its other writers are then mid-put) and returns
+// the keys it acknowledged and its stderr.
 func runAndKillBlobs(t *testing.T, path string, d time.Duration) ([]string, string) {
-	return crashtest.RunAndKill(t, "TestHelperProcessBlobWriter", []string{crashBlobsEnv + "=" + path}, blobtest.CrashPut, d)
+	return crashtest.RunAndKillAfterFirst(t, "TestHelperProcessBlobWriter", []string{crashBlobsEnv + "=" + path}, blobtest.CrashPut, d)
 }

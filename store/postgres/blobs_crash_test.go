@@ -47,7 +47,7 @@ func TestBlobCrashRecovery(t *testing.T) {
 	var acknowledged []string
 	cut := int64(0)
 	for round := range rounds {
-		keys, stderr := runAndKillBlobs(t, url, time.Duration(300+rand.IntN(500))*time.Millisecond)
+		keys, stderr := runAndKillBlobs(t, url, time.Duration(rand.IntN(500))*time.Millisecond)
 		acknowledged = append(acknowledged, keys...)
 		db, err := postgres.Open(ctx, url, postgres.Options{Key: pgtest.Key})
 		if err != nil {
@@ -78,11 +78,12 @@ func TestBlobCrashRecovery(t *testing.T) {
 	}
 }
 
-// runAndKillBlobs runs the blob writer on url, sends it SIGKILL after d
-// and returns the keys it acknowledged and its stderr.
+// runAndKillBlobs runs the blob writer on url, sends it SIGKILL d after
+// its first acknowledged put (its other writers are then mid-put) and returns
+// the keys it acknowledged and its stderr.
 func runAndKillBlobs(t *testing.T, url string, d time.Duration) ([]string, string) {
 	t.Helper()
-	keys, stderr := crashtest.RunAndKill(t, "TestHelperProcessBlobWriter", []string{crashBlobsEnv + "=" + url + "&application_name=" + crashBlobsApp}, blobtest.CrashPut, d)
+	keys, stderr := crashtest.RunAndKillAfterFirst(t, "TestHelperProcessBlobWriter", []string{crashBlobsEnv + "=" + url + "&application_name=" + crashBlobsApp}, blobtest.CrashPut, d)
 	// The server finishes a statement the killed process had sent (a put's
 	// last one may so commit its file after the kill) before it sees the
 	// connection closed: wait for its sessions to end, so that the checks

@@ -50,6 +50,13 @@ export type SessionGrant = {
 /** undefined while unknown, null when signed out. */
 export const user = signal<SessionUser | null | undefined>(undefined);
 
+/**
+ * True while this tab signs out. The live list (useMessages) closes its stream as this turns true
+ * and opens none while it is; the next sign-in's token opens a new one. A stream request still on
+ * its way would otherwise reach the server after the sign-out revoked its token, and fail.
+ */
+export const signingOut = signal(false);
+
 /** The short-lived ID token lives in memory only; the refresh cookie is HttpOnly. */
 export const idToken = signal<string | undefined>(undefined);
 
@@ -247,11 +254,13 @@ export function updateUser(next: SessionUser) {
  */
 export async function signOut() {
   const uid = user.peek()?.uid;
+  signingOut.value = true;
   try {
     if (uid) await flushLocalDrafts(uid);
     await api<null>("auth/signout", { method: "POST" });
   } finally {
     endSession();
+    signingOut.value = false;
     channel?.postMessage({ kind: "signout" } satisfies TabMessage);
   }
 }

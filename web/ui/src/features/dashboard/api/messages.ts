@@ -1,7 +1,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, apiPage } from "../../../lib/api-client";
-import { idToken, updateUser, type SessionUser } from "../../../lib/auth";
+import { idToken, signingOut, updateUser, type SessionUser } from "../../../lib/auth";
 
 export type Interval = "1M" | "6M" | "12M";
 
@@ -132,7 +132,7 @@ const reconnectDelay = 5000;
  * token. Where the stream is unavailable the list is read once, and `apply` keeps it current
  * after this tab's own changes. A stream the server closed because the user opened too many
  * (stream/replaced) is not reopened until `resume`: windows would otherwise take turns closing
- * each other's.
+ * each other's. While this tab signs out (`signingOut`) the stream is closed and none is opened.
  */
 export function useMessages() {
   useSignals();
@@ -160,8 +160,13 @@ export function useMessages() {
     let source: EventSource | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
     const readIfLive = () => live && void read();
+    const close = () => {
+      clearTimeout(retry);
+      source?.close();
+    };
 
     const open = () => {
+      if (signingOut.peek()) return;
       if (typeof EventSource === "undefined") {
         readIfLive();
         return;
@@ -197,11 +202,15 @@ export function useMessages() {
       });
     };
     open();
+    // Closed as the signal is set, not on the next render: signOut revokes the token right after.
+    const unsubscribe = signingOut.subscribe((ending) => {
+      if (ending) close();
+    });
 
     return () => {
       live = false;
-      clearTimeout(retry);
-      source?.close();
+      unsubscribe();
+      close();
     };
   }, [token, opened, read]);
 

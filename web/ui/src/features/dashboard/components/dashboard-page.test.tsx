@@ -4,6 +4,7 @@ import { endSession, idToken, user } from "../../../lib/auth";
 import { lapsedPlanRule } from "../../../lib/plans";
 import { toasts } from "../../../lib/toasts";
 import { fail, mockApi, ok, type ApiCall } from "../../../testing/api-mock";
+import { FakeEventSource, stubEventSource } from "../../../testing/event-source";
 import { plansHandler } from "../../../testing/plans";
 import { renderRoute } from "../../../testing/render-route";
 import { signInAs, testUser } from "../../../testing/session";
@@ -298,26 +299,8 @@ test("postpone shows the toast with the new date for 6 seconds", async () => {
   expect(screen.queryByText(toast)).toBeNull();
 });
 
-/** A stand-in for the browser's EventSource, which jsdom lacks. */
-class FakeEventSource extends EventTarget {
-  static readonly CLOSED = 2;
-  static opened: FakeEventSource[] = [];
-  readyState = 1;
-  constructor(readonly url: string) {
-    super();
-    FakeEventSource.opened.push(this);
-  }
-  close() {
-    this.readyState = FakeEventSource.CLOSED;
-  }
-  send(event: string, data: unknown) {
-    this.dispatchEvent(new MessageEvent(event, { data: JSON.stringify(data) }));
-  }
-}
-
 test("the list is live from the stream, reopened with each new token", async () => {
-  FakeEventSource.opened = [];
-  vi.stubGlobal("EventSource", FakeEventSource);
+  stubEventSource();
   signInAs({}, "token-1");
   const calls = mockApi({});
   renderRoute("/dashboard");
@@ -342,8 +325,7 @@ test("the list is live from the stream, reopened with each new token", async () 
 // Back from checkout before Stripe's webhook: the page waits, and the stream's session user
 // brings the paid plan, its banner and Add Message for a second message, without a reload.
 test("a plan that starts while the dashboard is open shows at once", async () => {
-  FakeEventSource.opened = [];
-  vi.stubGlobal("EventSource", FakeEventSource);
+  stubEventSource();
   signInAs({ planId: "starter", canAddMessage: false });
   mockApi(plansHandler());
   renderRoute("/dashboard?paid=true");
@@ -381,8 +363,7 @@ test("a lapsed plan says what it keeps, in one sentence", async () => {
 });
 
 test("when the stream ends, the list is read once instead", async () => {
-  FakeEventSource.opened = [];
-  vi.stubGlobal("EventSource", FakeEventSource);
+  stubEventSource();
   signInAs();
   mockApi({ "GET messages": () => ok([stored({ title: "Read by hand" })]) });
   renderRoute("/dashboard");
@@ -396,8 +377,7 @@ test("when the stream ends, the list is read once instead", async () => {
 // The server ends a stream with service/unavailable only after the database was away for a
 // minute (docs/api.md): the page opens it again 5 seconds later, and keeps following.
 test("a stream ended by an unavailable database is opened again", async () => {
-  FakeEventSource.opened = [];
-  vi.stubGlobal("EventSource", FakeEventSource);
+  stubEventSource();
   vi.useFakeTimers({ shouldAdvanceTime: true });
   try {
     signInAs();
