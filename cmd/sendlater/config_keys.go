@@ -29,6 +29,7 @@ var notSettings = []string{
 	"SENDLATER_WRITE_TRANSCRIPTS", // the terminal tests rewrite docs/cli/login-*.txt
 	"SENDLATER_EXPORT_MEM",        // web: the zip export memory test logs its figures
 	"SENDLATER_BENCH_DSN_SENDER",  // inbound's benchmarks: the DSN sender process's spec
+	"SENDLATER_BENCH_SENDER_NICE", // inbound's benchmarks: 0 runs the DSN sender at the server's priority
 	"SENDLATER_ACTIVE_HELP",       // cobra's completion
 	"SENDLATER_COMPLETION_DESCRIPTIONS",
 }
