@@ -13,17 +13,20 @@ import (
 	"github.com/sendlater/sendlater/inbound"
 	"github.com/sendlater/sendlater/internal/testenv"
 	"github.com/sendlater/sendlater/internal/wiring"
+	"github.com/sendlater/sendlater/mailer/smtptest"
 )
 
 // benchEnv: the Go runtime as `serve` sets it, the backend (bbolt with
 // fsync, or a schema of the PostgreSQL test server), the real SMTP
-// transport (8 pooled connections) into the test SMTP server, the wall
+// transport (8 pooled connections) into the test SMTP server, which keeps
+// none of the emails (a real one's heap is not the server's), the wall
 // clock, the listener on loopback without a rate limit; paths are the return paths of n messages due in a year (the
 // bounces' targets, which no pass takes).
 func benchEnv(b *testing.B, backend string, n int) (*testenv.Env, *core.User, string, []string) {
 	b.Helper()
 	b.Cleanup(wiring.ServerRuntime()) // GOGC and the memory limit as `serve` sets them
-	e := testenv.New(b, testenv.Config{Sync: true, PoolSize: 8, BounceDomain: bounceDomain, Backend: backend})
+	e := testenv.New(b, testenv.Config{Sync: true, PoolSize: 8, BounceDomain: bounceDomain, Backend: backend,
+		SMTP: smtptest.Start(b, smtptest.Discarding())})
 	e.Delivery.Clock, e.Graph.BounceReports.Clock = core.SystemClock{}, core.SystemClock{}
 	e.Delivery.Concurrency = 16
 	u := e.MustUser(b, "ada@example.com", "", core.PlanPro)

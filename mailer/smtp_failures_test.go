@@ -170,3 +170,22 @@ func TestSMTPRetriesATemporaryMailRefusalOnANewConnection(t *testing.T) {
 		t.Fatalf("MAIL sent %d times, want 4 (the 553 tried once)", got)
 	}
 }
+
+// A discarding test server (the benchmarks') takes every email, counts it
+// and keeps none.
+func TestSMTPTestServerDiscarding(t *testing.T) {
+	srv := smtptest.Start(t, smtptest.Discarding())
+	m := MustSMTP(t, srv)
+	for range 3 {
+		if err := m.Send(context.Background(), sampleEmail()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, kept := srv.Received(), len(srv.Messages()); n != 3 || kept != 0 {
+		t.Fatalf("received %d, kept %d: want 3 received, none kept", n, kept)
+	}
+	srv.Reset()
+	if n := srv.Received(); n != 0 {
+		t.Fatalf("received %d after Reset", n)
+	}
+}

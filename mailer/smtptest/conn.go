@@ -79,7 +79,9 @@ func (c *countingConn) Read(p []byte) (int, error) {
 		for _, v := range verbs {
 			c.server.commands[v]++
 		}
-		c.server.arrivals = append(c.server.arrivals, verbs)
+		if !c.server.discard {
+			c.server.arrivals = append(c.server.arrivals, verbs)
+		}
 		c.server.mu.Unlock()
 	}
 	return n, err

@@ -59,6 +59,15 @@ func WithDKIM(lookupTXT func(name string) ([]string, error)) Option {
 	return func(s *Server) { s.dkimLookup = lookupTXT }
 }
 
+// Discarding makes the server read every email and keep none (nor parse
+// it, nor note its reads' commands): Messages stays empty and Received
+// counts. For benchmarks, whose heap would otherwise hold every email of
+// thousands sent, a heap no real receiving server puts in the sender's
+// process, and whose marking the sender's collector would pay for.
+func Discarding() Option {
+	return func(s *Server) { s.discard = true }
+}
+
 // Server is a running test SMTP server. It is safe for concurrent use.
 type Server struct {
 	username, password string
@@ -66,6 +75,7 @@ type Server struct {
 	implicitTLS        *tls.Config
 	noPipelining       bool
 	dkimLookup         func(name string) ([]string, error)
+	discard            bool
 
 	srv *smtp.Server
 	ln  net.Listener
@@ -73,6 +83,7 @@ type Server struct {
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced whenever a message arrives
 	messages []Message
+	received int // emails taken since Reset, kept or not
 	failMail fault
 	failRcpt fault
 	failData fault
@@ -221,7 +232,7 @@ func (s *Server) Arrivals() [][]string {
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.messages, s.commands, s.arrivals = nil, nil, nil
+	s.messages, s.received, s.commands, s.arrivals = nil, 0, nil, nil
 	s.failMail, s.failRcpt, s.failData, s.delay, s.rejects = fault{}, fault{}, fault{}, 0, nil
 }
 
@@ -278,10 +289,21 @@ func (s *Server) SetDelay(d time.Duration) {
 	s.delay = d
 }
 
+// Received is how many emails the server took since Reset, kept or not
+// (Discarding).
+func (s *Server) Received() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.received
+}
+
 func (s *Server) record(m Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.messages = append(s.messages, m)
+	s.received++
+	if !s.discard {
+		s.messages = append(s.messages, m)
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
 }

@@ -72,7 +72,13 @@ func (se *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 }
 
 func (se *session) Data(r io.Reader) error {
-	data, err := io.ReadAll(r)
+	var data []byte
+	var err error
+	if se.server.discard {
+		_, err = io.Copy(io.Discard, r)
+	} else {
+		data, err = io.ReadAll(r)
+	}
 	if err != nil {
 		return err
 	}
@@ -82,6 +88,10 @@ func (se *session) Data(r io.Reader) error {
 	time.Sleep(delay)
 	if failErr != nil {
 		return failErr
+	}
+	if se.server.discard {
+		se.server.record(Message{})
+		return nil
 	}
 	m := Message{From: se.from, To: append([]string(nil), se.to...), Data: data}
 	if se.server.dkimLookup != nil {
