@@ -20,8 +20,9 @@ import (
 // fsync, or a schema of the PostgreSQL test server), the real SMTP
 // transport (8 pooled connections) into the test SMTP server, which keeps
 // none of the emails (a real one's heap is not the server's), the wall
-// clock, the listener on loopback without a rate limit; paths are the return paths of n messages due in a year (the
-// bounces' targets, which no pass takes).
+// clock, the listener on loopback without a rate limit; paths are the
+// return paths of n messages due in a year (the bounces' targets, which
+// no pass takes).
 func benchEnv(b *testing.B, backend string, n int) (*testenv.Env, *core.User, string, []string) {
 	b.Helper()
 	b.Cleanup(wiring.ServerRuntime()) // GOGC and the memory limit as `serve` sets them

@@ -204,7 +204,9 @@ func (s *DB) recordTogether(ctx context.Context, calls []*bounceCall) {
 
 // bounceBatch is a group of bounce calls' share of one transaction: the
 // group's own (recordTogether) or a settlement group's, which it rides
-// (settle.go): its read, then its writes, then each call's outcome.
+// (settle.go): its read, then its writes, then each call's outcome. An
+// empty batch (no call, or every caller gone) queues, scans and writes
+// nothing.
 type bounceBatch struct {
 	calls []*bounceCall
 	ids   []string
@@ -235,10 +237,15 @@ func newBounceBatch(calls []*bounceCall) *bounceBatch {
 func (b *bounceBatch) empty() bool { return len(b.ids) == 0 }
 
 func (b *bounceBatch) queueRead(q *queued) {
-	q.Queue("select "+messageColumns+" from messages where id = any($1)", b.ids)
+	if !b.empty() {
+		q.Queue("select "+messageColumns+" from messages where id = any($1)", b.ids)
+	}
 }
 
 func (s *DB) scanBounces(b *bounceBatch, r pgx.BatchResults) error {
+	if b.empty() {
+		return nil
+	}
 	found, err := s.collectMessages(r.Query())
 	for _, m := range found {
 		b.rows[m.ID] = m
@@ -248,6 +255,9 @@ func (s *DB) scanBounces(b *bounceBatch, r pgx.BatchResults) error {
 
 // queueBounces runs the calls' fns and queues their writes in q.
 func (s *DB) queueBounces(ctx context.Context, q *queued, b *bounceBatch) {
+	if b.empty() {
+		return
+	}
 	b.read = true
 	for _, c := range b.calls {
 		if c.err == nil {

@@ -111,7 +111,7 @@ func (s *DB) runSettles() {
 		// commit and two round trips fewer beside the pass (issue 31).
 		riders := newBounceBatch(s.bounces.take(maxBounceGroup))
 		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
-		if (len(group) == 1 && len(riders.calls) == 0) || !s.settleTogether(ctx, group, riders) {
+		if (len(group) == 1 && riders.empty()) || !s.settleTogether(ctx, group, riders) {
 			for _, c := range group {
 				c.m, c.err = s.settleAlone(ctx, c.id, c.fn)
 			}
@@ -148,9 +148,7 @@ func (s *DB) settleTogether(ctx context.Context, calls []*settleCall, riders *bo
 		// In the order of their ids, as every group locks them: two groups
 		// never wait for each other in a cycle.
 		q.Queue("select "+messageColumns+" from messages where id = any($1) order by id for update", ids)
-		if !riders.empty() {
-			riders.queueRead(q)
-		}
+		riders.queueRead(q)
 	}, func(r pgx.BatchResults) error {
 		if _, err := r.Exec(); err != nil {
 			return err
@@ -159,7 +157,7 @@ func (s *DB) settleTogether(ctx context.Context, calls []*settleCall, riders *bo
 		for _, m := range found {
 			rows[m.ID] = m
 		}
-		if err != nil || riders.empty() {
+		if err != nil {
 			return err
 		}
 		return s.scanBounces(riders, r)
@@ -192,9 +190,7 @@ func (s *DB) settleTogether(ctx context.Context, calls []*settleCall, riders *bo
 			c.m = m
 			owners = append(owners, m.Owner)
 		}
-		if !riders.empty() {
-			s.queueBounces(ctx, q, riders)
-		}
+		s.queueBounces(ctx, q, riders)
 		return nil
 	})
 	if err != nil {
