@@ -212,6 +212,8 @@ type bounceBatch struct {
 	ids   []string
 	rows  map[string]*core.Message
 	read  bool // the read succeeded and the fns ran
+	// writes are the calls' writes, queued together once every fn ran.
+	writes bounceRows
 }
 
 func newBounceBatch(calls []*bounceCall) *bounceBatch {
@@ -261,9 +263,10 @@ func (s *DB) queueBounces(ctx context.Context, q *queued, b *bounceBatch) {
 	b.read = true
 	for _, c := range b.calls {
 		if c.err == nil {
-			s.queueCall(ctx, q, c, b.rows[c.id])
+			s.runCall(b, c, b.rows[c.id])
 		}
 	}
+	b.writes.queue(ctx, s, q)
 }
 
 // failed sets the calls' outcomes when their transaction failed with err.
@@ -298,10 +301,10 @@ func (g *bounceGroup) take(n int) []*bounceCall {
 	return calls
 }
 
-// queueCall runs c's fn on its own copy of m (nil: gone) and queues its
-// writes in q; a call whose fn fails, writes nothing or queues a write
-// that fails ends with that outcome, leaving the others' writes.
-func (s *DB) queueCall(ctx context.Context, q *queued, c *bounceCall, m *core.Message) {
+// runCall runs c's fn on its own copy of m (nil: gone) and adds its
+// writes to b's; a call whose fn fails, writes nothing or has a write
+// that cannot be made ends with that outcome, leaving the others' writes.
+func (s *DB) runCall(b *bounceBatch, c *bounceCall, m *core.Message) {
 	if m == nil {
 		c.err = core.ErrMessageNotFound()
 		return
@@ -313,11 +316,10 @@ func (s *DB) queueCall(ctx context.Context, q *queued, c *bounceCall, m *core.Me
 		c.err = err
 		return
 	}
-	own := &queued{}
-	if err := s.queueBounce(ctx, own, c.id, w); err != nil {
+	if err := b.writes.add(s, c.id, w); err != nil {
 		c.err = err
 		return
 	}
-	q.QueuedQueries = append(q.QueuedQueries, own.QueuedQueries...)
 	c.owner = m.Owner
 }
+

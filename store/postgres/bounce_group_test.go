@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -231,5 +232,91 @@ func TestBouncesRideASettlementGroup(t *testing.T) {
 	}
 	if xmins[0] != xmins[1] || xmins[1] != xmins[2] {
 		t.Errorf("written by transactions %v: want one for the settlements and the bounce", xmins)
+	}
+}
+
+// One group writes its marks and events as one multi-row insert each
+// (bounceRows): an address bounced hard, softly, then hard again in one
+// group ends with the last hard bounce and one soft bounce, as three
+// transactions would leave it, and each event is written once in order,
+// its empty fields empty again.
+func TestAGroupWritesOneAddressInOrder(t *testing.T) {
+	db := mustOpen(t, pgtest.URL(t))
+	s := stores(db)
+	s.Clock = core.NewManualClock(storetest.Epoch)
+	u := storetest.MustCreateUser(t, s, "ada@example.com")
+	m := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	other := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	postgres.SetBounceGather(db, 500*time.Millisecond, 5*time.Second)
+	hard := func(reason string) *core.RecipientBounce {
+		return &core.RecipientBounce{At: storetest.Epoch, Email: core.BounceDelivery, Status: "5.1.1", Reason: reason}
+	}
+	writes := []struct {
+		id string
+		w  *core.BounceWrite
+	}{
+		{m.ID, &core.BounceWrite{Address: m.Recipient, Hard: hard("first"),
+			Event: &core.MessageEvent{At: storetest.Epoch, Kind: core.EventBounced, Recipient: m.Recipient, Detail: "first"}}},
+		{other.ID, &core.BounceWrite{Address: other.Recipient, Soft: true}},
+		{m.ID, &core.BounceWrite{Address: strings.ToUpper(m.Recipient), Soft: true,
+			Event: &core.MessageEvent{At: storetest.Epoch.Add(time.Second), Kind: core.EventComplained}}}, // no recipient, no detail
+		{m.ID, &core.BounceWrite{Address: m.Recipient, Hard: hard("last"), Soft: true,
+			Event: &core.MessageEvent{At: storetest.Epoch.Add(2 * time.Second), Kind: core.EventBounced, Detail: "last",
+				NextAttemptAt: storetest.Epoch.Add(time.Hour)}}},
+	}
+	errs := make([]error, len(writes))
+	var wg sync.WaitGroup
+	for i, w := range writes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = db.RecordBounce(ctx, w.id, func(*core.Message) (*core.BounceWrite, error) { return w.w, nil })
+		}()
+		time.Sleep(20 * time.Millisecond) // in this order, in one group (a gap of 500 ms)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	marks, err := db.ListBounceMarks(ctx, []string{m.ID, other.ID})
+	must(t, err)
+	byMessage := map[string]*core.BounceMark{}
+	for _, k := range marks {
+		byMessage[k.MessageID] = k
+	}
+	if k := byMessage[m.ID]; len(marks) != 2 || k == nil || k.Bounce.Reason != "last" || k.SoftBounces != 2 || k.Address != m.Recipient {
+		t.Errorf("marks %+v: want %s's last hard bounce and 2 soft bounces", marks, m.Recipient)
+	}
+	if k := byMessage[other.ID]; k == nil || k.SoftBounces != 1 || !k.Bounce.At.IsZero() {
+		t.Errorf("the other message's mark %+v: want one soft bounce", k)
+	}
+	events, err := db.ListMessageEvents(ctx, m.ID)
+	must(t, err)
+	var got []string
+	for _, e := range events {
+		next := "none"
+		if !e.NextAttemptAt.IsZero() {
+			next = e.NextAttemptAt.Sub(storetest.Epoch).String()
+		}
+		got = append(got, fmt.Sprintf("%s %q %q %s", e.Kind, e.Recipient, e.Detail, next))
+	}
+	want := []string{
+		fmt.Sprintf("%s %q %q none", core.EventBounced, m.Recipient, "first"),
+		fmt.Sprintf("%s %q %q none", core.EventComplained, "", ""),
+		fmt.Sprintf("%s %q %q 1h0m0s", core.EventBounced, "", "last"),
+	}
+	if fmt.Sprint(got[len(got)-3:]) != fmt.Sprint(want) {
+		t.Errorf("events %q, want them ending in %q", got, want)
+	}
+	var xmins []string
+	for _, id := range []string{m.ID, other.ID} {
+		x, err := postgres.Xmin(db, "bounce_marks", "message_id", id)
+		must(t, err)
+		xmins = append(xmins, x)
+	}
+	if xmins[0] != xmins[1] {
+		t.Errorf("written by transactions %v: want one group", xmins)
 	}
 }

@@ -14,15 +14,26 @@ import (
 // Bounce marks (issue 31): bounce_marks, migration 0027.
 const (
 	bounceMarkColumns = `message_id, hash, bounced_at, email, soft_bounces, sealed`
-	// A hard bounce replaces the mark's bounce and sealed fields and
-	// keeps its count; a soft one counts, keeping the rest.
+	// A mark moved out of a sealed recipient list (moveMarksOf): it
+	// replaces the bounce and sealed fields of one already there and
+	// keeps its count.
 	insertHardBounce = `insert into bounce_marks (` + bounceMarkColumns + `) values ($1, $2, $3, $4, $5, $6)
 		on conflict (message_id, hash) do update set bounced_at = excluded.bounced_at, email = excluded.email,
 		sealed = excluded.sealed`
-	insertSoftBounce = `insert into bounce_marks (` + bounceMarkColumns + `) values ($1, $2, $3, $4, $5, $6)
-		on conflict (message_id, hash) do update set soft_bounces = bounce_marks.soft_bounces + 1`
-	// Both at once: never from core, kept exact anyway.
-	insertHardSoftBounce = insertHardBounce + `, soft_bounces = bounce_marks.soft_bounces + 1`
+	// The marks of several bounces, a row for each element of the arrays
+	// (bounceRows): no mark twice in one statement, which ON CONFLICT
+	// cannot update twice. A hard bounce replaces the mark's bounce and
+	// sealed fields, a soft one keeps them; both add the soft bounces the
+	// new mark holds (one for a soft bounce, none else).
+	marksFromArrays = `insert into bounce_marks (` + bounceMarkColumns + `)
+		select * from unnest($1::text[], $2::bytea[], $3::bigint[], $4::integer[], $5::integer[], $6::bytea[])
+		on conflict (message_id, hash) do update set `
+	insertHardBounces = marksFromArrays + `bounced_at = excluded.bounced_at, email = excluded.email,
+		sealed = excluded.sealed, soft_bounces = bounce_marks.soft_bounces + excluded.soft_bounces`
+	insertSoftBounces = marksFromArrays + `soft_bounces = bounce_marks.soft_bounces + excluded.soft_bounces`
+	// The events of several bounces, in the arrays' order.
+	insertEvents = `insert into message_events (` + eventColumns + `)
+		select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bytea[], $6::bytea[], $7::bigint[])`
 )
 
 func sealedBounceMarkArgs(sk *seal.BounceMark) []any {
@@ -55,7 +66,12 @@ func (s *DB) recordBounceAlone(ctx context.Context, id string, fn func(m *core.M
 		if err != nil || w == nil {
 			return err
 		}
-		return s.queueBounce(ctx, q, id, w)
+		var rows bounceRows
+		if err := rows.add(s, id, w); err != nil {
+			return err
+		}
+		rows.queue(ctx, s, q)
+		return nil
 	})
 	if err != nil {
 		if m != nil {
@@ -67,31 +83,127 @@ func (s *DB) recordBounceAlone(ctx context.Context, id string, fn func(m *core.M
 	return nil
 }
 
-// queueBounce queues w's writes beside message id: the mark, the event
-// and the outbox items.
-func (s *DB) queueBounce(ctx context.Context, q *queued, id string, w *core.BounceWrite) error {
+// bounceRows are the writes of the bounces of one transaction: the
+// marks and events as one multi-row insert each (queue), not a statement
+// per bounce (issue 31: beside a delivery pass, the database's CPU per
+// DSN is what slows the deliveries), and the outbox items.
+type bounceRows struct {
+	// rounds of marks: a mark written twice goes in the round after its
+	// last, so that one statement never holds it twice and a mark's
+	// writes keep their order.
+	rounds []markRound
+	last   map[string]int // message id and hash -> its last round
+	events eventArrays
+	outbox []*core.OutboxItem
+}
+
+type markRound struct{ hard, soft markArrays }
+
+// add adds w's writes beside message id; an outbox item that cannot be
+// written is w's error, and then nothing of w is added.
+func (r *bounceRows) add(s *DB, id string, w *core.BounceWrite) error {
+	for _, item := range w.Outbox {
+		if err := core.ValidID("outbox item", item.ID); err != nil {
+			return err
+		}
+	}
+	r.outbox = append(r.outbox, w.Outbox...)
 	if w.Marks() {
 		sk := s.seal.SealBounceMark(core.ApplyBounceWrite(nil, id, w))
-		sql := insertSoftBounce
-		if w.Hard != nil && w.Soft {
-			sql = insertHardSoftBounce
-		} else if w.Hard != nil {
-			sql = insertHardBounce
+		if r.last == nil {
+			r.last = map[string]int{}
 		}
-		q.Queue(sql, sealedBounceMarkArgs(&sk)...)
+		key := id + "\x00" + string(sk.Hash)
+		round := 0
+		if i, ok := r.last[key]; ok {
+			round = i + 1
+		}
+		r.last[key] = round
+		if round == len(r.rounds) {
+			r.rounds = append(r.rounds, markRound{})
+		}
+		if w.Hard != nil {
+			r.rounds[round].hard.add(&sk)
+		} else {
+			r.rounds[round].soft.add(&sk)
+		}
 	}
 	if w.Event != nil {
 		e := *w.Event
 		e.MessageID = id
-		se := s.seal.SealEvent(&e)
-		q.Queue(insertEvent, sealedEventArgs(&se)...)
-	}
-	for _, item := range w.Outbox {
-		if err := s.putOutboxItem(ctx, q, item); err != nil {
-			return err
-		}
+		r.events.add(s.seal.SealEvent(&e))
 	}
 	return nil
+}
+
+// queue queues the writes in q: the outbox items, the marks round by
+// round, the events.
+func (r *bounceRows) queue(ctx context.Context, s *DB, q *queued) {
+	for _, item := range r.outbox {
+		s.putOutboxItem(ctx, q, item) // checked by add
+	}
+	for i := range r.rounds {
+		r.rounds[i].hard.queue(q, insertHardBounces)
+		r.rounds[i].soft.queue(q, insertSoftBounces)
+	}
+	r.events.queue(q)
+}
+
+// markArrays are marks as the columns of marksFromArrays.
+type markArrays struct {
+	ids            []string
+	hashes, sealed [][]byte
+	at             []*int64
+	emails, softs  []int32
+}
+
+func (a *markArrays) add(sk *seal.BounceMark) {
+	var at *int64
+	if sk.At != 0 {
+		at = &sk.At
+	}
+	a.ids, a.hashes, a.at = append(a.ids, sk.MessageID), append(a.hashes, sk.Hash), append(a.at, at)
+	a.emails, a.softs, a.sealed = append(a.emails, int32(sk.Email)), append(a.softs, int32(sk.SoftBounces)), append(a.sealed, sk.Sealed)
+}
+
+func (a *markArrays) queue(q *queued, sql string) {
+	if len(a.ids) > 0 {
+		q.Queue(sql, a.ids, a.hashes, a.at, a.emails, a.softs, a.sealed)
+	}
+}
+
+// eventArrays are events as the columns of insertEvents.
+type eventArrays struct {
+	ids, kinds, actors  []string
+	at                  []int64
+	recipients, details [][]byte
+	next                []*int64
+}
+
+func (a *eventArrays) add(se seal.Event) {
+	e := &se.Plain
+	var next *int64
+	if !e.NextAttemptAt.IsZero() {
+		n := e.NextAttemptAt.UnixNano()
+		next = &n
+	}
+	a.ids, a.at, a.kinds, a.actors = append(a.ids, e.MessageID), append(a.at, e.At.UnixNano()), append(a.kinds, string(e.Kind)), append(a.actors, e.Actor)
+	a.recipients, a.details, a.next = append(a.recipients, nilIfEmpty(se.Recipient)), append(a.details, nilIfEmpty(se.Detail)), append(a.next, next)
+}
+
+func (a *eventArrays) queue(q *queued) {
+	if len(a.ids) > 0 {
+		q.Queue(insertEvents, a.ids, a.at, a.kinds, a.actors, a.recipients, a.details, a.next)
+	}
+}
+
+// nilIfEmpty is b, nil when empty: NULL in a bytea array, as nullIfEmpty
+// is in a column.
+func nilIfEmpty(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
 }
 
 // ListBounceMarks reads the marks of the messages ids in one query.
