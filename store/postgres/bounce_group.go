@@ -34,19 +34,22 @@ import (
 // Not settleGroup's machinery: its calls lock and rewrite their rows, one
 // call per message a group, and a lone settlement only waits for a
 // second; bounces read without locking, share messages, and gather like
-// bbolt's (gap and most). But a settlement group that starts while
-// bounces gather takes them along (take, settle.go): beside a delivery
-// pass the bounces ride its transactions, as on bbolt, rather than
-// committing between them.
+// bbolt's (gap and most). But beside a delivery pass (a settlement group
+// started within passNear) the bounces ride its transactions, as on
+// bbolt, rather than committing between them: a settlement group takes
+// the pending bounces along once they are worth a ride (take: a
+// rideCompany of them, or the oldest waited rideAfter), and the group's
+// own gathering waits longer meanwhile (besideGap, besideMost), so that
+// it seldom commits one of its own.
 type bounceGroup struct {
 	mu      sync.Mutex
 	pending []*bounceCall
 	running bool
 	// company is signalled by every call that joins the pending ones.
 	company chan struct{}
-	// gap and most replace bounceGatherGap and bounceGatherMax when set
-	// (the tests).
-	gap, most time.Duration
+	// gap and most replace the gatherings' gaps and most when set, and
+	// rideAfter (a negative one: none) replaces rideAfter (the tests).
+	gap, most, rideAfter time.Duration
 }
 
 type bounceCall struct {
@@ -61,6 +64,7 @@ type bounceCall struct {
 	owner string
 	alone bool
 	done  chan struct{}
+	at    time.Time // when it was called
 }
 
 // The gathering, as bbolt's (store/bolt/bounces.go, where the figures
@@ -74,6 +78,25 @@ type bounceCall struct {
 const (
 	bounceGatherGap = 2 * time.Millisecond
 	bounceGatherMax = 10 * time.Millisecond
+)
+
+// Beside a delivery pass a settlement group commits every few
+// milliseconds: bounces that rode each one as they came (one or two a
+// group at 500 DSNs a second) put three statements into nearly every
+// transaction the deliveries wait for. Ridden in companies of about ten,
+// a group in every few, the database reads and inserts for ten at once,
+// and the deliveries' critical path carries them a tenth as often;
+// a DSN's reply waits about rideAfter longer, which SMTP does not notice
+// (docs/benchmarks-history.md#issue-31-bounces-ride-in-companies).
+const (
+	rideCompany = 12                    // pending bounces worth a ride at once
+	rideAfter   = 20 * time.Millisecond // the longest the oldest waits for company
+	// The group's own gathering beside a pass: longer than rideAfter, so
+	// that a settlement group usually takes the bounces first.
+	besideGap  = 25 * time.Millisecond
+	besideMost = 40 * time.Millisecond
+	// passNear: a settlement group started this recently means a pass.
+	passNear = 50 * time.Millisecond
 )
 
 // maxBounceGroup bounds a group: its read and the batch of its writes.
@@ -90,7 +113,7 @@ func (s *DB) RecordBounce(ctx context.Context, id string, fn func(m *core.Messag
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c := &bounceCall{ctx: ctx, id: id, fn: fn, done: make(chan struct{})}
+	c := &bounceCall{ctx: ctx, id: id, fn: fn, done: make(chan struct{}), at: time.Now()}
 	g := &s.bounces
 	g.mu.Lock()
 	if g.company == nil {
@@ -133,7 +156,7 @@ func (s *DB) RecordBounce(ctx context.Context, id string, fn func(m *core.Messag
 func (s *DB) runBounces() {
 	g := &s.bounces
 	for {
-		g.gather()
+		g.gather(s.settles.near())
 		g.mu.Lock()
 		n := min(len(g.pending), maxBounceGroup)
 		group := g.pending[:n:n]
@@ -154,12 +177,17 @@ func (s *DB) runBounces() {
 }
 
 // gather waits, without g.mu, until no call joined for the gap, the most
-// passed, or a whole group is pending.
-func (g *bounceGroup) gather() {
+// passed, or a whole group is pending; the longer gap and most beside a
+// pass, when the calls are meant to ride a settlement group.
+func (g *bounceGroup) gather(beside bool) {
 	g.mu.Lock()
 	company, gap, most := g.company, g.gap, g.most
 	g.mu.Unlock()
-	if gap == 0 {
+	switch {
+	case gap != 0:
+	case beside:
+		gap, most = besideGap, besideMost
+	default:
 		gap, most = bounceGatherGap, bounceGatherMax
 	}
 	select {
@@ -288,14 +316,20 @@ func (b *bounceBatch) failed(err error) {
 	}
 }
 
-// take removes up to n pending calls for a settlement group to carry.
+// take removes up to n pending calls for a settlement group to carry,
+// once they are worth a ride: rideCompany of them, or the oldest has
+// waited rideAfter.
 func (g *bounceGroup) take(n int) []*bounceCall {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	n = min(n, len(g.pending))
-	if n == 0 {
+	after := rideAfter
+	if g.rideAfter != 0 {
+		after = max(g.rideAfter, 0)
+	}
+	if len(g.pending) == 0 || (len(g.pending) < rideCompany && time.Since(g.pending[0].at) < after) {
 		return nil
 	}
+	n = min(n, len(g.pending))
 	calls := g.pending[:n:n]
 	g.pending = slices.Clone(g.pending[n:])
 	return calls
@@ -322,4 +356,3 @@ func (s *DB) runCall(b *bounceBatch, c *bounceCall, m *core.Message) {
 	}
 	c.owner = m.Owner
 }
-

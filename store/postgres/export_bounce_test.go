@@ -26,3 +26,14 @@ func Xmin(db *DB, table, column, id string) (string, error) {
 	err := db.pool.QueryRow(context.Background(), "select xmin::text from "+table+" where "+column+" = $1", id).Scan(&x)
 	return x, err
 }
+
+// SetRideAfter sets how long the oldest pending bounce waits for company
+// before a settlement group takes it (negative: none).
+func SetRideAfter(db *DB, d time.Duration) {
+	db.bounces.mu.Lock()
+	db.bounces.rideAfter = d
+	db.bounces.mu.Unlock()
+}
+
+// RideCompany is how many pending bounces a settlement group takes at once.
+const RideCompany = rideCompany

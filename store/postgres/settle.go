@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,6 +34,14 @@ type settleGroup struct {
 	// for up to gatherFor (zero: settleGather; the tests set it).
 	company   chan struct{}
 	gatherFor time.Duration
+	// started is when the last group started (Unix nanoseconds): near.
+	started atomic.Int64
+}
+
+// near reports whether a group started within passNear: a delivery pass
+// is settling, whose groups bounces ride (bounceGroup).
+func (g *settleGroup) near() bool {
+	return time.Since(time.Unix(0, g.started.Load())) < passNear
 }
 
 type settleCall struct {
@@ -107,6 +116,7 @@ func (s *DB) runSettles() {
 			return
 		}
 		g.mu.Unlock()
+		g.started.Store(time.Now().UnixNano())
 		// The bounces waiting for a group of their own ride this one: a
 		// commit and two round trips fewer beside the pass (issue 31).
 		riders := newBounceBatch(s.bounces.take(maxBounceGroup))
