@@ -37,6 +37,8 @@ type BounceMarkStore interface {
 	// nothing) in one small transaction: the mark, the event and the
 	// outbox items; the message's record is not written.
 	// EMessageNotFound when the message is gone. fn may run more than once.
+	// m's title, body and last error may be empty (a store need not read
+	// them): fn checks the recipients and the owner.
 	RecordBounce(ctx context.Context, id string, fn func(m *Message) (*BounceWrite, error)) error
 	// ListBounceMarks returns the marks kept beside the messages ids, in
 	// no particular order.

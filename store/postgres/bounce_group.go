@@ -268,7 +268,7 @@ func (b *bounceBatch) empty() bool { return len(b.ids) == 0 }
 
 func (b *bounceBatch) queueRead(q *queued) {
 	if !b.empty() {
-		q.Queue("select "+messageColumns+" from messages where id = any($1)", b.ids)
+		q.Queue("select "+bounceReadColumns+" from messages where id = any($1)", b.ids)
 	}
 }
 

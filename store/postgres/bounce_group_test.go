@@ -392,3 +392,26 @@ func TestBouncesRideInCompany(t *testing.T) {
 		}
 	}
 }
+
+// A bounce reads its message's recipients and owner, not its contents:
+// the fn sees no title, body or last error.
+func TestABounceReadsNoContents(t *testing.T) {
+	db := mustOpen(t, pgtest.URL(t))
+	s := stores(db)
+	s.Clock = core.NewManualClock(storetest.Epoch)
+	u := storetest.MustCreateUser(t, s, "ada@example.com")
+	m := storetest.MustCreateMessage(t, s, u.ID, core.Interval1M)
+	if m.Title == "" || m.Body == "" {
+		t.Fatalf("the fixture has no contents: %+v", m)
+	}
+	must(t, db.RecordBounce(ctx, m.ID, func(got *core.Message) (*core.BounceWrite, error) {
+		if got.Title != "" || got.Body != "" || got.LastError != "" {
+			t.Errorf("a bounce read the contents: %q %q %q", got.Title, got.Body, got.LastError)
+		}
+		if got.Owner != u.ID || len(got.RecipientList()) != len(m.RecipientList()) || got.RecipientList()[0].Address != m.RecipientList()[0].Address {
+			t.Errorf("a bounce read %+v, want the owner and the recipients of %+v", got, m)
+		}
+		return softBounce(got, 0), nil
+	}))
+	checkBounces(t, db, m, 1, []int{0}, 1)
+}

@@ -36,6 +36,14 @@ const (
 		select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bytea[], $6::bytea[], $7::bigint[])`
 )
 
+// bounceReadColumns are messageColumns as a bounce reads them: the title,
+// the body and the last error not read (NULL, which opens as empty; the
+// columns of sealedMessageColumns in their order), as RecordBounce's fn
+// may not use them: a bounce checks a recipient's address and the owner,
+// and a letter's body may be many kilobytes that the database would
+// detoast and send and this process open, 500 times a second.
+const bounceReadColumns = `id, ` + plainMessageColumns + `, null::bytea, name, recipient, null::bytea, null::bytea, recipients`
+
 func sealedBounceMarkArgs(sk *seal.BounceMark) []any {
 	return []any{sk.MessageID, sk.Hash, nullIfZero(sk.At), sk.Email, sk.SoftBounces, sk.Sealed}
 }
@@ -56,7 +64,7 @@ func nullIfZero(n int64) any {
 func (s *DB) recordBounceAlone(ctx context.Context, id string, fn func(m *core.Message) (*core.BounceWrite, error)) error {
 	var m *core.Message
 	err := s.readThenWrite(ctx, func(q *queued) {
-		q.Queue("select "+messageColumns+" from messages where id = $1", id)
+		q.Queue("select "+bounceReadColumns+" from messages where id = $1", id)
 	}, func(r pgx.BatchResults) error {
 		var err error
 		m, err = s.scanMessage(r.QueryRow())
