@@ -291,10 +291,10 @@ func (s *DB) queueBounces(ctx context.Context, q *queued, b *bounceBatch) {
 	b.read = true
 	for _, c := range b.calls {
 		if c.err == nil {
-			s.runCall(b, c, b.rows[c.id])
+			s.runCall(ctx, b, c, b.rows[c.id])
 		}
 	}
-	b.writes.queue(ctx, s, q)
+	b.writes.queue(q)
 }
 
 // failed sets the calls' outcomes when their transaction failed with err.
@@ -338,7 +338,7 @@ func (g *bounceGroup) take(n int) []*bounceCall {
 // runCall runs c's fn on its own copy of m (nil: gone) and adds its
 // writes to b's; a call whose fn fails, writes nothing or has a write
 // that cannot be made ends with that outcome, leaving the others' writes.
-func (s *DB) runCall(b *bounceBatch, c *bounceCall, m *core.Message) {
+func (s *DB) runCall(ctx context.Context, b *bounceBatch, c *bounceCall, m *core.Message) {
 	if m == nil {
 		c.err = core.ErrMessageNotFound()
 		return
@@ -350,7 +350,7 @@ func (s *DB) runCall(b *bounceBatch, c *bounceCall, m *core.Message) {
 		c.err = err
 		return
 	}
-	if err := b.writes.add(s, c.id, w); err != nil {
+	if err := b.writes.add(ctx, s, c.id, w); err != nil {
 		c.err = err
 		return
 	}

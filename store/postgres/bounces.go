@@ -75,10 +75,10 @@ func (s *DB) recordBounceAlone(ctx context.Context, id string, fn func(m *core.M
 			return err
 		}
 		var rows bounceRows
-		if err := rows.add(s, id, w); err != nil {
+		if err := rows.add(ctx, s, id, w); err != nil {
 			return err
 		}
-		rows.queue(ctx, s, q)
+		rows.queue(q)
 		return nil
 	})
 	if err != nil {
@@ -102,20 +102,21 @@ type bounceRows struct {
 	rounds []markRound
 	last   map[string]int // message id and hash -> its last round
 	events eventArrays
-	outbox []*core.OutboxItem
+	outbox queued // the outbox items' statements
 }
 
 type markRound struct{ hard, soft markArrays }
 
 // add adds w's writes beside message id; an outbox item that cannot be
 // written is w's error, and then nothing of w is added.
-func (r *bounceRows) add(s *DB, id string, w *core.BounceWrite) error {
+func (r *bounceRows) add(ctx context.Context, s *DB, id string, w *core.BounceWrite) error {
+	var items queued
 	for _, item := range w.Outbox {
-		if err := core.ValidID("outbox item", item.ID); err != nil {
+		if err := s.putOutboxItem(ctx, &items, item); err != nil {
 			return err
 		}
 	}
-	r.outbox = append(r.outbox, w.Outbox...)
+	r.outbox.QueuedQueries = append(r.outbox.QueuedQueries, items.QueuedQueries...)
 	if w.Marks() {
 		sk := s.seal.SealBounceMark(core.ApplyBounceWrite(nil, id, w))
 		if r.last == nil {
@@ -146,10 +147,8 @@ func (r *bounceRows) add(s *DB, id string, w *core.BounceWrite) error {
 
 // queue queues the writes in q: the outbox items, the marks round by
 // round, the events.
-func (r *bounceRows) queue(ctx context.Context, s *DB, q *queued) {
-	for _, item := range r.outbox {
-		s.putOutboxItem(ctx, q, item) // checked by add
-	}
+func (r *bounceRows) queue(q *queued) {
+	q.QueuedQueries = append(q.QueuedQueries, r.outbox.QueuedQueries...)
 	for i := range r.rounds {
 		r.rounds[i].hard.queue(q, insertHardBounces)
 		r.rounds[i].soft.queue(q, insertSoftBounces)
@@ -196,22 +195,14 @@ func (a *eventArrays) add(se seal.Event) {
 		next = &n
 	}
 	a.ids, a.at, a.kinds, a.actors = append(a.ids, e.MessageID), append(a.at, e.At.UnixNano()), append(a.kinds, string(e.Kind)), append(a.actors, e.Actor)
-	a.recipients, a.details, a.next = append(a.recipients, nilIfEmpty(se.Recipient)), append(a.details, nilIfEmpty(se.Detail)), append(a.next, next)
+	// An empty recipient or detail is sealed as nil: NULL in the array.
+	a.recipients, a.details, a.next = append(a.recipients, se.Recipient), append(a.details, se.Detail), append(a.next, next)
 }
 
 func (a *eventArrays) queue(q *queued) {
 	if len(a.ids) > 0 {
 		q.Queue(insertEvents, a.ids, a.at, a.kinds, a.actors, a.recipients, a.details, a.next)
 	}
-}
-
-// nilIfEmpty is b, nil when empty: NULL in a bytea array, as nullIfEmpty
-// is in a column.
-func nilIfEmpty(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	return b
 }
 
 // ListBounceMarks reads the marks of the messages ids in one query.
