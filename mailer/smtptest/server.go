@@ -61,9 +61,10 @@ func WithDKIM(lookupTXT func(name string) ([]string, error)) Option {
 
 // Discarding makes the server read every email and keep none (nor parse
 // it, nor verify its DKIM signature, nor keep Arrivals; Commands still
-// counts): Messages stays empty and Received counts. For benchmarks, whose heap would otherwise hold every email of
-// thousands sent, a heap no real receiving server puts in the sender's
-// process, and whose marking the sender's collector would pay for.
+// counts): Messages stays empty and Received counts. For benchmarks,
+// whose heap would otherwise hold every email of thousands sent, a heap
+// no real receiving server puts in the sender's process, and whose
+// marking the sender's collector would pay for.
 func Discarding() Option {
 	return func(s *Server) { s.discard = true }
 }
